@@ -1,0 +1,346 @@
+// Package records defines records.jsonl, the raw truth of a loadcurve run: a header line that
+// identifies the run, optional tier lines that open each tier of a sweep, and one line per request
+// with every timestamp of METRICS.md as an offset from the tier's start T0. Everything loadcurve
+// reports is derived from these lines alone.
+//
+// Request lines are encoded by hand (AppendJSON) so that writing them costs no reflection and no
+// allocation beyond the output buffer; they decode with encoding/json.
+package records
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// MetricsVersion names the metric definitions (METRICS.md) these records and their summaries follow.
+// Results with different versions are never compared silently.
+const MetricsVersion = "loadcurve-metrics/1"
+
+// Unset marks a moment that never came (for example first for a request that failed before any
+// output). Every real offset is >= 0.
+const Unset time.Duration = -1
+
+// Outcome is how a request ended.
+type Outcome uint8
+
+// The outcomes of METRICS.md.
+const (
+	OK          Outcome = iota // completed stream
+	HTTPError                  // non-2xx status (kept in HTTPStatus)
+	Timeout                    // the client's per-request deadline passed
+	StreamError                // broken, malformed or error-carrying stream, or a transport failure
+	Canceled                   // the run was stopped before the request finished
+	numOutcomes
+)
+
+var outcomeNames = [...]string{"ok", "http_error", "timeout", "stream_error", "canceled"}
+
+// Outcomes lists every outcome in order.
+func Outcomes() []Outcome { return []Outcome{OK, HTTPError, Timeout, StreamError, Canceled} }
+
+func (o Outcome) String() string {
+	if o < numOutcomes {
+		return outcomeNames[o]
+	}
+	return "outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (o Outcome) MarshalText() ([]byte, error) {
+	if o >= numOutcomes {
+		return nil, fmt.Errorf("invalid outcome %d", o)
+	}
+	return []byte(outcomeNames[o]), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (o *Outcome) UnmarshalText(b []byte) error {
+	for i, n := range outcomeNames {
+		if string(b) == n {
+			*o = Outcome(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown outcome %q (want one of ok, http_error, timeout, stream_error, canceled)", b)
+}
+
+// Token-count sources.
+const (
+	SourceUsage    = "usage"    // from the server's usage message
+	SourceChunks   = "chunks"   // output: counted output-bearing messages (no usage was sent)
+	SourceWorkload = "workload" // input: the workload's own count (no usage was sent)
+)
+
+// Quality is the result of a workload's quality check on a request.
+type Quality int8
+
+// Quality values. QualityUnchecked means the request carried no expectation.
+const (
+	QualityUnchecked Quality = 0
+	QualityPass      Quality = 1
+	QualityFail      Quality = -1
+)
+
+// Record is one request: who it was, how it ended, and when each moment of METRICS.md happened,
+// as offsets from the tier's T0 on the monotonic clock (Unset when the moment never came).
+type Record struct {
+	ID    int // index of the request in the tier's request set
+	Tier  int
+	Shard int // shard index in a sharded run, 0 otherwise
+
+	Outcome Outcome
+
+	Planned    time.Duration // arrival time the schedule gave
+	Dispatched time.Duration // released by the dispatcher
+	Slot       time.Duration // admitted by the max-concurrency gate
+	Sent       time.Duration // just before the HTTP request was written
+	FirstEvent time.Duration // first SSE message with a choices entry
+	First      time.Duration // first output-bearing message
+	Last       time.Duration // last output-bearing message
+	End        time.Duration // stream closed
+
+	ITL    []time.Duration // gaps between consecutive output-bearing messages after the first
+	Chunks int             // output-bearing messages received
+
+	InputTokens        int
+	InputTokensSource  string
+	OutputTokens       int
+	OutputTokensSource string
+	FinishReason       string
+	HTTPStatus         int
+	Error              string
+	Quality            Quality
+	Attempts           int // 0 or 1: one attempt; more when --retries re-sent the request
+}
+
+// NewRecord returns a record with every moment Unset.
+func NewRecord(tier, id int, planned time.Duration) Record {
+	return Record{ID: id, Tier: tier, Outcome: OK, Planned: planned,
+		Dispatched: Unset, Slot: Unset, Sent: Unset, FirstEvent: Unset, First: Unset, Last: Unset, End: Unset}
+}
+
+// TTFT is First - Sent, or false when either is missing.
+func (r *Record) TTFT() (time.Duration, bool) { return span(r.Sent, r.First) }
+
+// E2EL is Last - Sent.
+func (r *Record) E2EL() (time.Duration, bool) { return span(r.Sent, r.Last) }
+
+// TPOT is (E2EL - TTFT) / (output_tokens - 1) for output_tokens > 1.
+func (r *Record) TPOT() (time.Duration, bool) {
+	if r.OutputTokens <= 1 || r.First == Unset || r.Last == Unset {
+		return 0, false
+	}
+	return (r.Last - r.First) / time.Duration(r.OutputTokens-1), true
+}
+
+// ScheduleLag is Dispatched - Planned.
+func (r *Record) ScheduleLag() (time.Duration, bool) { return span(r.Planned, r.Dispatched) }
+
+// ClientQueueTime is Slot - Planned (it includes any schedule lag).
+func (r *Record) ClientQueueTime() (time.Duration, bool) { return span(r.Planned, r.Slot) }
+
+// E2ELIncludingClientQueue is Last - Planned.
+func (r *Record) E2ELIncludingClientQueue() (time.Duration, bool) { return span(r.Planned, r.Last) }
+
+func span(from, to time.Duration) (time.Duration, bool) {
+	if from == Unset || to == Unset {
+		return 0, false
+	}
+	return to - from, true
+}
+
+// AppendJSON appends the record as one JSON object (no newline). Times are seconds with nanosecond
+// digits, ITL gaps milliseconds with nanosecond digits, so decoding restores them exactly.
+func (r *Record) AppendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, int64(r.ID), 10)
+	b = append(b, `,"tier":`...)
+	b = strconv.AppendInt(b, int64(r.Tier), 10)
+	if r.Shard != 0 {
+		b = append(b, `,"shard":`...)
+		b = strconv.AppendInt(b, int64(r.Shard), 10)
+	}
+	b = append(b, `,"outcome":"`...)
+	b = append(b, r.Outcome.String()...)
+	b = append(b, '"')
+	b = appendSeconds(b, `,"planned_s":`, r.Planned)
+	b = appendSeconds(b, `,"dispatched_s":`, r.Dispatched)
+	b = appendSeconds(b, `,"slot_s":`, r.Slot)
+	b = appendSeconds(b, `,"sent_s":`, r.Sent)
+	b = appendSeconds(b, `,"first_event_s":`, r.FirstEvent)
+	b = appendSeconds(b, `,"first_s":`, r.First)
+	b = appendSeconds(b, `,"last_s":`, r.Last)
+	b = appendSeconds(b, `,"end_s":`, r.End)
+	b = append(b, `,"chunks":`...)
+	b = strconv.AppendInt(b, int64(r.Chunks), 10)
+	b = append(b, `,"itl_ms":[`...)
+	for i, g := range r.ITL {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendFixed(b, g, 1e6, 6)
+	}
+	b = append(b, `],"input_tokens":`...)
+	b = strconv.AppendInt(b, int64(r.InputTokens), 10)
+	if r.InputTokensSource != "" {
+		b = append(b, `,"input_tokens_source":`...)
+		b = strconv.AppendQuote(b, r.InputTokensSource)
+	}
+	b = append(b, `,"output_tokens":`...)
+	b = strconv.AppendInt(b, int64(r.OutputTokens), 10)
+	if r.OutputTokensSource != "" {
+		b = append(b, `,"output_tokens_source":`...)
+		b = strconv.AppendQuote(b, r.OutputTokensSource)
+	}
+	if r.FinishReason != "" {
+		b = append(b, `,"finish_reason":`...)
+		b = appendJSONString(b, r.FinishReason)
+	}
+	if r.HTTPStatus != 0 {
+		b = append(b, `,"http_status":`...)
+		b = strconv.AppendInt(b, int64(r.HTTPStatus), 10)
+	}
+	if r.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendJSONString(b, r.Error)
+	}
+	switch r.Quality {
+	case QualityPass:
+		b = append(b, `,"quality_ok":true`...)
+	case QualityFail:
+		b = append(b, `,"quality_ok":false`...)
+	}
+	if r.Attempts > 1 {
+		b = append(b, `,"attempts":`...)
+		b = strconv.AppendInt(b, int64(r.Attempts), 10)
+	}
+	return append(b, '}')
+}
+
+func appendSeconds(b []byte, key string, d time.Duration) []byte {
+	if d == Unset {
+		return b
+	}
+	b = append(b, key...)
+	return appendFixed(b, d, 1e9, 9)
+}
+
+// appendFixed writes d/unit with exactly digits decimals, from integers, so no precision is lost.
+func appendFixed(b []byte, d time.Duration, unit int64, digits int) []byte {
+	n := int64(d)
+	if n < 0 {
+		b = append(b, '-')
+		n = -n
+	}
+	b = strconv.AppendInt(b, n/unit, 10)
+	b = append(b, '.')
+	frac := n % unit
+	var tmp [20]byte
+	s := strconv.AppendInt(tmp[:0], frac, 10)
+	for i := len(s); i < digits; i++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+// appendJSONString appends s as a JSON string, escaping what JSON requires.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c < 0x20 || c == 0x7f:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// wireRecord is the decoding shape of a request line.
+type wireRecord struct {
+	ID                 *int      `json:"id"`
+	Tier               int       `json:"tier"`
+	Shard              int       `json:"shard"`
+	Outcome            *Outcome  `json:"outcome"`
+	Planned            *float64  `json:"planned_s"`
+	Dispatched         *float64  `json:"dispatched_s"`
+	Slot               *float64  `json:"slot_s"`
+	Sent               *float64  `json:"sent_s"`
+	FirstEvent         *float64  `json:"first_event_s"`
+	First              *float64  `json:"first_s"`
+	Last               *float64  `json:"last_s"`
+	End                *float64  `json:"end_s"`
+	Chunks             int       `json:"chunks"`
+	ITL                []float64 `json:"itl_ms"`
+	InputTokens        int       `json:"input_tokens"`
+	InputTokensSource  string    `json:"input_tokens_source"`
+	OutputTokens       int       `json:"output_tokens"`
+	OutputTokensSource string    `json:"output_tokens_source"`
+	FinishReason       string    `json:"finish_reason"`
+	HTTPStatus         int       `json:"http_status"`
+	Error              string    `json:"error"`
+	QualityOK          *bool     `json:"quality_ok"`
+	Attempts           int       `json:"attempts"`
+}
+
+// MarshalJSON implements json.Marshaler with AppendJSON's encoding.
+func (r Record) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
+
+// UnmarshalJSON implements json.Unmarshaler. id, outcome and planned_s are required.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	var w wireRecord
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	switch {
+	case w.ID == nil:
+		return fmt.Errorf("request line has no \"id\"")
+	case w.Outcome == nil:
+		return fmt.Errorf("request line has no \"outcome\"")
+	case w.Planned == nil:
+		return fmt.Errorf("request line has no \"planned_s\"")
+	}
+	*r = Record{
+		ID: *w.ID, Tier: w.Tier, Shard: w.Shard, Outcome: *w.Outcome,
+		Planned: seconds(w.Planned), Dispatched: seconds(w.Dispatched), Slot: seconds(w.Slot),
+		Sent: seconds(w.Sent), FirstEvent: seconds(w.FirstEvent), First: seconds(w.First),
+		Last: seconds(w.Last), End: seconds(w.End), Chunks: w.Chunks,
+		InputTokens: w.InputTokens, InputTokensSource: w.InputTokensSource,
+		OutputTokens: w.OutputTokens, OutputTokensSource: w.OutputTokensSource,
+		FinishReason: w.FinishReason, HTTPStatus: w.HTTPStatus, Error: w.Error, Attempts: w.Attempts,
+	}
+	if len(w.ITL) > 0 {
+		r.ITL = make([]time.Duration, len(w.ITL))
+		for i, ms := range w.ITL {
+			r.ITL[i] = time.Duration(math.Round(ms * 1e6))
+		}
+	}
+	if w.QualityOK != nil {
+		r.Quality = QualityFail
+		if *w.QualityOK {
+			r.Quality = QualityPass
+		}
+	}
+	return nil
+}
+
+func seconds(s *float64) time.Duration {
+	if s == nil {
+		return Unset
+	}
+	return time.Duration(math.Round(*s * 1e9))
+}

@@ -1,0 +1,196 @@
+package records_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadcurve/loadcurve/records"
+)
+
+func sampleRecord() records.Record {
+	r := records.NewRecord(2, 17, 1500*time.Millisecond+3)
+	r.Dispatched = r.Planned + 120*time.Microsecond
+	r.Slot = r.Dispatched
+	r.Sent = r.Slot + 7
+	r.FirstEvent = r.Sent + 20*time.Millisecond
+	r.First = r.FirstEvent + 1
+	r.Last = r.First + 90*time.Millisecond
+	r.End = r.Last + time.Millisecond
+	r.ITL = []time.Duration{30 * time.Millisecond, 30*time.Millisecond + 1, 29999999}
+	r.Chunks = 4
+	r.InputTokens, r.InputTokensSource = 1024, records.SourceUsage
+	r.OutputTokens, r.OutputTokensSource = 8, records.SourceUsage
+	r.FinishReason = "length"
+	r.Error = "quote \" backslash \\ newline \n ctrl \x01 utf8 é"
+	r.Quality = records.QualityFail
+	return r
+}
+
+func TestRecordRoundTripIsExact(t *testing.T) {
+	tests := []struct {
+		name string
+		rec  records.Record
+	}{
+		{"full", sampleRecord()},
+		{"failed before sending", records.NewRecord(0, 0, 0)},
+		{"http error", func() records.Record {
+			r := records.NewRecord(0, 3, time.Second)
+			r.Outcome, r.HTTPStatus, r.Sent, r.End = records.HTTPError, 503, time.Second, 2*time.Second
+			return r
+		}()},
+		{"long run", func() records.Record {
+			r := records.NewRecord(9, 123456, 86399*time.Second+999999999)
+			r.Dispatched = r.Planned
+			return r
+		}()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tc.rec.AppendJSON(nil)
+			if !json.Valid(b) {
+				t.Fatalf("invalid JSON: %s", b)
+			}
+			var got records.Record
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatalf("decode %s: %v", b, err)
+			}
+			if !equal(got, tc.rec) {
+				t.Errorf("round trip changed the record\n got %+v\nwant %+v\njson %s", got, tc.rec, b)
+			}
+		})
+	}
+}
+
+func equal(a, b records.Record) bool {
+	if len(a.ITL) != len(b.ITL) {
+		return false
+	}
+	for i := range a.ITL {
+		if a.ITL[i] != b.ITL[i] {
+			return false
+		}
+	}
+	a.ITL, b.ITL = nil, nil
+	return reflect.DeepEqual(a, b)
+}
+
+func TestAbsentMomentsAreOmitted(t *testing.T) {
+	r := records.NewRecord(0, 1, 0)
+	s := string(r.AppendJSON(nil))
+	for _, key := range []string{"dispatched_s", "slot_s", "sent_s", "first_s", "last_s", "end_s", "quality_ok"} {
+		if strings.Contains(s, key) {
+			t.Errorf("%s present in %s", key, s)
+		}
+	}
+	if !strings.Contains(s, `"planned_s":0.000000000`) {
+		t.Errorf("planned_s missing: %s", s)
+	}
+}
+
+func TestDerivedMetrics(t *testing.T) {
+	r := records.NewRecord(0, 0, 0)
+	r.Dispatched, r.Slot, r.Sent = 1*time.Millisecond, 5*time.Millisecond, 6*time.Millisecond
+	r.First, r.Last = 26*time.Millisecond, 126*time.Millisecond
+	r.OutputTokens = 11
+	check := func(name string, got time.Duration, ok bool, want time.Duration) {
+		t.Helper()
+		if !ok || got != want {
+			t.Errorf("%s = %v (ok=%v), want %v", name, got, ok, want)
+		}
+	}
+	d, ok := r.TTFT()
+	check("ttft", d, ok, 20*time.Millisecond)
+	d, ok = r.E2EL()
+	check("e2el", d, ok, 120*time.Millisecond)
+	d, ok = r.TPOT()
+	check("tpot", d, ok, 10*time.Millisecond)
+	d, ok = r.ScheduleLag()
+	check("lag", d, ok, time.Millisecond)
+	d, ok = r.ClientQueueTime()
+	check("queue", d, ok, 5*time.Millisecond)
+	d, ok = r.E2ELIncludingClientQueue()
+	check("e2el incl queue", d, ok, 126*time.Millisecond)
+	r.OutputTokens = 1
+	if _, ok := r.TPOT(); ok {
+		t.Error("TPOT defined for a one-token output")
+	}
+}
+
+func TestFileRoundTripAndTruncatedLastLine(t *testing.T) {
+	var buf bytes.Buffer
+	w := records.NewWriter(&buf, time.Hour)
+	h := records.Header{Command: "run", Target: "http://127.0.0.1:1/v1", Seed: 7, StartWall: time.Unix(1700000000, 0).UTC()}
+	if err := w.WriteHeader(h); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteTier(records.Tier{Tier: 0, RequestRate: records.Rate(math.Inf(1)), Burstiness: 1, Planned: 2}); err != nil {
+		t.Fatal(err)
+	}
+	r1, r2 := sampleRecord(), records.NewRecord(0, 1, time.Second)
+	for _, r := range []*records.Record{&r1, &r2} {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	full := buf.String()
+	f, err := records.Read(strings.NewReader(full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Header.Seed != 7 || f.Header.MetricsVersion != records.MetricsVersion || len(f.Records) != 2 || len(f.Warnings) != 0 {
+		t.Fatalf("unexpected file: %+v", f)
+	}
+	if !math.IsInf(float64(f.Tiers[0].RequestRate), 1) {
+		t.Errorf("inf rate did not survive: %v", f.Tiers[0].RequestRate)
+	}
+	// A kill -9 in the middle of the last line: that line is dropped with a warning.
+	cut := full[:len(full)-10]
+	f, err = records.Read(strings.NewReader(cut))
+	if err != nil {
+		t.Fatalf("truncated file rejected: %v", err)
+	}
+	if len(f.Records) != 1 || len(f.Warnings) != 1 {
+		t.Errorf("want 1 record and 1 warning, got %d and %v", len(f.Records), f.Warnings)
+	}
+}
+
+func TestReadRejectsBadFiles(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"empty", "", "empty file"},
+		{"no header", `{"id":1,"outcome":"ok","planned_s":0}` + "\n", "line 1"},
+		{"garbage in the middle", `{"kind":"header"}` + "\nnot json\n" + `{"id":1,"outcome":"ok","planned_s":0}` + "\n", "line 2"},
+		{"bad outcome", `{"kind":"header"}` + "\n" + `{"id":1,"outcome":"fine","planned_s":0}` + "\n", "unknown outcome"},
+		{"missing id", `{"kind":"header"}` + "\n" + `{"outcome":"ok","planned_s":0}` + "\n", `no "id"`},
+		{"two headers", `{"kind":"header"}` + "\n" + `{"kind":"header"}` + "\n", "second header"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := records.Read(strings.NewReader(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func BenchmarkAppendJSON(b *testing.B) {
+	r := sampleRecord()
+	r.ITL = make([]time.Duration, 127)
+	for i := range r.ITL {
+		r.ITL[i] = time.Duration(i) * 12345
+	}
+	buf := make([]byte, 0, 4096)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = r.AppendJSON(buf[:0])
+	}
+	b.SetBytes(int64(len(buf)))
+}
