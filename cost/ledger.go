@@ -1,0 +1,261 @@
+package cost
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// DefaultHoursPerPeriod is the period used when [Params].HoursPerPeriod is 0:
+// 730 hours, an average month (8,760 h / 12).
+const DefaultHoursPerPeriod = 730
+
+// zeroTolerance is the relative size below which a net saving (or a
+// running-cost difference) counts as exactly zero: the amounts are products
+// and quotients of a handful of float64 values, whose rounding error is a few
+// parts in 10¹⁶, so anything below 10⁻¹² of the amounts involved is rounding,
+// not money. Without it a break-even case could print a payback of 10¹⁵ periods.
+const zeroTolerance = 1e-12
+
+// Params are the ledger's settings besides the two options.
+type Params struct {
+	// Currency labels money amounts (e.g. "USD"); may be empty.
+	Currency string
+	// HoursPerPeriod is the length of one period in hours; 0 means
+	// DefaultHoursPerPeriod. Must otherwise be finite and > 0.
+	HoursPerPeriod float64
+	// OneTime is the one-time investment of moving from A to B (migration,
+	// first acceptance); finite and ≥ 0. 0 means none was given.
+	OneTime float64
+}
+
+// OptionResult is one option with its derived figures.
+type OptionResult struct {
+	Option Option
+	// EffectiveThroughput is RawThroughput · CompliantShare, tokens per second.
+	EffectiveThroughput float64
+	// CostPerMillionEffective is the running cost per million effective tokens.
+	CostPerMillionEffective float64
+	// CostPerPeriod is the running cost per period at equal task volume: the
+	// cost of producing A's effective output (A's EffectiveThroughput for
+	// HoursPerPeriod hours) at this option's cost per effective token. For A it
+	// is A's CostPerHour · HoursPerPeriod. Maintenance is not included.
+	CostPerPeriod float64
+}
+
+// Ledger is the economic comparison of option B against option A.
+type Ledger struct {
+	Currency       string
+	HoursPerPeriod float64
+	OneTime        float64
+	A, B           OptionResult
+	// BvsAUnitCostChange is C_B/C_A − 1 for the costs per effective token:
+	// +0.056 means B costs 5.6 % more per effective token.
+	BvsAUnitCostChange float64
+	// BreakEvenCompliantShare is s* = BreakEvenEffectiveThroughput / raw_B:
+	// the compliant share at which B's unit cost equals A's. It may exceed 1,
+	// in which case B cannot break even (a note says so).
+	BreakEvenCompliantShare float64
+	// BreakEvenEffectiveThroughput is cost_B · Q_A / cost_A, tokens per second.
+	BreakEvenEffectiveThroughput float64
+	// NetSavingsPerPeriod is the saving of moving from A to B at equal task
+	// volume (A's effective output over one period):
+	//   (C_A − C_B) · Q_A · 3600 · HoursPerPeriod / 10⁶ − (maint_B − maint_A),
+	// that is A.CostPerPeriod − B.CostPerPeriod − (maint_B − maint_A).
+	// Positive means B saves money. Values within floating-point rounding of
+	// zero are stored as exactly 0.
+	NetSavingsPerPeriod float64
+	// PaybackPeriods is OneTime / NetSavingsPerPeriod when the net savings are
+	// positive (0 when no one-time investment was given), nil otherwise. Never
+	// negative.
+	PaybackPeriods *float64
+	// PaybackNote always says, in words, whether and when the one-time
+	// investment is recovered, or why it never is.
+	PaybackNote string
+	// Notes are further remarks (never nil): the definitions used, and
+	// warnings such as a break-even share above 100 %.
+	Notes []string
+}
+
+// Compare builds the ledger of b against a. Invalid options or parameters are
+// reported all at once. It also fails when A costs nothing per hour (a
+// relative comparison against a free option is undefined) or when either
+// option has zero effective throughput (its unit cost is unbounded).
+func Compare(a, b Option, p Params) (Ledger, error) {
+	var errs []error
+	for _, o := range []struct {
+		role string
+		opt  Option
+	}{{"A", a}, {"B", b}} {
+		v := o.opt
+		if v.Name == "" {
+			v.Name = o.role
+		}
+		errs = append(errs, v.Validate()...)
+	}
+	hours := p.HoursPerPeriod
+	if hours == 0 {
+		hours = DefaultHoursPerPeriod
+	}
+	if math.IsNaN(hours) || math.IsInf(hours, 0) || hours < 0 {
+		errs = append(errs, fmt.Errorf("hours per period = %g: must be a finite number > 0", p.HoursPerPeriod))
+	}
+	if math.IsNaN(p.OneTime) || math.IsInf(p.OneTime, 0) || p.OneTime < 0 {
+		errs = append(errs, fmt.Errorf("one-time investment = %g: must be a finite number ≥ 0", p.OneTime))
+	}
+	if len(errs) > 0 {
+		return Ledger{}, fmt.Errorf("cost ledger: %w", errors.Join(errs...))
+	}
+	if a.CostPerHour == 0 {
+		return Ledger{}, errors.New("cost ledger: option A costs 0 per hour, so B cannot be compared against it relatively")
+	}
+	ca, err := a.CostPerMillionEffective()
+	if err != nil {
+		return Ledger{}, fmt.Errorf("cost ledger, option A: %w", err)
+	}
+	cb, err := b.CostPerMillionEffective()
+	if err != nil {
+		return Ledger{}, fmt.Errorf("cost ledger, option B: %w", err)
+	}
+
+	qa := a.EffectiveThroughput()
+	// Million effective tokens that A produces in one period: the common task
+	// volume at which both options are priced.
+	volume := qa * secondsPerHour * hours / perMillion
+	l := Ledger{
+		Currency:       p.Currency,
+		HoursPerPeriod: hours,
+		OneTime:        p.OneTime,
+		A: OptionResult{Option: a, EffectiveThroughput: qa,
+			CostPerMillionEffective: ca, CostPerPeriod: ca * volume},
+		B: OptionResult{Option: b, EffectiveThroughput: b.EffectiveThroughput(),
+			CostPerMillionEffective: cb, CostPerPeriod: cb * volume},
+		BvsAUnitCostChange: cb/ca - 1,
+	}
+	l.BreakEvenEffectiveThroughput = b.CostPerHour * qa / a.CostPerHour
+	l.BreakEvenCompliantShare = l.BreakEvenEffectiveThroughput / b.RawThroughput
+
+	running := snap((ca-cb)*volume, l.A.CostPerPeriod+l.B.CostPerPeriod)
+	maintDiff := b.Maintenance - a.Maintenance
+	l.NetSavingsPerPeriod = snap(running-maintDiff,
+		l.A.CostPerPeriod+l.B.CostPerPeriod+a.Maintenance+b.Maintenance)
+	l.PaybackPeriods, l.PaybackNote = payback(l, running, maintDiff)
+	l.Notes = notes(l)
+	return l, nil
+}
+
+// snap returns 0 for x within rounding of zero relative to scale.
+func snap(x, scale float64) float64 {
+	if math.Abs(x) <= zeroTolerance*math.Abs(scale) {
+		return 0
+	}
+	return x
+}
+
+// payback derives PaybackPeriods and PaybackNote. running is the running-cost
+// saving per period (A.CostPerPeriod − B.CostPerPeriod), maintDiff the extra
+// maintenance of B over A per period.
+func payback(l Ledger, running, maintDiff float64) (*float64, string) {
+	f := l.formatter()
+	net := l.NetSavingsPerPeriod
+	if net > 0 {
+		periods := l.OneTime / net
+		if l.OneTime == 0 {
+			return &periods, fmt.Sprintf("no one-time investment given; moving from A to B saves %s per period",
+				f.money(net))
+		}
+		return &periods, fmt.Sprintf("the one-time investment of %s is recovered in %s periods of %s h (net savings %s per period)",
+			f.money(l.OneTime), f.short(periods), f.short(l.HoursPerPeriod), f.money(net))
+	}
+
+	var why string
+	switch {
+	case running < 0:
+		why = fmt.Sprintf("B costs more per effective token than A (%s vs %s per million)",
+			f.money(l.B.CostPerMillionEffective), f.money(l.A.CostPerMillionEffective))
+	case running == 0:
+		why = "B costs the same per effective token as A"
+	default:
+		why = fmt.Sprintf("B's extra maintenance (%s more per period) eats its running-cost saving of %s per period",
+			f.money(maintDiff), f.money(running))
+	}
+	if running <= 0 {
+		switch {
+		case maintDiff > 0:
+			why += fmt.Sprintf(", and its extra maintenance is %s more per period", f.money(maintDiff))
+		case maintDiff < 0 && net < 0:
+			why += fmt.Sprintf("; its lower maintenance (%s less per period) does not make up for it", f.money(-maintDiff))
+		}
+	}
+	state := "zero"
+	if net < 0 {
+		state = "negative (" + f.money(net) + ")"
+	}
+	if l.OneTime == 0 {
+		return nil, fmt.Sprintf("no one-time investment given; moving from A to B would not save: net savings per period are %s because %s",
+			state, why)
+	}
+	return nil, fmt.Sprintf("the one-time investment of %s is never recovered: net savings per period are %s because %s",
+		f.money(l.OneTime), state, why)
+}
+
+func notes(l Ledger) []string {
+	f := l.formatter()
+	n := []string{
+		fmt.Sprintf("net savings are at equal task volume: A's effective output (%s tok/s for %s h per period), priced at each option's cost per effective token, minus the difference in extra maintenance",
+			f.tok(l.A.EffectiveThroughput), f.short(l.HoursPerPeriod)),
+		"the break-even line compares running costs only; the one-time investment is not in it",
+	}
+	if l.BreakEvenCompliantShare > 1 {
+		n = append(n, fmt.Sprintf("B can never break even with A: it would need %s tok/s effective, %s of its raw throughput",
+			f.tok(l.BreakEvenEffectiveThroughput), f.pct(l.BreakEvenCompliantShare)))
+	}
+	return n
+}
+
+// MarshalJSON encodes the ledger with snake_case keys:
+// currency, hours_per_period, a, b (each: name, cost_per_hour, raw_throughput,
+// compliant_share, effective_throughput, cost_per_million_effective),
+// b_vs_a_unit_cost_change, break_even_compliant_share,
+// break_even_effective_throughput, net_savings_per_period, one_time,
+// payback_periods (number or null), payback_note, notes.
+func (l Ledger) MarshalJSON() ([]byte, error) {
+	type option struct {
+		Name                    string  `json:"name"`
+		CostPerHour             float64 `json:"cost_per_hour"`
+		RawThroughput           float64 `json:"raw_throughput"`
+		CompliantShare          float64 `json:"compliant_share"`
+		EffectiveThroughput     float64 `json:"effective_throughput"`
+		CostPerMillionEffective float64 `json:"cost_per_million_effective"`
+	}
+	conv := func(r OptionResult) option {
+		return option{r.Option.Name, r.Option.CostPerHour, r.Option.RawThroughput, r.Option.CompliantShare,
+			r.EffectiveThroughput, r.CostPerMillionEffective}
+	}
+	notes := l.Notes
+	if notes == nil {
+		notes = []string{}
+	}
+	out := struct {
+		Currency                     string   `json:"currency"`
+		HoursPerPeriod               float64  `json:"hours_per_period"`
+		A                            option   `json:"a"`
+		B                            option   `json:"b"`
+		BvsAUnitCostChange           float64  `json:"b_vs_a_unit_cost_change"`
+		BreakEvenCompliantShare      float64  `json:"break_even_compliant_share"`
+		BreakEvenEffectiveThroughput float64  `json:"break_even_effective_throughput"`
+		NetSavingsPerPeriod          float64  `json:"net_savings_per_period"`
+		OneTime                      float64  `json:"one_time"`
+		PaybackPeriods               *float64 `json:"payback_periods"`
+		PaybackNote                  string   `json:"payback_note"`
+		Notes                        []string `json:"notes"`
+	}{l.Currency, l.HoursPerPeriod, conv(l.A), conv(l.B), l.BvsAUnitCostChange,
+		l.BreakEvenCompliantShare, l.BreakEvenEffectiveThroughput, l.NetSavingsPerPeriod,
+		l.OneTime, l.PaybackPeriods, l.PaybackNote, notes}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encoding cost ledger: %w", err)
+	}
+	return b, nil
+}
