@@ -1,0 +1,179 @@
+package measure
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/loadcurve/loadcurve/records"
+)
+
+// Objectives are per-request latency objectives. A zero field means no objective on that
+// metric.
+type Objectives struct {
+	TTFT                     time.Duration
+	TPOT                     time.Duration
+	E2EL                     time.Duration
+	ClientQueueTime          time.Duration
+	E2ELIncludingClientQueue time.Duration
+}
+
+// objectiveKeys lists the keys of --goodput in their canonical order.
+var objectiveKeys = [...]string{"ttft", "tpot", "e2el", "client_queue_time", "e2el_including_client_queue"}
+
+var allowedKeys = strings.Join(objectiveKeys[:], ", ")
+
+func (o *Objectives) field(i int) *time.Duration {
+	switch i {
+	case 0:
+		return &o.TTFT
+	case 1:
+		return &o.TPOT
+	case 2:
+		return &o.E2EL
+	case 3:
+		return &o.ClientQueueTime
+	default:
+		return &o.E2ELIncludingClientQueue
+	}
+}
+
+// ParseGoodput parses the values of --goodput, vLLM's syntax: each argument is "KEY:MS", and
+// one argument may also hold several pairs separated by spaces or commas. KEY is one of ttft,
+// tpot, e2el, client_queue_time, e2el_including_client_queue; MS is a number of milliseconds
+// greater than zero, kept to the nanosecond. A key given twice is an error (vLLM silently keeps
+// the last one). No arguments give no objectives.
+func ParseGoodput(args []string) (Objectives, error) {
+	var o Objectives
+	var seen [len(objectiveKeys)]bool
+	for _, arg := range args {
+		tokens := strings.FieldsFunc(arg, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+		if len(tokens) == 0 {
+			return Objectives{}, goodputError(arg, "no KEY:MS pair")
+		}
+		for _, tok := range tokens {
+			i, d, err := parseObjective(tok)
+			if err != nil {
+				return Objectives{}, err
+			}
+			if seen[i] {
+				return Objectives{}, goodputError(tok, "objective "+objectiveKeys[i]+" is given twice")
+			}
+			seen[i] = true
+			*o.field(i) = d
+		}
+	}
+	return o, nil
+}
+
+func parseObjective(tok string) (int, time.Duration, error) {
+	key, val, ok := strings.Cut(tok, ":")
+	switch {
+	case !ok:
+		return 0, 0, goodputError(tok, "want KEY:MS")
+	case strings.Contains(val, ":"):
+		return 0, 0, goodputError(tok, "more than one ':'")
+	case key == "":
+		return 0, 0, goodputError(tok, "missing key")
+	case val == "":
+		return 0, 0, goodputError(tok, "missing value in milliseconds")
+	}
+	idx := -1
+	for i, k := range objectiveKeys {
+		if key == k {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return 0, 0, goodputError(tok, fmt.Sprintf("unknown key %q", key))
+	}
+	ms, err := strconv.ParseFloat(val, 64)
+	switch {
+	case err != nil:
+		return 0, 0, goodputError(tok, fmt.Sprintf("value %q is not a number of milliseconds", val))
+	case math.IsNaN(ms) || math.IsInf(ms, 0):
+		return 0, 0, goodputError(tok, fmt.Sprintf("value %q is not a finite number", val))
+	case ms <= 0:
+		return 0, 0, goodputError(tok, fmt.Sprintf("value %s must be greater than 0 ms", val))
+	case ms*1e6 >= math.MaxInt64:
+		return 0, 0, goodputError(tok, fmt.Sprintf("value %s ms is too large", val))
+	}
+	d := time.Duration(math.Round(ms * 1e6))
+	if d <= 0 {
+		return 0, 0, goodputError(tok, fmt.Sprintf("value %s ms is below the 1 ns resolution", val))
+	}
+	return idx, d, nil
+}
+
+func goodputError(tok, why string) error {
+	return fmt.Errorf("--goodput %q: %s (want KEY:MS with KEY one of %s)", tok, why, allowedKeys)
+}
+
+// String returns the canonical form, e.g. "ttft:500 tpot:50": keys in the order ttft, tpot,
+// e2el, client_queue_time, e2el_including_client_queue, values in milliseconds with the fewest
+// digits that give back the same nanoseconds. Equal objectives give equal strings, and
+// ParseGoodput gives the objectives back. No objectives give "".
+func (o Objectives) String() string {
+	var b []byte
+	for i, k := range objectiveKeys {
+		d := *o.field(i)
+		if d <= 0 {
+			continue
+		}
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, k...)
+		b = append(b, ':')
+		b = strconv.AppendFloat(b, float64(d)/1e6, 'f', -1, 64)
+	}
+	return string(b)
+}
+
+// IsZero reports whether no objective is set.
+func (o Objectives) IsZero() bool { return o == Objectives{} }
+
+// Met reports whether r meets every latency objective. It does not look at the outcome or the
+// quality check. A value equal to its objective meets it (vLLM's rule). TPOT undefined (one
+// output token or fewer) meets a TPOT objective; any other metric that is undefined for r (for
+// example TTFT of a request that never produced output) does not meet its objective.
+func (o Objectives) Met(r *records.Record) bool {
+	if o.TTFT > 0 {
+		if v, ok := r.TTFT(); !ok || v > o.TTFT {
+			return false
+		}
+	}
+	if o.TPOT > 0 {
+		if v, ok := tpotMS(r); ok && v > float64(o.TPOT)/1e6 {
+			return false
+		}
+	}
+	if o.E2EL > 0 {
+		if v, ok := r.E2EL(); !ok || v > o.E2EL {
+			return false
+		}
+	}
+	if o.ClientQueueTime > 0 {
+		if v, ok := r.ClientQueueTime(); !ok || v > o.ClientQueueTime {
+			return false
+		}
+	}
+	if o.E2ELIncludingClientQueue > 0 {
+		if v, ok := r.E2ELIncludingClientQueue(); !ok || v > o.E2ELIncludingClientQueue {
+			return false
+		}
+	}
+	return true
+}
+
+// tpotMS is (E2EL-TTFT)/(output_tokens-1) = (last-first)/(output_tokens-1) in milliseconds,
+// without the truncation to whole nanoseconds of records.Record.TPOT.
+func tpotMS(r *records.Record) (float64, bool) {
+	if r.OutputTokens <= 1 || r.First == records.Unset || r.Last == records.Unset {
+		return 0, false
+	}
+	return float64(r.Last-r.First) / 1e6 / float64(r.OutputTokens-1), true
+}

@@ -1,0 +1,370 @@
+package measure
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/loadcurve/loadcurve/records"
+)
+
+// DefaultMaxScheduleLag is the default threshold on the p99 of schedule_lag above which a tier
+// is marked client_bound.
+const DefaultMaxScheduleLag = 5 * time.Millisecond
+
+// Options say how to summarise a tier.
+type Options struct {
+	Objectives  Objectives
+	Percentiles []float64 // on the 0–100 scale; nil means DefaultPercentiles
+	// MaxScheduleLag is the client_bound threshold on the p99 of schedule_lag; zero or negative
+	// means DefaultMaxScheduleLag.
+	MaxScheduleLag time.Duration
+	// Warmup and Cooldown define an optional steady-state window on planned time (see the
+	// package documentation); both zero means the whole tier, and negative values count as zero.
+	Warmup, Cooldown time.Duration
+}
+
+// TierInfo is what the caller knows about the tier that the records do not say.
+type TierInfo struct {
+	Tier           int
+	Arrival        string  // the arrival process, its String()
+	NominalRate    float64 // requests per second asked for; +Inf allowed, NaN when there is none (trace replay)
+	Burstiness     float64 // +Inf allowed
+	MaxConcurrency int     // 0 means no cap
+	Planned        int     // requests in the tier's schedule
+}
+
+// Summary is the summary of one tier. Times are milliseconds in Stats and seconds in Duration;
+// throughputs are per second of Duration. NaN marks an undefined quantity (see the package
+// documentation).
+type Summary struct {
+	MetricsVersion string // records.MetricsVersion of the definitions used
+	Tier           int
+	Arrival        string
+	// Complete is set by Summarize to false when the tier visibly did not run to its end (fewer
+	// requests issued than planned, or any request cancelled), else true; a caller that stopped
+	// the tier (Ctrl-C, a deadline) should clear it.
+	Complete bool
+	Window   string // "" for the whole tier, else the window that was applied
+
+	Duration float64 // seconds, see the package documentation
+
+	Planned, Issued, Completed, Failed int
+	Outcomes                           map[string]int // every outcome of records.Outcomes, over issued requests
+
+	TotalInputTokens       int // ok requests (vLLM's total_input_tokens)
+	TotalOutputTokens      int // ok requests (vLLM's total_output_tokens)
+	RawOutputTokens        int // every issued request
+	CompliantOutputTokens  int // compliant requests
+	OutputTokensFromChunks int // issued requests whose output count came from counting chunks, not usage
+
+	RequestThroughput         float64 // Completed / Duration
+	RequestGoodput            float64 // GoodRequests / Duration; NaN when there are no objectives (vLLM writes null)
+	OutputThroughput          float64 // TotalOutputTokens / Duration
+	TotalTokenThroughput      float64 // (TotalInputTokens + TotalOutputTokens) / Duration
+	RawOutputThroughput       float64 // RawOutputTokens / Duration
+	CompliantOutputThroughput float64 // CompliantOutputTokens / Duration ("effective output")
+
+	GoodRequests      int // ok and every latency objective met
+	CompliantRequests int // good and quality not failed
+	LatencyFailures   int // ok requests missing a latency objective
+	QualityFailures   int // ok requests whose quality check failed
+
+	CompliantTokenShare   float64 // CompliantOutputTokens / RawOutputTokens
+	CompliantRequestShare float64 // CompliantRequests / Issued
+	TimeoutRatio          float64 // timeouts / Issued
+	FailureRatio          float64 // Failed / Issued
+
+	NominalRate    float64 // TierInfo.NominalRate
+	Burstiness     float64 // TierInfo.Burstiness
+	RealisedRate   float64 // records of the tier / latest planned offset: the offered rate of the schedule actually drawn
+	DeliveredRate  float64 // requests sent / latest sent offset: the rate the server was actually offered, after the dispatcher and the concurrency gate
+	MaxConcurrency int     // 0 means no cap
+
+	Objectives  string    // Objectives.String() of the objectives used
+	Percentiles []float64 // the percentiles in the Stats
+
+	TTFT, TPOT, ITL, E2EL, ClientQueueTime, E2ELIncludingClientQueue, ScheduleLag Stats
+
+	ClientBound          bool
+	ClientBoundReason    string
+	ClientBoundThreshold float64 // ms: the threshold on the p99 of schedule_lag that was applied
+}
+
+// Summarize computes the summary of one tier from its records (the caller selects the tier's
+// records; their Tier field is not looked at). Besides recs, which it does not modify or keep,
+// it holds one 8-byte value per sample of each metric (ITL: one per gap), in arrays sized by a
+// first pass, and orders each array only as far as its statistics need (selectRanks).
+func Summarize(recs []records.Record, info TierInfo, opts Options) Summary {
+	// Pass 1: the whole-tier duration (needed by a cooldown) and the sizes of the metric arrays.
+	var end time.Duration
+	var oks, issued, gaps int
+	for i := range recs {
+		r := &recs[i]
+		end = max(end, r.End)
+		if r.Dispatched == records.Unset {
+			continue
+		}
+		issued++
+		if r.Outcome == records.OK {
+			oks++
+			gaps += len(r.ITL)
+		}
+	}
+	a := newAccumulator(opts, end, capacities{oks: oks, issued: issued, gaps: gaps})
+	for i := range recs {
+		a.Add(&recs[i])
+	}
+	return a.Summary(info)
+}
+
+// Accumulator summarises a tier one record at a time, for record files too big to hold in
+// memory: it keeps the metric values, never the records. It supports a warmup but not a
+// cooldown, which needs the tier's duration before the first record (use Summarize for that).
+type Accumulator struct {
+	opts          Options
+	lo, hi        time.Duration // window on planned time, inclusive
+	hasWindow     bool
+	fixedDuration time.Duration // whole-tier duration known in advance (Summarize), else -1
+
+	// whole tier
+	n, allIssued, canceled, sent int
+	end, lastPlanned, lastSent   time.Duration
+
+	// inside the window
+	s        Summary
+	outcomes [8]int
+	// Durations stay integer nanoseconds until described: integers compare faster than floats
+	// (no NaN case) and convert to milliseconds exactly for whole milliseconds.
+	ttft, itl, e2el, cq, e2elCQ, lag []time.Duration
+	tpot                             []float64 // ms: not a whole number of nanoseconds
+}
+
+type capacities struct{ oks, issued, gaps int }
+
+// NewAccumulator starts a streaming summary. It fails when opts has a cooldown.
+func NewAccumulator(opts Options) (*Accumulator, error) {
+	if opts.Cooldown > 0 {
+		return nil, errors.New("streaming summary: a cooldown needs the tier's duration in advance; summarise the records with Summarize instead")
+	}
+	return newAccumulator(opts, -1, capacities{}), nil
+}
+
+// newAccumulator makes an accumulator; end is the whole-tier duration when known, else -1.
+func newAccumulator(opts Options, end time.Duration, c capacities) *Accumulator {
+	if opts.Percentiles == nil {
+		opts.Percentiles = defaultPercentiles()
+	}
+	var ps []float64 // without repeats, which would repeat JSON keys
+	for _, p := range opts.Percentiles {
+		if !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
+	opts.Percentiles = ps
+	if opts.MaxScheduleLag <= 0 {
+		opts.MaxScheduleLag = DefaultMaxScheduleLag
+	}
+	opts.Warmup, opts.Cooldown = max(opts.Warmup, 0), max(opts.Cooldown, 0)
+	a := &Accumulator{opts: opts, fixedDuration: end, lo: opts.Warmup, hi: math.MaxInt64}
+	a.hasWindow = opts.Warmup > 0 || opts.Cooldown > 0
+	if end >= 0 && opts.Cooldown > 0 {
+		a.hi = end - opts.Cooldown
+	}
+	a.ttft = make([]time.Duration, 0, c.oks)
+	a.tpot = make([]float64, 0, c.oks)
+	a.e2el = make([]time.Duration, 0, c.oks)
+	a.e2elCQ = make([]time.Duration, 0, c.oks)
+	a.itl = make([]time.Duration, 0, c.gaps)
+	a.cq = make([]time.Duration, 0, c.issued)
+	a.lag = make([]time.Duration, 0, c.issued)
+	return a
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// Add counts one record.
+func (a *Accumulator) Add(r *records.Record) {
+	a.n++
+	a.end = max(a.end, r.End)
+	a.lastPlanned = max(a.lastPlanned, r.Planned)
+	if r.Sent != records.Unset {
+		a.sent++
+		a.lastSent = max(a.lastSent, r.Sent)
+	}
+	if r.Dispatched == records.Unset {
+		return
+	}
+	a.allIssued++
+	if r.Outcome == records.Canceled {
+		a.canceled++
+	}
+	if r.Planned < a.lo || r.Planned > a.hi {
+		return
+	}
+
+	s := &a.s
+	s.Issued++
+	if int(r.Outcome) < len(a.outcomes) {
+		a.outcomes[r.Outcome]++
+	}
+	s.RawOutputTokens += r.OutputTokens
+	if r.OutputTokensSource == records.SourceChunks {
+		s.OutputTokensFromChunks++
+	}
+	if v, ok := r.ScheduleLag(); ok {
+		a.lag = append(a.lag, v)
+	}
+	if v, ok := r.ClientQueueTime(); ok {
+		a.cq = append(a.cq, v)
+	}
+	if r.Outcome != records.OK {
+		s.Failed++
+		return
+	}
+
+	s.Completed++
+	s.TotalInputTokens += r.InputTokens
+	s.TotalOutputTokens += r.OutputTokens
+	if v, ok := r.TTFT(); ok {
+		a.ttft = append(a.ttft, v)
+	}
+	if v, ok := tpotMS(r); ok {
+		a.tpot = append(a.tpot, v)
+	}
+	a.itl = append(a.itl, r.ITL...)
+	if v, ok := r.E2EL(); ok {
+		a.e2el = append(a.e2el, v)
+	}
+	if v, ok := r.E2ELIncludingClientQueue(); ok {
+		a.e2elCQ = append(a.e2elCQ, v)
+	}
+
+	qualityFailed := r.Quality == records.QualityFail
+	if qualityFailed {
+		s.QualityFailures++
+	}
+	if !a.opts.Objectives.Met(r) {
+		s.LatencyFailures++
+		return
+	}
+	s.GoodRequests++
+	if !qualityFailed {
+		s.CompliantRequests++
+		s.CompliantOutputTokens += r.OutputTokens
+	}
+}
+
+// Summary computes the summary of the records added so far. It may be called again after more
+// Adds (a running view); it reorders the metric arrays in place, which can move the means in
+// their last bits only.
+func (a *Accumulator) Summary(info TierInfo) Summary {
+	s := a.s
+	s.MetricsVersion = records.MetricsVersion
+	s.Tier, s.Arrival = info.Tier, info.Arrival
+	s.Planned = info.Planned
+	s.NominalRate, s.Burstiness, s.MaxConcurrency = info.NominalRate, info.Burstiness, info.MaxConcurrency
+	s.Complete = a.allIssued >= info.Planned && a.canceled == 0
+	s.Objectives = a.opts.Objectives.String()
+	s.Percentiles = append([]float64{}, a.opts.Percentiles...)
+	s.ClientBoundThreshold = ms(a.opts.MaxScheduleLag)
+
+	s.Outcomes = make(map[string]int, len(records.Outcomes()))
+	for _, o := range records.Outcomes() {
+		s.Outcomes[o.String()] = a.outcomes[o]
+	}
+
+	end := a.end
+	if a.fixedDuration >= 0 {
+		end = a.fixedDuration
+	}
+	dur := end
+	if a.hasWindow {
+		hi := end - a.opts.Cooldown
+		dur = max(hi-a.lo, 0)
+		s.Window = fmt.Sprintf("steady-state window: requests planned in [%.3f s, %.3f s] of a %.3f s tier (warmup %.3f s, cooldown %.3f s): %d of %d issued requests; throughputs are per second of the window",
+			a.lo.Seconds(), hi.Seconds(), end.Seconds(), a.opts.Warmup.Seconds(), a.opts.Cooldown.Seconds(), s.Issued, a.allIssued)
+		if dur == 0 {
+			s.Window = "empty " + s.Window
+		}
+	}
+	s.Duration = dur.Seconds()
+
+	perSecond := func(x int) float64 { return ratio(float64(x), s.Duration) }
+	s.RequestThroughput = perSecond(s.Completed)
+	s.RequestGoodput = math.NaN()
+	if !a.opts.Objectives.IsZero() {
+		s.RequestGoodput = perSecond(s.GoodRequests)
+	}
+	s.OutputThroughput = perSecond(s.TotalOutputTokens)
+	s.TotalTokenThroughput = perSecond(s.TotalInputTokens + s.TotalOutputTokens)
+	s.RawOutputThroughput = perSecond(s.RawOutputTokens)
+	s.CompliantOutputThroughput = perSecond(s.CompliantOutputTokens)
+
+	s.CompliantTokenShare = ratio(float64(s.CompliantOutputTokens), float64(s.RawOutputTokens))
+	s.CompliantRequestShare = ratio(float64(s.CompliantRequests), float64(s.Issued))
+	s.TimeoutRatio = ratio(float64(a.outcomes[records.Timeout]), float64(s.Issued))
+	s.FailureRatio = ratio(float64(s.Failed), float64(s.Issued))
+
+	s.RealisedRate = ratio(float64(a.n), a.lastPlanned.Seconds())
+	s.DeliveredRate = ratio(float64(a.sent), a.lastSent.Seconds())
+
+	a.describeAll(&s)
+
+	if len(a.lag) > 0 {
+		if p99 := percentile(a.lag, 1e6, 99); p99 > s.ClientBoundThreshold {
+			s.ClientBound = true
+			s.ClientBoundReason = fmt.Sprintf("schedule_lag p99 is %.3f ms, above the %g ms threshold: the client could not release requests on time, so the client, not the server, shaped this load; rerun with fewer requests per process (--shard) or on a less loaded machine",
+				p99, s.ClientBoundThreshold)
+		}
+	}
+	return s
+}
+
+// describeAll fills the Stats of every metric, on up to GOMAXPROCS goroutines (the ITL array,
+// first in line, may dwarf all the others together). The schedule_lag ranks of the p99 that
+// decides client_bound are always put in place, requested or not.
+func (a *Accumulator) describeAll(s *Summary) {
+	ps := a.opts.Percentiles
+	jobs := []func(){
+		func() { s.ITL = describe(a.itl, 1e6, ps) },
+		func() { s.TTFT = describe(a.ttft, 1e6, ps) },
+		func() { s.TPOT = describe(a.tpot, 1, ps) },
+		func() { s.E2EL = describe(a.e2el, 1e6, ps) },
+		func() { s.ClientQueueTime = describe(a.cq, 1e6, ps) },
+		func() { s.E2ELIncludingClientQueue = describe(a.e2elCQ, 1e6, ps) },
+		func() {
+			s.ScheduleLag = describe(a.lag, 1e6, ps)
+			selectRanks(a.lag, ranksFor(len(a.lag), []float64{99}))
+		},
+	}
+	next := make(chan func(), len(jobs))
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Go(func() {
+			for j := range next {
+				j()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// ratio is x/y, NaN when y is 0 and x is 0, +Inf when y is 0 and x is not.
+func ratio(x, y float64) float64 {
+	if y == 0 {
+		if x == 0 {
+			return math.NaN()
+		}
+		return math.Inf(1)
+	}
+	return x / y
+}

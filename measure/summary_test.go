@@ -1,0 +1,457 @@
+package measure_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// rec builds a record from millisecond offsets (a negative offset means the moment never came).
+type rec struct {
+	outcome                                           records.Outcome
+	planned, dispatched, slot, sent, first, last, end float64
+	itl                                               []float64
+	in, out                                           int
+	outSource                                         string
+	quality                                           records.Quality
+}
+
+func (c rec) record(id int) records.Record {
+	r := records.NewRecord(3, id, at(c.planned))
+	r.Outcome = c.outcome
+	r.Dispatched, r.Slot, r.Sent = at(c.dispatched), at(c.slot), at(c.sent)
+	r.FirstEvent, r.First, r.Last, r.End = at(c.first), at(c.first), at(c.last), at(c.end)
+	for _, g := range c.itl {
+		r.ITL = append(r.ITL, at(g))
+	}
+	r.Chunks = len(c.itl)
+	if c.first >= 0 {
+		r.Chunks++
+	}
+	r.InputTokens, r.InputTokensSource = c.in, records.SourceUsage
+	r.OutputTokens, r.OutputTokensSource = c.out, records.SourceUsage
+	if c.outSource != "" {
+		r.OutputTokensSource = c.outSource
+	}
+	r.Quality = c.quality
+	if c.outcome == records.HTTPError {
+		r.HTTPStatus = 503
+	}
+	return r
+}
+
+// goldenRecords is a tier (T0 = 0) in which every statistic can be worked out by hand.
+// Objectives ttft:100 tpot:20 e2el:1000 (ms). Per request, TTFT = first−sent,
+// E2EL = last−sent, TPOT = (E2EL−TTFT)/(out−1), lag = dispatched−planned,
+// client_queue_time = slot−planned, e2el_incl = last−planned.
+func goldenRecords() []records.Record {
+	cs := []rec{
+		// R0 ok: TTFT 50, E2EL 150, TPOT 100/5 = 20 (meets tpot:20 exactly), lag 1, cq 1,
+		// e2el_incl 152. Good and compliant (quality passed).
+		{outcome: records.OK, planned: 0, dispatched: 1, slot: 1, sent: 2, first: 52, last: 152, end: 153,
+			itl: []float64{25, 25, 25, 25}, in: 100, out: 6, quality: records.QualityPass},
+		// R1 ok behind the concurrency gate: slot 150 → cq 50; TTFT 351−151 = 200 > 100 (latency
+		// failure), E2EL 300, TPOT 100/2 = 50, lag 1, e2el_incl 351.
+		{outcome: records.OK, planned: 100, dispatched: 101, slot: 150, sent: 151, first: 351, last: 451, end: 452,
+			itl: []float64{50, 50}, in: 200, out: 3},
+		// R2 ok, one output token: TPOT undefined (not in TPOT stats, meets tpot:20). TTFT 30,
+		// E2EL 30, lag 1, cq 1, e2el_incl 32. Good and compliant (quality unchecked).
+		{outcome: records.OK, planned: 200, dispatched: 201, slot: 201, sent: 202, first: 232, last: 232, end: 240,
+			in: 50, out: 1},
+		// R3 ok, output counted from chunks, quality failed: TTFT 40, E2EL 120, TPOT 80/4 = 20;
+		// latency met, so good but not compliant. lag 1, cq 1, e2el_incl 121.
+		{outcome: records.OK, planned: 300, dispatched: 301, slot: 301, sent: 301, first: 341, last: 421, end: 422,
+			itl: []float64{20, 20, 20, 20}, in: 80, out: 5, outSource: records.SourceChunks, quality: records.QualityFail},
+		// R4 stream_error after 3 tokens (counted from chunks): failed, no latency stats, but its
+		// 3 tokens are raw output. lag 1, cq 1.
+		{outcome: records.StreamError, planned: 400, dispatched: 401, slot: 401, sent: 401, first: 421, last: 461, end: 470,
+			itl: []float64{20, 20}, out: 3, outSource: records.SourceChunks},
+		// R5 timeout, released 30 ms late: lag 30, cq 30; no output; its end (2000 ms) is the
+		// latest, so duration = 2 s.
+		{outcome: records.Timeout, planned: 500, dispatched: 530, slot: 530, sent: 531, first: -1, last: -1, end: 2000},
+		// R6 never dispatched (the tier was stopped): not issued, counted only in the realised rate.
+		{outcome: records.Canceled, planned: 600, dispatched: -1, slot: -1, sent: -1, first: -1, last: -1, end: -1},
+		// R7 http_error 503: lag 1, cq 1, no tokens.
+		{outcome: records.HTTPError, planned: 700, dispatched: 701, slot: 701, sent: 701, first: -1, last: -1, end: 705},
+	}
+	out := make([]records.Record, len(cs))
+	for i, c := range cs {
+		out[i] = c.record(i)
+	}
+	return out
+}
+
+var goldenInfo = measure.TierInfo{Tier: 3, Arrival: "poisson(rate=10)", NominalRate: 10, Burstiness: 1, MaxConcurrency: 4, Planned: 8}
+
+func goldenOptions(t testing.TB) measure.Options {
+	obj, err := measure.ParseGoodput([]string{"ttft:100 tpot:20 e2el:1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := measure.ParsePercentiles("50,90,99,99.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return measure.Options{Objectives: obj, Percentiles: ps}
+}
+
+func TestSummarizeHandComputed(t *testing.T) {
+	s := measure.Summarize(goldenRecords(), goldenInfo, goldenOptions(t))
+
+	ints := []struct {
+		name      string
+		got, want int
+	}{
+		{"issued: every record but R6", s.Issued, 7},
+		{"completed: R0–R3 ok", s.Completed, 4},
+		{"failed: R4 R5 R7", s.Failed, 3},
+		{"total input (ok): 100+200+50+80", s.TotalInputTokens, 430},
+		{"total output (ok): 6+3+1+5", s.TotalOutputTokens, 15},
+		{"raw output: 15 + R4's 3", s.RawOutputTokens, 18},
+		{"good: R0 R2 R3", s.GoodRequests, 3},
+		{"latency failures: R1", s.LatencyFailures, 1},
+		{"quality failures: R3", s.QualityFailures, 1},
+		{"compliant: R0 R2", s.CompliantRequests, 2},
+		{"compliant tokens: 6+1", s.CompliantOutputTokens, 7},
+		{"chunk-counted: R3 R4", s.OutputTokensFromChunks, 2},
+		{"outcome ok", s.Outcomes["ok"], 4},
+		{"outcome http_error", s.Outcomes["http_error"], 1},
+		{"outcome timeout", s.Outcomes["timeout"], 1},
+		{"outcome stream_error", s.Outcomes["stream_error"], 1},
+		{"outcome canceled (R6 was never issued)", s.Outcomes["canceled"], 0},
+		{"TTFT count", s.TTFT.Count, 4},
+		{"TPOT count: R2 has one token", s.TPOT.Count, 3},
+		{"ITL count: 4+2+0+4", s.ITL.Count, 10},
+		{"client queue count: issued", s.ClientQueueTime.Count, 7},
+		{"schedule lag count: issued", s.ScheduleLag.Count, 7},
+	}
+	for _, c := range ints {
+		if c.got != c.want {
+			t.Errorf("%s: got %d, want %d", c.name, c.got, c.want)
+		}
+	}
+	if len(s.Outcomes) != len(records.Outcomes()) {
+		t.Errorf("Outcomes has %d keys, want every outcome: %v", len(s.Outcomes), s.Outcomes)
+	}
+
+	floats := []struct {
+		name      string
+		got, want float64
+	}{
+		{"duration: R5 ends at 2000 ms", s.Duration, 2},
+		{"request throughput 4/2", s.RequestThroughput, 2},
+		{"goodput 3/2", s.RequestGoodput, 1.5},
+		{"output throughput 15/2", s.OutputThroughput, 7.5},
+		{"total token throughput 445/2", s.TotalTokenThroughput, 222.5},
+		{"raw output throughput 18/2", s.RawOutputThroughput, 9},
+		{"compliant output throughput 7/2", s.CompliantOutputThroughput, 3.5},
+		{"compliant token share 7/18", s.CompliantTokenShare, 7.0 / 18},
+		{"compliant request share 2/7", s.CompliantRequestShare, 2.0 / 7},
+		{"timeout ratio 1/7", s.TimeoutRatio, 1.0 / 7},
+		{"failure ratio 3/7", s.FailureRatio, 3.0 / 7},
+		{"realised rate: 8 records / 0.7 s", s.RealisedRate, 8 / 0.7},
+		{"delivered rate: 7 sent / 0.701 s", s.DeliveredRate, 7 / 0.701},
+		// TTFT [30 40 50 200]: mean 320/4; median (40+50)/2; deviations −50 −40 −30 120,
+		// squares sum 19400, /4 = 4850; p90 h=2.7 → 200 − 0.3·150 = 155;
+		// p99 h=2.97 → 200 − 0.03·150 = 195.5; p99.9 h=2.997 → 200 − 0.003·150 = 199.55.
+		{"TTFT mean", s.TTFT.Mean, 80},
+		{"TTFT median", s.TTFT.Median, 45},
+		{"TTFT std", s.TTFT.Std, math.Sqrt(4850)},
+		{"TTFT p50", s.TTFT.Percentiles["p50"], 45},
+		{"TTFT p90", s.TTFT.Percentiles["p90"], 155},
+		{"TTFT p99", s.TTFT.Percentiles["p99"], 195.5},
+		{"TTFT p99.9", s.TTFT.Percentiles["p99.9"], 199.55},
+		// TPOT [20 20 50]: mean 30; median 20; squares 100+100+400 = 600, /3 = 200;
+		// p90 h=1.8 → 50 − 0.2·30 = 44.
+		{"TPOT mean", s.TPOT.Mean, 30},
+		{"TPOT median", s.TPOT.Median, 20},
+		{"TPOT std", s.TPOT.Std, math.Sqrt(200)},
+		{"TPOT p90", s.TPOT.Percentiles["p90"], 44},
+		// ITL [20×4 25×4 50×2]: mean 280/10 = 28; median (25+25)/2; squares 4·64 + 4·9 +
+		// 2·484 = 1260, /10 = 126; p90 h=8.1 between 50 and 50.
+		{"ITL mean", s.ITL.Mean, 28},
+		{"ITL median", s.ITL.Median, 25},
+		{"ITL std", s.ITL.Std, math.Sqrt(126)},
+		{"ITL p90", s.ITL.Percentiles["p90"], 50},
+		// E2EL [30 120 150 300]: mean 600/4; median 135; squares 14400+900+0+22500 = 37800, /4.
+		{"E2EL mean", s.E2EL.Mean, 150},
+		{"E2EL median", s.E2EL.Median, 135},
+		{"E2EL std", s.E2EL.Std, math.Sqrt(9450)},
+		// e2el_including_client_queue [32 121 152 351]: mean 656/4; median (121+152)/2.
+		{"E2EL incl queue mean", s.E2ELIncludingClientQueue.Mean, 164},
+		{"E2EL incl queue median", s.E2ELIncludingClientQueue.Median, 136.5},
+		// client_queue_time [1 1 1 1 1 30 50]: mean 85/7; median 1; p90 h=5.4 → 30 + 0.4·20 = 38.
+		{"client queue mean", s.ClientQueueTime.Mean, 85.0 / 7},
+		{"client queue median", s.ClientQueueTime.Median, 1},
+		{"client queue p90", s.ClientQueueTime.Percentiles["p90"], 38},
+		// schedule_lag [1 1 1 1 1 1 30]: mean 36/7; p99 h=5.94 → 30 − 0.06·29 = 28.26 > 5 ms.
+		{"schedule lag mean", s.ScheduleLag.Mean, 36.0 / 7},
+		{"schedule lag p99", s.ScheduleLag.Percentiles["p99"], 28.26},
+		{"client bound threshold", s.ClientBoundThreshold, 5},
+	}
+	for _, c := range floats {
+		if !closeTo(c.got, c.want, 1000) {
+			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
+		}
+	}
+
+	if !s.ClientBound || !strings.Contains(s.ClientBoundReason, "28.260 ms") || !strings.Contains(s.ClientBoundReason, "5 ms") {
+		t.Errorf("client bound = %v, %q; want true with p99 28.260 ms over 5 ms", s.ClientBound, s.ClientBoundReason)
+	}
+	if s.Complete {
+		t.Error("Complete = true, but only 7 of 8 planned requests were issued")
+	}
+	if s.Objectives != "ttft:100 tpot:20 e2el:1000" || s.MetricsVersion != records.MetricsVersion || s.Window != "" {
+		t.Errorf("identity fields: objectives %q, version %q, window %q", s.Objectives, s.MetricsVersion, s.Window)
+	}
+}
+
+func TestSummaryGoldenJSON(t *testing.T) {
+	s := measure.Summarize(goldenRecords(), goldenInfo, goldenOptions(t))
+	got, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "summary.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("summary.json differs from %s (run go test -update if the change is intended)\n got:\n%s", path, got)
+	}
+	// vLLM's keys are present under vLLM's names.
+	var m map[string]any
+	if err := json.Unmarshal(got, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"duration", "completed", "failed", "total_input_tokens", "total_output_tokens",
+		"request_throughput", "request_goodput", "output_throughput", "total_token_throughput",
+		"max_concurrency", "request_rate", "burstiness", "mean_ttft_ms", "median_ttft_ms", "std_ttft_ms",
+		"p99_ttft_ms", "p99.9_ttft_ms", "mean_tpot_ms", "p99_tpot_ms", "mean_itl_ms", "p99_itl_ms",
+		"mean_e2el_ms", "p99_e2el_ms", "mean_client_queue_time_ms", "p99_e2el_including_client_queue_ms"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("summary.json lacks vLLM's key %q", k)
+		}
+	}
+}
+
+// sameSummary compares two summaries treating NaN as equal to NaN.
+func sameSummary(t *testing.T, got, want measure.Summary) {
+	t.Helper()
+	gb, err1 := json.Marshal(got)
+	wb, err2 := json.Marshal(want)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("marshal: %v %v", err1, err2)
+	}
+	if !bytes.Equal(gb, wb) {
+		t.Errorf("summaries differ\n got %s\nwant %s", gb, wb)
+	}
+	// Beyond the bytes: every field, with NaNs replaced so DeepEqual can compare them.
+	if !reflect.DeepEqual(denan(got), denan(want)) {
+		t.Errorf("summaries differ field by field\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func denan(s measure.Summary) measure.Summary {
+	fix := func(f *float64) {
+		if math.IsNaN(*f) {
+			*f = -12345
+		}
+	}
+	for _, f := range []*float64{&s.Duration, &s.RequestThroughput, &s.RequestGoodput, &s.OutputThroughput,
+		&s.TotalTokenThroughput, &s.RawOutputThroughput, &s.CompliantOutputThroughput, &s.CompliantTokenShare,
+		&s.CompliantRequestShare, &s.TimeoutRatio, &s.FailureRatio, &s.NominalRate, &s.Burstiness,
+		&s.RealisedRate, &s.DeliveredRate, &s.ClientBoundThreshold} {
+		fix(f)
+	}
+	for _, st := range []*measure.Stats{&s.TTFT, &s.TPOT, &s.ITL, &s.E2EL, &s.ClientQueueTime, &s.E2ELIncludingClientQueue, &s.ScheduleLag} {
+		fix(&st.Mean)
+		fix(&st.Median)
+		fix(&st.Std)
+		ps := make(map[string]float64, len(st.Percentiles))
+		for k, v := range st.Percentiles {
+			fix(&v)
+			ps[k] = v
+		}
+		st.Percentiles = ps
+	}
+	return s
+}
+
+func TestSummaryJSONRoundTrip(t *testing.T) {
+	noObj := measure.Options{}
+	infRate := measure.TierInfo{Tier: 1, Arrival: "inf", NominalRate: math.Inf(1), Burstiness: math.Inf(1), Planned: 3}
+	atOnce := []records.Record{
+		rec{outcome: records.OK, planned: 0, dispatched: 0, slot: 0, sent: 0, first: 10, last: 20, end: 20, itl: []float64{10}, in: 5, out: 2}.record(0),
+		rec{outcome: records.OK, planned: 0, dispatched: 0, slot: 0, sent: 0, first: 15, last: 30, end: 31, itl: []float64{15}, in: 5, out: 2}.record(1),
+		rec{outcome: records.OK, planned: 0, dispatched: 0, slot: 0, sent: 0, first: 12, last: 12, end: 12, in: 5, out: 1}.record(2),
+	}
+	tests := []struct {
+		name string
+		s    measure.Summary
+	}{
+		{"golden", measure.Summarize(goldenRecords(), goldenInfo, goldenOptions(t))},
+		{"no records: everything undefined", measure.Summarize(nil, measure.TierInfo{NominalRate: math.NaN(), Burstiness: 1}, noObj)},
+		{"rate inf, no objectives", measure.Summarize(atOnce, infRate, noObj)},
+		{"zero value", measure.Summary{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := json.Marshal(tc.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back measure.Summary
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatalf("unmarshal %s: %v", b, err)
+			}
+			b2, err := json.Marshal(back)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b, b2) {
+				t.Errorf("JSON changed in a round trip\nfirst  %s\nsecond %s", b, b2)
+			}
+			if tc.name != "zero value" { // a zero Summary has nil maps that come back empty
+				sameSummary(t, back, tc.s)
+			}
+		})
+	}
+}
+
+func TestSummarizeEdgeCases(t *testing.T) {
+	t.Run("no objectives: goodput null, everything ok and on time is compliant", func(t *testing.T) {
+		s := measure.Summarize(goldenRecords(), goldenInfo, measure.Options{})
+		if !math.IsNaN(s.RequestGoodput) || s.Objectives != "" {
+			t.Errorf("goodput %v, objectives %q; want NaN and empty", s.RequestGoodput, s.Objectives)
+		}
+		// Every ok request is good; R3 fails quality: compliant R0 R1 R2, tokens 6+3+1.
+		if s.GoodRequests != 4 || s.CompliantRequests != 3 || s.CompliantOutputTokens != 10 {
+			t.Errorf("good %d compliant %d tokens %d; want 4, 3, 10", s.GoodRequests, s.CompliantRequests, s.CompliantOutputTokens)
+		}
+		b, _ := json.Marshal(s)
+		if !bytes.Contains(b, []byte(`"request_goodput":null`)) {
+			t.Errorf("request_goodput is not null: %s", b)
+		}
+		if !reflect.DeepEqual(s.Percentiles, []float64{50, 90, 95, 99}) {
+			t.Errorf("default percentiles %v", s.Percentiles)
+		}
+	})
+	t.Run("no records", func(t *testing.T) {
+		s := measure.Summarize(nil, measure.TierInfo{Planned: 0}, measure.Options{})
+		if s.Duration != 0 || !math.IsNaN(s.RequestThroughput) || !math.IsNaN(s.CompliantTokenShare) ||
+			!math.IsNaN(s.CompliantRequestShare) || !math.IsNaN(s.FailureRatio) || s.TTFT.Count != 0 || !math.IsNaN(s.TTFT.Mean) {
+			t.Errorf("empty tier: %+v", s)
+		}
+		b, _ := json.Marshal(s)
+		for _, want := range []string{`"request_throughput":null`, `"mean_ttft_ms":null`, `"p99_ttft_ms":null`, `"max_concurrency":null`} {
+			if !bytes.Contains(b, []byte(want)) {
+				t.Errorf("empty tier JSON lacks %s: %s", want, b)
+			}
+		}
+	})
+	t.Run("rate inf: realised rate inf, JSON \"inf\"", func(t *testing.T) {
+		r := rec{outcome: records.OK, planned: 0, dispatched: 0, slot: 0, sent: 0, first: 10, last: 20, end: 20, out: 1}
+		s := measure.Summarize([]records.Record{r.record(0), r.record(1)},
+			measure.TierInfo{NominalRate: math.Inf(1), Burstiness: 1, Planned: 2}, measure.Options{})
+		if !math.IsInf(s.RealisedRate, 1) || !math.IsInf(s.DeliveredRate, 1) || !s.Complete || s.ClientBound {
+			t.Errorf("realised %v delivered %v complete %v client bound %v", s.RealisedRate, s.DeliveredRate, s.Complete, s.ClientBound)
+		}
+		b, _ := json.Marshal(s)
+		for _, want := range []string{`"request_rate":"inf"`, `"nominal_request_rate":"inf"`, `"realised_request_rate":"inf"`} {
+			if !bytes.Contains(b, []byte(want)) {
+				t.Errorf("JSON lacks %s: %s", want, b)
+			}
+		}
+	})
+	t.Run("schedule lag at the threshold is not client bound", func(t *testing.T) {
+		// Every lag exactly 5 ms: p99 = 5, not above the 5 ms threshold.
+		var rs []records.Record
+		for i := range 10 {
+			p := float64(i * 100)
+			rs = append(rs, rec{outcome: records.OK, planned: p, dispatched: p + 5, slot: p + 5, sent: p + 5, first: p + 10, last: p + 20, end: p + 20, out: 1}.record(i))
+		}
+		if s := measure.Summarize(rs, measure.TierInfo{Planned: 10}, measure.Options{}); s.ClientBound {
+			t.Errorf("client bound at p99 = threshold: %s", s.ClientBoundReason)
+		}
+		if s := measure.Summarize(rs, measure.TierInfo{Planned: 10}, measure.Options{MaxScheduleLag: 4 * time.Millisecond}); !s.ClientBound {
+			t.Error("not client bound with a 4 ms threshold and 5 ms lags")
+		}
+	})
+	t.Run("a cancelled request makes the tier incomplete", func(t *testing.T) {
+		r := rec{outcome: records.Canceled, planned: 0, dispatched: 0, slot: 0, sent: 0, first: -1, last: -1, end: 5}
+		if s := measure.Summarize([]records.Record{r.record(0)}, measure.TierInfo{Planned: 1}, measure.Options{}); s.Complete {
+			t.Error("Complete with a cancelled request")
+		}
+	})
+}
+
+func TestSummarizeWindow(t *testing.T) {
+	// Ten requests planned at 0, 1, …, 9 s, each ok with E2EL 0.5 s: the tier lasts D = 9.5 s.
+	// Warmup 2 s, cooldown 2.5 s → requests planned in [2 s, 7 s]: those at 2…7, six of them,
+	// over a 5 s window → 1.2 requests/s.
+	var rs []records.Record
+	for i := range 10 {
+		p := float64(i * 1000)
+		rs = append(rs, rec{outcome: records.OK, planned: p, dispatched: p, slot: p, sent: p, first: p + 100, last: p + 500, end: p + 500,
+			itl: []float64{100, 100, 100, 100}, in: 10, out: 5}.record(i))
+	}
+	info := measure.TierInfo{Planned: 10, NominalRate: 1, Burstiness: math.Inf(1)}
+	s := measure.Summarize(rs, info, measure.Options{Warmup: 2 * time.Second, Cooldown: 2500 * time.Millisecond})
+	if s.Issued != 6 || s.Completed != 6 || s.TTFT.Count != 6 || s.ITL.Count != 24 {
+		t.Errorf("issued %d completed %d ttft n %d itl n %d; want 6 6 6 24", s.Issued, s.Completed, s.TTFT.Count, s.ITL.Count)
+	}
+	if !closeTo(s.Duration, 5, 10) || !closeTo(s.RequestThroughput, 1.2, 10) || !closeTo(s.OutputThroughput, 6, 10) {
+		t.Errorf("duration %v throughput %v output %v; want 5, 1.2, 6", s.Duration, s.RequestThroughput, s.OutputThroughput)
+	}
+	if !strings.Contains(s.Window, "[2.000 s, 7.000 s] of a 9.500 s tier") || !strings.Contains(s.Window, "6 of 10") {
+		t.Errorf("window description %q", s.Window)
+	}
+	// The offered-load figures describe the whole tier: 10 records / 9 s.
+	if !closeTo(s.RealisedRate, 10.0/9, 10) || !s.Complete {
+		t.Errorf("realised %v complete %v", s.RealisedRate, s.Complete)
+	}
+
+	empty := measure.Summarize(rs, info, measure.Options{Warmup: 5 * time.Second, Cooldown: 5 * time.Second})
+	if empty.Issued != 0 || empty.Duration != 0 || !strings.HasPrefix(empty.Window, "empty") || !math.IsNaN(empty.RequestThroughput) {
+		t.Errorf("window past the end: issued %d duration %v window %q", empty.Issued, empty.Duration, empty.Window)
+	}
+}
+
+func TestAccumulatorMatchesSummarize(t *testing.T) {
+	for _, warmup := range []time.Duration{0, 250 * time.Millisecond} {
+		opts := goldenOptions(t)
+		opts.Warmup = warmup
+		a, err := measure.NewAccumulator(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := goldenRecords()
+		for i := range rs {
+			a.Add(&rs[i])
+		}
+		sameSummary(t, a.Summary(goldenInfo), measure.Summarize(rs, goldenInfo, opts))
+	}
+	if _, err := measure.NewAccumulator(measure.Options{Cooldown: time.Second}); err == nil {
+		t.Error("NewAccumulator accepted a cooldown it cannot apply")
+	}
+}
