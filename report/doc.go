@@ -1,0 +1,12 @@
+// Package report renders loadcurve results for people and for other tools:
+// aligned terminal tables and CSV ([Table]), plots of a load curve as SVG and
+// PNG through gonum.org/v1/plot ([ThroughputPlot], [LatencyPlot],
+// [SharePlot], [WritePlots]) and a single self-contained HTML page ([HTML]).
+//
+// The package only renders. It takes its own plain input types ([Curve],
+// [CurvePoint], [Table], [HTML]) and imports nothing else of loadcurve; the
+// command line maps measured summaries and curve analyses into them. Units
+// follow METRICS.md: rates in requests per second, throughputs in output
+// tokens per second, latencies in milliseconds, shares as fractions in [0, 1]
+// (plots show shares in per cent).
+package report
