@@ -1,0 +1,49 @@
+package curve
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Wilson returns the Wilson score interval for a binomial proportion:
+// successes out of n at the given two-sided confidence (e.g. 0.95). With
+// p̂ = successes/n and z the standard normal quantile at 1 − (1−confidence)/2,
+//
+//	centre = (p̂ + z²/2n) / (1 + z²/n)
+//	half   = z/(1 + z²/n) · √(p̂(1−p̂)/n + z²/4n²)
+//
+// and the interval is [centre − half, centre + half], inside [0, 1]; it is
+// exactly 0 below when successes = 0 and exactly 1 above when successes = n.
+// Unlike the normal ("Wald") interval it stays sensible for small n and for
+// shares near 0 or 1, which is where compliance targets live.
+//
+// n = 0 gives the uninformative interval [0, 1]. Wilson panics when
+// successes is outside [0, n] or confidence outside (0, 1): those are
+// programming errors, and [Analyze] checks its points before calling it.
+func Wilson(successes, n int, confidence float64) (lo, hi float64) {
+	if n < 0 || successes < 0 || successes > n {
+		panic(fmt.Sprintf("curve.Wilson: %d successes of %d trials", successes, n))
+	}
+	if !(confidence > 0 && confidence < 1) {
+		panic(fmt.Sprintf("curve.Wilson: confidence %v outside (0, 1)", confidence))
+	}
+	if n == 0 {
+		return 0, 1
+	}
+	z := distuv.UnitNormal.Quantile(1 - (1-confidence)/2)
+	nf := float64(n)
+	p := float64(successes) / nf
+	z2n := z * z / nf
+	centre := (p + z2n/2) / (1 + z2n)
+	half := z / (1 + z2n) * math.Sqrt(p*(1-p)/nf+z2n/(4*nf))
+	lo, hi = math.Max(0, centre-half), math.Min(1, centre+half)
+	if successes == 0 {
+		lo = 0
+	}
+	if successes == n {
+		hi = 1
+	}
+	return lo, hi
+}
