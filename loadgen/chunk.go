@@ -1,0 +1,399 @@
+package loadgen
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// chunkInfo is what one SSE data payload tells the client.
+type chunkInfo struct {
+	choices    bool   // a choices array with at least one entry (first_event)
+	output     bool   // some choice carries output: text, content, reasoning or a tool call
+	finish     []byte // the last non-empty finish_reason, raw (a slice of the payload)
+	usageSet   bool   // a non-null usage object
+	prompt     int    // usage.prompt_tokens
+	completion int    // usage.completion_tokens
+	isError    bool   // a non-null "error" member, or "object":"error"
+	errRaw     []byte // the raw "error" value
+}
+
+// parseChunk reads the members the client needs from a streamed completion chunk, validating
+// the whole payload as JSON, without allocating.
+//
+// encoding/json into a small struct was measured at about 6 µs and 8 allocations per chunk
+// (validation pass, decode state, parse stack); this scanner does the same job in a single pass.
+// Keys are matched exactly (encoding/json also accepts other letter cases; OpenAI-compatible
+// servers send lower case). The members it reads must have the OpenAI types (choices an array,
+// delta and usage objects, finish_reason a string, token counts integers), else the chunk is
+// malformed; any value counts as output when it is not null, "", [] or {}.
+func parseChunk(b []byte, ci *chunkInfo) error {
+	*ci = chunkInfo{}
+	s := jscan{b: b}
+	s.ws()
+	if s.peek() != '{' {
+		return s.fail("a JSON object")
+	}
+	err := s.object(func(key []byte) error {
+		switch string(key) {
+		case "choices":
+			return s.choices(ci)
+		case "usage":
+			return s.usage(ci)
+		case "error":
+			start := s.i
+			if _, err := s.value(); err != nil {
+				return err
+			}
+			if string(s.b[start:s.i]) != "null" {
+				ci.isError, ci.errRaw = true, s.b[start:s.i]
+			}
+			return nil
+		case "object":
+			if s.peek() == '"' {
+				raw, err := s.str()
+				ci.isError = ci.isError || string(raw) == "error"
+				return err
+			}
+		}
+		_, err := s.value()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.ws()
+	if s.i != len(s.b) {
+		return s.fail("the end of the data after the JSON object")
+	}
+	return nil
+}
+
+func (s *jscan) choices(ci *chunkInfo) error {
+	switch s.peek() {
+	case 'n':
+		return s.literal("null")
+	case '[':
+	default:
+		return s.fail("choices to be an array")
+	}
+	return s.array(func() error {
+		ci.choices = true
+		switch s.peek() {
+		case 'n':
+			return s.literal("null")
+		case '{':
+		default:
+			return s.fail("a choice object")
+		}
+		return s.object(func(key []byte) error {
+			switch string(key) {
+			case "text":
+				return s.output(ci)
+			case "delta":
+				switch s.peek() {
+				case 'n':
+					return s.literal("null")
+				case '{':
+				default:
+					return s.fail("delta to be an object")
+				}
+				return s.object(func(key []byte) error {
+					switch string(key) {
+					case "content", "reasoning_content", "reasoning", "tool_calls":
+						return s.output(ci)
+					}
+					_, err := s.value()
+					return err
+				})
+			case "finish_reason":
+				switch s.peek() {
+				case 'n':
+					return s.literal("null")
+				case '"':
+					raw, err := s.str()
+					if len(raw) > 0 {
+						ci.finish = raw
+					}
+					return err
+				}
+				return s.fail("finish_reason to be a string")
+			}
+			_, err := s.value()
+			return err
+		})
+	})
+}
+
+func (s *jscan) output(ci *chunkInfo) error {
+	nonEmpty, err := s.value()
+	ci.output = ci.output || nonEmpty
+	return err
+}
+
+func (s *jscan) usage(ci *chunkInfo) error {
+	switch s.peek() {
+	case 'n':
+		return s.literal("null")
+	case '{':
+	default:
+		return s.fail("usage to be an object")
+	}
+	ci.usageSet = true
+	return s.object(func(key []byte) error {
+		var dst *int
+		switch string(key) {
+		case "prompt_tokens":
+			dst = &ci.prompt
+		case "completion_tokens":
+			dst = &ci.completion
+		default:
+			_, err := s.value()
+			return err
+		}
+		if s.peek() == 'n' {
+			return s.literal("null")
+		}
+		start := s.i
+		if err := s.number(); err != nil {
+			return err
+		}
+		n, err := strconv.Atoi(string(s.b[start:s.i]))
+		if err != nil {
+			return fmt.Errorf("%s is not an integer: %q", key, s.b[start:s.i])
+		}
+		*dst = n
+		return nil
+	})
+}
+
+// maxDepth bounds the nesting the scanner follows (encoding/json allows 10000).
+const maxDepth = 10000
+
+// jscan is a minimal validating JSON scanner over one payload.
+type jscan struct {
+	b     []byte
+	i     int
+	depth int
+}
+
+func (s *jscan) fail(want string) error {
+	if s.i >= len(s.b) {
+		return fmt.Errorf("unexpected end of JSON, want %s", want)
+	}
+	return fmt.Errorf("invalid JSON at byte %d (%q), want %s", s.i, s.b[s.i], want)
+}
+
+func (s *jscan) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *jscan) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// value consumes any JSON value (after optional whitespace). nonEmpty is false for null, "", []
+// and {}.
+func (s *jscan) value() (nonEmpty bool, err error) {
+	s.ws()
+	switch c := s.peek(); {
+	case c == '"':
+		raw, err := s.str()
+		return len(raw) > 0, err
+	case c == '{':
+		err := s.object(func([]byte) error {
+			nonEmpty = true
+			_, err := s.value()
+			return err
+		})
+		return nonEmpty, err
+	case c == '[':
+		err := s.array(func() error {
+			nonEmpty = true
+			_, err := s.value()
+			return err
+		})
+		return nonEmpty, err
+	case c == 't':
+		return true, s.literal("true")
+	case c == 'f':
+		return true, s.literal("false")
+	case c == 'n':
+		return false, s.literal("null")
+	case c == '-' || ('0' <= c && c <= '9'):
+		return true, s.number()
+	}
+	return false, s.fail("a value")
+}
+
+// object consumes an object; member is called with s at each member's value and must consume it.
+func (s *jscan) object(member func(key []byte) error) error {
+	if s.depth++; s.depth > maxDepth {
+		return s.fail("less nesting")
+	}
+	defer func() { s.depth-- }()
+	s.i++ // '{'
+	s.ws()
+	if s.peek() == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		s.ws()
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		s.ws()
+		if s.peek() != ':' {
+			return s.fail("':'")
+		}
+		s.i++
+		s.ws()
+		if err := member(key); err != nil {
+			return err
+		}
+		s.ws()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return nil
+		default:
+			return s.fail("',' or '}'")
+		}
+	}
+}
+
+// array consumes an array; elem is called with s at each element and must consume it.
+func (s *jscan) array(elem func() error) error {
+	if s.depth++; s.depth > maxDepth {
+		return s.fail("less nesting")
+	}
+	defer func() { s.depth-- }()
+	s.i++ // '['
+	s.ws()
+	if s.peek() == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		s.ws()
+		if err := elem(); err != nil {
+			return err
+		}
+		s.ws()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return nil
+		default:
+			return s.fail("',' or ']'")
+		}
+	}
+}
+
+// str consumes a string and returns its raw content (escapes not decoded). Raw content is
+// non-empty exactly when the decoded string is.
+func (s *jscan) str() ([]byte, error) {
+	if s.peek() != '"' {
+		return nil, s.fail("a string")
+	}
+	s.i++
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			raw := s.b[start:s.i]
+			s.i++
+			return raw, nil
+		case c == '\\':
+			s.i++
+			switch s.peek() {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i++
+			case 'u':
+				s.i++
+				for k := 0; k < 4; k++ {
+					if !isHex(s.peek()) {
+						return nil, s.fail("a hex digit")
+					}
+					s.i++
+				}
+			default:
+				return nil, s.fail("an escape")
+			}
+		case c < 0x20:
+			return nil, s.fail("no control character in a string")
+		default:
+			s.i++
+		}
+	}
+	return nil, s.fail(`'"'`)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// number consumes -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *jscan) number() error {
+	if s.peek() == '-' {
+		s.i++
+	}
+	switch c := s.peek(); {
+	case c == '0':
+		s.i++
+	case '1' <= c && c <= '9':
+		s.digits()
+	default:
+		return s.fail("a digit")
+	}
+	if s.peek() == '.' {
+		s.i++
+		if !isDigit(s.peek()) {
+			return s.fail("a digit")
+		}
+		s.digits()
+	}
+	if c := s.peek(); c == 'e' || c == 'E' {
+		s.i++
+		if c := s.peek(); c == '+' || c == '-' {
+			s.i++
+		}
+		if !isDigit(s.peek()) {
+			return s.fail("a digit")
+		}
+		s.digits()
+	}
+	return nil
+}
+
+func (s *jscan) digits() {
+	for isDigit(s.peek()) {
+		s.i++
+	}
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func (s *jscan) literal(lit string) error {
+	if len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
+		s.i += len(lit)
+		return nil
+	}
+	return s.fail(lit)
+}

@@ -1,0 +1,218 @@
+package loadgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// refChunk is the reference decoding of a chunk with encoding/json (what parseChunk replaced for
+// speed); the tests check that both agree.
+type refChunk struct {
+	Choices []struct {
+		Text  refNonEmpty `json:"text"`
+		Delta struct {
+			Content          refNonEmpty `json:"content"`
+			ReasoningContent refNonEmpty `json:"reasoning_content"`
+			Reasoning        refNonEmpty `json:"reasoning"`
+			ToolCalls        refNonEmpty `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Error  json.RawMessage `json:"error"`
+	Object json.RawMessage `json:"object"`
+}
+
+type refNonEmpty bool
+
+func (n *refNonEmpty) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	empty := string(b) == "null" || string(b) == `""` ||
+		((b[0] == '[' || b[0] == '{') && len(bytes.TrimSpace(b[1:len(b)-1])) == 0)
+	*n = refNonEmpty(!empty)
+	return nil
+}
+
+// refInfo decodes b with encoding/json into a chunkInfo.
+func refInfo(b []byte) (chunkInfo, error) {
+	var c refChunk
+	var u struct {
+		Usage *struct {
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return chunkInfo{}, err
+	}
+	if err := json.Unmarshal(b, &u); err != nil {
+		return chunkInfo{}, err
+	}
+	ci := chunkInfo{choices: len(c.Choices) > 0}
+	for _, ch := range c.Choices {
+		ci.output = ci.output || bool(ch.Text) || bool(ch.Delta.Content) || bool(ch.Delta.ReasoningContent) ||
+			bool(ch.Delta.Reasoning) || bool(ch.Delta.ToolCalls)
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			ci.finish = []byte(*ch.FinishReason)
+		}
+	}
+	if u.Usage != nil {
+		ci.usageSet, ci.prompt, ci.completion = true, u.Usage.PromptTokens, u.Usage.CompletionTokens
+	}
+	if c.Error != nil && string(c.Error) != "null" {
+		ci.isError, ci.errRaw = true, c.Error
+	}
+	ci.isError = ci.isError || string(c.Object) == `"error"`
+	return ci, nil
+}
+
+func sameInfo(a, b chunkInfo) bool {
+	return a.choices == b.choices && a.output == b.output && bytes.Equal(a.finish, b.finish) &&
+		a.usageSet == b.usageSet && a.prompt == b.prompt && a.completion == b.completion && a.isError == b.isError
+}
+
+func (ci chunkInfo) String() string {
+	return fmt.Sprintf("{choices:%v output:%v finish:%q usage:%v %d/%d error:%v}", ci.choices, ci.output, ci.finish,
+		ci.usageSet, ci.prompt, ci.completion, ci.isError)
+}
+
+var chunkCorpus = []string{
+	`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`,
+	`{"id":"c","choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}],"usage":null}`,
+	`{"choices":[{"index":0,"delta":{"content":" wor\u00e9ld \"q\" \\ \n"},"finish_reason":"stop","stop_reason":null}]}`,
+	`{"choices":[{"index":0,"text":"once","logprobs":{"tokens":["once"],"top_logprobs":[{"a":-0.5e-3}]},"finish_reason":"length"}]}`,
+	`{"choices":[],"usage":{"prompt_tokens":12,"total_tokens":40,"completion_tokens":28,"prompt_tokens_details":{"cached_tokens":8}}}`,
+	`{"choices":[{"delta":{"reasoning_content":"hm"}}]}`,
+	`{"choices":[{"delta":{"reasoning":"so"}}]}`,
+	`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call","type":"function","function":{"name":"f","arguments":""}}]}}]}`,
+	`{"choices":[{"delta":{"tool_calls":[ ],"content":null}}]}`,
+	`{"choices":[{"delta":{}},{"delta":{"content":"x"},"finish_reason":"stop"}]}`,
+	`{"choices":[null]}`,
+	`{"choices":null,"usage":{"prompt_tokens":null,"completion_tokens":3}}`,
+	`{"error":{"message":"boom","type":"x","code":500}}`,
+	`{"error":"plain"}`,
+	`{"error":null,"choices":[{"text":""}]}`,
+	`{"object":"error","message":"too long"}`,
+	` { "choices" : [ { "delta" : { "content" : "x" } } ] } `,
+	`{"choices":[{"delta":{"content":[{"type":"text","text":"x"}]}}]}`,
+	`{"choices":[{"text":true}],"n":-0.0E+5,"t":[false,null,{}]}`,
+}
+
+var malformedChunks = []string{
+	``, `null`, `[]`, `{`, `{"choices":[{"delta":`, `{"choices":[}`, `{"a":1,}`, `{"a" 1}`, `{"a":01}`, `{"a":1.}`,
+	`{"a":.5}`, `{"a":-}`, `{"a":1e}`, `{"a":tru}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\x01\"}", `{"a":"x}`,
+	`{} {}`, `{}x`, `{"choices":{}}`, `{"choices":[1]}`, `{"choices":[{"delta":"x"}]}`,
+	`{"choices":[{"finish_reason":5}]}`, `{"usage":[]}`, `{"usage":{"completion_tokens":1.5}}`,
+	`{"usage":{"completion_tokens":99999999999999999999}}`, `{'a':1}`,
+}
+
+func TestParseChunkAgreesWithEncodingJSON(t *testing.T) {
+	for _, in := range chunkCorpus {
+		var got chunkInfo
+		err := parseChunk([]byte(in), &got)
+		want, refErr := refInfo([]byte(in))
+		if err != nil || refErr != nil {
+			t.Errorf("%s: parseChunk error %v, encoding/json error %v", in, err, refErr)
+			continue
+		}
+		if !sameInfo(got, want) {
+			t.Errorf("%s:\n got %v\nwant %v", in, got, want)
+		}
+	}
+	for _, in := range malformedChunks {
+		var got chunkInfo
+		if err := parseChunk([]byte(in), &got); err == nil {
+			t.Errorf("%q: no error", in)
+		}
+	}
+}
+
+func TestParseChunkAllocatesNothing(t *testing.T) {
+	b := []byte(chunkCorpus[2])
+	var ci chunkInfo
+	if n := testing.AllocsPerRun(100, func() { _ = parseChunk(b, &ci) }); n != 0 {
+		t.Errorf("%v allocations per chunk", n)
+	}
+}
+
+// FuzzParseChunk: parseChunk never accepts invalid JSON, never panics, and agrees with the
+// encoding/json reference wherever the two are meant to agree (lower-case keys, no escapes that
+// could hide a key, no duplicate keys, a top-level object).
+func FuzzParseChunk(f *testing.F) {
+	for _, s := range append(chunkCorpus, malformedChunks...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var got chunkInfo
+		err := parseChunk(b, &got)
+		if err == nil && !json.Valid(b) {
+			t.Fatalf("accepted invalid JSON %q", b)
+		}
+		if bytes.ContainsFunc(b, unicode.IsUpper) || bytes.ContainsRune(b, '\\') || hasDuplicateKeys(b) {
+			return
+		}
+		want, refErr := refInfo(b)
+		topObject := bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{"))
+		switch {
+		case refErr != nil && err == nil:
+			t.Fatalf("%q: accepted, encoding/json says %v", b, refErr)
+		case refErr == nil && err != nil && topObject:
+			t.Fatalf("%q: rejected (%v), encoding/json accepts it", b, err)
+		case err == nil && !sameInfo(got, want):
+			t.Fatalf("%q:\n got %v\nwant %v", b, got, want)
+		}
+	})
+}
+
+// hasDuplicateKeys reports a key repeated within one object (where encoding/json's last-wins
+// and parseChunk's any-occurrence differ), or invalid JSON.
+func hasDuplicateKeys(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type frame struct {
+		obj    bool
+		keys   map[string]bool
+		expKey bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return !strings.Contains(err.Error(), "EOF") || len(stack) > 0
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.obj && top.expKey {
+			if k, ok := tok.(string); ok {
+				if top.keys[k] {
+					return true
+				}
+				top.keys[k] = true
+				top.expKey = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			if top != nil && top.obj {
+				top.expKey = true
+			}
+			stack = append(stack, &frame{obj: true, keys: map[string]bool{}, expKey: true})
+		case json.Delim('['):
+			if top != nil && top.obj {
+				top.expKey = true
+			}
+			stack = append(stack, &frame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		default:
+			if top != nil && top.obj {
+				top.expKey = true
+			}
+		}
+	}
+}

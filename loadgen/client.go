@@ -1,0 +1,523 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/workloads"
+)
+
+// Connection-pool sizing.
+const (
+	// DefaultUncappedIdleConns is the idle-connection pool size when the concurrency is not
+	// capped: enough to keep every stream's connection alive for reuse at any practical load.
+	DefaultUncappedIdleConns = 4096
+	// idleHeadroom is added to a capped pool for the preflight and GET /models requests.
+	idleHeadroom = 2
+)
+
+// Client sends streaming requests to one target. It is safe for concurrent use by many
+// requests; ResolveModel must not run concurrently with Do.
+//
+// Why the stream is not read with go-openai's ChatCompletionStream (v1.43.0, checked in the
+// module cache and pinned by TestGoOpenAIStreamReaderCannotTellDoneFromEOF):
+//   - its RecvRaw returns io.EOF both after "data: [DONE]" and when the connection ends without
+//     it, so a truncated stream would pass as complete;
+//   - it fails a stream after 300 consecutive non-data lines, and SSE keep-alive comments sent
+//     during a long prefill count towards that;
+//   - a `data: {"error":…}` line is only reported once a further line arrives;
+//   - the request path rejects some model names and max_tokens for "reasoning" model names,
+//     which says nothing about a self-hosted deployment, and cannot merge an extra body.
+//
+// So the client builds the request body itself (with --extra-body merged member by member, no
+// re-encoding of the prompt) and reads the SSE lines with its own minimal reader; go-openai is
+// used where it is correct: GET /models and the OpenAI error-body types.
+type Client struct {
+	target   Target
+	model    string
+	url      string // full URL of the endpoint, query kept
+	header   http.Header
+	hc       *http.Client // no Timeout: deadlines are per request, from sent
+	tr       *http.Transport
+	oa       *openai.Client
+	redact   redactor
+	bodyPlan bodyPlan
+}
+
+// NewClient validates t and builds a client whose connection pool is sized to maxConcurrency
+// (0 = not capped).
+func NewClient(t Target, maxConcurrency int) (*Client, error) {
+	if errs := t.Validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("target: %w", errors.Join(errs...))
+	}
+	if maxConcurrency < 0 {
+		return nil, fmt.Errorf("--max-concurrency must be >= 0, got %d", maxConcurrency)
+	}
+	idle := DefaultUncappedIdleConns
+	if maxConcurrency > 0 {
+		idle = maxConcurrency + idleHeadroom
+	}
+	tr := &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: (&net.Dialer{
+			Timeout:   30 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: t.Insecure}, //nolint:gosec // the user asked for it
+		TLSHandshakeTimeout: 10 * time.Second,
+		// Keep one idle connection per possible stream so that a finished stream's connection is
+		// reused by the next request instead of paying a new handshake inside its TTFT.
+		MaxIdleConns:        idle,
+		MaxIdleConnsPerHost: idle,
+		// MaxConnsPerHost stays 0 (no cap) on purpose: the gate already bounds concurrency, and
+		// a cap here would queue requests inside the transport after `sent`, so client waiting
+		// would be counted as server latency.
+		IdleConnTimeout: 90 * time.Second,
+		// Compressed streams would be buffered by the decompressor, delaying chunk arrival.
+		DisableCompression: true,
+		// HTTP/1.1, one connection per stream, as vLLM's benchmark client does: HTTP/2 would
+		// multiplex every stream over one TCP connection and its flow control.
+		ForceAttemptHTTP2: false,
+	}
+	base, err := url.Parse(t.BaseURL)
+	if err != nil {
+		return nil, errors.New("--base-url is not a valid URL") // unreachable after Validate
+	}
+	endpoint := *base
+	endpoint.Path = strings.TrimRight(base.Path, "/") + t.Endpoint.path()
+	endpoint.RawPath = ""
+
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	if t.APIKey != "" {
+		h.Set("Authorization", "Bearer "+t.APIKey)
+	}
+	for k, vs := range t.Headers {
+		h.Del(k)
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+
+	plan, err := newBodyPlan(t.ExtraBody)
+	if err != nil {
+		return nil, fmt.Errorf("--extra-body: %w", err)
+	}
+	hc := &http.Client{Transport: tr}
+	c := &Client{
+		target: t, model: t.Model, url: endpoint.String(), header: h, hc: hc, tr: tr,
+		redact: newRedactor(t), bodyPlan: plan,
+	}
+	// go-openai builds "<BaseURL>/models" by string concatenation, so it gets the base URL
+	// without its query; the doer below adds the query and the extra headers back.
+	noQuery := *base
+	noQuery.RawQuery = ""
+	cfg := openai.DefaultConfig(t.APIKey)
+	cfg.BaseURL = noQuery.String()
+	cfg.HTTPClient = extrasDoer{hc: hc, query: base.Query(), header: t.Headers}
+	c.oa = openai.NewClientWithConfig(cfg)
+	return c, nil
+}
+
+// extrasDoer adds the base URL's query and the target's headers to go-openai's requests.
+type extrasDoer struct {
+	hc     *http.Client
+	query  url.Values
+	header http.Header
+}
+
+func (d extrasDoer) Do(req *http.Request) (*http.Response, error) {
+	if len(d.query) > 0 {
+		q := req.URL.Query()
+		for k, vs := range d.query {
+			q[k] = append(q[k], vs...)
+		}
+		req.URL.RawQuery = q.Encode()
+	}
+	for k, vs := range d.header {
+		req.Header.Del(k)
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	return d.hc.Do(req)
+}
+
+// Close releases the client's idle connections.
+func (c *Client) Close() { c.tr.CloseIdleConnections() }
+
+// Model is the model requests name ("" until set or resolved).
+func (c *Client) Model() string { return c.model }
+
+// ResolveModel returns the target's model; when none was given it asks GET /models, takes the
+// first id and uses it from then on. It must not run concurrently with Do.
+func (c *Client) ResolveModel(ctx context.Context) (string, error) {
+	if c.model != "" {
+		return c.model, nil
+	}
+	ids, err := c.listModels(ctx)
+	if err != nil {
+		return "", fmt.Errorf("choose a model: %w", err)
+	}
+	if len(ids) == 0 {
+		return "", fmt.Errorf("choose a model: GET %s/models lists no models; pass --model", SanitizeURL(c.target.BaseURL))
+	}
+	c.model = ids[0]
+	return c.model, nil
+}
+
+// listModels returns the ids of GET /models, with errors cleaned of secrets.
+func (c *Client) listModels(ctx context.Context) ([]string, error) {
+	list, err := c.oa.ListModels(ctx)
+	if err != nil {
+		return nil, c.describeModelsError(err)
+	}
+	ids := make([]string, 0, len(list.Models))
+	for _, m := range list.Models {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil
+}
+
+// modelsStatus is the HTTP status of a failed GET /models (0 when there was no answer).
+func modelsStatus(err error) int {
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.status
+	}
+	return 0
+}
+
+// statusError is a non-2xx answer, with the server's message, already cleaned of secrets.
+type statusError struct {
+	status int
+	msg    string
+}
+
+func (e *statusError) Error() string {
+	s := "HTTP " + strconv.Itoa(e.status)
+	if t := http.StatusText(e.status); t != "" {
+		s += " " + t
+	}
+	if e.msg != "" {
+		s += ": " + e.msg
+	}
+	return s
+}
+
+// describeModelsError gives a failed GET /models the same actionable messages as Preflight: it
+// is the first request a run makes when no --model is given.
+func (c *Client) describeModelsError(err error) error {
+	base := SanitizeURL(c.target.BaseURL)
+	where := "GET " + base + "/models"
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	var se *statusError
+	switch {
+	case errors.As(err, &apiErr):
+		se = &statusError{apiErr.HTTPStatusCode, c.redact.clean(apiErr.Message)}
+	case errors.As(err, &reqErr):
+		se = &statusError{reqErr.HTTPStatusCode, c.redact.clean(serverMessage(reqErr.Body))}
+	default:
+		return c.unreachable(base, err)
+	}
+	if se.status == http.StatusUnauthorized || se.status == http.StatusForbidden {
+		return fmt.Errorf("%w (HTTP %d from %s): check --api-key or OPENAI_API_KEY%s", ErrUnauthorized, se.status, where, suffix(se.msg))
+	}
+	return fmt.Errorf("%s: %w", where, se)
+}
+
+// Preflight errors, for errors.Is.
+var (
+	ErrUnreachable    = errors.New("target unreachable")
+	ErrUnauthorized   = errors.New("unauthorised")
+	ErrModelNotServed = errors.New("model not served")
+)
+
+// PreflightRequest is a small request for Preflight that shares no prefix with a typical
+// workload, so it does not warm the server's prefix cache for the measured requests.
+func PreflightRequest() workloads.Request {
+	return workloads.Request{Prompt: "Reply with the word ready.", InputTokens: 5, MaxTokens: preflightMaxTokens}
+}
+
+const preflightMaxTokens = 4
+
+// PreflightTimeout bounds Preflight when the target has no shorter --timeout.
+const PreflightTimeout = 30 * time.Second
+
+// Preflight sends one small streaming request (req with max_tokens capped at 4 and no quality
+// check) and turns any failure into an actionable message; it also leaves a warm keep-alive
+// connection in the pool. Pass PreflightRequest() unless the first measured request should be
+// sent as is (it would warm the prefix cache for that prompt). The error wraps ErrUnreachable,
+// ErrUnauthorized or ErrModelNotServed when one of those is the cause.
+func (c *Client) Preflight(ctx context.Context, req workloads.Request) error {
+	req.Expect = nil
+	if req.MaxTokens <= 0 || req.MaxTokens > preflightMaxTokens {
+		req.MaxTokens = preflightMaxTokens
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, PreflightTimeout, &stopCause{fmt.Sprintf(
+		"no complete answer within %v: is the server overloaded or still loading the model?", PreflightTimeout)})
+	defer cancel()
+	base := SanitizeURL(c.target.BaseURL)
+	t0 := time.Now()
+	rec := records.NewRecord(0, -1, 0)
+	res := c.do(ctx, t0, &req, &rec)
+	switch {
+	case res.transport != nil:
+		return c.unreachable(base, res.transport)
+	case res.status == http.StatusUnauthorized || res.status == http.StatusForbidden:
+		return fmt.Errorf("%w (HTTP %d from %s): check --api-key or OPENAI_API_KEY%s",
+			ErrUnauthorized, res.status, base, suffix(res.serverMsg))
+	case res.status == http.StatusNotFound || res.status == http.StatusBadRequest || res.status == http.StatusUnprocessableEntity:
+		return c.explainNotFound(ctx, base, res)
+	case res.status >= 300 || res.status < 200:
+		return fmt.Errorf("preflight request to %s failed: %s", c.endpointForMessages(), rec.Error)
+	case rec.Outcome != records.OK:
+		return fmt.Errorf("preflight request to %s failed (%s): %s", c.endpointForMessages(), rec.Outcome, rec.Error)
+	}
+	return nil
+}
+
+func suffix(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	return " (server said: " + msg + ")"
+}
+
+func (c *Client) endpointForMessages() string {
+	return SanitizeURL(c.url)
+}
+
+func (c *Client) unreachable(base string, err error) error {
+	var dnsErr *net.DNSError
+	var tlsErr *tls.CertificateVerificationError
+	var recErr tls.RecordHeaderError
+	switch {
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"): // net/http's own text
+		return fmt.Errorf("%w: cannot reach %s: the server does not speak TLS — use http:// in --base-url", ErrUnreachable, base)
+	case isConnRefused(err):
+		return fmt.Errorf("%w: cannot reach %s: connection refused — is the server running?", ErrUnreachable, base)
+	case errors.As(err, &dnsErr):
+		return fmt.Errorf("%w: cannot reach %s: cannot resolve host %q — check --base-url", ErrUnreachable, base, dnsErr.Name)
+	case errors.As(err, &tlsErr):
+		return fmt.Errorf("%w: cannot reach %s: TLS certificate not trusted (%s) — for a self-signed certificate, skip verification (Target.Insecure)",
+			ErrUnreachable, base, c.redact.clean(tlsErr.Err.Error()))
+	case errors.As(err, &recErr):
+		return fmt.Errorf("%w: cannot reach %s: the server does not speak TLS — use http:// in --base-url", ErrUnreachable, base)
+	}
+	return fmt.Errorf("%w: cannot reach %s: %s", ErrUnreachable, base, c.redact.clean(describeTransportError(err)))
+}
+
+// explainNotFound tells a missing model from a wrong URL or endpoint by asking GET /models.
+func (c *Client) explainNotFound(ctx context.Context, base string, res doResult) error {
+	ids, err := c.listModels(ctx)
+	if err != nil {
+		if modelsStatus(err) == http.StatusNotFound && res.status == http.StatusNotFound {
+			return fmt.Errorf("HTTP 404 from %s and from %s/models: is --base-url right? It usually ends in /v1", c.endpointForMessages(), base)
+		}
+		return fmt.Errorf("preflight request to %s failed: HTTP %d%s (and listing models failed too: %w)",
+			c.endpointForMessages(), res.status, suffix(res.serverMsg), err)
+	}
+	served := false
+	for _, id := range ids {
+		served = served || id == c.model
+	}
+	if !served {
+		list := strings.Join(ids, ", ")
+		if list == "" {
+			list = "(none)"
+		}
+		return fmt.Errorf("%w: model %q not served; GET %s/models lists: %s", ErrModelNotServed, c.model, base, list)
+	}
+	if res.status == http.StatusNotFound {
+		return fmt.Errorf("HTTP 404 from %s although model %q is served: does the server support --endpoint %s?%s",
+			c.endpointForMessages(), c.model, c.target.Endpoint, suffix(res.serverMsg))
+	}
+	return fmt.Errorf("preflight request to %s rejected: HTTP %d%s", c.endpointForMessages(), res.status, suffix(res.serverMsg))
+}
+
+// bodyPlan is --extra-body prepared once: which of our members it overrides, the raw text of its
+// members, and the merged stream_options object.
+type bodyPlan struct {
+	override      map[string]bool
+	tail          []byte // `,"key":value` for every extra member except stream_options
+	streamOptions []byte // our {"include_usage":true} with extra stream_options members merged in
+}
+
+func newBodyPlan(extra []byte) (bodyPlan, error) {
+	p := bodyPlan{streamOptions: []byte(`{"include_usage":true}`)}
+	if len(bytes.TrimSpace(extra)) == 0 {
+		return p, nil
+	}
+	members, keys, err := parseExtraBody(extra)
+	if err != nil {
+		return p, err
+	}
+	p.override = keys
+	for _, m := range members {
+		if string(m[0]) == `"stream_options"` {
+			// One level deep: the user's options are added to include_usage (and may override it).
+			so, soKeys, err := parseExtraBody(m[1])
+			if err != nil {
+				return p, fmt.Errorf("stream_options: %w", err)
+			}
+			b := []byte{'{'}
+			if !soKeys["include_usage"] {
+				b = append(b, `"include_usage":true`...)
+			}
+			for _, sm := range so {
+				if len(b) > 1 {
+					b = append(b, ',')
+				}
+				b = append(b, sm[0]...)
+				b = append(b, ':')
+				b = append(b, sm[1]...)
+			}
+			p.streamOptions = append(b, '}')
+			continue
+		}
+		p.tail = append(p.tail, ',')
+		p.tail = append(p.tail, m[0]...)
+		p.tail = append(p.tail, ':')
+		p.tail = append(p.tail, m[1]...)
+	}
+	delete(p.override, "stream_options") // merged, emitted in our place
+	return p, nil
+}
+
+// body encodes one request: our members in a fixed order, skipping those --extra-body
+// overrides, then the extra members. No reflection, and the prompt is escaped exactly once.
+func (c *Client) body(req *workloads.Request) []byte {
+	p := &c.bodyPlan
+	size := len(req.Prompt) + len(p.tail) + 160
+	for _, m := range req.Messages {
+		size += len(m.Content) + 32
+	}
+	b := make([]byte, 0, size+size/16)
+	b = append(b, '{')
+	sep := func(key string) {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, key...)
+		b = append(b, '"', ':')
+	}
+	if c.model != "" && !p.override["model"] {
+		sep("model")
+		b = appendJSONString(b, c.model)
+	}
+	if c.target.Endpoint == Chat {
+		if !p.override["messages"] {
+			sep("messages")
+			b = append(b, '[')
+			if len(req.Messages) == 0 {
+				b = append(b, `{"role":"user","content":`...)
+				b = appendJSONString(b, req.Prompt)
+				b = append(b, '}')
+			}
+			for i, m := range req.Messages {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"role":`...)
+				b = appendJSONString(b, m.Role)
+				b = append(b, `,"content":`...)
+				b = appendJSONString(b, m.Content)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+	} else if !p.override["prompt"] {
+		sep("prompt")
+		b = appendJSONString(b, completionPrompt(req))
+	}
+	if req.MaxTokens > 0 && !p.override["max_tokens"] {
+		sep("max_tokens")
+		b = strconv.AppendInt(b, int64(req.MaxTokens), 10)
+	}
+	if !p.override["stream"] {
+		sep("stream")
+		b = append(b, "true"...)
+	}
+	sep("stream_options")
+	b = append(b, p.streamOptions...)
+	if len(b) == 1 && len(p.tail) > 0 {
+		b = append(b, p.tail[1:]...) // every member overridden: drop the leading comma
+	} else {
+		b = append(b, p.tail...)
+	}
+	return append(b, '}')
+}
+
+// completionPrompt is the prompt sent to /completions: Prompt, or the messages' contents joined
+// by blank lines when the request only has messages.
+func completionPrompt(req *workloads.Request) string {
+	if req.Prompt != "" || len(req.Messages) == 0 {
+		return req.Prompt
+	}
+	parts := make([]string, len(req.Messages))
+	for i, m := range req.Messages {
+		parts[i] = m.Content
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD (so the body is
+// always valid JSON); unlike encoding/json, <, > and & are left as they are.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,417 @@
+package loadgen
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/workloads"
+)
+
+// errRequestTimeout is the cause of a request context whose --timeout passed.
+var errRequestTimeout = errors.New("request timeout")
+
+// stopCause is a cancellation cause whose text goes into the records of the requests it stops.
+type stopCause struct{ msg string }
+
+func (s *stopCause) Error() string { return s.msg }
+
+const (
+	readerSize     = 16 << 10 // bufio size for SSE lines; longer lines are assembled
+	maxLineLen     = 8 << 20  // a longer SSE line is a broken stream, not a chunk
+	maxErrorBody   = 64 << 10 // how much of a non-2xx body is read for its message
+	maxDrainBytes  = 64 << 10 // how much is read after [DONE] to let the connection be reused
+	drainWait      = 250 * time.Millisecond
+	itlPreallocCap = 1024
+)
+
+var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readerSize) }}
+
+// doResult is what Preflight needs beyond the record.
+type doResult struct {
+	status    int    // HTTP status, 0 if none came
+	serverMsg string // the server's error message for a non-2xx status, cleaned
+	transport error  // set when no HTTP answer came at all (dial, TLS, reset before headers)
+}
+
+// Do sends req as one streaming request and fills rec from Sent on (the caller owns Planned,
+// Dispatched and Slot): the timestamps of METRICS.md as time.Since(t0) taken right after each
+// SSE line is read, the chunk gaps, token counts and their source, finish reason, HTTP status,
+// outcome, a bounded error text free of secrets, and the quality check. rec should come from
+// records.NewRecord. ctx cancellation makes the request canceled, with the cause's text.
+func (c *Client) Do(ctx context.Context, t0 time.Time, req *workloads.Request, rec *records.Record) {
+	c.do(ctx, t0, req, rec)
+}
+
+func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, rec *records.Record) doResult {
+	var res doResult
+	body := c.body(req)
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil { // only an invalid method or URL, both fixed and validated
+		rec.Outcome, rec.Error = records.StreamError, c.redact.clean("build request: "+err.Error())
+		return res
+	}
+	hreq.Header = c.header.Clone()
+
+	sentAt := time.Now()
+	var rctx context.Context
+	var cancel context.CancelFunc
+	if c.target.Timeout > 0 {
+		rctx, cancel = context.WithDeadlineCause(ctx, sentAt.Add(c.target.Timeout), errRequestTimeout)
+	} else {
+		rctx, cancel = context.WithCancel(ctx)
+	}
+	defer cancel()
+	hreq = hreq.WithContext(rctx)
+	rec.Sent = sentAt.Sub(t0)
+	resp, err := c.hc.Do(hreq)
+	if err != nil {
+		rec.End = time.Since(t0)
+		if rctx.Err() != nil {
+			rec.Outcome, rec.Error = c.ctxFailure(rctx)
+			return res
+		}
+		rec.Outcome = records.StreamError
+		rec.Error = c.redact.clean("no response: " + describeTransportError(err))
+		res.transport = err
+		return res
+	}
+	defer resp.Body.Close()
+	rec.HTTPStatus = resp.StatusCode
+	res.status = resp.StatusCode
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // a short read still has the status
+		rec.End = time.Since(t0)
+		res.serverMsg = c.redact.clean(serverMessage(b))
+		rec.Outcome = records.HTTPError
+		rec.Error = c.redact.clean((&statusError{resp.StatusCode, res.serverMsg}).Error())
+		return res
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		rec.End = time.Since(t0)
+		rec.Outcome = records.StreamError
+		msg := "the server answered with a JSON document, not an event stream (does it support \"stream\": true?)"
+		if m := serverMessage(b); m != "" && bytes.Contains(b, []byte(`"error"`)) {
+			msg += ": " + m
+		}
+		rec.Error = c.redact.clean(msg)
+		return res
+	}
+
+	br := readerPool.Get().(*bufio.Reader)
+	br.Reset(resp.Body)
+	st := streamState{rec: rec, t0: t0, needText: req.Expect.NeedsText()}
+	if req.MaxTokens > 1 {
+		rec.ITL = make([]time.Duration, 0, min(req.MaxTokens-1, itlPreallocCap))
+	}
+	done, readErr := st.read(br)
+	if done {
+		// Read to the end of the body (the chunked terminator normally follows [DONE] at once) so
+		// the connection goes back to the pool; give up quickly if the server keeps it open.
+		stop := time.AfterFunc(drainWait, cancel)
+		_, _ = io.Copy(io.Discard, io.LimitReader(br, maxDrainBytes))
+		stop.Stop()
+	}
+	br.Reset(nil)
+	readerPool.Put(br)
+
+	switch {
+	case done:
+		// [DONE] came: ok (a quality failure is recorded below)
+	case readErr != nil && rctx.Err() != nil:
+		rec.Outcome, rec.Error = c.ctxFailure(rctx)
+	case readErr == nil:
+		// read stopped on a malformed or error-carrying event: outcome and text already set
+	case errors.Is(readErr, io.EOF):
+		rec.Outcome = records.StreamError
+		rec.Error = fmt.Sprintf("stream ended without data: [DONE] after %d output chunks", rec.Chunks)
+	default:
+		rec.Outcome = records.StreamError
+		rec.Error = "stream broken: " + describeTransportError(readErr)
+	}
+	if rec.Error != "" {
+		rec.Error = c.redact.clean(rec.Error)
+	}
+	st.finish(req)
+	if st.errMsg != "" && rec.Outcome == records.OK {
+		rec.Error = c.redact.clean(st.errMsg) // the quality check's reason
+	}
+	return res
+}
+
+// ctxFailure classifies a request whose context ended: its own deadline is a timeout, anything
+// else (the run stopping, a tier's drain deadline) a cancellation with the cause's text.
+func (c *Client) ctxFailure(rctx context.Context) (records.Outcome, string) {
+	cause := context.Cause(rctx)
+	if errors.Is(cause, errRequestTimeout) {
+		return records.Timeout, fmt.Sprintf("no complete response within the %v request timeout", c.target.Timeout)
+	}
+	var sc *stopCause
+	if errors.As(cause, &sc) {
+		return records.Canceled, sc.msg
+	}
+	return records.Canceled, "canceled: the run was stopped (" + cause.Error() + ")"
+}
+
+// streamState is the per-request reading state.
+type streamState struct {
+	rec          *records.Record
+	t0           time.Time
+	needText     bool
+	text         strings.Builder
+	long         []byte // assembly buffer for lines longer than the reader's buffer
+	chunk        chunkInfo
+	usageSet     bool // a usage message was received; prompt and complete are its counts
+	prompt       int
+	complete     int
+	finishReason string
+	isError      bool // the current event was announced as "event: error"
+	errMsg       string
+}
+
+// read consumes SSE lines until [DONE] (done), a read error (returned), or an event that ends the
+// stream as broken (rec.Outcome set, nil error).
+func (s *streamState) read(br *bufio.Reader) (done bool, err error) {
+	rec := s.rec
+	for {
+		line, err := s.readLine(br)
+		now := time.Since(s.t0)
+		if len(line) > 0 {
+			stop, isDone := s.line(line, now)
+			if isDone {
+				rec.End = now
+				return true, nil
+			}
+			if stop {
+				rec.End = now
+				return false, nil
+			}
+		} else if err == nil {
+			s.isError = false // blank line: end of an event
+		}
+		if err != nil {
+			rec.End = now
+			return false, err
+		}
+	}
+}
+
+// readLine returns the next line without its line ending. The slice is valid until the next call.
+func (s *streamState) readLine(br *bufio.Reader) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		s.long = append(s.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			line, err = br.ReadSlice('\n')
+			s.long = append(s.long, line...)
+			if len(s.long) > maxLineLen {
+				return nil, fmt.Errorf("an event line longer than %d bytes", maxLineLen)
+			}
+		}
+		line = s.long
+	}
+	line = bytes.TrimRight(line, "\r\n")
+	return line, err
+}
+
+// line handles one non-empty SSE line received at now. stop reports a stream ended as broken;
+// done the [DONE] sentinel.
+func (s *streamState) line(line []byte, now time.Duration) (stop, done bool) {
+	if line[0] == ':' {
+		return false, false // comment, e.g. a keep-alive
+	}
+	field, value, _ := bytes.Cut(line, []byte{':'})
+	if len(value) > 0 && value[0] == ' ' {
+		value = value[1:]
+	}
+	switch string(field) {
+	case "data":
+		return s.data(value, now)
+	case "event":
+		s.isError = string(value) == "error"
+	}
+	return false, false
+}
+
+func (s *streamState) data(payload []byte, now time.Duration) (stop, done bool) {
+	rec := s.rec
+	payload = bytes.TrimSpace(payload)
+	switch string(payload) {
+	case "[DONE]":
+		return false, true
+	case "":
+		return false, false // an empty data line carries nothing
+	}
+	if err := parseChunk(payload, &s.chunk); err != nil {
+		rec.Outcome = records.StreamError
+		rec.Error = fmt.Sprintf("malformed event data (%v): %s", err, truncate(string(payload), 120))
+		return true, false
+	}
+	ci := &s.chunk
+	if s.isError || ci.isError {
+		rec.Outcome = records.StreamError
+		rec.Error = "error in stream: " + streamErrorMessage(payload, ci.errRaw)
+		return true, false
+	}
+	if ci.choices && rec.FirstEvent == records.Unset {
+		rec.FirstEvent = now
+	}
+	if len(ci.finish) > 0 && string(ci.finish) != s.finishReason {
+		s.finishReason = string(ci.finish)
+	}
+	if ci.output {
+		if rec.First == records.Unset {
+			rec.First = now
+		} else {
+			rec.ITL = append(rec.ITL, now-rec.Last)
+		}
+		rec.Last = now
+		rec.Chunks++
+		if s.needText {
+			s.appendText(payload)
+		}
+	}
+	if ci.usageSet {
+		// The last usage wins: it is cumulative when the server streams usage with every chunk.
+		s.usageSet, s.prompt, s.complete = true, ci.prompt, ci.completion
+	}
+	return false, false
+}
+
+// appendText decodes the generated text of a chunk (only for requests whose check needs it).
+func (s *streamState) appendText(payload []byte) {
+	var tc struct {
+		Choices []struct {
+			Text  string `json:"text"`
+			Delta struct {
+				Content string `json:"content"`
+			} `json:"delta"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(payload, &tc) != nil {
+		return // decoded once already: cannot fail
+	}
+	for _, ch := range tc.Choices {
+		s.text.WriteString(ch.Text)
+		s.text.WriteString(ch.Delta.Content)
+	}
+}
+
+// finish fills the token counts, the finish reason and the quality check.
+func (s *streamState) finish(req *workloads.Request) {
+	rec := s.rec
+	if s.usageSet {
+		rec.OutputTokens, rec.OutputTokensSource = s.complete, records.SourceUsage
+		rec.InputTokens, rec.InputTokensSource = s.prompt, records.SourceUsage
+	} else {
+		rec.OutputTokens, rec.OutputTokensSource = rec.Chunks, records.SourceChunks
+		rec.InputTokens, rec.InputTokensSource = req.InputTokens, records.SourceWorkload
+	}
+	rec.FinishReason = s.finishReason
+	if req.Expect == nil || rec.Outcome != records.OK {
+		return
+	}
+	if msg := req.Expect.Check(s.text.String(), s.finishReason, rec.OutputTokens); msg != "" {
+		rec.Quality = records.QualityFail
+		s.errMsg = "quality check: " + msg
+	} else {
+		rec.Quality = records.QualityPass
+	}
+}
+
+// streamErrorMessage extracts the message of an error event.
+func streamErrorMessage(payload, errRaw []byte) string {
+	if len(errRaw) > 0 {
+		var s string
+		if json.Unmarshal(errRaw, &s) == nil && s != "" {
+			return s
+		}
+		var e openai.APIError
+		if json.Unmarshal(errRaw, &e) == nil && e.Message != "" {
+			return e.Message
+		}
+		return truncate(string(errRaw), 200)
+	}
+	if m := serverMessage(payload); m != "" {
+		return m
+	}
+	return truncate(string(payload), 200)
+}
+
+// serverMessage extracts the human message from an error body: OpenAI's {"error":{"message"}},
+// {"error":"..."}, vLLM's {"object":"error","message"}, FastAPI's {"detail"}, else the text.
+func serverMessage(body []byte) string {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return ""
+	}
+	var oe openai.ErrorResponse
+	if json.Unmarshal(body, &oe) == nil && oe.Error != nil && oe.Error.Message != "" {
+		return oe.Error.Message
+	}
+	var other struct {
+		Error   any    `json:"error"`
+		Message string `json:"message"`
+		Detail  any    `json:"detail"`
+	}
+	if json.Unmarshal(body, &other) == nil {
+		if s, ok := other.Error.(string); ok && s != "" {
+			return s
+		}
+		if other.Message != "" {
+			return other.Message
+		}
+		switch d := other.Detail.(type) {
+		case string:
+			return d
+		case nil:
+		default:
+			if b, err := json.Marshal(d); err == nil {
+				return truncate(string(b), 300)
+			}
+		}
+	}
+	return truncate(strings.Join(strings.Fields(string(body)), " "), 300)
+}
+
+// describeTransportError says what went wrong on the connection, without the request URL that
+// net/http puts in its errors (it may carry a query secret).
+func describeTransportError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var dnsErr *net.DNSError
+	switch {
+	case isConnRefused(err):
+		return "connection refused"
+	case errors.As(err, &dnsErr):
+		return "cannot resolve host " + dnsErr.Name
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed by the server in the middle of the response"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset by the server"
+	case errors.Is(err, io.EOF):
+		return "connection closed by the server before it answered"
+	}
+	return err.Error()
+}
+
+func isConnRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }

@@ -1,0 +1,230 @@
+package loadgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Endpoint is the OpenAI API a target is driven through.
+type Endpoint int
+
+// The supported endpoints.
+const (
+	Chat        Endpoint = iota // POST /chat/completions
+	Completions                 // POST /completions
+)
+
+// ParseEndpoint parses the value of --endpoint: "chat" or "completions".
+func ParseEndpoint(s string) (Endpoint, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "chat":
+		return Chat, nil
+	case "completions":
+		return Completions, nil
+	}
+	return 0, fmt.Errorf("--endpoint: want chat or completions, got %q", s)
+}
+
+func (e Endpoint) String() string {
+	switch e {
+	case Chat:
+		return "chat"
+	case Completions:
+		return "completions"
+	}
+	return fmt.Sprintf("endpoint(%d)", int(e))
+}
+
+// path is the endpoint's path below the base URL.
+func (e Endpoint) path() string {
+	if e == Completions {
+		return "/completions"
+	}
+	return "/chat/completions"
+}
+
+// Target is the deployment under test and how to talk to it.
+type Target struct {
+	BaseURL   string          // e.g. http://127.0.0.1:8000/v1
+	APIKey    string          // sent as a Bearer token; never appears in any error message or record
+	Model     string          // "" = the first model of GET /models (see Client.ResolveModel)
+	Endpoint  Endpoint        // chat or completions
+	ExtraBody json.RawMessage // a JSON object merged into every request body; its keys override ours
+	Headers   http.Header     // extra request headers; their values are treated as secrets too
+	Timeout   time.Duration   // per-request deadline counted from sent; 0 = none
+	Insecure  bool            // skip TLS certificate verification
+}
+
+// Validate returns every problem of t at once, naming the flag to fix.
+func (t Target) Validate() []error {
+	var errs []error
+	if t.BaseURL == "" {
+		errs = append(errs, errors.New("--base-url is empty"))
+	} else if u, err := url.Parse(t.BaseURL); err != nil {
+		// url.Parse's error quotes the input, which may hold credentials: say less.
+		errs = append(errs, errors.New("--base-url is not a valid URL"))
+	} else if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("--base-url must be an http:// or https:// URL with a host, got %q", SanitizeURL(t.BaseURL)))
+	}
+	if t.Endpoint != Chat && t.Endpoint != Completions {
+		errs = append(errs, fmt.Errorf("--endpoint: unknown endpoint %d", int(t.Endpoint)))
+	}
+	if len(bytes.TrimSpace(t.ExtraBody)) > 0 {
+		if _, _, err := parseExtraBody(t.ExtraBody); err != nil {
+			errs = append(errs, fmt.Errorf("--extra-body: %w", err))
+		}
+	}
+	if t.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("--timeout must be >= 0, got %v", t.Timeout))
+	}
+	return errs
+}
+
+// SanitizeURL returns u without user info, query or fragment, fit for result files and messages.
+func SanitizeURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(invalid URL)"
+	}
+	p.User = nil
+	p.RawQuery = ""
+	p.ForceQuery = false
+	p.Fragment = ""
+	p.RawFragment = ""
+	return p.String()
+}
+
+// minSecretLen is the shortest value redact hides. Shorter "secrets" (a header "1", a query
+// flag "on") would turn every message into noise, and no real credential is that short.
+const minSecretLen = 4
+
+// maxErrorLen bounds Record.Error, in bytes.
+const maxErrorLen = 512
+
+// redactor hides the target's secrets (API key, header values, URL password and query values) in
+// any text that leaves the client.
+type redactor struct{ r *strings.Replacer }
+
+func newRedactor(t Target) redactor {
+	var secrets []string
+	add := func(s string) {
+		if len(s) >= minSecretLen {
+			secrets = append(secrets, s)
+			if q := url.QueryEscape(s); q != s {
+				secrets = append(secrets, q)
+			}
+			if j, err := json.Marshal(s); err == nil && string(j[1:len(j)-1]) != s {
+				secrets = append(secrets, string(j[1:len(j)-1]))
+			}
+		}
+	}
+	add(t.APIKey)
+	for _, vs := range t.Headers {
+		for _, v := range vs {
+			add(v)
+			// "Bearer xyz" style values: hide the credential part on its own too.
+			if _, cred, ok := strings.Cut(v, " "); ok {
+				add(cred)
+			}
+		}
+	}
+	if u, err := url.Parse(t.BaseURL); err == nil {
+		if u.User != nil {
+			add(u.User.Username())
+			if p, ok := u.User.Password(); ok {
+				add(p)
+			}
+		}
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				add(v)
+			}
+		}
+	}
+	if len(secrets) == 0 {
+		return redactor{}
+	}
+	pairs := make([]string, 0, 2*len(secrets))
+	for _, s := range secrets {
+		pairs = append(pairs, s, "[REDACTED]")
+	}
+	return redactor{strings.NewReplacer(pairs...)}
+}
+
+// clean redacts s and bounds it to maxErrorLen bytes (at a rune boundary).
+func (r redactor) clean(s string) string {
+	if r.r != nil {
+		s = r.r.Replace(s)
+	}
+	return truncate(s, maxErrorLen)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const ell = "…"
+	cut := n - len(ell)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + ell
+}
+
+// parseExtraBody checks that b is a JSON object and returns its members (encoded key, raw value)
+// in their original order, and the set of their keys. "stream" may only be true and
+// "stream_options" must be an object: every request streams.
+func parseExtraBody(b json.RawMessage) (members [][2]json.RawMessage, keys map[string]bool, err error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, nil, errors.New("not valid JSON")
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, nil, errors.New("must be a JSON object, e.g. {\"ignore_eos\":true}")
+	}
+	keys = map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, errors.New("not valid JSON")
+		}
+		key := tok.(string) // object keys are always strings
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return nil, nil, errors.New("not valid JSON")
+		}
+		if keys[key] {
+			return nil, nil, fmt.Errorf("key %q appears twice", key)
+		}
+		keys[key] = true
+		switch key {
+		case "stream":
+			if string(bytes.TrimSpace(val)) != "true" {
+				return nil, nil, errors.New(`"stream" cannot be turned off: loadcurve measures streamed responses`)
+			}
+		case "stream_options":
+			if v := bytes.TrimSpace(val); len(v) == 0 || v[0] != '{' {
+				return nil, nil, errors.New(`"stream_options" must be an object`)
+			}
+		}
+		kb, _ := json.Marshal(key)
+		members = append(members, [2]json.RawMessage{kb, val})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, nil, errors.New("not valid JSON")
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, nil, errors.New("trailing data after the JSON object")
+	}
+	return members, keys, nil
+}
