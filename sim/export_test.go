@@ -1,0 +1,30 @@
+package sim
+
+import "time"
+
+// The real-time plateau test (package sim_test) and the virtual-engine
+// check of the same configuration share these.
+const (
+	plateauIn  = 64
+	plateauOut = 32
+	PlateauIn  = plateauIn
+	PlateauOut = plateauOut
+)
+
+// PlateauConfig is a small deployment whose plateau is reached in well
+// under a second: 8 sequences, steps of about 7 ms.
+func PlateauConfig() Config { return plateauConfig() }
+
+func plateauConfig() Config {
+	c := defaultProfile()
+	c.MaxNumSeqs = 8
+	c.KVCacheTokens = 8192
+	c.MaxBatchedTokens = 256
+	c.MaxModelLen = 1024
+	c.StepBase = 4 * time.Millisecond
+	c.StepPerSeq = 250 * time.Microsecond
+	c.StepPerKVToken = time.Microsecond
+	c.PrefillRate = 50000
+	c.PrefixCacheBlocks = 0
+	return c
+}

@@ -1,0 +1,493 @@
+package sim
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxBodyBytes bounds a request body.
+const maxBodyBytes = 32 << 20
+
+// Server is the simulated deployment: an http.Handler in front of one engine.
+type Server struct {
+	cfg       Config
+	eng       *engine
+	modelJSON string
+	tag       string // distinguishes response ids of different servers
+	created   int64  // /v1/models "created"
+	received  atomic.Uint64
+	inflight  atomic.Int64 // completion handlers running
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New validates cfg and starts the engine. Call Close to stop it.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("sim config: %w", err)
+	}
+	m, err := json.Marshal(cfg.ModelName)
+	if err != nil {
+		return nil, fmt.Errorf("sim model name: %w", err)
+	}
+	now := time.Now()
+	s := &Server{
+		cfg:       cfg,
+		eng:       newEngine(cfg),
+		modelJSON: string(m),
+		tag:       strconv.FormatUint(mix(uint64(now.UnixNano()), 0, 0)&0xffffffff, 16),
+		created:   now.Unix(),
+		closed:    make(chan struct{}),
+	}
+	go s.eng.loop()
+	return s, nil
+}
+
+// Config returns the configuration the server runs with.
+func (s *Server) Config() Config { return s.cfg }
+
+// Close stops the engine and fails every waiting or running stream (an
+// error event, or 503 when nothing was sent yet); later requests get 503.
+// It is safe to call more than once.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		close(s.eng.stop)
+		<-s.eng.done
+	})
+}
+
+// Stats is a snapshot of the engine and server counters.
+type Stats struct {
+	Running, Waiting   int   // sequences running / waiting (not yet admitted)
+	KVUsedTokens       int   // KV tokens allocated to running sequences
+	KVCapacityTokens   int   // Config.KVCacheTokens
+	PeakRunning        int   // most sequences ever running at once
+	PeakKVUsedTokens   int   // most KV tokens ever allocated at once
+	Steps              int64 // engine steps run
+	ScheduleResets     int64 // times the engine fell over 250 ms behind and restarted its step clock
+	StepLatenessP50    time.Duration
+	StepLatenessP99    time.Duration // p50/p99 over the last 4096 steps
+	StepLatenessMax    time.Duration // since start
+	GeneratedTokens    int64
+	PromptTokens       int64 // prompts fully prefilled (cached tokens included)
+	RequestsReceived   int64 // POSTs to the completion endpoints, valid or not
+	RequestsSucceeded  int64 // sequences that generated all their tokens
+	PrefixCacheQueries int64 // tokens looked up at first admission
+	PrefixCacheHits    int64 // of which found in the prefix cache
+	Preemptions        int64
+}
+
+// Stats returns a snapshot; counters are read one by one, not atomically
+// as a set.
+func (s *Server) Stats() Stats {
+	e := s.eng
+	p50, p99, mx := e.lateness.summary()
+	return Stats{
+		Running:            int(e.nRunning.Load()),
+		Waiting:            int(e.nWaiting.Load()) + e.inboxLen(),
+		KVUsedTokens:       int(e.kvUsed.Load()),
+		KVCapacityTokens:   s.cfg.KVCacheTokens,
+		PeakRunning:        int(e.peakRunning.Load()),
+		PeakKVUsedTokens:   int(e.peakKV.Load()),
+		Steps:              e.steps.Load(),
+		ScheduleResets:     e.resets.Load(),
+		StepLatenessP50:    p50,
+		StepLatenessP99:    p99,
+		StepLatenessMax:    mx,
+		GeneratedTokens:    e.genTokens.Load(),
+		PromptTokens:       e.promptTokens.Load(),
+		RequestsReceived:   int64(s.received.Load()),
+		RequestsSucceeded:  e.successLength.Load() + e.successStop.Load(),
+		PrefixCacheQueries: e.prefixQueries.Load(),
+		PrefixCacheHits:    e.prefixHits.Load(),
+		Preemptions:        e.preemptions.Load(),
+	}
+}
+
+// ServeHTTP serves the OpenAI-compatible API, /health and /metrics. To cut
+// a connection (DropRate) it panics with http.ErrAbortHandler, which
+// net/http turns into a silent close of the connection.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/v1/chat/completions":
+		s.serveCompletion(w, r, true)
+	case "/v1/completions":
+		s.serveCompletion(w, r, false)
+	case "/v1/models":
+		if s.method(w, r, http.MethodGet) {
+			s.serveModels(w)
+		}
+	case "/health":
+		if s.method(w, r, http.MethodGet) {
+			if s.isClosed() {
+				writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "", "the simulated deployment is shut down")
+				return
+			}
+			w.WriteHeader(http.StatusOK)
+		}
+	case "/metrics":
+		if s.method(w, r, http.MethodGet) {
+			s.serveMetrics(w)
+		}
+	default:
+		writeError(w, http.StatusNotFound, "NotFoundError", "", "no route for "+r.URL.Path)
+	}
+}
+
+func (s *Server) method(w http.ResponseWriter, r *http.Request, m string) bool {
+	if r.Method == m || (m == http.MethodGet && r.Method == http.MethodHead) {
+		return true
+	}
+	w.Header().Set("Allow", m)
+	writeError(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "", "method "+r.Method+" not allowed; use "+m)
+	return false
+}
+
+func (s *Server) isClosed() bool {
+	select {
+	case <-s.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+func writeError(w http.ResponseWriter, status int, typ, param, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(appendError(nil, status, typ, param, msg), '\n'))
+}
+
+func (s *Server) serveModels(w http.ResponseWriter) {
+	b := []byte(`{"object":"list","data":[{"id":`)
+	b = append(b, s.modelJSON...)
+	b = append(b, `,"object":"model","created":`...)
+	b = strconv.AppendInt(b, s.created, 10)
+	b = append(b, `,"owned_by":"loadcurve-sim","root":`...)
+	b = append(b, s.modelJSON...)
+	b = append(b, `,"parent":null,"max_model_len":`...)
+	b = strconv.AppendInt(b, int64(s.cfg.MaxModelLen), 10)
+	b = append(b, `,"permission":[]}]}`+"\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
+
+// Per-request random choices are drawn from mix(Seed, request index, salt).
+const (
+	saltFault uint64 = iota + 1
+	saltFaultPoint
+	saltStatus
+	saltEOS
+)
+
+// mix is splitmix64 over the seed, an index and a salt.
+func mix(seed, idx, salt uint64) uint64 {
+	z := seed + 0x9e3779b97f4a7c15*(idx+1) + 0xbf58476d1ce4e5b9*salt
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// unit maps x to [0, 1).
+func unit(x uint64) float64 { return float64(x>>11) / (1 << 53) }
+
+type faultKind int
+
+const (
+	faultNone faultKind = iota
+	faultError
+	faultDrop
+	faultStall
+)
+
+// plan is everything decided for one request before it enters the engine.
+type plan struct {
+	fault      faultKind
+	faultAt    int // drop: cut after this many tokens; stall: stop after
+	status     int // faultError: 500 or 503
+	target     int
+	finish     string
+	includeUse bool
+}
+
+// decide draws request idx's fault and output length. One uniform picks
+// the fault so that the three rates are exact and exclusive.
+func (s *Server) decide(idx uint64, maxOut int, ignoreEOS bool) plan {
+	seed := uint64(s.cfg.Seed)
+	p := plan{target: maxOut, finish: "length"}
+	if q := s.cfg.EOSProbability; q > 0 && !ignoreEOS {
+		// Geometric number of tokens up to and including EOS:
+		// P(G = n) = (1-q)^(n-1) q.
+		g := 1
+		if q < 1 {
+			u := unit(mix(seed, idx, saltEOS))
+			g = 1 + int(math.Min(math.Floor(math.Log1p(-u)/math.Log1p(-q)), float64(maxOut)))
+		}
+		if g <= maxOut {
+			p.target, p.finish = g, "stop"
+		}
+	}
+	u := unit(mix(seed, idx, saltFault))
+	v := unit(mix(seed, idx, saltFaultPoint))
+	c := s.cfg
+	switch {
+	case u < c.ErrorRate:
+		p.fault, p.status = faultError, http.StatusInternalServerError
+		if unit(mix(seed, idx, saltStatus)) < 0.5 {
+			p.status = http.StatusServiceUnavailable
+		}
+	case u < c.ErrorRate+c.DropRate:
+		// Cut after 1..target tokens: some output always gets out.
+		p.fault, p.faultAt = faultDrop, 1+int(v*float64(p.target))
+		p.faultAt = min(p.faultAt, p.target)
+	case u < c.ErrorRate+c.DropRate+c.StallRate:
+		// Stop after 0..target-1 tokens: the stream never completes.
+		p.fault, p.faultAt = faultStall, min(int(v*float64(p.target)), p.target-1)
+	}
+	return p
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bool) {
+	if !s.method(w, r, http.MethodPost) {
+		return
+	}
+	idx := s.received.Add(1) - 1
+	arrival := time.Now()
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
+	if s.isClosed() {
+		writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "", "the simulated deployment is shut down")
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestError", "", fmt.Sprintf("reading the request body: %v", err))
+		return
+	}
+	req, err := decodeRequest(body)
+	if err != nil {
+		writeBad(w, err)
+		return
+	}
+	if req.Model != nil && *req.Model != "" && *req.Model != s.cfg.ModelName {
+		writeError(w, http.StatusNotFound, "NotFoundError", "model", fmt.Sprintf("The model `%s` does not exist.", *req.Model))
+		return
+	}
+	blockSize := 0
+	if s.eng.cache != nil {
+		blockSize = s.cfg.BlockSize
+	}
+	t := newTokenizer(blockSize)
+	maxTokens, maxParam, promptParam := req.MaxTokens, "max_tokens", "prompt"
+	if chat {
+		promptParam = "messages"
+		err = tokenizeMessages(req.Messages, &t)
+		if req.MaxCompletionTokens != nil {
+			maxTokens, maxParam = req.MaxCompletionTokens, "max_completion_tokens"
+		}
+	} else {
+		err = tokenizePrompt(req.Prompt, &t)
+	}
+	if err != nil {
+		writeBad(w, err)
+		return
+	}
+	maxOut := s.cfg.DefaultMaxTokens
+	if maxTokens != nil {
+		if *maxTokens < 1 {
+			writeError(w, http.StatusBadRequest, "BadRequestError", maxParam, fmt.Sprintf("%s must be at least 1, got %d.", maxParam, *maxTokens))
+			return
+		}
+		maxOut = *maxTokens
+	}
+	if t.n >= s.cfg.MaxModelLen {
+		writeError(w, http.StatusBadRequest, "BadRequestError", promptParam, fmt.Sprintf(
+			"This model's maximum context length is %d tokens. However, your request has %d input tokens, which leaves no room for output. Please reduce the length of the input.",
+			s.cfg.MaxModelLen, t.n))
+		return
+	}
+	maxOut = min(maxOut, s.cfg.MaxModelLen-t.n)
+	ignoreEOS := req.IgnoreEOS != nil && *req.IgnoreEOS
+	p := s.decide(idx, maxOut, ignoreEOS)
+	if p.fault == faultError {
+		typ := "InternalServerError"
+		if p.status == http.StatusServiceUnavailable {
+			typ = "ServiceUnavailableError"
+		}
+		writeError(w, p.status, typ, "", "simulated server error (fault injection)")
+		return
+	}
+	stream := req.Stream != nil && *req.Stream
+	p.includeUse = req.StreamOptions != nil && req.StreamOptions.IncludeUsage != nil && *req.StreamOptions.IncludeUsage
+
+	q := &sequence{
+		promptLen: t.n,
+		blocks:    t.blocks,
+		maxOut:    maxOut,
+		target:    p.target,
+		arrival:   arrival,
+		notify:    make(chan struct{}, 1),
+	}
+	if !s.eng.submit(q) {
+		writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "", "the simulated deployment is shut down")
+		return
+	}
+	defer s.eng.cancel(q) // no-op for the engine once q has finished
+
+	prefix := "cmpl-"
+	if chat {
+		prefix = "chatcmpl-"
+	}
+	id := prefix + s.tag + "-" + strconv.FormatUint(idx, 10)
+	enc := newEncoder(chat, id, time.Now().Unix(), s.modelJSON)
+	if stream {
+		s.stream(w, r, q, enc, &p)
+	} else {
+		s.respond(w, r, q, enc, &p)
+	}
+}
+
+func writeBad(w http.ResponseWriter, err error) {
+	var br *badRequest
+	if errors.As(err, &br) {
+		writeError(w, http.StatusBadRequest, "BadRequestError", br.param, br.msg)
+		return
+	}
+	writeError(w, http.StatusBadRequest, "BadRequestError", "", err.Error())
+}
+
+// wait blocks until q progresses (ok), the client leaves (neither), or the
+// server closes (closed).
+func (s *Server) wait(r *http.Request, q *sequence) (ok, closed bool) {
+	select {
+	case <-q.notify:
+		return true, false
+	case <-r.Context().Done():
+		return false, false
+	case <-s.closed:
+		return false, true
+	}
+}
+
+// hang waits for the client to leave or the server to close.
+func (s *Server) hang(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-s.closed:
+	}
+}
+
+const shutdownMsg = "the simulated deployment shut down during the request"
+
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *sequence, enc *encoder, p *plan) {
+	rc := http.NewResponseController(w)
+	flush := func() { _ = rc.Flush() } // a writer that cannot flush just buffers
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	flush()
+	if p.fault == faultStall && p.faultAt == 0 {
+		s.hang(r)
+		return
+	}
+	bp := bufPool.Get().(*[]byte)
+	defer func() { *bp = (*bp)[:0]; bufPool.Put(bp) }()
+	sent := 0
+	for {
+		ok, closed := s.wait(r, q)
+		gen, state := q.load()
+		if !ok && !closed {
+			return
+		}
+		b := (*bp)[:0]
+		if closed || state == stateFailed {
+			b = append(b, "data: "...)
+			b = appendError(b, http.StatusServiceUnavailable, "ServiceUnavailableError", "", shutdownMsg)
+			b = append(b, "\n\n"+doneEvent...)
+			_, _ = w.Write(b)
+			flush()
+			*bp = b
+			return
+		}
+		upto := gen
+		if p.fault != faultNone {
+			upto = min(upto, p.faultAt)
+		}
+		if enc.chat && sent == 0 && upto > 0 {
+			b = enc.role(b)
+		}
+		// One SSE chunk per engine step, even when this handler lags and
+		// writes several at once: chunk boundaries are the engine's.
+		for sent < upto {
+			end := min(chunkEnd(sent, s.cfg.TokensPerChunk, q.target), upto)
+			finish := ""
+			if state == stateDone && end == q.target {
+				finish = p.finish
+			}
+			b = enc.content(b, sent, end, finish)
+			sent = end
+		}
+		end := state == stateDone && sent == q.target && p.fault == faultNone
+		if end {
+			if p.includeUse {
+				b = enc.usage(b, q.promptLen, sent)
+			}
+			b = append(b, doneEvent...)
+		}
+		if len(b) > 0 {
+			if _, err := w.Write(b); err != nil {
+				*bp = b
+				return
+			}
+			flush()
+		}
+		*bp = b
+		switch {
+		case end:
+			return
+		case p.fault == faultDrop && sent >= p.faultAt:
+			panic(http.ErrAbortHandler) // net/http closes the connection
+		case p.fault == faultStall && sent >= p.faultAt:
+			s.hang(r)
+			return
+		}
+	}
+}
+
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, q *sequence, enc *encoder, p *plan) {
+	for {
+		ok, closed := s.wait(r, q)
+		_, state := q.load()
+		if closed || state == stateFailed {
+			writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "", shutdownMsg)
+			return
+		}
+		if !ok {
+			return
+		}
+		if state == stateDone {
+			break
+		}
+	}
+	switch p.fault {
+	case faultDrop:
+		panic(http.ErrAbortHandler)
+	case faultStall:
+		s.hang(r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(enc.response(nil, q.promptLen, q.target, p.finish))
+}

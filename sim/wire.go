@@ -1,0 +1,313 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// request is the part of an OpenAI completion or chat request the
+// simulator reads; other fields are accepted and ignored, as vLLM does.
+type request struct {
+	Model               *string         `json:"model"`
+	Prompt              json.RawMessage `json:"prompt"`
+	Messages            json.RawMessage `json:"messages"`
+	MaxTokens           *int            `json:"max_tokens"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	Stream              *bool           `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage *bool `json:"include_usage"`
+	} `json:"stream_options"`
+	IgnoreEOS *bool `json:"ignore_eos"`
+}
+
+type message struct {
+	Role    *string         `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type contentPart struct {
+	Type string  `json:"type"`
+	Text *string `json:"text"`
+}
+
+// badRequest is a client error with an OpenAI-style param.
+type badRequest struct {
+	param, msg string
+}
+
+func (e *badRequest) Error() string { return e.msg }
+
+func bad(param, format string, a ...any) error {
+	return &badRequest{param: param, msg: fmt.Sprintf(format, a...)}
+}
+
+// decodeRequest parses body; errors are *badRequest.
+func decodeRequest(body []byte) (*request, error) {
+	var r request
+	if err := json.Unmarshal(body, &r); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			if te.Field == "" {
+				return nil, bad("", "request body must be a JSON object, got JSON %s", te.Value)
+			}
+			return nil, bad(te.Field, "invalid type for %s: got JSON %s, want %s", te.Field, te.Value, jsonKind(te.Type.Kind().String()))
+		}
+		return nil, bad("", "request body is not valid JSON: %v", err)
+	}
+	return &r, nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "int", "int64":
+		return "an integer"
+	case "bool":
+		return "a boolean"
+	case "string":
+		return "a string"
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	}
+	return goKind
+}
+
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// tokenizePrompt counts the tokens of a completions prompt: a string, a
+// one-element list of strings, a list of token ids, or a one-element list
+// of token-id lists.
+func tokenizePrompt(raw json.RawMessage, t *tokenizer) error {
+	raw = bytes.TrimSpace(raw)
+	if isNull(raw) {
+		return bad("prompt", "prompt: required")
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return bad("prompt", "prompt: %v", err)
+		}
+		t.text(s)
+	case '[':
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return bad("prompt", "prompt: %v", err)
+		}
+		if len(items) == 0 {
+			return bad("prompt", "prompt: must not be empty")
+		}
+		first := bytes.TrimSpace(items[0])
+		switch {
+		case len(first) > 0 && (first[0] == '"' || first[0] == '['):
+			if len(items) > 1 {
+				return bad("prompt", "prompt: a list of %d prompts (batched prompts) is not supported by the simulator; send one prompt per request", len(items))
+			}
+			return tokenizePrompt(first, t)
+		default:
+			var ids []int64
+			if err := json.Unmarshal(raw, &ids); err != nil {
+				return bad("prompt", "prompt: must be a string, a list of token ids, or a one-element list of either")
+			}
+			for _, id := range ids {
+				t.id(id)
+			}
+		}
+	default:
+		return bad("prompt", "prompt: must be a string, a list of token ids, or a one-element list of either")
+	}
+	if t.n == 0 {
+		return bad("prompt", "prompt: must contain at least one token (whitespace-separated word)")
+	}
+	return nil
+}
+
+// tokenizeMessages counts the tokens of chat messages: their words plus
+// MessageOverheadTokens each.
+func tokenizeMessages(raw json.RawMessage, t *tokenizer) error {
+	if isNull(raw) {
+		return bad("messages", "messages: required")
+	}
+	var msgs []message
+	if err := json.Unmarshal(raw, &msgs); err != nil {
+		return bad("messages", "messages: must be an array of messages with a role and a content: %v", err)
+	}
+	if len(msgs) == 0 {
+		return bad("messages", "messages: must not be empty")
+	}
+	for i, m := range msgs {
+		if m.Role == nil || *m.Role == "" {
+			return bad("messages", "messages[%d].role: required", i)
+		}
+		t.messageStart(*m.Role)
+		c := bytes.TrimSpace(m.Content)
+		switch {
+		case isNull(c):
+		case c[0] == '"':
+			var s string
+			if err := json.Unmarshal(c, &s); err != nil {
+				return bad("messages", "messages[%d].content: %v", i, err)
+			}
+			t.text(s)
+		case c[0] == '[':
+			var parts []contentPart
+			if err := json.Unmarshal(c, &parts); err != nil {
+				return bad("messages", "messages[%d].content: must be a string or an array of content parts: %v", i, err)
+			}
+			for j, p := range parts {
+				if p.Type != "text" || p.Text == nil {
+					return bad("messages", "messages[%d].content[%d]: only text parts are supported by the simulator (got type %q)", i, j, p.Type)
+				}
+				t.text(*p.Text)
+			}
+		default:
+			return bad("messages", "messages[%d].content: must be a string or an array of content parts", i)
+		}
+		t.messageEnd()
+	}
+	return nil
+}
+
+// encoder writes the chunks of one response with append-only encoding into
+// a caller-owned buffer.
+type encoder struct {
+	chat      bool
+	id        string
+	created   int64
+	modelJSON string
+	head      []byte // `data: {"id":…,"object":…,"created":…,"model":…,"choices":[`
+}
+
+func newEncoder(chat bool, id string, created int64, modelJSON string) *encoder {
+	e := &encoder{chat: chat, id: id, created: created, modelJSON: modelJSON}
+	obj := "text_completion"
+	if chat {
+		obj = "chat.completion.chunk"
+	}
+	e.head = e.prefix(append(make([]byte, 0, 128), "data: "...), obj)
+	return e
+}
+
+// prefix appends `{"id":…,"object":obj,"created":…,"model":…,"choices":[`.
+func (e *encoder) prefix(b []byte, obj string) []byte {
+	b = append(b, `{"id":"`...)
+	b = append(b, e.id...)
+	b = append(b, `","object":"`...)
+	b = append(b, obj...)
+	b = append(b, `","created":`...)
+	b = strconv.AppendInt(b, e.created, 10)
+	b = append(b, `,"model":`...)
+	b = append(b, e.modelJSON...)
+	return append(b, `,"choices":[`...)
+}
+
+func (e *encoder) role(b []byte) []byte {
+	b = append(b, e.head...)
+	return append(b, `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`+"\n\n"...)
+}
+
+// content appends one chunk carrying generated tokens [from, to); finish is
+// "" for none.
+func (e *encoder) content(b []byte, from, to int, finish string) []byte {
+	b = append(b, e.head...)
+	if e.chat {
+		b = append(b, `{"index":0,"delta":{"content":"`...)
+	} else {
+		b = append(b, `{"index":0,"text":"`...)
+	}
+	b = appendTokens(b, from, to)
+	if e.chat {
+		b = append(b, `"},"logprobs":null,"finish_reason":`...)
+	} else {
+		b = append(b, `","logprobs":null,"finish_reason":`...)
+	}
+	if finish == "" {
+		b = append(b, "null"...)
+		if !e.chat {
+			b = append(b, `,"stop_reason":null`...)
+		}
+	} else {
+		b = append(b, '"')
+		b = append(b, finish...)
+		b = append(b, `","stop_reason":null`...)
+	}
+	if e.chat {
+		return append(b, "}]}\n\n"...)
+	}
+	return append(b, `}],"usage":null}`+"\n\n"...)
+}
+
+func appendUsage(b []byte, prompt, completion int, details bool) []byte {
+	b = append(b, `{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(prompt), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(prompt+completion), 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(completion), 10)
+	if details {
+		b = append(b, `,"prompt_tokens_details":null`...)
+	}
+	return append(b, '}')
+}
+
+// usage appends the final usage chunk (empty choices).
+func (e *encoder) usage(b []byte, prompt, completion int) []byte {
+	b = append(b, e.head...)
+	b = append(b, `],"usage":`...)
+	b = appendUsage(b, prompt, completion, false)
+	return append(b, "}\n\n"...)
+}
+
+const doneEvent = "data: [DONE]\n\n"
+
+// response appends the non-streaming response body.
+func (e *encoder) response(b []byte, prompt, completion int, finish string) []byte {
+	if e.chat {
+		b = e.prefix(b, "chat.completion")
+		b = append(b, `{"index":0,"message":{"role":"assistant","reasoning_content":null,"content":"`...)
+		b = appendTokens(b, 0, completion)
+		b = append(b, `","tool_calls":[]},"logprobs":null,"finish_reason":"`...)
+	} else {
+		b = e.prefix(b, "text_completion")
+		b = append(b, `{"index":0,"text":"`...)
+		b = appendTokens(b, 0, completion)
+		b = append(b, `","logprobs":null,"finish_reason":"`...)
+	}
+	b = append(b, finish...)
+	b = append(b, `","stop_reason":null`...)
+	if !e.chat {
+		b = append(b, `,"prompt_logprobs":null`...)
+	}
+	b = append(b, `}],"usage":`...)
+	b = appendUsage(b, prompt, completion, true)
+	if e.chat {
+		b = append(b, `,"prompt_logprobs":null`...)
+	}
+	return append(b, "}\n"...)
+}
+
+// appendError appends an OpenAI-style error object.
+func appendError(b []byte, status int, typ, param, msg string) []byte {
+	m, _ := json.Marshal(msg) // a string always marshals
+	b = append(b, `{"error":{"message":`...)
+	b = append(b, m...)
+	b = append(b, `,"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","param":`...)
+	if param == "" {
+		b = append(b, "null"...)
+	} else {
+		p, _ := json.Marshal(param)
+		b = append(b, p...)
+	}
+	b = append(b, `,"code":`...)
+	b = strconv.AppendInt(b, int64(status), 10)
+	return append(b, "}}"...)
+}
