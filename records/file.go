@@ -159,6 +159,9 @@ func (f *File) parseLine(n int, line []byte) error {
 		Kind string `json:"kind"`
 	}
 	if err := json.Unmarshal(line, &probe); err != nil {
+		if n == 1 {
+			return fmt.Errorf("line 1 is not JSON (%v): not a loadcurve records file", err)
+		}
 		return fmt.Errorf("line %d: not JSON: %w", n, err)
 	}
 	switch {

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/cost"
+	"github.com/loadcurve/loadcurve/measure"
+)
+
+func costFlags() []cli.Flag {
+	var fl []cli.Flag
+	for _, side := range []string{"a", "b"} {
+		S := map[string]string{"a": "A", "b": "B"}[side]
+		fl = append(fl,
+			&cli.Float64Flag{Name: side + "-cost-per-hour", Usage: S + "'s total running cost per hour"},
+			&cli.Float64Flag{Name: side + "-raw-throughput", Usage: S + "'s raw output throughput, tok/s (or from --" + side + ")"},
+			&cli.Float64Flag{Name: side + "-compliant-share", Usage: S + "'s compliant token share in [0,1] (or from --" + side + ")"},
+			&cli.Float64Flag{Name: side + "-maintenance", Usage: S + "'s extra maintenance cost per period"},
+			&cli.StringFlag{Name: side, Usage: "take " + S + "'s throughput and share from a result directory or file (at its operating point, or --" + side + "-tier)"},
+			&cli.IntFlag{Name: side + "-tier", Value: -1, Usage: "with --" + side + ": use this tier instead of the operating point"},
+		)
+	}
+	return append(fl,
+		&cli.Float64Flag{Name: "one-time", Usage: "one-time investment of moving from A to B (migration, acceptance)"},
+		&cli.Float64Flag{Name: "hours-per-period", Value: cost.DefaultHoursPerPeriod, Usage: "hours in one period for maintenance and payback (730 = a month)"},
+		&cli.StringFlag{Name: "currency", Value: "", Usage: "currency label"},
+		&cli.StringFlag{Name: "format", Value: "table", Usage: "table or json"},
+	)
+}
+
+func costCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "cost",
+		Usage:     "cost per million effective tokens of A and B, break-even compliant share, payback period",
+		ArgsUsage: " ",
+		Description: "Effective output = raw output × compliant token share. B's break-even share s* = (cost_B·Q_A/cost_A)/raw_B.\n" +
+			"Example (the seed article's constructed numbers):\n" +
+			"  loadcurve cost --a-cost-per-hour 100 --a-raw-throughput 10000 --a-compliant-share 0.95 \\\n" +
+			"                 --b-cost-per-hour 80 --b-raw-throughput 12000 --b-compliant-share 0.60",
+		Flags:  costFlags(),
+		Action: costAction,
+	}
+}
+
+// sideFigures reads one side's option from flags or from a result.
+func sideFigures(c *cli.Context, side string) (cost.Option, []error) {
+	o := cost.Option{Name: map[string]string{"a": "A", "b": "B"}[side], CostPerHour: c.Float64(side + "-cost-per-hour"),
+		Maintenance: c.Float64(side + "-maintenance")}
+	var errs []error
+	if !c.IsSet(side + "-cost-per-hour") {
+		errs = append(errs, fmt.Errorf("--%s-cost-per-hour is required", side))
+	}
+	if path := c.String(side); path != "" {
+		if c.IsSet(side+"-raw-throughput") || c.IsSet(side+"-compliant-share") {
+			errs = append(errs, fmt.Errorf("give --%s or --%s-raw-throughput/--%s-compliant-share, not both", side, side, side))
+		}
+		raw, share, where, err := figuresFromResult(path, c.Int(side+"-tier"))
+		if err != nil {
+			return o, append(errs, fmt.Errorf("--%s %s: %w", side, path, err))
+		}
+		o.RawThroughput, o.CompliantShare, o.Name = raw, share, o.Name+" ("+where+")"
+	} else {
+		for _, f := range []string{"-raw-throughput", "-compliant-share"} {
+			if !c.IsSet(side + f) {
+				errs = append(errs, fmt.Errorf("--%s%s is required (or --%s DIR to read it from a result)", side, f, side))
+			}
+		}
+		o.RawThroughput, o.CompliantShare = c.Float64(side+"-raw-throughput"), c.Float64(side+"-compliant-share")
+	}
+	return o, append(errs, o.ValidateFlags(side)...)
+}
+
+// figuresFromResult returns raw output throughput and compliant token share at the operating
+// point of a sweep (interpolated linearly between the bracketing tiers), at a named tier, or of a
+// single run.
+func figuresFromResult(path string, tier int) (raw, share float64, where string, err error) {
+	_, recPath, err := resolveRecords(path)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	f, tiers, err := loadTiers(recPath)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	opts := measure.Options{Percentiles: []float64{50, 99}, MaxScheduleLag: defaultMaxScheduleLag}
+	cf, err := savedCurve(filepath.Dir(recPath))
+	if err != nil {
+		return 0, 0, "", err
+	}
+	if cf != nil {
+		if opts.Objectives, err = measure.ParseGoodput([]string{cf.Options.Objectives}); err != nil && cf.Options.Objectives != "" {
+			return 0, 0, "", err
+		}
+	}
+	if f.Header.Command == "run" || tier >= 0 {
+		idx := 0
+		if tier >= 0 {
+			idx = -1
+			for i, t := range tiers {
+				if t.info.index == tier {
+					idx = i
+				}
+			}
+			if idx < 0 {
+				return 0, 0, "", fmt.Errorf("no tier %d (the file has %d tiers)", tier, len(tiers))
+			}
+		}
+		s := summarize(tiers[idx], opts)
+		return s.RawOutputThroughput, s.CompliantTokenShare, fmt.Sprintf("tier %d at %s req/s", tiers[idx].info.index, rateString(tiers[idx].info.rate)), nil
+	}
+	params := curveOptions{}.Params
+	if cf != nil {
+		params = cf.Options.Params
+	}
+	built := buildCurve(f.Header, tiers, curveOptions{Objectives: opts.Objectives.String(), Params: params}, opts)
+	return figuresFromCurve(built)
+}
+
+// savedCurve reads dir/curve.json when present.
+func savedCurve(dir string) (*curveFile, error) {
+	b, err := readFileIfExists(filepath.Join(dir, "curve.json"))
+	if err != nil || b == nil {
+		return nil, err
+	}
+	var cf curveFile
+	if err := json.Unmarshal(b, &cf); err != nil {
+		return nil, fmt.Errorf("%s: not a loadcurve curve.json: %w", filepath.Join(dir, "curve.json"), err)
+	}
+	return &cf, nil
+}
+
+func costAction(c *cli.Context) error {
+	if c.Args().Len() > 0 {
+		return usagef("unexpected argument %q", c.Args().First())
+	}
+	a, errs := sideFigures(c, "a")
+	b, bErrs := sideFigures(c, "b")
+	errs = append(errs, bErrs...)
+	format := c.String("format")
+	if format != "table" && format != "json" {
+		errs = append(errs, fmt.Errorf("--format must be table or json, got %q", format))
+	}
+	if len(errs) > 0 {
+		return usageErrors(errs)
+	}
+	l, err := cost.Compare(a, b, cost.Params{Currency: c.String("currency"), HoursPerPeriod: c.Float64("hours-per-period"), OneTime: c.Float64("one-time")})
+	if err != nil {
+		return usageError{err}
+	}
+	if format == "json" {
+		out, err := json.MarshalIndent(l, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.App.Writer, string(out))
+		return nil
+	}
+	fmt.Fprint(c.App.Writer, l.Text())
+	return nil
+}

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/report"
+)
+
+// tierInfo identifies one tier of a records file.
+type tierInfo struct {
+	index       int
+	rate, burst float64
+	arrival     string
+	planned     int
+	fingerprint string
+}
+
+func (o *tierOutcome) tierInfo() tierInfo {
+	return tierInfo{index: o.plan.index, rate: o.plan.spec.Rate, burst: o.plan.spec.Burstiness,
+		arrival: o.plan.spec.String(), planned: o.summary.Planned}
+}
+
+// tierData is one tier's identity and records: all a curve is computed from.
+type tierData struct {
+	info tierInfo
+	recs []records.Record
+}
+
+// curveOptions are the analysis inputs, stored in curve.json so that `report` can reproduce it.
+type curveOptions struct {
+	Objectives       string       `json:"objectives"`
+	Percentiles      []float64    `json:"percentiles"`
+	MaxScheduleLagMs float64      `json:"max_schedule_lag_ms"`
+	Params           curve.Params `json:"params"`
+}
+
+// curveFile is curve.json.
+type curveFile struct {
+	Run      records.Header    `json:"run"`
+	Options  curveOptions      `json:"options"`
+	Complete bool              `json:"complete"`
+	Probe    *measure.Summary  `json:"probe,omitempty"`
+	Tiers    []measure.Summary `json:"tiers"`
+	Analysis curve.Analysis    `json:"analysis"`
+}
+
+func summarize(t tierData, opts measure.Options) measure.Summary {
+	sum := measure.Summarize(t.recs, measure.TierInfo{Tier: t.info.index, Arrival: t.info.arrival,
+		NominalRate: t.info.rate, Burstiness: t.info.burst, MaxConcurrency: 0, Planned: t.info.planned}, opts)
+	return sum
+}
+
+// trendOf tests whether time to first token counted from the planned arrival (client queue plus
+// TTFT) grows over the tier.
+func trendOf(recs []records.Record) curve.Trend {
+	var xs, ys []float64
+	for i := range recs {
+		r := &recs[i]
+		if r.Outcome != records.OK || r.First == records.Unset {
+			continue
+		}
+		xs = append(xs, r.Planned.Seconds())
+		ys = append(ys, ms(r.First-r.Planned))
+	}
+	return curve.TrendTest(xs, ys)
+}
+
+func pointOf(t tierData, opts measure.Options) curve.Point {
+	return pointFromSummary(summarize(t, opts), trendOf(t.recs))
+}
+
+func pointFromSummary(s measure.Summary, tr curve.Trend) curve.Point {
+	return curve.Point{Tier: s.Tier, OfferedRate: s.NominalRate, RealisedRate: s.RealisedRate,
+		RequestThroughput: s.RequestThroughput, RawOutputThroughput: s.RawOutputThroughput,
+		CompliantOutputThroughput: s.CompliantOutputThroughput, Issued: s.Issued, Compliant: s.CompliantRequests,
+		CompliantTokenShare: s.CompliantTokenShare, TimeoutRatio: s.TimeoutRatio, FailureRatio: s.FailureRatio,
+		ClientBound: s.ClientBound, Trend: tr}
+}
+
+// buildCurve summarises every tier and analyses the finite-rate ones.
+func buildCurve(h records.Header, tiers []tierData, o curveOptions, opts measure.Options) curveFile {
+	cf := curveFile{Run: h, Options: o, Complete: true}
+	var pts []curve.Point
+	for _, t := range tiers {
+		sum := summarize(t, opts)
+		sum.MaxConcurrency = h.MaxConcurrency
+		cf.Complete = cf.Complete && sum.Complete
+		if math.IsInf(t.info.rate, 1) {
+			p := sum
+			cf.Probe = &p
+			continue
+		}
+		cf.Tiers = append(cf.Tiers, sum)
+		pts = append(pts, pointFromSummary(sum, trendOf(t.recs)))
+	}
+	sort.SliceStable(cf.Tiers, func(i, j int) bool { return cf.Tiers[i].NominalRate < cf.Tiers[j].NominalRate })
+	cf.Analysis = curve.Analyze(pts, o.Params)
+	return cf
+}
+
+// emitCurve prints the sweep table and writes curve.json, curve.csv, per-tier summaries, plots
+// and report.html when outDir is set.
+func emitCurve(stdout, stderr io.Writer, format, outDir string, cf curveFile) error {
+	tbl := curveTable(cf)
+	switch format {
+	case "json":
+		b, err := json.MarshalIndent(cf, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, string(b))
+	default:
+		if err := tbl.Text(stdout); err != nil {
+			return err
+		}
+		for _, n := range cf.Analysis.Notes {
+			fmt.Fprintf(stdout, "  %s\n", n)
+		}
+		if op := cf.Analysis.OperatingPoint; op != nil {
+			fmt.Fprintf(stdout, "\nOperating point: %.2f req/s (capacity at objective %.2f req/s less %.0f %% headroom)\n",
+				op.Rate, cf.Analysis.Capacity.Rate, 100*cf.Analysis.Params.Headroom)
+		} else {
+			fmt.Fprintln(stdout, "\nNo operating point: see the notes above.")
+		}
+		if !cf.Complete {
+			fmt.Fprintln(stdout, "INCOMPLETE: some tiers were interrupted or had requests canceled at the drain deadline.")
+		}
+	}
+	if outDir == "" {
+		return nil
+	}
+	if err := writeJSON(outDir, "curve.json", cf); err != nil {
+		return err
+	}
+	for _, s := range cf.Tiers {
+		if err := writeJSON(outDir, fmt.Sprintf("summary_tier%02d.json", s.Tier), s); err != nil {
+			return err
+		}
+	}
+	var csvBuf bytes.Buffer
+	if err := tbl.CSV(&csvBuf); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(outDir, "curve.csv"), csvBuf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write curve.csv: %w", err)
+	}
+	rc := reportCurve(cf)
+	paths, err := report.WritePlots(outDir, rc)
+	if err != nil {
+		return err
+	}
+	var svgs [][]byte
+	for _, p := range paths {
+		if filepath.Ext(p) == ".svg" {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			svgs = append(svgs, b)
+		}
+	}
+	html := report.HTML{Title: "loadcurve: " + cf.Run.Model + " at " + cf.Run.Target, Identity: identityRows(cf.Run, cf.Options),
+		Tables: []report.Table{tbl}, PlotsSVG: svgs, Notes: cf.Analysis.Notes}
+	var hb bytes.Buffer
+	if err := html.Write(&hb); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(outDir, "report.html"), hb.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write report.html: %w", err)
+	}
+	fmt.Fprintf(stderr, "loadcurve: wrote records.jsonl, curve.json, curve.csv, %d summaries, %d plot files and report.html to %s\n",
+		len(cf.Tiers), len(paths), outDir)
+	return nil
+}
+
+func identityRows(h records.Header, o curveOptions) [][2]string {
+	rows := [][2]string{
+		{"target", h.Target}, {"model", h.Model}, {"endpoint", h.Endpoint}, {"workload", h.Workload},
+		{"arrival", h.Arrival}, {"seed", strconv.FormatInt(h.Seed, 10)}, {"cache policy", h.CachePolicy},
+		{"objectives", o.Objectives}, {"target share", report.FormatFloat(o.Params.TargetShare, 3)},
+		{"headroom", report.FormatFloat(o.Params.Headroom, 3)}, {"metric definitions", h.MetricsVersion},
+		{"started", h.StartWall.Format(time.RFC3339)}, {"tool", h.Tool + " " + h.Version},
+	}
+	if h.Sim != "" {
+		rows = append(rows, [2]string{"simulated deployment", h.Sim + " profile (a model, not a measurement)"})
+	}
+	if h.MaxConcurrency > 0 {
+		rows = append(rows, [2]string{"max concurrency", strconv.Itoa(h.MaxConcurrency)})
+	}
+	return rows
+}
+
+// curveTable is the one-row-per-tier table with the operating point marked.
+func curveTable(cf curveFile) report.Table {
+	t := report.Table{
+		Title: fmt.Sprintf("Load curve (objectives %s, target share %.3g)", cf.Options.Objectives, cf.Options.Params.TargetShare),
+		Columns: []string{"tier", "offered req/s", "realised", "ok req/s", "raw tok/s", "compliant tok/s", "compl. share",
+			"wilson lo", "p50 ttft ms", "p99 ttft ms", "p50 itl ms", "p99 itl ms", "failed", "stable", "verdict"},
+		Align:     []bool{true, true, true, true, true, true, true, true, true, true, true, true, true, false, false},
+		Highlight: -1,
+	}
+	verdicts := map[int]curve.PointVerdict{}
+	for _, v := range cf.Analysis.Points {
+		verdicts[v.Point.Tier] = v
+	}
+	f := report.FormatFloat
+	for i, s := range cf.Tiers {
+		v := verdicts[s.Tier]
+		stable := "yes"
+		if !v.Stable {
+			stable = "NO"
+		}
+		t.Rows = append(t.Rows, []string{
+			strconv.Itoa(s.Tier), f(s.NominalRate, 2), f(s.RealisedRate, 2), f(s.RequestThroughput, 2),
+			f(s.RawOutputThroughput, 0), f(s.CompliantOutputThroughput, 0), f(s.CompliantRequestShare, 3),
+			f(v.ShareLo, 3), f(s.TTFT.Percentiles["p50"], 1), f(s.TTFT.Percentiles["p99"], 1),
+			f(s.ITL.Percentiles["p50"], 1), f(s.ITL.Percentiles["p99"], 1),
+			strconv.Itoa(s.Failed), stable, string(v.Verdict),
+		})
+		_ = i
+	}
+	if op := cf.Analysis.OperatingPoint; op != nil {
+		// Mark the highest tier at or below the operating point.
+		best := -1
+		for i, s := range cf.Tiers {
+			if s.NominalRate <= op.Rate {
+				best = i
+			}
+		}
+		t.Highlight = best
+	}
+	if cf.Probe != nil {
+		t.Notes = append(t.Notes, fmt.Sprintf("probe (burst of %d at rate inf): %.2f req/s, %.0f output tok/s",
+			cf.Probe.Planned, cf.Probe.RequestThroughput, cf.Probe.OutputThroughput))
+	}
+	return t
+}
+
+// reportCurve maps the curve into the plotting package's input.
+func reportCurve(cf curveFile) report.Curve {
+	rc := report.Curve{
+		Title:       fmt.Sprintf("%s @ %s", cf.Run.Model, cf.Run.Target),
+		Subtitle:    fmt.Sprintf("%s, %s, seed %d, objectives %s", cf.Run.Workload, cf.Run.Arrival, cf.Run.Seed, cf.Options.Objectives),
+		Series:      []report.CurveSeries{seriesOf(cf)},
+		Objectives:  objectiveMap(cf.Options.Objectives),
+		TargetShare: cf.Options.Params.TargetShare,
+	}
+	a := cf.Analysis
+	if a.Plateau != nil {
+		rc.Plateau = &report.Marker{Label: "plateau", Rate: a.Plateau.StartRate}
+	}
+	if a.Knee != nil {
+		rc.Knee = &report.Marker{Label: "knee", Rate: a.Knee.Rate}
+	}
+	if a.Capacity != nil {
+		rc.Capacity = &report.Marker{Label: "capacity", Rate: a.Capacity.Rate}
+	}
+	if a.OperatingPoint != nil {
+		rc.OperatingPoint = &report.Marker{Label: "operating point", Rate: a.OperatingPoint.Rate}
+	}
+	return rc
+}
+
+func seriesOf(cf curveFile) report.CurveSeries {
+	name := cf.Run.Model
+	if cf.Run.Sim != "" {
+		name = "sim:" + cf.Run.Sim
+	}
+	cs := report.CurveSeries{Name: name}
+	verdicts := map[int]curve.PointVerdict{}
+	for _, v := range cf.Analysis.Points {
+		verdicts[v.Point.Tier] = v
+	}
+	for _, s := range cf.Tiers {
+		v := verdicts[s.Tier]
+		lat := map[string]map[string]float64{}
+		for metric, st := range map[string]measure.Stats{"ttft": s.TTFT, "tpot": s.TPOT, "itl": s.ITL, "e2el": s.E2EL,
+			"e2el_including_client_queue": s.E2ELIncludingClientQueue} {
+			lat[metric] = st.Percentiles
+		}
+		cs.Points = append(cs.Points, report.CurvePoint{OfferedRate: s.NominalRate, RealisedRate: s.RealisedRate,
+			RawOutputThroughput: s.RawOutputThroughput, CompliantOutputThroughput: s.CompliantOutputThroughput,
+			CompliantRequestShare: s.CompliantRequestShare, WilsonLow: v.ShareLo, WilsonHigh: v.ShareHi,
+			Latency: lat, FailureRatio: s.FailureRatio})
+	}
+	sort.Slice(cs.Points, func(i, j int) bool { return cs.Points[i].OfferedRate < cs.Points[j].OfferedRate })
+	return cs
+}
+
+// objectiveMap turns "ttft:500 tpot:50" into metric → ms.
+func objectiveMap(s string) map[string]float64 {
+	obj, err := measure.ParseGoodput([]string{s})
+	if err != nil || s == "" {
+		return nil
+	}
+	m := map[string]float64{}
+	add := func(k string, d time.Duration) {
+		if d > 0 {
+			m[k] = ms(d)
+		}
+	}
+	add("ttft", obj.TTFT)
+	add("tpot", obj.TPOT)
+	add("e2el", obj.E2EL)
+	add("client_queue_time", obj.ClientQueueTime)
+	add("e2el_including_client_queue", obj.E2ELIncludingClientQueue)
+	return m
+}

@@ -1,0 +1,181 @@
+// Command loadcurve measures what an OpenAI-compatible LLM deployment can really carry: it sends
+// a seeded, reproducible arrival schedule of requests through a max-concurrency gate, streams
+// every response, records schedule-relative timings for every request, and turns them into
+// latency statistics, compliant (effective) throughput, load curves, operating points and costs.
+//
+// Without --base-url, run and sweep start an embedded simulated deployment on a loopback port, so
+// the tool works out of the box.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitFailure  = 1 // the run could not be done (unreachable target, I/O error, ...)
+	exitUsage    = 2 // bad input, or results that are not comparable
+	exitSignaled = 130
+)
+
+// usageError marks an error caused by the user's input: exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// usageErrors joins several input problems into one usage error, one per line.
+func usageErrors(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return usageError{errors.Join(errs...)}
+}
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// run executes the CLI and returns the exit code. The first SIGINT/SIGTERM cancels the context
+// (dispatch stops, in-flight requests are canceled, everything recorded is written); a second one
+// exits at once.
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		n := 0
+		for range sigs {
+			n++
+			if n == 1 {
+				fmt.Fprintln(stderr, "\nloadcurve: interrupted: stopping dispatch, canceling in-flight requests, writing what was recorded (interrupt again to exit at once)")
+				cancel()
+				continue
+			}
+			fmt.Fprintln(stderr, "loadcurve: second interrupt: exiting now")
+			os.Exit(exitSignaled)
+		}
+	}()
+	return runApp(ctx, args, stdout, stderr)
+}
+
+func runApp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, flagsFirst(app, args))
+	if err == nil {
+		if ctx.Err() != nil {
+			return exitSignaled
+		}
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "loadcurve: %v\n", err)
+	var ue usageError
+	var ee cli.ExitCoder
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	case ctx.Err() != nil:
+		return exitSignaled
+	}
+	return exitFailure
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:    "loadcurve",
+		Usage:   "measure the effective capacity of an OpenAI-compatible LLM deployment",
+		Version: version,
+		Description: "Without --base-url, run and sweep start an embedded simulated deployment (see `loadcurve sim`).\n" +
+			"Metric definitions: METRICS.md; they match vLLM's `vllm bench serve` where it defines a metric.",
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*cli.Context, error) {}, // errors are printed once, by runApp
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
+		Commands: []*cli.Command{
+			runCommand(),
+			sweepCommand(),
+			compareCommand(),
+			costCommand(),
+			reportCommand(),
+			scheduleCommand(),
+			workloadCommand(),
+			simCommand(),
+		},
+	}
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+	}
+	return app
+}
+
+// flagsFirst moves a subcommand's flags in front of its positional arguments, so that
+// `loadcurve report DIR --goodput ttft:500` works: urfave/cli v2 (like Go's flag package) stops
+// parsing flags at the first positional argument. A flag that takes a value keeps the token after
+// it; "--" ends flag parsing.
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 3 {
+		return args
+	}
+	cmd := app.Command(args[1])
+	if cmd == nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	flags := []string{}
+	var positional []string
+	rest := args[2:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			positional = append(positional, rest[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if takesValue[name] && i+1 < len(rest) {
+			i++
+			flags = append(flags, rest[i])
+		}
+	}
+	out := append([]string{args[0], args[1]}, flags...)
+	if len(positional) > 0 {
+		out = append(out, "--")
+		out = append(out, positional...)
+	}
+	return out
+}

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/records"
+)
+
+// runCLI runs the command line in-process and returns exit code, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code := runApp(ctx, append([]string{"loadcurve"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// small keeps end-to-end runs short: short prompts and outputs against the embedded sim.
+var small = []string{"--random-input-len", "32", "--random-output-len", "8", "--quiet"}
+
+func TestRunAgainstEmbeddedSim(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, append([]string{"run", "--num-requests", "30", "--request-rate", "40", "--out", dir}, small...)...)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "embedded simulated deployment") {
+		t.Errorf("the run did not say it started the sim: %s", stderr)
+	}
+	for _, want := range []string{"Successful requests:", "Mean TTFT (ms):", "P99 ITL (ms):", "Client Queue Time", "Compliant output throughput"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Records) != 30 || len(f.Tiers) != 1 || f.Header.Model != "loadcurve-sim" || f.Header.WorkloadFingerprint == "" {
+		t.Fatalf("records file: %d records, %d tiers, header %+v", len(f.Records), len(f.Tiers), f.Header)
+	}
+	seen := map[int]bool{}
+	for _, r := range f.Records {
+		if r.Outcome != records.OK || r.OutputTokens != 8 || r.OutputTokensSource != records.SourceUsage {
+			t.Errorf("request %d: outcome %v, %d output tokens from %q", r.ID, r.Outcome, r.OutputTokens, r.OutputTokensSource)
+		}
+		if r.Dispatched < r.Planned || r.Slot < r.Dispatched || r.Sent < r.Slot || r.First < r.Sent || r.Last < r.First || r.End < r.Last {
+			t.Errorf("request %d: moments out of order: %+v", r.ID, r)
+		}
+		if len(r.ITL) != 7 {
+			t.Errorf("request %d: %d ITL gaps, want 7", r.ID, len(r.ITL))
+		}
+		seen[r.ID] = true
+	}
+	if len(seen) != 30 {
+		t.Errorf("ids not unique: %d distinct", len(seen))
+	}
+	var sum map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"completed", "request_throughput", "output_throughput", "mean_ttft_ms", "p99_itl_ms",
+		"raw_output_throughput", "compliant_output_throughput", "mean_client_queue_time_ms", "run"} {
+		if _, ok := sum[k]; !ok {
+			t.Errorf("summary.json lacks %q", k)
+		}
+	}
+	if sum["completed"].(float64) != 30 {
+		t.Errorf("completed = %v", sum["completed"])
+	}
+	// report re-derives the same summary from the records alone.
+	before := b
+	if code, _, stderr := runCLI(t, "report", dir, "-q"); code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if !bytes.Equal(before, after) {
+		t.Errorf("report changed summary.json:\n%s\n---\n%s", before, after)
+	}
+}
+
+func TestRunJSONAndConcurrencyCap(t *testing.T) {
+	code, stdout, stderr := runCLI(t, append([]string{"run", "--num-requests", "12", "--request-rate", "inf", "--max-concurrency", "3",
+		"--format", "json", "--goodput", "ttft:60000"}, small...)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s map[string]any
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+	}
+	// Twelve arrivals at once through three slots: most wait in the client.
+	if s["max_concurrency"].(float64) != 3 || !(s["p90_client_queue_time_ms"].(float64) > 0) {
+		t.Errorf("max_concurrency %v, p90 client queue %v", s["max_concurrency"], s["p90_client_queue_time_ms"])
+	}
+	if s["request_goodput"] == nil {
+		t.Error("request_goodput missing although objectives were given")
+	}
+}
+
+func TestBadInputIsAClearError(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"negative rate", []string{"run", "--request-rate", "-1"}, exitUsage, "--request-rate"},
+		{"zero rate", []string{"run", "--request-rate", "0"}, exitUsage, "--request-rate"},
+		{"word rate", []string{"run", "--request-rate", "fast"}, exitUsage, "--request-rate"},
+		{"zero burstiness", []string{"run", "--burstiness", "0"}, exitUsage, "--burstiness"},
+		{"zero concurrency", []string{"run", "--max-concurrency", "0"}, exitUsage, "--max-concurrency"},
+		{"malformed goodput", []string{"run", "--goodput", "ttft"}, exitUsage, "--goodput"},
+		{"unknown goodput key", []string{"run", "--goodput", "latency:5"}, exitUsage, "--goodput"},
+		{"extra body not an object", []string{"run", "--extra-body", "[1,2]"}, exitUsage, "--extra-body"},
+		{"extra body not json", []string{"run", "--extra-body", "{ignore_eos:true}"}, exitUsage, "--extra-body"},
+		{"bad endpoint", []string{"run", "--endpoint", "embeddings"}, exitUsage, "--endpoint"},
+		{"bad format", []string{"run", "--format", "xml"}, exitUsage, "--format"},
+		{"zero requests", []string{"run", "--num-requests", "0"}, exitUsage, "--num-requests"},
+		{"bad ramp", []string{"run", "--ramp-up-strategy", "sideways"}, exitUsage, "--ramp-up-strategy"},
+		{"bad percentile", []string{"run", "--metric-percentiles", "50,101"}, exitUsage, "--metric-percentiles"},
+		{"unknown sim profile", []string{"run", "--sim-profile", "gpu9000"}, exitUsage, "profile"},
+		{"unknown flag", []string{"run", "--rate", "3"}, exitUsage, "rate"},
+		{"unreachable base url", []string{"run", "--base-url", "http://127.0.0.1:1/v1", "--model", "m"}, exitFailure, "127.0.0.1:1"},
+		{"base url not a url", []string{"run", "--base-url", "localhost:8000"}, exitUsage, "--base-url"},
+		{"descending rates", []string{"sweep", "--request-rates", "4,2"}, exitUsage, "--request-rates"},
+		{"no tiers", []string{"sweep", "--request-rates", ""}, exitUsage, "--request-rates"},
+		{"target share above 1", []string{"sweep", "--request-rates", "1,2", "--target-share", "1.5"}, exitUsage, "--target-share"},
+		{"headroom 1", []string{"sweep", "--request-rates", "1,2", "--headroom", "1"}, exitUsage, "--headroom"},
+		{"cost negative", []string{"cost", "--a-cost-per-hour", "-1", "--a-raw-throughput", "1", "--a-compliant-share", "1",
+			"--b-cost-per-hour", "1", "--b-raw-throughput", "1", "--b-compliant-share", "1"}, exitUsage, "--a-cost-per-hour"},
+		{"cost share", []string{"cost", "--a-cost-per-hour", "1", "--a-raw-throughput", "1", "--a-compliant-share", "1.2",
+			"--b-cost-per-hour", "1", "--b-raw-throughput", "0", "--b-compliant-share", "1"}, exitUsage, "--a-compliant-share"},
+		{"cost missing", []string{"cost", "--a-cost-per-hour", "1"}, exitUsage, "--b-cost-per-hour"},
+		{"compare missing file", []string{"compare", "/nonexistent/a", "/nonexistent/b"}, exitUsage, "/nonexistent/a"},
+		{"report not a result", []string{"report", "main.go"}, exitFailure, "not a loadcurve records file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, append(tc.args, "--quiet")...)
+			if tc.args[0] == "cost" || tc.args[0] == "compare" || tc.args[0] == "report" {
+				code, _, stderr = runCLI(t, tc.args...)
+			}
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d (want %d), stderr %q should mention %q", code, tc.code, stderr, tc.want)
+			}
+			if strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine ") {
+				t.Errorf("panicked: %s", stderr)
+			}
+		})
+	}
+}
+
+func TestScheduleCommandIsDeterministicAndMatchesArrival(t *testing.T) {
+	code, out1, stderr := runCLI(t, "schedule", "--request-rate", "5", "--burstiness", "0.5", "--num-requests", "50", "--seed", "9")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, out2, _ := runCLI(t, "schedule", "--request-rate", "5", "--burstiness", "0.5", "--num-requests", "50", "--seed", "9")
+	if out1 != out2 {
+		t.Error("same seed printed different schedules")
+	}
+	want, err := arrival.Spec{Rate: 5, Burstiness: 0.5}.Offsets(50, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(strings.NewReader(out1))
+	i := 0
+	for sc.Scan() {
+		v, err := strconv.ParseFloat(sc.Text(), 64)
+		if err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		if time.Duration(math.Round(v*1e9)) != want[i] {
+			t.Errorf("line %d: %s, want %v", i+1, sc.Text(), want[i])
+		}
+		i++
+	}
+	if i != 50 {
+		t.Errorf("%d lines, want 50", i)
+	}
+}
+
+func TestCostSeedExample(t *testing.T) {
+	args := []string{"cost", "--a-cost-per-hour", "100", "--a-raw-throughput", "10000", "--a-compliant-share", "0.95",
+		"--b-cost-per-hour", "80", "--b-raw-throughput", "12000", "--b-compliant-share", "0.60"}
+	code, out, stderr := runCLI(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"2.92", "3.09", "5.6 %", "63.3 %", "7,600"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI(t, append(args, "--format", "json")...)
+	var j map[string]any
+	if code != exitOK || json.Unmarshal([]byte(out), &j) != nil {
+		t.Fatalf("json: exit %d\n%s", code, out)
+	}
+	if be := j["break_even_compliant_share"].(float64); math.Abs(be-0.6333) > 0.0001 {
+		t.Errorf("break-even share %v", be)
+	}
+	if j["payback_periods"] != nil {
+		t.Errorf("payback without a one-time investment or with negative savings: %v", j["payback_periods"])
+	}
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/workloads"
+)
+
+func scheduleCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "schedule",
+		Usage:     "print a seeded arrival schedule: one planned offset in seconds per line",
+		ArgsUsage: " ",
+		Flags:     loadFlags("1", 10),
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return usagef("unexpected argument %q", c.Args().First())
+			}
+			spec, errs := arrivalSpec(c)
+			n, d, cErrs := loadCount(c)
+			if errs = append(errs, cErrs...); len(errs) > 0 {
+				return usageErrors(errs)
+			}
+			var offsets []time.Duration
+			var err error
+			if d > 0 {
+				offsets, err = spec.OffsetsWithin(d, c.Int64("seed"), maxDurationRequests)
+			} else {
+				offsets, err = spec.Offsets(n, c.Int64("seed"))
+			}
+			if err != nil {
+				return usageError{err}
+			}
+			w := bufio.NewWriter(c.App.Writer)
+			buf := make([]byte, 0, 32)
+			for _, o := range offsets {
+				buf = strconv.AppendFloat(buf[:0], o.Seconds(), 'f', 9, 64)
+				buf = append(buf, '\n')
+				w.Write(buf)
+			}
+			fmt.Fprintf(c.App.ErrWriter, "# %s, seed %d: %d arrivals, realised rate %.4g/s\n",
+				spec, c.Int64("seed"), len(offsets), arrival.RealisedRate(offsets))
+			return w.Flush()
+		},
+	}
+}
+
+func workloadCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "workload",
+		Usage:     "materialise a request set to JSONL and print its fingerprint",
+		ArgsUsage: " ",
+		Flags: append(workloadFlags(),
+			&cli.IntFlag{Name: "num-requests", Value: 1000, Usage: "requests in the set"},
+			&cli.Int64Flag{Name: "seed", Value: defaultSeed, Usage: "seed of the request set"},
+			&cli.StringFlag{Name: "out", Usage: "write the requests to this JSONL file"},
+		),
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return usagef("unexpected argument %q", c.Args().First())
+			}
+			w, errs := syntheticWorkload(c, c.Int64("seed"))
+			if n := c.Int("num-requests"); n < 1 {
+				errs = append(errs, fmt.Errorf("--num-requests must be >= 1, got %d", n))
+			}
+			if len(errs) > 0 {
+				return usageErrors(errs)
+			}
+			set, err := w.Generate(c.Int("num-requests"))
+			if err != nil {
+				return usageError{err}
+			}
+			if out := c.String("out"); out != "" {
+				if err := workloads.Save(out, set); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.ErrWriter, "wrote %d requests to %s\n", len(set.Requests), filepath.Clean(out))
+			}
+			fmt.Fprintf(c.App.Writer, "%s  %s  %d requests\n", set.Fingerprint, set.Source, len(set.Requests))
+			return nil
+		},
+	}
+}

@@ -1,0 +1,347 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/time/rate"
+
+	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/workloads"
+)
+
+// maxDurationRequests bounds the request set of a duration-bound tier.
+const maxDurationRequests = 2_000_000
+
+// session is one invocation of run or sweep against one target: the client, the embedded sim
+// when there is no --base-url, the output directory and the records file.
+type session struct {
+	stdout, stderr io.Writer
+	progress       bool // draw a progress line on stderr
+
+	target loadgen.Target
+	client *loadgen.Client
+	sim    *sim.Running
+
+	seed        int64
+	maxConc     int
+	limiter     *rate.Limiter
+	workload    workloads.Synthetic
+	measureOpts measure.Options
+	format      string
+
+	outDir string
+	writer *records.Writer
+	header records.Header
+}
+
+// openSession validates every flag shared by run and sweep (reporting all problems at once),
+// starts the embedded sim when needed, resolves the model and verifies the target.
+func openSession(c *cli.Context, command string, extra []error) (*session, error) {
+	s := &session{stdout: c.App.Writer, stderr: c.App.ErrWriter}
+	errs := extra
+	var tErrs, wErrs, mErrs []error
+	s.target, tErrs = target(c)
+	errs = append(errs, tErrs...)
+	s.seed = c.Int64("seed")
+	s.workload, wErrs = syntheticWorkload(c, s.seed)
+	errs = append(errs, wErrs...)
+	s.measureOpts, mErrs = measureOptions(c, 0)
+	errs = append(errs, mErrs...)
+	var err error
+	if s.maxConc, err = maxConcurrency(c); err != nil {
+		errs = append(errs, err)
+	}
+	if s.limiter, err = rateLimiter(c); err != nil {
+		errs = append(errs, err)
+	}
+	if s.format, err = outputFormat(c); err != nil {
+		errs = append(errs, err)
+	}
+	var simCfg sim.Config
+	if s.target.BaseURL == "" {
+		if simCfg, err = simConfig(c, "sim-"); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, usageErrors(errs)
+	}
+	s.progress = !c.Bool("quiet") && isTerminal(os.Stderr)
+	if s.target.Insecure {
+		fmt.Fprintln(s.stderr, "loadcurve: WARNING: --insecure: TLS certificates are NOT verified")
+	}
+
+	if s.target.BaseURL == "" {
+		s.sim, err = sim.Start(simCfg, "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("start the embedded simulated deployment: %w", err)
+		}
+		s.target.BaseURL = s.sim.URL()
+		fmt.Fprintf(s.stderr, "loadcurve: no --base-url: started the embedded simulated deployment (profile %q, a model, not a measurement) at %s\n",
+			c.String("sim-profile"), s.target.BaseURL)
+	}
+	s.client, err = loadgen.NewClient(s.target, s.maxConc)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(c.Context, 30*time.Second)
+	defer cancel()
+	if s.target.Model == "" {
+		if s.target.Model, err = s.client.ResolveModel(ctx); err != nil {
+			s.close()
+			return nil, err
+		}
+		s.client, err = loadgen.NewClient(s.target, s.maxConc)
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+	}
+	probe := workloads.Request{Prompt: "Say hello.", InputTokens: 2, MaxTokens: 4}
+	if err := s.client.Preflight(ctx, probe); err != nil {
+		s.close()
+		return nil, fmt.Errorf("preflight request to %s failed: %w", loadgen.SanitizeURL(s.target.BaseURL), err)
+	}
+
+	s.header = records.Header{
+		Kind: records.KindHeader, Tool: "loadcurve", MetricsVersion: records.MetricsVersion, Version: version, Command: command, Target: loadgen.SanitizeURL(s.target.BaseURL),
+		Endpoint: s.target.Endpoint.String(), Model: s.target.Model, Workload: s.workload.String(),
+		Seed: s.seed, MaxConcurrency: s.maxConc, CachePolicy: "replay", ExtraBody: s.target.ExtraBody,
+		TimeoutS: s.target.Timeout.Seconds(), StartWall: time.Now(),
+	}
+	if s.sim != nil {
+		s.header.Sim = c.String("sim-profile")
+	}
+	if dir := c.String("out"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			s.close()
+			return nil, fmt.Errorf("--out %s: %w", dir, err)
+		}
+		s.outDir = dir
+	}
+	return s, nil
+}
+
+// openRecords creates records.jsonl with the header (once the header is complete).
+func (s *session) openRecords() error {
+	if s.outDir == "" {
+		return nil
+	}
+	w, err := records.Create(filepath.Join(s.outDir, "records.jsonl"), s.header)
+	if err != nil {
+		return err
+	}
+	s.writer = w
+	return nil
+}
+
+func (s *session) close() error {
+	var err error
+	if s.writer != nil {
+		err = s.writer.Close()
+		s.writer = nil
+	}
+	if s.sim != nil {
+		s.sim.Close()
+		s.sim = nil
+	}
+	return err
+}
+
+// tierPlan is what one tier sends.
+type tierPlan struct {
+	index    int
+	spec     arrival.Spec
+	n        int           // request count, or 0 with duration
+	duration time.Duration // tier length for duration-bound tiers
+	seed     int64         // seed of this tier's schedule and request set
+	grace    time.Duration // how long stragglers may run after the last arrival (0 = until done)
+}
+
+// tierSeed derives a tier's seed from the run's seed and the tier's rate, so that two deployments
+// swept with the same arguments receive identical traffic at equal offered rates, and different
+// tiers do not repeat each other's prompts (which would warm prefix caches across tiers).
+func tierSeed(seed int64, rate float64) int64 {
+	h := fnv.New64a()
+	var b [16]byte
+	for i := 0; i < 8; i++ {
+		b[i] = byte(uint64(seed) >> (8 * i))
+		b[8+i] = byte(math.Float64bits(rate) >> (8 * i))
+	}
+	h.Write(b[:])
+	return int64(h.Sum64() >> 1)
+}
+
+// tierOutcome is one measured tier.
+type tierOutcome struct {
+	plan    tierPlan
+	summary measure.Summary
+	records []records.Record
+	result  loadgen.Result
+}
+
+// collector is the tier's record sink: it keeps every record for the summary and appends it to
+// records.jsonl. loadgen calls it from one goroutine.
+type collector struct {
+	mu   sync.Mutex
+	recs []records.Record
+	w    *records.Writer
+}
+
+func (c *collector) Write(r *records.Record) error {
+	c.mu.Lock()
+	c.recs = append(c.recs, *r)
+	c.mu.Unlock()
+	if c.w != nil {
+		return c.w.Write(r)
+	}
+	return nil
+}
+
+// runTier materialises a tier's schedule and requests, sends them, and summarises the records.
+func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierOutcome, error) {
+	var offsets []time.Duration
+	var err error
+	if p.duration > 0 {
+		offsets, err = p.spec.OffsetsWithin(p.duration, p.seed, maxDurationRequests)
+	} else {
+		offsets, err = p.spec.Offsets(p.n, p.seed)
+	}
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if len(offsets) == 0 {
+		return nil, errNoArrivals{usagef("tier %d (%s) plans no request within --duration %v: raise the duration or the rate", p.index, p.spec, p.duration)}
+	}
+	w := s.workload
+	w.Seed = p.seed
+	set, err := w.Generate(len(offsets))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	rateVal, burst := p.spec.Rate, p.spec.Burstiness
+	if s.header.Command == "run" {
+		s.header.WorkloadFingerprint, s.header.Arrival = set.Fingerprint, p.spec.String()
+	}
+	if s.outDir != "" && s.writer == nil {
+		if err := s.openRecords(); err != nil {
+			return nil, err
+		}
+	}
+	if s.writer != nil {
+		if err := s.writer.WriteTier(records.Tier{Tier: p.index, Arrival: p.spec.String(), RequestRate: records.Rate(rateVal),
+			Burstiness: records.Rate(burst), Seed: p.seed, Planned: len(offsets), DurationS: p.duration.Seconds(),
+			WorkloadFingerprint: set.Fingerprint, StartWall: time.Now()}); err != nil {
+			return nil, err
+		}
+	}
+	col := &collector{w: s.writer, recs: make([]records.Record, 0, len(offsets))}
+	var prog loadgen.Progress
+	stop := s.startProgress(&prog, label, len(offsets))
+	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{
+		Index: p.index, Offsets: offsets, Requests: set.Requests, MaxConcurrency: s.maxConc,
+		Limiter: s.limiter, Grace: p.grace,
+	}, col, &prog)
+	stop()
+	if err != nil {
+		return nil, fmt.Errorf("tier %d: %w", p.index, err)
+	}
+	if res.SinkErr != nil {
+		return nil, fmt.Errorf("tier %d: writing records: %w", p.index, res.SinkErr)
+	}
+	sum := measure.Summarize(col.recs, measure.TierInfo{Tier: p.index, Arrival: p.spec.String(), NominalRate: rateVal,
+		Burstiness: burst, MaxConcurrency: s.maxConc, Planned: len(offsets)}, s.measureOpts)
+	sum.Complete = sum.Complete && ctx.Err() == nil
+	if res.RateLimited {
+		sum.ClientBound = true
+		sum.ClientBoundReason = joinReason(sum.ClientBoundReason, "the --rate-limit safety ceiling held requests back: it, not the schedule, shaped the load")
+	}
+	return &tierOutcome{plan: p, summary: sum, records: col.recs, result: res}, nil
+}
+
+func joinReason(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// warnClientBound says loudly that the client shaped the load.
+func (s *session) warnClientBound(sum measure.Summary) {
+	if sum.ClientBound {
+		fmt.Fprintf(s.stderr, "loadcurve: WARNING: tier %d is CLIENT-BOUND: %s. Its latencies describe this client as much as the server.\n",
+			sum.Tier, sum.ClientBoundReason)
+	}
+}
+
+// writeJSON writes v as indented JSON to dir/name.
+func writeJSON(dir, name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", name, err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// startProgress draws "label done/planned, in flight, errors" on stderr until stop is called.
+func (s *session) startProgress(p *loadgen.Progress, label string, planned int) (stop func()) {
+	if !s.progress {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	start := time.Now()
+	draw := func() {
+		fmt.Fprintf(s.stderr, "\r%s  %d/%d done  %d in flight  %d errors  %.1fs ",
+			label, p.Done.Load(), planned, p.InFlight.Load(), p.Errors.Load(), time.Since(start).Seconds())
+	}
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				draw()
+			case <-done:
+				draw()
+				fmt.Fprintln(s.stderr)
+				return
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// errNoArrivals: a duration-bound tier whose schedule plans nothing inside the duration.
+type errNoArrivals struct{ error }
+
+func (e errNoArrivals) Unwrap() error { return e.error }
+
+var errInterrupted = errors.New("interrupted: results are incomplete")

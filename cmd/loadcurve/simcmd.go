@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/sim"
+)
+
+const defaultSimProfile = "default"
+
+// simFlags returns a flag for every sim parameter, named prefix+param (prefix "sim-" on run and
+// sweep, none on `loadcurve sim`). Unset flags keep the profile's value.
+func simFlags(prefix string) []cli.Flag {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: prefix + "profile", Category: catSim, Value: defaultSimProfile,
+			Usage: "simulated deployment profile: " + strings.Join(sim.ProfileNames(), ", ")},
+	}
+	for _, p := range sim.Params() {
+		flags = append(flags, &cli.StringFlag{Name: prefix + p.Name, Category: catSim,
+			Usage: fmt.Sprintf("%s (profile default: %s)", p.Usage, p.Default)})
+	}
+	return flags
+}
+
+// simConfig builds the sim configuration from the profile and any overriding flags.
+func simConfig(c *cli.Context, prefix string) (sim.Config, error) {
+	profile := c.String(prefix + "profile")
+	cfg, err := sim.Profile(profile)
+	if err != nil {
+		return cfg, usagef("--%sprofile: %v", prefix, err)
+	}
+	for _, p := range sim.Params() {
+		if name := prefix + p.Name; c.IsSet(name) {
+			if err := cfg.Set(p.Name, c.String(name)); err != nil {
+				return cfg, usagef("--%s: %v", name, err)
+			}
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}
+
+func simCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "sim",
+		Usage: "serve the simulated deployment (an OpenAI-compatible continuous-batching server model) on an address",
+		Description: "A model of a continuous-batching inference server, not a measurement of any hardware.\n" +
+			"Endpoints: POST /v1/chat/completions, POST /v1/completions, GET /v1/models, GET /health, GET /metrics.",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Usage: "listen address"},
+		}, simFlags("")...),
+		Action: func(c *cli.Context) error {
+			cfg, err := simConfig(c, "")
+			if err != nil {
+				return err
+			}
+			srv, err := sim.New(cfg)
+			if err != nil {
+				return usageError{err}
+			}
+			defer srv.Close()
+			ln, err := net.Listen("tcp", c.String("addr"))
+			if err != nil {
+				return fmt.Errorf("listen on --addr %s: %w", c.String("addr"), err)
+			}
+			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+			fmt.Fprintf(c.App.ErrWriter, "loadcurve sim: profile %s serving model %q at http://%s/v1 (a model, not a measurement; Ctrl-C to stop)\n",
+				c.String("profile"), cfg.ModelName, ln.Addr())
+			errc := make(chan error, 1)
+			go func() { errc <- hs.Serve(ln) }()
+			select {
+			case err := <-errc:
+				return fmt.Errorf("sim server: %w", err)
+			case <-c.Context.Done():
+				return hs.Close()
+			}
+		},
+	}
+}
