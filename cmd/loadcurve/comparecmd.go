@@ -178,6 +178,7 @@ func compareAction(c *cli.Context) error {
 			return err
 		}
 		res.Ledger = l
+		res.EqualLoad = equalLoadCosts(res.Tiers, c.Float64("a-cost-per-hour"), c.Float64("b-cost-per-hour"))
 	}
 	return emitCompare(c, format, res, a, b)
 }
@@ -209,6 +210,40 @@ type compareResult struct {
 	Paired          []pairedComparison `json:"paired"`
 	OperatingPoints map[string]any     `json:"operating_points"`
 	Ledger          *cost.Ledger       `json:"cost,omitempty"`
+	EqualLoad       []equalLoadCost    `json:"cost_at_equal_load,omitempty"`
+}
+
+// equalLoadCost prices both sides at one offered rate both ran.
+type equalLoadCost struct {
+	OfferedRate float64  `json:"offered_rate"`
+	A           *float64 `json:"a_cost_per_million_effective"` // null when A produced no effective output
+	B           *float64 `json:"b_cost_per_million_effective"`
+	BvsA        *float64 `json:"b_vs_a_unit_cost_change"`
+}
+
+// equalLoadCosts prices every common tier: cost per hour over compliant output throughput.
+func equalLoadCosts(tiers []tierComparison, costA, costB float64) []equalLoadCost {
+	unit := func(costPerHour float64, s *measure.Summary) *float64 {
+		o := cost.Option{CostPerHour: costPerHour, RawThroughput: s.RawOutputThroughput, CompliantShare: s.CompliantTokenShare}
+		v, err := o.CostPerMillionEffective()
+		if err != nil || s.RawOutputThroughput <= 0 {
+			return nil
+		}
+		return &v
+	}
+	var out []equalLoadCost
+	for _, t := range tiers {
+		if t.A == nil || t.B == nil {
+			continue
+		}
+		e := equalLoadCost{OfferedRate: t.OfferedRate, A: unit(costA, t.A), B: unit(costB, t.B)}
+		if e.A != nil && e.B != nil {
+			d := *e.B / *e.A - 1
+			e.BvsA = &d
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 type tierComparison struct {
@@ -435,6 +470,8 @@ func emitCompare(c *cli.Context, format string, res compareResult, a, b *side) e
 		if res.Ledger != nil {
 			fmt.Fprintln(w)
 			fmt.Fprint(w, res.Ledger.Text())
+			fmt.Fprintln(w)
+			equalLoadTable(res.EqualLoad, c.String("currency")).Text(w)
 		}
 		if res.Stamp != "" {
 			fmt.Fprintf(w, "\n*** %s ***\n", res.Stamp)
@@ -486,6 +523,28 @@ func emitCompare(c *cli.Context, format string, res compareResult, a, b *side) e
 		return err
 	}
 	return os.WriteFile(filepath.Join(out, "report.html"), hb.Bytes(), 0o644)
+}
+
+func equalLoadTable(rows []equalLoadCost, currency string) report.Table {
+	title := "Cost per million effective tokens at equal offered load"
+	if currency != "" {
+		title += " (" + currency + ")"
+	}
+	t := report.Table{Title: title, Highlight: -1,
+		Columns: []string{"offered req/s", "A", "B", "B vs A"}, Align: []bool{true, true, true, true}}
+	opt := func(v *float64, digits int, pct bool) string {
+		switch {
+		case v == nil:
+			return "no effective output"
+		case pct:
+			return fmt.Sprintf("%+.1f %%", 100**v)
+		}
+		return report.FormatFloat(*v, digits)
+	}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, []string{report.FormatFloat(r.OfferedRate, 2), opt(r.A, 2, false), opt(r.B, 2, false), opt(r.BvsA, 0, true)})
+	}
+	return t
 }
 
 func simLabel(h records.Header) string {

@@ -221,3 +221,46 @@ func TestCostSeedExample(t *testing.T) {
 		t.Errorf("payback without a one-time investment or with negative savings: %v", j["payback_periods"])
 	}
 }
+
+func TestInterruptedRunWritesEverythingMarkedIncomplete(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1500*time.Millisecond, cancel) // what the first SIGINT does
+	var out, errb bytes.Buffer
+	args := append([]string{"loadcurve", "run", "--num-requests", "200", "--request-rate", "20", "--out", dir}, small...)
+	code := runApp(ctx, args, &out, &errb)
+	if code != exitSignaled {
+		t.Fatalf("exit %d, want %d\n%s", code, exitSignaled, errb.String())
+	}
+	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every planned request has exactly one line, whether it finished, was cut or never started.
+	ids := map[int]int{}
+	counts := map[records.Outcome]int{}
+	for _, r := range f.Records {
+		ids[r.ID]++
+		counts[r.Outcome]++
+	}
+	if len(f.Records) != 200 || len(ids) != 200 {
+		t.Fatalf("%d records for %d distinct ids, want 200", len(f.Records), len(ids))
+	}
+	if counts[records.OK] == 0 || counts[records.Canceled] == 0 {
+		t.Errorf("outcomes %v: want some ok before the interrupt and the rest canceled", counts)
+	}
+	var sum map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum["complete"] != false {
+		t.Errorf("summary complete = %v, want false", sum["complete"])
+	}
+	if !strings.Contains(out.String(), "INCOMPLETE") {
+		t.Errorf("the table does not say it is incomplete:\n%s", out.String())
+	}
+}

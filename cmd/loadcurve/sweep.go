@@ -16,10 +16,10 @@ import (
 // Sweep defaults, printed with every result.
 const (
 	defaultSweepRates    = "auto"
-	defaultTierDuration  = 5 * time.Second
+	defaultTierDuration  = 4 * time.Second
 	defaultDrainTimeout  = 20 * time.Second
 	defaultPrecision     = 0.1
-	defaultMaxTiers      = 8
+	defaultMaxTiers      = 10
 	defaultSweepObjectiv = "ttft:2000 tpot:100"
 )
 

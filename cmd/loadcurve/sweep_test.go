@@ -6,8 +6,11 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/loadcurve/loadcurve/sim"
 )
 
 // sweepArgs is a short fixed-rate sweep against the embedded sim (about 1.5 s of load per tier).
@@ -98,5 +101,61 @@ func TestSweepReportAndCompare(t *testing.T) {
 	code, stdout, _ = runCLI(t, "compare", a, c, "--force")
 	if code != exitOK || !strings.Contains(stdout, "NOT COMPARABLE") {
 		t.Errorf("compare --force: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestSweepFindsTheSimCapacity sweeps the latency profile from a quarter of its theoretical peak
+// to three times it and checks the curve against the figures the sim's parameters predict.
+func TestSweepFindsTheSimCapacity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end sweep")
+	}
+	cfg, err := sim.Profile(sim.ProfileLatency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const inWords, out = 32, 16
+	peakTok := cfg.TheoreticalPeakOutput(inWords+sim.MessageOverheadTokens, out) // chat adds the per-message overhead
+	peakReq := peakTok / out
+	var rates []string
+	for _, f := range []float64{0.25, 0.5, 0.75, 1.5, 3} {
+		rates = append(rates, strconv.FormatFloat(f*peakReq, 'f', 2, 64))
+	}
+	code, stdout, stderr := runCLI(t, "sweep", "--request-rates", strings.Join(rates, ","), "--duration", "2s",
+		"--drain-timeout", "3s", "--sim-profile", "latency", "--random-input-len", strconv.Itoa(inWords),
+		"--random-output-len", strconv.Itoa(out), "--goodput", "e2el:500", "--format", "json", "--quiet")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var cf struct {
+		Tiers []struct {
+			NominalRate float64 `json:"nominal_request_rate"`
+			Raw         float64 `json:"raw_output_throughput"`
+		} `json:"tiers"`
+		Analysis struct {
+			Plateau  *struct{ Throughput float64 } `json:"plateau"`
+			Capacity *struct{ Rate float64 }       `json:"capacity"`
+		} `json:"analysis"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &cf); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	top := cf.Tiers[len(cf.Tiers)-1].Raw
+	t.Logf("model: peak %.0f tok/s = %.1f req/s; measured: raw at 3x %.0f tok/s, plateau %+v, capacity %+v",
+		peakTok, peakReq, top, cf.Analysis.Plateau, cf.Analysis.Capacity)
+	// At 3x the peak the engine is busy for the whole tier and its drain (the backlog outlasts
+	// the 3 s drain deadline), so raw output is the engine's peak less the final partial steps and
+	// the wake-up lateness of a shared machine: allow 15 % below and 5 % above the model.
+	if top < 0.85*peakTok || top > 1.05*peakTok {
+		t.Errorf("raw output at 3x peak = %.0f tok/s, the model predicts %.0f", top, peakTok)
+	}
+	if cf.Analysis.Plateau == nil {
+		t.Errorf("no plateau found; tiers %+v", cf.Tiers)
+	}
+	// Below the peak the 500 ms E2EL objective holds (a request lives ~16 steps of ~10 ms); past it
+	// the queue grows by (rate - peak) x 2 s and the objective fails, so capacity lies between half
+	// the peak and (allowing the interpolation's overshoot) 1.1x the peak.
+	if c := cf.Analysis.Capacity; c == nil || c.Rate < 0.5*peakReq || c.Rate > 1.1*peakReq {
+		t.Errorf("capacity %+v, the model's peak is %.1f req/s", c, peakReq)
 	}
 }
