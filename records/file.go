@@ -16,8 +16,9 @@ import (
 
 // Line kinds. Request lines carry no "kind".
 const (
-	KindHeader = "header"
-	KindTier   = "tier"
+	KindHeader        = "header"
+	KindTier          = "tier"
+	KindServerMetrics = "server_metrics"
 )
 
 // Rate is a request rate in requests per second that encodes +Inf as the JSON string "inf".
@@ -87,12 +88,21 @@ type Tier struct {
 	StartWall           time.Time `json:"start_wall"`
 }
 
+// ServerMetrics closes a tier with what the target's own metrics endpoint reported over it
+// (scraped by the client; the payload is the servermetrics package's per-tier JSON).
+type ServerMetrics struct {
+	Kind    string          `json:"kind"`
+	Tier    int             `json:"tier"`
+	Metrics json.RawMessage `json:"metrics"`
+}
+
 // File is a whole records.jsonl read back.
 type File struct {
-	Header   Header
-	Tiers    []Tier
-	Records  []Record
-	Warnings []string // e.g. a truncated last line that was ignored
+	Header        Header
+	Tiers         []Tier
+	Records       []Record
+	ServerMetrics map[int]json.RawMessage // by tier
+	Warnings      []string                // e.g. a truncated last line that was ignored
 }
 
 // TierRecords returns the records of tier t.
@@ -180,6 +190,15 @@ func (f *File) parseLine(n int, line []byte) error {
 			return fmt.Errorf("line %d: tier: %w", n, err)
 		}
 		f.Tiers = append(f.Tiers, t)
+	case probe.Kind == KindServerMetrics:
+		var m ServerMetrics
+		if err := json.Unmarshal(line, &m); err != nil {
+			return fmt.Errorf("line %d: server metrics: %w", n, err)
+		}
+		if f.ServerMetrics == nil {
+			f.ServerMetrics = map[int]json.RawMessage{}
+		}
+		f.ServerMetrics[m.Tier] = m.Metrics
 	case probe.Kind == "":
 		var r Record
 		if err := json.Unmarshal(line, &r); err != nil {
@@ -238,6 +257,15 @@ func (w *Writer) WriteHeader(h Header) error {
 		h.MetricsVersion = MetricsVersion
 	}
 	return w.writeObject(h)
+}
+
+// WriteServerMetrics writes a tier's server-side metrics (any JSON-encodable value) and flushes.
+func (w *Writer) WriteServerMetrics(tier int, metrics any) error {
+	b, err := json.Marshal(metrics)
+	if err != nil {
+		return fmt.Errorf("encode server metrics: %w", err)
+	}
+	return w.writeObject(ServerMetrics{Kind: KindServerMetrics, Tier: tier, Metrics: b})
 }
 
 // WriteTier writes a tier line and flushes.

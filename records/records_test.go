@@ -131,6 +131,9 @@ func TestFileRoundTripAndTruncatedLastLine(t *testing.T) {
 	if err := w.WriteTier(records.Tier{Tier: 0, RequestRate: records.Rate(math.Inf(1)), Burstiness: 1, Planned: 2}); err != nil {
 		t.Fatal(err)
 	}
+	if err := w.WriteServerMetrics(0, map[string]float64{"prefix_cache_hit_rate": 0.5}); err != nil {
+		t.Fatal(err)
+	}
 	r1, r2 := sampleRecord(), records.NewRecord(0, 1, time.Second)
 	for _, r := range []*records.Record{&r1, &r2} {
 		if err := w.Write(r); err != nil {
@@ -147,6 +150,9 @@ func TestFileRoundTripAndTruncatedLastLine(t *testing.T) {
 	}
 	if f.Header.Seed != 7 || f.Header.MetricsVersion != records.MetricsVersion || len(f.Records) != 2 || len(f.Warnings) != 0 {
 		t.Fatalf("unexpected file: %+v", f)
+	}
+	if got := string(f.ServerMetrics[0]); got != `{"prefix_cache_hit_rate":0.5}` {
+		t.Errorf("server metrics of tier 0 = %s", got)
 	}
 	if !math.IsInf(float64(f.Tiers[0].RequestRate), 1) {
 		t.Errorf("inf rate did not survive: %v", f.Tiers[0].RequestRate)
