@@ -16,6 +16,7 @@ import (
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/servermetrics"
 )
 
 // tierInfo identifies one tier of a records file.
@@ -34,8 +35,9 @@ func (o *tierOutcome) tierInfo() tierInfo {
 
 // tierData is one tier's identity and records: all a curve is computed from.
 type tierData struct {
-	info tierInfo
-	recs []records.Record
+	info   tierInfo
+	recs   []records.Record
+	server json.RawMessage // server-side metrics (servermetrics.TierMetrics), nil when not scraped
 }
 
 // curveOptions are the analysis inputs, stored in curve.json so that `report` can reproduce it.
@@ -54,6 +56,8 @@ type curveFile struct {
 	Probe    *measure.Summary  `json:"probe,omitempty"`
 	Tiers    []measure.Summary `json:"tiers"`
 	Analysis curve.Analysis    `json:"analysis"`
+	// ServerMetrics holds what the target's metrics endpoint reported, by tier index.
+	ServerMetrics map[int]json.RawMessage `json:"server_metrics,omitempty"`
 }
 
 func summarize(t tierData, opts measure.Options) measure.Summary {
@@ -94,6 +98,12 @@ func buildCurve(h records.Header, tiers []tierData, o curveOptions, opts measure
 	cf := curveFile{Run: h, Options: o, Complete: true}
 	var pts []curve.Point
 	for _, t := range tiers {
+		if t.server != nil {
+			if cf.ServerMetrics == nil {
+				cf.ServerMetrics = map[int]json.RawMessage{}
+			}
+			cf.ServerMetrics[t.info.index] = t.server
+		}
 		sum := summarize(t, opts)
 		sum.MaxConcurrency = h.MaxConcurrency
 		cf.Complete = cf.Complete && sum.Complete
@@ -216,6 +226,10 @@ func curveTable(cf curveFile) report.Table {
 		verdicts[v.Point.Tier] = v
 	}
 	f := report.FormatFloat
+	if len(cf.ServerMetrics) > 0 {
+		t.Columns = append(t.Columns, "srv waiting", "srv prefix hit", "srv preempt")
+		t.Align = append(t.Align, true, true, true)
+	}
 	for i, s := range cf.Tiers {
 		v := verdicts[s.Tier]
 		stable := "yes"
@@ -229,7 +243,10 @@ func curveTable(cf curveFile) report.Table {
 			f(s.ITL.Percentiles["p50"], 1), f(s.ITL.Percentiles["p99"], 1),
 			strconv.Itoa(s.Failed), stable, string(v.Verdict),
 		})
-		_ = i
+		if len(cf.ServerMetrics) > 0 {
+			tm := decodeServer(cf.ServerMetrics[s.Tier])
+			t.Rows[i] = append(t.Rows[i], optF(tm.MeanWaiting, 1, 1), optF(tm.PrefixCacheHitRate, 100, 1), optF(tm.Preemptions, 1, 0))
+		}
 	}
 	if op := cf.Analysis.OperatingPoint; op != nil {
 		// Mark the highest tier at or below the operating point.
@@ -317,4 +334,21 @@ func objectiveMap(s string) map[string]float64 {
 	add("client_queue_time", obj.ClientQueueTime)
 	add("e2el_including_client_queue", obj.E2ELIncludingClientQueue)
 	return m
+}
+
+// decodeServer reads a tier's server metrics; the zero value when absent.
+func decodeServer(raw json.RawMessage) servermetrics.TierMetrics {
+	var tm servermetrics.TierMetrics
+	if raw != nil {
+		_ = json.Unmarshal(raw, &tm) // written by us; a damaged value shows as absent
+	}
+	return tm
+}
+
+// optF formats an optional value times scale, "—" when absent.
+func optF(v *float64, scale float64, digits int) string {
+	if v == nil {
+		return report.NaNText
+	}
+	return report.FormatFloat(*v*scale, digits)
 }

@@ -49,7 +49,8 @@ func loadTiers(path string) (*records.File, []tierData, error) {
 	var tiers []tierData
 	for _, t := range f.Tiers {
 		tiers = append(tiers, tierData{info: tierInfo{index: t.Tier, rate: float64(t.RequestRate), burst: float64(t.Burstiness),
-			arrival: t.Arrival, planned: t.Planned, fingerprint: t.WorkloadFingerprint}, recs: f.TierRecords(t.Tier)})
+			arrival: t.Arrival, planned: t.Planned, fingerprint: t.WorkloadFingerprint}, recs: f.TierRecords(t.Tier),
+			server: f.ServerMetrics[t.Tier]})
 	}
 	if len(tiers) == 0 {
 		return nil, nil, fmt.Errorf("%s has no tier: it holds no measurement", path)
@@ -128,7 +129,7 @@ func reportAction(c *cli.Context) error {
 	if f.Header.Command == "run" && len(tiers) == 1 {
 		sum := summarize(tiers[0], opts)
 		sum.MaxConcurrency = f.Header.MaxConcurrency
-		if err := writeJSON(out, "summary.json", summaryFile{Header: f.Header, Summary: sum}); err != nil {
+		if err := writeJSON(out, "summary.json", summaryFile{Header: f.Header, Summary: sum, Server: tiers[0].server}); err != nil {
 			return err
 		}
 		if format == "json" {
@@ -136,6 +137,7 @@ func reportAction(c *cli.Context) error {
 			fmt.Fprintln(c.App.Writer, string(b))
 		} else {
 			writeSummaryText(c.App.Writer, sum, f.Header.Model, f.Header.Target)
+			writeServerText(c.App.Writer, tiers[0].server)
 		}
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/report"
 )
 
 func runCommand() *cli.Command {
@@ -53,7 +54,7 @@ func runAction(c *cli.Context) error {
 	sum := out.summary
 	s.warnClientBound(sum)
 	if s.outDir != "" {
-		if err := writeJSON(s.outDir, "summary.json", summaryFile{Header: s.header, Summary: sum}); err != nil {
+		if err := writeJSON(s.outDir, "summary.json", summaryFile{Header: s.header, Summary: sum, Server: out.server}); err != nil {
 			return err
 		}
 	}
@@ -69,6 +70,7 @@ func runAction(c *cli.Context) error {
 		fmt.Fprintln(s.stdout, string(b))
 	default:
 		writeSummaryText(s.stdout, sum, s.header.Model, s.header.Target)
+		writeServerText(s.stdout, out.server)
 	}
 	if s.outDir != "" {
 		fmt.Fprintf(s.stderr, "loadcurve: wrote %s/records.jsonl and %s/summary.json\n", s.outDir, s.outDir)
@@ -84,6 +86,7 @@ func runAction(c *cli.Context) error {
 type summaryFile struct {
 	Header  any
 	Summary measure.Summary
+	Server  json.RawMessage // server-side metrics, nil when not scraped
 }
 
 // MarshalJSON flattens the summary's keys and adds the identity under "run".
@@ -101,6 +104,9 @@ func (f summaryFile) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	m["run"] = h
+	if f.Server != nil {
+		m["server_metrics"] = f.Server
+	}
 	return json.Marshal(m)
 }
 
@@ -199,4 +205,31 @@ func rateString(r float64) string {
 		return "inf"
 	}
 	return fmt.Sprintf("%.2f", r)
+}
+
+// writeServerText prints what the target's own metrics endpoint reported over the tier.
+func writeServerText(w io.Writer, raw json.RawMessage) {
+	if raw == nil {
+		return
+	}
+	tm := decodeServer(raw)
+	fmt.Fprintf(w, "Server-side, from the target's metrics (%s, %d scrapes, %d failed):\n", tm.Source, tm.Scrapes, tm.Failures)
+	row := func(label string, v *float64, scale float64, digits int, unit string) {
+		if v != nil {
+			fmt.Fprintf(w, "  %-42s %12s%s\n", label, report.FormatFloat(*v*scale, digits), unit)
+		}
+	}
+	row("mean running requests:", tm.MeanRunning, 1, 1, "")
+	row("max running:", tm.MaxRunning, 1, 0, "")
+	row("mean waiting requests:", tm.MeanWaiting, 1, 1, "")
+	row("max waiting:", tm.MaxWaiting, 1, 0, "")
+	row("mean KV-cache usage:", tm.MeanKVUsage, 100, 1, " %")
+	row("prefix-cache hit rate (tokens):", tm.PrefixCacheHitRate, 100, 1, " %")
+	row("preemptions:", tm.Preemptions, 1, 0, "")
+	row("generated tokens:", tm.GenerationTokens, 1, 0, "")
+	row("requests received:", tm.RequestsReceived, 1, 0, "")
+	row("engine step lateness p99 (ms):", tm.StepLatenessP99, 1, 2, "")
+	for _, n := range tm.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
 }

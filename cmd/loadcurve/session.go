@@ -20,6 +20,7 @@ import (
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/servermetrics"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -47,6 +48,8 @@ type session struct {
 	outDir string
 	writer *records.Writer
 	header records.Header
+
+	scraper *servermetrics.Scraper // nil: no server metrics
 }
 
 // openSession validates every flag shared by run and sweep (reporting all problems at once),
@@ -113,6 +116,7 @@ func openSession(c *cli.Context, command string, extra []error) (*session, error
 			return nil, err
 		}
 	}
+	s.scraper = openScraper(ctx, c.String("server-metrics"), s.target, s.stderr)
 	probe := workloads.Request{Prompt: "Say hello.", InputTokens: 2, MaxTokens: 4}
 	if err := s.client.Preflight(ctx, probe); err != nil {
 		s.close()
@@ -136,6 +140,29 @@ func openSession(c *cli.Context, command string, extra []error) (*session, error
 		s.outDir = dir
 	}
 	return s, nil
+}
+
+// openScraper returns the scraper of the target's metrics endpoint: the one given, none for
+// "off", or the target's /metrics when it answers a first scrape.
+func openScraper(ctx context.Context, flag string, t loadgen.Target, stderr io.Writer) *servermetrics.Scraper {
+	if flag == "off" {
+		return nil
+	}
+	url := flag
+	if url == "" {
+		url = servermetrics.DefaultURL(t.BaseURL)
+	}
+	sc := servermetrics.NewScraper(url, nil, t.Model)
+	if _, err := sc.Scrape(ctx); err != nil {
+		if flag != "" {
+			fmt.Fprintf(stderr, "loadcurve: WARNING: --server-metrics %s: %v; continuing without server-side metrics\n", loadgen.SanitizeURL(url), err)
+		} else {
+			fmt.Fprintf(stderr, "loadcurve: the target exposes no Prometheus metrics at %s (%v): no server-side metrics (set --server-metrics URL)\n", loadgen.SanitizeURL(url), err)
+		}
+		return nil
+	}
+	fmt.Fprintf(stderr, "loadcurve: scraping server-side metrics from %s every second of every tier\n", loadgen.SanitizeURL(url))
+	return sc
 }
 
 // openRecords creates records.jsonl with the header (once the header is complete).
@@ -194,6 +221,7 @@ type tierOutcome struct {
 	summary measure.Summary
 	records []records.Record
 	result  loadgen.Result
+	server  json.RawMessage // server-side metrics of the tier, nil when not scraped
 }
 
 // collector is the tier's record sink: it keeps every record for the summary and appends it to
@@ -252,6 +280,14 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 		}
 	}
 	col := &collector{w: s.writer, recs: make([]records.Record, 0, len(offsets))}
+	var sampler *servermetrics.Sampler
+	if s.scraper != nil {
+		sampler = servermetrics.StartSampler(ctx, s.scraper, time.Now(), time.Second)
+		select { // the baseline scrape comes before the first request
+		case <-sampler.Ready():
+		case <-time.After(servermetrics.DefaultTimeout):
+		}
+	}
 	var prog loadgen.Progress
 	stop := s.startProgress(&prog, label, len(offsets))
 	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{
@@ -259,6 +295,18 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 		Limiter: s.limiter, Grace: p.grace,
 	}, col, &prog)
 	stop()
+	var server json.RawMessage
+	if sampler != nil {
+		var merr error
+		if server, merr = json.Marshal(sampler.Stop()); merr != nil {
+			return nil, fmt.Errorf("tier %d: encode server metrics: %w", p.index, merr)
+		}
+		if s.writer != nil {
+			if err := s.writer.WriteServerMetrics(p.index, server); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("tier %d: %w", p.index, err)
 	}
@@ -272,7 +320,7 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 		sum.ClientBound = true
 		sum.ClientBoundReason = joinReason(sum.ClientBoundReason, "the --rate-limit safety ceiling held requests back: it, not the schedule, shaped the load")
 	}
-	return &tierOutcome{plan: p, summary: sum, records: col.recs, result: res}, nil
+	return &tierOutcome{plan: p, summary: sum, records: col.recs, result: res, server: server}, nil
 }
 
 func joinReason(a, b string) string {

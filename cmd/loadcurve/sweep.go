@@ -186,7 +186,7 @@ func (sw *sweeper) tier(ctx context.Context, r float64, label string) (*tierOutc
 		return nil, err
 	}
 	sw.s.warnClientBound(out.summary)
-	sw.tiers = append(sw.tiers, tierData{info: out.tierInfo(), recs: out.records})
+	sw.tiers = append(sw.tiers, tierData{info: out.tierInfo(), recs: out.records, server: out.server})
 	if !sw.s.progress {
 		sum := out.summary
 		fmt.Fprintf(sw.s.stderr, "loadcurve: %s rate %s/s: %d ok of %d, %.0f tok/s raw, %.0f tok/s compliant, compliant share %.3f\n",

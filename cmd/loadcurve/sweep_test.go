@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loadcurve/loadcurve/sim"
 )
@@ -114,6 +115,7 @@ func TestSweepFindsTheSimCapacity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.StepBase = 25 * time.Millisecond // long steps: fewer requests per second, less CPU for the same curve
 	const inWords, out = 32, 16
 	peakTok := cfg.TheoreticalPeakOutput(inWords+sim.MessageOverheadTokens, out) // chat adds the per-message overhead
 	peakReq := peakTok / out
@@ -123,7 +125,8 @@ func TestSweepFindsTheSimCapacity(t *testing.T) {
 	}
 	code, stdout, stderr := runCLI(t, "sweep", "--request-rates", strings.Join(rates, ","), "--duration", "2s",
 		"--drain-timeout", "3s", "--sim-profile", "latency", "--random-input-len", strconv.Itoa(inWords),
-		"--random-output-len", strconv.Itoa(out), "--goodput", "e2el:500", "--format", "json", "--quiet")
+		"--random-output-len", strconv.Itoa(out), "--sim-step-base", cfg.StepBase.String(), "--goodput", "e2el:1500",
+		"--format", "json", "--quiet")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -136,9 +139,20 @@ func TestSweepFindsTheSimCapacity(t *testing.T) {
 			Plateau  *struct{ Throughput float64 } `json:"plateau"`
 			Capacity *struct{ Rate float64 }       `json:"capacity"`
 		} `json:"analysis"`
+		Server map[string]struct {
+			StepLatenessP99 float64 `json:"step_lateness_p99_ms"`
+		} `json:"server_metrics"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &cf); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
+	}
+	// The model holds only while the machine runs the sim's steps on time; the sim measures how
+	// late they wake. Past a fifth of a step the premise is gone (an overloaded shared box), and
+	// the comparison would test the machine, not loadcurve.
+	for tier, m := range cf.Server {
+		if m.StepLatenessP99 > 0.2*float64(cfg.StepBase)/float64(time.Millisecond) {
+			t.Skipf("tier %s: the sim's steps woke %.1f ms late (p99): this machine could not keep the model's real time", tier, m.StepLatenessP99)
+		}
 	}
 	top := cf.Tiers[len(cf.Tiers)-1].Raw
 	t.Logf("model: peak %.0f tok/s = %.1f req/s; measured: raw at 3x %.0f tok/s, plateau %+v, capacity %+v",
@@ -152,7 +166,7 @@ func TestSweepFindsTheSimCapacity(t *testing.T) {
 	if cf.Analysis.Plateau == nil {
 		t.Errorf("no plateau found; tiers %+v", cf.Tiers)
 	}
-	// Below the peak the 500 ms E2EL objective holds (a request lives ~16 steps of ~10 ms); past it
+	// Below the peak the 1.5 s E2EL objective holds (a request lives ~16 steps of ~27 ms); past it
 	// the queue grows by (rate - peak) x 2 s and the objective fails, so capacity lies between half
 	// the peak and (allowing the interpolation's overshoot) 1.1x the peak.
 	if c := cf.Analysis.Capacity; c == nil || c.Rate < 0.5*peakReq || c.Rate > 1.1*peakReq {
