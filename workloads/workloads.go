@@ -1,9 +1,24 @@
 // Package workloads builds request sets: the exact requests a run sends, in order, materialised
 // before any load starts and fingerprinted so that two runs can prove they sent the same traffic.
 //
+// Sources:
+//   - Synthetic: random prompts with lengths drawn from a fixed, uniform (vLLM's
+//     --random-range-ratio), normal or log-normal distribution.
+//   - SharedPrefix: groups of requests sharing a common prefix, interleaved round-robin.
+//   - LoadJSONL: the user's own requests (or a set written by Save), one JSON object a line.
+//   - LoadShareGPT: the first human→gpt exchange of each ShareGPT conversation.
+//   - LoadTrace and TraceRequests: Azure LLM inference CSV and Mooncake JSONL traces, which are a
+//     schedule and a request set at once.
+//   - Load: one dispatcher for all of the above, for the CLI's --workload.
+//
+// ApplyCold puts a per-run nonce in front of every prompt so a run never hits a prefix cached by
+// an earlier one (CachePolicy).
+//
 // Synthetic prompts are made of common English words that are one token each in the usual BPE
 // vocabularies and exactly one token in the embedded simulated deployment's tokenizer model, so
 // an input length in tokens is what the server will (approximately, for real tokenizers) count.
+// Text from files is counted with CountWords, the same word count: an approximation of a real
+// tokenizer's count (English prose usually has somewhat more BPE tokens than words).
 package workloads
 
 import (
@@ -11,8 +26,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Message is one chat message.
@@ -33,12 +53,17 @@ type Expectation struct {
 // Request is one request of a set. Prompt is used for the completions endpoint and, wrapped as a
 // single user message, for chat; Messages, when present, are sent to chat as they are (and joined
 // into one prompt for completions).
+//
+// MaxTokens 0 means the request carries no max_tokens (the server's default applies); it is then
+// left out of the JSON encoding, which therefore equals the encoding of earlier versions for every
+// request with a max_tokens. Label is the request's name in the user's file (its "id"), if any.
 type Request struct {
 	ID          int          `json:"id"`
+	Label       string       `json:"label,omitempty"`
 	Prompt      string       `json:"prompt,omitempty"`
 	Messages    []Message    `json:"messages,omitempty"`
 	InputTokens int          `json:"input_tokens"` // the workload's own count
-	MaxTokens   int          `json:"max_tokens"`
+	MaxTokens   int          `json:"max_tokens,omitempty"`
 	PrefixGroup int          `json:"prefix_group,omitempty"` // shared-prefix group (1-based; 0 = none)
 	Expect      *Expectation `json:"expected,omitempty"`
 }
@@ -47,7 +72,14 @@ type Request struct {
 type Set struct {
 	Source      string    // how it was made, e.g. "random(input=1024, output=128, range=0, seed=0)"
 	Requests    []Request // in sending order; Requests[i].ID == i
-	Fingerprint string    // sha256 of the canonical encoding of Requests
+	Fingerprint string    // sha256 of the canonical encoding of Requests (before any cold nonce)
+	// Nonce is the per-run nonce ApplyCold put in front of every prompt ("" if none). Fingerprint
+	// is then still that of the set without it, so two cold runs of one set stay comparable.
+	Nonce string
+	// Skipped counts the entries of a source file that did not become requests (ShareGPT entries
+	// without a human→gpt exchange or outside the length filters); Notes says why, for the user.
+	Skipped int
+	Notes   []string
 }
 
 // Fingerprint hashes the canonical JSON encoding of the requests, in order. Any change to any
@@ -76,33 +108,68 @@ const (
 	DefaultOutputLen = 128
 )
 
+// Length distributions of Synthetic.
+const (
+	DistUniform   = "uniform"   // integers in [len·(1-ratio), len·(1+ratio)], as vLLM (the default)
+	DistNormal    = "normal"    // normal with mean len and standard deviation len·ratio
+	DistLogNormal = "lognormal" // log-normal with mean len and standard deviation len·ratio
+)
+
+// MaxSyntheticLen caps a drawn length (in words), so a heavy log-normal tail cannot ask for a
+// prompt no model accepts or a machine can hold.
+const MaxSyntheticLen = 1 << 20
+
 // Synthetic describes a random request set with vLLM's flag names: --random-input-len,
-// --random-output-len and --random-range-ratio. Lengths are drawn uniformly from the integers in
-// [len·(1-ratio), len·(1+ratio)], as vLLM does.
+// --random-output-len and --random-range-ratio.
+//
+// Dist chooses how each request's input and output lengths are drawn (independently):
+//   - "" or "uniform": uniformly from the integers in [⌊len·(1-ratio)⌋, ⌊len·(1+ratio)⌋], as vLLM
+//     does; ratio in [0, 1), and 0 gives fixed lengths.
+//   - "normal": Normal(μ = len, σ = len·ratio), rounded to the nearest integer.
+//   - "lognormal": the log-normal distribution with mean len and standard deviation len·ratio,
+//     i.e. ln X ~ Normal(μ, σ) with σ² = ln(1+ratio²) and μ = ln(len) - σ²/2; rounded.
+//
+// For normal and log-normal, ratio is thus the coefficient of variation (any value >= 0; 0 gives
+// fixed lengths). Every drawn length is clamped to [1, MaxSyntheticLen]; the clamp at 1 biases a
+// normal's mean upwards once ratio approaches 1/3 (then P(X < 1) ≈ P(Z < -3)).
 type Synthetic struct {
 	InputLen   int
 	OutputLen  int
 	RangeRatio float64
+	Dist       string // "" (= uniform), "uniform", "normal" or "lognormal"
 	Seed       int64
 }
 
 // Validate returns every problem at once, naming the flags.
 func (s Synthetic) Validate() []error {
 	var errs []error
-	if s.InputLen < 1 {
-		errs = append(errs, fmt.Errorf("--random-input-len must be >= 1, got %d", s.InputLen))
+	if s.InputLen < 1 || s.InputLen > MaxSyntheticLen {
+		errs = append(errs, fmt.Errorf("--random-input-len must be in [1, %d], got %d", MaxSyntheticLen, s.InputLen))
 	}
-	if s.OutputLen < 1 {
-		errs = append(errs, fmt.Errorf("--random-output-len must be >= 1, got %d", s.OutputLen))
+	if s.OutputLen < 1 || s.OutputLen > MaxSyntheticLen {
+		errs = append(errs, fmt.Errorf("--random-output-len must be in [1, %d], got %d", MaxSyntheticLen, s.OutputLen))
 	}
-	if !(s.RangeRatio >= 0 && s.RangeRatio < 1) {
-		errs = append(errs, fmt.Errorf("--random-range-ratio must be in [0, 1), got %v", s.RangeRatio))
+	switch s.Dist {
+	case "", DistUniform:
+		if !(s.RangeRatio >= 0 && s.RangeRatio < 1) {
+			errs = append(errs, fmt.Errorf("--random-range-ratio must be in [0, 1), got %v", s.RangeRatio))
+		}
+	case DistNormal, DistLogNormal:
+		if !(s.RangeRatio >= 0) || math.IsInf(s.RangeRatio, 0) {
+			errs = append(errs, fmt.Errorf("--random-range-ratio must be a finite number >= 0 for the %s distribution, got %v", s.Dist, s.RangeRatio))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--random-length-dist must be %s, %s or %s, got %q", DistUniform, DistNormal, DistLogNormal, s.Dist))
 	}
 	return errs
 }
 
+// String names the set's recipe. The uniform form is the one earlier versions printed.
 func (s Synthetic) String() string {
-	return fmt.Sprintf("random(input=%d, output=%d, range=%g, seed=%d)", s.InputLen, s.OutputLen, s.RangeRatio, s.Seed)
+	if s.Dist == "" || s.Dist == DistUniform {
+		return fmt.Sprintf("random(input=%d, output=%d, range=%g, seed=%d)", s.InputLen, s.OutputLen, s.RangeRatio, s.Seed)
+	}
+	return fmt.Sprintf("random(input=%d, output=%d, dist=%s, ratio=%g, seed=%d)", s.InputLen, s.OutputLen, s.Dist, s.RangeRatio, s.Seed)
 }
 
 // Generate materialises n requests. The same Synthetic and n give the same set on every machine,
@@ -114,17 +181,53 @@ func (s Synthetic) Generate(n int) (*Set, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("a request set needs at least one request, got %d", n)
 	}
-	rng := rand.New(rand.NewPCG(uint64(s.Seed), 0x6c6f6164637572)) // "loadcur"
+	src := rand.NewPCG(uint64(s.Seed), 0x6c6f6164637572) // "loadcur"
+	rng := rand.New(src)
+	draw := s.lengthDraw(src, rng)
 	reqs := make([]Request, n)
 	var sb strings.Builder
 	for i := range reqs {
-		in := uniformLen(rng, s.InputLen, s.RangeRatio)
-		out := uniformLen(rng, s.OutputLen, s.RangeRatio)
+		in := draw(s.InputLen)
+		out := draw(s.OutputLen)
 		sb.Reset()
 		writeWords(&sb, rng, in)
 		reqs[i] = Request{Prompt: sb.String(), InputTokens: in, MaxTokens: out}
 	}
 	return NewSet(s.String(), reqs), nil
+}
+
+// lengthDraw returns the length sampler of s.Dist. Each call consumes the same amount of the
+// random stream whatever the ratio, so the stream does not depend on the ratio's value.
+func (s Synthetic) lengthDraw(src rand.Source, rng *rand.Rand) func(l int) int {
+	r := s.RangeRatio
+	switch s.Dist {
+	case DistNormal:
+		return func(l int) int {
+			mean := float64(l)
+			return clampLen(distuv.Normal{Mu: mean, Sigma: mean * r, Src: src}.Rand())
+		}
+	case DistLogNormal:
+		sigma2 := math.Log1p(r * r)
+		sigma := math.Sqrt(sigma2)
+		return func(l int) int {
+			mu := math.Log(float64(l)) - sigma2/2
+			return clampLen(distuv.LogNormal{Mu: mu, Sigma: sigma, Src: src}.Rand())
+		}
+	default:
+		return func(l int) int { return uniformLen(rng, l, r) }
+	}
+}
+
+// clampLen rounds a drawn length to the nearest integer in [1, MaxSyntheticLen].
+func clampLen(x float64) int {
+	x = math.Round(x)
+	switch {
+	case !(x >= 1): // also NaN
+		return 1
+	case x > MaxSyntheticLen:
+		return MaxSyntheticLen
+	}
+	return int(x)
 }
 
 // uniformLen draws from the integers in [⌊l(1-r)⌋, ⌊l(1+r)⌋], at least 1. One draw per call
@@ -163,4 +266,26 @@ play house run set case fact week month order book word form lead team line`)
 
 // CountWords returns the number of whitespace-separated words of s: the token count of the
 // embedded simulated deployment's tokenizer model.
-func CountWords(s string) int { return len(strings.Fields(s)) }
+// It counts as strings.Fields splits, without allocating.
+func CountWords(s string) int {
+	n, inWord := 0, false
+	for i := 0; i < len(s); {
+		c := s[i]
+		var space bool
+		if c < utf8.RuneSelf {
+			space = asciiSpace[c]
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
+			i += size
+		}
+		if !space && !inWord {
+			n++
+		}
+		inWord = !space
+	}
+	return n
+}
+
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}

@@ -1,6 +1,7 @@
 package workloads_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -121,5 +122,21 @@ func TestExpectationCheck(t *testing.T) {
 	}
 	if err := (&workloads.Expectation{Regex: "("}).Validate(); err == nil || !strings.Contains(err.Error(), "(") {
 		t.Errorf("bad regex not reported: %v", err)
+	}
+}
+
+func TestSaveWritesOneRequestPerLine(t *testing.T) {
+	set, _ := workloads.Synthetic{InputLen: 4, OutputLen: 2, Seed: 1}.Generate(3)
+	path := t.TempDir() + "/r.jsonl"
+	if err := workloads.Save(path, set); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[2], `"id":2`) {
+		t.Errorf("unexpected file:\n%s", b)
 	}
 }

@@ -1,0 +1,426 @@
+package workloads
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// LoadJSONL reads the user's own requests, or a set written by Save, from a JSONL file.
+// See ReadJSONL for the format.
+func LoadJSONL(path string) (*Set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load requests: %w", err)
+	}
+	defer f.Close()
+	return ReadJSONL(f, path)
+}
+
+// ReadJSONL reads requests, one JSON object a line; blank lines are skipped. name locates
+// errors ("name:line: what"). Keys:
+//
+//   - "prompt" (string) and/or "messages" ([{"role", "content"}], content a string): at least one,
+//     with some text. Prompt goes to /completions and, as one user message, to chat; messages go to
+//     chat as they are.
+//   - "max_tokens": a positive integer; absent, the request carries none (server default).
+//   - "input_tokens": a positive integer; absent, CountWords of the prompt and of every message
+//     content (an approximation: a real tokenizer and the chat template count differently).
+//   - "expected": a string (the exact answer, compared with surrounding space trimmed) or an
+//     object {"exact", "contains", "regex", "finish_reason", "min_tokens"}; a regex must compile.
+//   - "expected_finish_reason": a string, the same as expected.finish_reason.
+//   - "id" (string or number) or "label" (string): the request's name, kept as Request.Label. A
+//     numeric id equal to the request's 0-based position is the numbering Save writes and is not
+//     kept as a label, so a file written by Save reads back to the identical set (same fingerprint).
+//   - "prefix_group": a non-negative integer, as Save writes for shared-prefix sets.
+//
+// Any other key is an error (a misspelt "expected" would otherwise silently drop a quality
+// check); null for a key means the key is absent. The whole input is
+// validated before anything is returned, and every problem is reported (up to ten, then a count),
+// each a *LineError joined with errors.Join.
+func ReadJSONL(r io.Reader, name string) (*Set, error) {
+	br := bufio.NewReader(r)
+	p := &problems{path: name}
+	var reqs []Request
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			if lineNo == 1 {
+				line = bytes.TrimPrefix(line, []byte("\ufeff"))
+			}
+			if len(bytes.TrimSpace(line)) > 0 {
+				if req, ok := parseRequestLine(line, lineNo, len(reqs), p); ok {
+					reqs = append(reqs, req)
+				} else {
+					reqs = append(reqs, Request{}) // keep positions (numeric ids) right
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read requests %s: %w", name, err)
+		}
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	if len(reqs) == 0 {
+		return nil, &LineError{Path: name, Msg: "no requests: the file is empty (one JSON object a line expected)"}
+	}
+	return NewSet(fmt.Sprintf("jsonl(file=%s)", name), reqs), nil
+}
+
+// requestKeys lists the keys ReadJSONL accepts, for the unknown-key message.
+const requestKeys = `prompt, messages, max_tokens, input_tokens, expected, expected_finish_reason, id, label, prefix_group`
+
+// parseRequestLine parses one non-blank line holding the request at position index; problems
+// go to p.
+func parseRequestLine(line []byte, lineNo, index int, p *problems) (Request, bool) {
+	var req Request
+	trimmed := bytes.TrimSpace(line)
+	obj, ok := jsonObject(trimmed, lineNo, p)
+	if !ok {
+		return req, false
+	}
+	before := len(p.errs) + p.more
+	bad := func(format string, args ...any) { p.add(lineNo, format, args...) }
+
+	var idLabel string
+	var hasIDLabel bool
+	for _, key := range sortedKeys(obj) {
+		raw := obj[key]
+		if isNull(raw) {
+			continue // null = absent
+		}
+		switch key {
+		case "prompt":
+			if s, ok := stringValue(raw); !ok {
+				bad(`"prompt" must be a string, got %s`, describe(raw))
+			} else {
+				req.Prompt = s
+			}
+		case "messages":
+			req.Messages = parseMessages(raw, bad)
+		case "max_tokens":
+			if v, ok := intValue(raw, 1); !ok {
+				bad(`"max_tokens" must be a positive integer, got %s`, describe(raw))
+			} else {
+				req.MaxTokens = v
+			}
+		case "input_tokens":
+			if v, ok := intValue(raw, 1); !ok {
+				bad(`"input_tokens" must be a positive integer, got %s`, describe(raw))
+			} else {
+				req.InputTokens = v
+			}
+		case "prefix_group":
+			if v, ok := intValue(raw, 0); !ok {
+				bad(`"prefix_group" must be a non-negative integer, got %s`, describe(raw))
+			} else {
+				req.PrefixGroup = v
+			}
+		case "label":
+			if s, ok := stringValue(raw); !ok {
+				bad(`"label" must be a string, got %s`, describe(raw))
+			} else {
+				req.Label = s
+			}
+		case "id":
+			label, isLabel, ok := idValue(raw, index)
+			if !ok {
+				bad(`"id" must be a string or a number, got %s`, describe(raw))
+			} else if isLabel {
+				idLabel, hasIDLabel = label, true
+			}
+		case "expected":
+			req.Expect = mergeExpect(req.Expect, parseExpected(raw, bad))
+		case "expected_finish_reason":
+			if s, ok := stringValue(raw); !ok || strings.TrimSpace(s) == "" {
+				bad(`"expected_finish_reason" must be a non-empty string, got %s`, describe(raw))
+			} else {
+				req.Expect = mergeExpect(req.Expect, &Expectation{FinishReason: s})
+			}
+		default:
+			hint := ""
+			if key == "timestamp" || key == "input_length" || key == "hash_ids" {
+				hint = " (this looks like a Mooncake trace: use mooncake:FILE)"
+			}
+			bad("unknown field %q; a request line may have %s%s", key, requestKeys, hint)
+		}
+	}
+	if e := obj["expected"]; e != nil && !isNull(e) {
+		if fr := obj["expected_finish_reason"]; fr != nil && !isNull(fr) {
+			var a struct {
+				FinishReason string `json:"finish_reason"`
+			}
+			b, _ := stringValue(fr)
+			if json.Unmarshal(e, &a) == nil && a.FinishReason != "" && a.FinishReason != b {
+				bad(`"expected.finish_reason" %q and "expected_finish_reason" %q disagree`, a.FinishReason, b)
+			}
+		}
+	}
+	if hasIDLabel {
+		if obj["label"] != nil && !isNull(obj["label"]) && req.Label != idLabel {
+			bad(`both "id" and "label" name the request (%q, %q): give one`, idLabel, req.Label)
+		}
+		req.Label = idLabel
+	}
+	words := CountWords(req.Prompt)
+	for _, m := range req.Messages {
+		words += CountWords(m.Content)
+	}
+	if words == 0 && len(p.errs)+p.more == before { // else the text's problem is reported
+		if _, has := obj["prompt"]; has || len(req.Messages) > 0 {
+			bad(`the request has no text: "prompt" and every message content are empty`)
+		} else {
+			bad(`a request needs "prompt" or "messages"`)
+		}
+	}
+	if req.InputTokens == 0 {
+		req.InputTokens = words
+	}
+	return req, len(p.errs)+p.more == before
+}
+
+// jsonObject decodes a line holding one JSON object, reporting what is wrong otherwise.
+func jsonObject(line []byte, lineNo int, p *problems) (map[string]json.RawMessage, bool) {
+	var obj map[string]json.RawMessage
+	err := json.Unmarshal(line, &obj)
+	switch {
+	case err == nil && obj != nil:
+		return obj, true
+	case line[0] != '{' && json.Valid(line):
+		p.add(lineNo, "expected a JSON object, got %s", describe(line))
+	case err != nil:
+		p.add(lineNo, "not valid JSON: %s", jsonErrText(err))
+	default:
+		p.add(lineNo, "expected a JSON object, got %s", describe(line))
+	}
+	return nil, false
+}
+
+// parseMessages parses a chat messages array.
+func parseMessages(raw json.RawMessage, bad func(string, ...any)) []Message {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		bad(`"messages" must be an array of {"role", "content"} objects, got %s`, describe(raw))
+		return nil
+	}
+	if len(items) == 0 {
+		bad(`"messages" is empty`)
+		return nil
+	}
+	msgs := make([]Message, 0, len(items))
+	for i, item := range items {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(item, &obj) != nil || obj == nil {
+			bad(`messages[%d] must be a {"role", "content"} object, got %s`, i, describe(item))
+			continue
+		}
+		var m Message
+		ok := true
+		for _, key := range sortedKeys(obj) {
+			v := obj[key]
+			switch key {
+			case "role":
+				if s, isStr := stringValue(v); !isStr || strings.TrimSpace(s) == "" {
+					bad(`messages[%d].role must be a non-empty string, got %s`, i, describe(v))
+					ok = false
+				} else {
+					m.Role = s
+				}
+			case "content":
+				if s, isStr := stringValue(v); !isStr {
+					bad(`messages[%d].content must be a string, got %s (content parts are not supported)`, i, describe(v))
+					ok = false
+				} else {
+					m.Content = s
+				}
+			default:
+				bad(`messages[%d]: unknown field %q (only "role" and "content" are sent)`, i, key)
+				ok = false
+			}
+		}
+		if _, has := obj["role"]; !has {
+			bad(`messages[%d] has no "role"`, i)
+			ok = false
+		}
+		if _, has := obj["content"]; !has {
+			bad(`messages[%d] has no "content"`, i)
+			ok = false
+		}
+		if ok {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs
+}
+
+// parseExpected parses "expected": a string (exact answer) or an expectation object.
+func parseExpected(raw json.RawMessage, bad func(string, ...any)) *Expectation {
+	if s, ok := stringValue(raw); ok {
+		if strings.TrimSpace(s) == "" {
+			bad(`"expected" is an empty string (an exact answer must have text)`)
+			return nil
+		}
+		return &Expectation{Exact: s}
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		bad(`"expected" must be a string (the exact answer) or an object {exact|contains|regex|finish_reason|min_tokens}, got %s`, describe(raw))
+		return nil
+	}
+	e := &Expectation{}
+	for _, key := range sortedKeys(obj) {
+		v := obj[key]
+		if isNull(v) {
+			continue
+		}
+		var dst *string
+		switch key {
+		case "exact":
+			dst = &e.Exact
+		case "contains":
+			dst = &e.Contains
+		case "regex":
+			dst = &e.Regex
+		case "finish_reason":
+			dst = &e.FinishReason
+		case "min_tokens":
+			if n, ok := intValue(v, 0); !ok {
+				bad(`"expected.min_tokens" must be a non-negative integer, got %s`, describe(v))
+			} else {
+				e.MinTokens = n
+			}
+			continue
+		default:
+			bad(`"expected": unknown field %q; it may have exact, contains, regex, finish_reason, min_tokens`, key)
+			continue
+		}
+		if s, ok := stringValue(v); !ok {
+			bad(`"expected.%s" must be a string, got %s`, key, describe(v))
+		} else {
+			*dst = s
+		}
+	}
+	if err := e.Validate(); err != nil {
+		bad(`"expected.regex" does not compile: %v`, errors.Unwrap(err))
+	}
+	return e
+}
+
+// mergeExpect combines "expected" and "expected_finish_reason" into one expectation.
+func mergeExpect(a, b *Expectation) *Expectation {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	out := *a
+	if b.Exact != "" {
+		out.Exact = b.Exact
+	}
+	if b.Contains != "" {
+		out.Contains = b.Contains
+	}
+	if b.Regex != "" {
+		out.Regex = b.Regex
+	}
+	if b.FinishReason != "" {
+		out.FinishReason = b.FinishReason
+	}
+	if b.MinTokens != 0 {
+		out.MinTokens = b.MinTokens
+	}
+	return &out
+}
+
+// idValue reads an "id": a string is a label; a number equal to index is Save's numbering (no
+// label); any other number is a label spelt as in the file.
+func idValue(raw json.RawMessage, index int) (label string, isLabel, ok bool) {
+	if s, isStr := stringValue(raw); isStr {
+		return s, true, true
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) != nil {
+		return "", false, false
+	}
+	if v, err := strconv.ParseInt(n.String(), 10, 64); err == nil && v == int64(index) {
+		return "", false, true
+	}
+	return n.String(), true, true
+}
+
+// stringValue decodes a JSON string.
+func stringValue(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// intValue decodes a JSON integer literal >= min that fits in an int.
+func intValue(raw json.RawMessage, min int) (int, bool) {
+	v, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
+	if err != nil || v < int64(min) || v > int64(maxInt) {
+		return 0, false
+	}
+	return int(v), true
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// sortedKeys returns the keys of obj in order, so problems are reported in a stable order.
+func sortedKeys(obj map[string]json.RawMessage) []string {
+	return slices.Sorted(maps.Keys(obj))
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// describe shows a JSON value in an error message: numbers, booleans and null as they are,
+// strings, objects and arrays by kind (and short strings quoted).
+func describe(raw []byte) string {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '"':
+		if len(b) <= 42 {
+			return "the string " + string(b)
+		}
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	}
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
+}
+
+// jsonErrText is a JSON decoding error's message without Go type names.
+func jsonErrText(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return se.Error()
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}

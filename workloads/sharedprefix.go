@@ -1,0 +1,163 @@
+package workloads
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// SharedPrefix describes a prefix-caching workload: Groups groups, each with its own common prefix
+// of PrefixLen words; every request is its group's prefix, a space, and a suffix of SuffixLen
+// words of its own, and asks for OutputLen tokens. Request i belongs to group i mod Groups
+// (round-robin, so the groups interleave) and has PrefixGroup = i mod Groups + 1.
+//
+// Guarantees (for the word-level tokenizer of the simulated deployment; real BPE tokenizers see
+// about the same structure):
+//   - the requests of a group share exactly PrefixLen leading words: each suffix's first word
+//     differs from that of the previous request of the same group;
+//   - all suffixes are distinct, so no two requests are equal;
+//   - the groups' prefixes are distinct and, with at most DistinctWords groups, even start with
+//     different words, so no two groups share a leading token.
+//
+// The same SharedPrefix and n give the same set on every machine, and the first k requests of a
+// larger set equal a set of k.
+type SharedPrefix struct {
+	Groups    int
+	PrefixLen int
+	SuffixLen int
+	OutputLen int
+	Seed      int64
+}
+
+// DistinctWords returns the number of distinct words synthetic prompts are drawn from.
+func DistinctWords() int { return len(distinctVocabulary) }
+
+// Validate returns every problem at once.
+func (s SharedPrefix) Validate() []error {
+	var errs []error
+	check := func(name string, v, lo, hi int) {
+		if v < lo || v > hi {
+			errs = append(errs, fmt.Errorf("shared-prefix %s must be in [%d, %d], got %d", name, lo, hi, v))
+		}
+	}
+	check("groups", s.Groups, 1, 1<<20)
+	check("prefix length", s.PrefixLen, 1, MaxSyntheticLen)
+	check("suffix length", s.SuffixLen, 1, MaxSyntheticLen)
+	check("output length", s.OutputLen, 1, MaxSyntheticLen)
+	if s.Groups >= 1 && s.PrefixLen >= 1 && !enough(DistinctWords(), s.PrefixLen, s.Groups) {
+		errs = append(errs, fmt.Errorf("shared-prefix: %d distinct prefixes of %d words cannot be drawn from %d words; raise the prefix length",
+			s.Groups, s.PrefixLen, DistinctWords()))
+	}
+	return errs
+}
+
+func (s SharedPrefix) String() string {
+	return fmt.Sprintf("shared-prefix(groups=%d, prefix=%d, suffix=%d, output=%d, seed=%d)",
+		s.Groups, s.PrefixLen, s.SuffixLen, s.OutputLen, s.Seed)
+}
+
+// Generate materialises n requests.
+func (s SharedPrefix) Generate(n int) (*Set, error) {
+	if errs := s.Validate(); len(errs) > 0 {
+		return nil, errs[0]
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("a request set needs at least one request, got %d", n)
+	}
+	// Distinct suffixes whose first word also differs from the group's previous one need enough
+	// possible suffixes: (DistinctWords()-1)^SuffixLen >= n is a sufficient, conservative bound.
+	if !enough(DistinctWords()-1, s.SuffixLen, n) {
+		return nil, fmt.Errorf("shared-prefix: %d distinct suffixes of %d words cannot be drawn from %d words; raise the suffix length",
+			n, s.SuffixLen, DistinctWords())
+	}
+	prefixes := s.prefixes()
+	rng := rand.New(rand.NewPCG(uint64(s.Seed), 0x73756666697873)) // "suffixs"
+	seen := make(map[string]struct{}, n)
+	lastFirst := make([]int, s.Groups) // index+1 in distinctVocabulary of the group's last suffix's first word
+	reqs := make([]Request, n)
+	var sb strings.Builder
+	for i := range reqs {
+		g := i % s.Groups
+		var suffix string
+		for {
+			sb.Reset()
+			first := rng.IntN(len(distinctVocabulary))
+			if first+1 == lastFirst[g] {
+				continue
+			}
+			sb.WriteString(distinctVocabulary[first])
+			if s.SuffixLen > 1 {
+				sb.WriteByte(' ')
+				writeWords(&sb, rng, s.SuffixLen-1)
+			}
+			suffix = sb.String()
+			if _, dup := seen[suffix]; !dup {
+				seen[suffix] = struct{}{}
+				lastFirst[g] = first + 1
+				break
+			}
+		}
+		reqs[i] = Request{
+			Prompt:      prefixes[g] + " " + suffix,
+			InputTokens: s.PrefixLen + s.SuffixLen,
+			MaxTokens:   s.OutputLen,
+			PrefixGroup: g + 1,
+		}
+	}
+	return NewSet(s.String(), reqs), nil
+}
+
+// prefixes draws the groups' prefixes: distinct, and with distinct first words while there are
+// enough words.
+func (s SharedPrefix) prefixes() []string {
+	rng := rand.New(rand.NewPCG(uint64(s.Seed), 0x707265666978)) // "prefix"
+	firsts := rng.Perm(len(distinctVocabulary))
+	out := make([]string, s.Groups)
+	seen := make(map[string]struct{}, s.Groups)
+	var sb strings.Builder
+	for g := range out {
+		for {
+			sb.Reset()
+			if g < len(firsts) {
+				sb.WriteString(distinctVocabulary[firsts[g]])
+			} else {
+				sb.WriteString(distinctVocabulary[rng.IntN(len(distinctVocabulary))])
+			}
+			if s.PrefixLen > 1 {
+				sb.WriteByte(' ')
+				writeWords(&sb, rng, s.PrefixLen-1)
+			}
+			if _, dup := seen[sb.String()]; !dup {
+				break
+			}
+		}
+		out[g] = sb.String()
+		seen[out[g]] = struct{}{}
+	}
+	return out
+}
+
+// enough reports whether words^length >= n, i.e. n distinct sequences of length words exist.
+func enough(words, length, n int) bool {
+	p := 1
+	for range length {
+		if p >= n {
+			return true
+		}
+		p *= words // p < n, a count of requests or groups, far below 2^63/words: no overflow
+	}
+	return p >= n
+}
+
+// distinctVocabulary is vocabulary without repetitions, in its order.
+var distinctVocabulary = func() []string {
+	seen := make(map[string]bool, len(vocabulary))
+	var out []string
+	for _, w := range vocabulary {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}()
