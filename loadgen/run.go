@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +42,16 @@ type Tier struct {
 	// 10 µs median with Spin 1 ms. The price is CPU: up to Spin per request (a whole core once
 	// requests are closer than Spin), which a small shared machine may not have to spare.
 	Spin time.Duration
+	// Retries is how many times a request may be re-sent after an attempt that failed before it
+	// received any output, for one of two reasons only: the server answered HTTP 429 or 5xx, or
+	// the connection failed (refused, reset or closed before the answer, or after the answer's
+	// headers but before the first output-bearing message). Other 4xx answers, timeouts,
+	// malformed or error-carrying streams and anything that failed after output are never
+	// re-sent. 0, the default, never re-sends: a retry adds load the schedule did not plan.
+	// Re-sends are immediate (no backoff; Retry-After is not honoured), each attempt has its own
+	// --timeout, and none starts once the run is stopped. The record keeps the last attempt's
+	// timings from Sent on, counts Attempts, and its Error names the earlier attempts' errors.
+	Retries int
 }
 
 // Validate returns every problem of the tier at once.
@@ -59,6 +71,9 @@ func (t Tier) Validate() []error {
 	}
 	if t.StopAfter < 0 || t.Grace < 0 || t.Spin < 0 {
 		errs = append(errs, fmt.Errorf("tier %d: StopAfter, Grace and Spin must be >= 0", t.Index))
+	}
+	if t.Retries < 0 {
+		errs = append(errs, fmt.Errorf("--retries must be >= 0, got %d", t.Retries))
 	}
 	if l := t.Limiter; l != nil && l.Limit() != rate.Inf && (l.Limit() <= 0 || l.Burst() < 1) {
 		errs = append(errs, fmt.Errorf("tier %d: the rate limiter (limit %v, burst %d) would never let a request through", t.Index, l.Limit(), l.Burst()))
@@ -384,11 +399,89 @@ func (r *run) one(i int) {
 	rec := &r.recs[i]
 	p := r.progress
 	p.InFlight.Add(1)
-	r.c.Do(r.ctx, r.t0, &r.tier.Requests[i], rec)
+	r.send(rec, &r.tier.Requests[i])
 	p.InFlight.Add(-1)
 	p.Done.Add(1)
 	if rec.Outcome != records.OK {
 		p.Errors.Add(1)
 	}
 	r.out <- rec
+}
+
+// send runs one request into rec and, with Tier.Retries, re-sends it while the last attempt is
+// retryable and the run goes on. Each attempt starts from a fresh record that keeps only what
+// the run set before sending (id, tier, shard, planned, dispatched, slot).
+func (r *run) send(rec *records.Record, req *workloads.Request) {
+	r.c.Do(r.ctx, r.t0, req, rec)
+	if r.tier.Retries == 0 {
+		return
+	}
+	var earlier []string
+	for len(earlier) < r.tier.Retries && retryable(rec) && !r.stopped() {
+		earlier = append(earlier, rec.Error)
+		prev := *rec
+		*rec = records.NewRecord(prev.Tier, prev.ID, prev.Planned)
+		rec.Shard, rec.Dispatched, rec.Slot = prev.Shard, prev.Dispatched, prev.Slot
+		r.c.Do(r.ctx, r.t0, req, rec)
+	}
+	rec.Attempts = len(earlier) + 1
+	if len(earlier) > 0 {
+		rec.Error = withEarlierErrors(rec.Error, earlier)
+	}
+}
+
+// retryable reports whether a finished attempt may be re-sent (see Tier.Retries): no output
+// came, and the server answered 429 or 5xx, or the connection failed.
+func retryable(rec *records.Record) bool {
+	if rec.First != records.Unset || rec.Chunks > 0 {
+		return false // never after output
+	}
+	switch rec.Outcome {
+	case records.HTTPError:
+		s := rec.HTTPStatus
+		return s == http.StatusTooManyRequests || (s >= 500 && s <= 599)
+	case records.StreamError:
+		if rec.HTTPStatus == 0 {
+			return true // no HTTP answer at all: refused, reset or closed before the headers
+		}
+		// After the headers: only a connection that broke or closed, not a malformed or
+		// error-carrying event, an over-long line, or a JSON answer to a streaming request.
+		// These prefixes are the client's own texts (stream.go); TestRetryRules pins them.
+		return rec.HTTPStatus/100 == 2 &&
+			(strings.HasPrefix(rec.Error, brokenConnPrefix) || strings.HasPrefix(rec.Error, noDonePrefix))
+	}
+	return false
+}
+
+const (
+	brokenConnPrefix = "stream broken: connection " // a read error: reset, or closed mid-response
+	noDonePrefix     = "stream ended without data: [DONE]"
+)
+
+// Bounds of the earlier attempts' errors kept in a retried request's Error.
+const (
+	maxEarlierShown = 3  // earlier attempts listed; the rest are counted
+	maxEarlierLen   = 80 // bytes of each listed error
+)
+
+// withEarlierErrors appends a brief list of the earlier attempts' errors to the last attempt's
+// error (empty when it succeeded), keeping the whole within maxErrorLen.
+func withEarlierErrors(last string, earlier []string) string {
+	var b strings.Builder
+	b.WriteString("earlier attempts: ")
+	for k, e := range earlier {
+		if k == maxEarlierShown {
+			fmt.Fprintf(&b, "; and %d more", len(earlier)-k)
+			break
+		}
+		if k > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "#%d %s", k+1, truncate(e, maxEarlierLen))
+	}
+	summary := b.String()
+	if last == "" {
+		return summary
+	}
+	return truncate(last, maxErrorLen-len(summary)-len(" ()")) + " (" + summary + ")"
 }

@@ -158,8 +158,8 @@ func Read(r io.Reader) (*File, error) {
 			return nil, perr
 		}
 	}
-	if lineNo == 0 {
-		return nil, errors.New("empty file: not a loadcurve records file")
+	if lineNo == 0 || f.Header.Kind != KindHeader {
+		return nil, errors.New("no header line: empty, or not a loadcurve records file")
 	}
 	return f, nil
 }

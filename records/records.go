@@ -314,6 +314,16 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	case w.Planned == nil:
 		return fmt.Errorf("request line has no \"planned_s\"")
 	}
+	for _, v := range []*float64{w.Planned, w.Dispatched, w.Slot, w.Sent, w.FirstEvent, w.First, w.Last, w.End} {
+		if v != nil && !(*v >= 0 && *v <= maxSeconds) {
+			return fmt.Errorf("a moment of %v s is outside [0, %g] s", *v, maxSeconds)
+		}
+	}
+	for _, v := range w.ITL {
+		if !(v >= 0 && v <= maxSeconds*1e3) {
+			return fmt.Errorf("an itl_ms gap of %v ms is outside [0, %g] ms", v, maxSeconds*1e3)
+		}
+	}
 	*r = Record{
 		ID: *w.ID, Tier: w.Tier, Shard: w.Shard, Outcome: *w.Outcome,
 		Planned: seconds(w.Planned), Dispatched: seconds(w.Dispatched), Slot: seconds(w.Slot),
@@ -337,6 +347,9 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// maxSeconds bounds a moment so that it fits a time.Duration: about 292 years, far beyond any run.
+const maxSeconds = float64(math.MaxInt64/int64(time.Second)) - 1
 
 func seconds(s *float64) time.Duration {
 	if s == nil {

@@ -170,7 +170,7 @@ func TestFileRoundTripAndTruncatedLastLine(t *testing.T) {
 
 func TestReadRejectsBadFiles(t *testing.T) {
 	tests := []struct{ name, in, want string }{
-		{"empty", "", "empty file"},
+		{"empty", "", "no header line"},
 		{"no header", `{"id":1,"outcome":"ok","planned_s":0}` + "\n", "line 1"},
 		{"garbage in the middle", `{"kind":"header"}` + "\nnot json\n" + `{"id":1,"outcome":"ok","planned_s":0}` + "\n", "line 2"},
 		{"bad outcome", `{"kind":"header"}` + "\n" + `{"id":1,"outcome":"fine","planned_s":0}` + "\n", "unknown outcome"},

@@ -1,0 +1,96 @@
+package loadgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// headerForm is the shape every --header error asks for.
+const headerForm = "want 'Name: value', e.g. 'X-Request-Source: loadcurve'"
+
+// ParseHeader parses one --header value, "Name: value". The name is everything before the first
+// ':' without surrounding blanks, and must be a non-empty HTTP token (letters, digits and
+// !#$%&'*+-.^_`|~); the value is the rest without surrounding blanks, may be empty, and may not
+// contain control characters (CR or LF would smuggle another header in). Errors never quote the
+// value, which is often a credential, nor the text at all when it has no valid name (it may be a
+// pasted token).
+func ParseHeader(s string) (name, value string, err error) {
+	rawName, rawValue, ok := strings.Cut(s, ":")
+	if !ok {
+		return "", "", fmt.Errorf("--header: no ':' in the %d-byte value given (not shown: it may be a credential); %s", len(s), headerForm)
+	}
+	name = strings.Trim(rawName, " \t")
+	if name == "" {
+		return "", "", fmt.Errorf("--header: empty header name before ':'; %s", headerForm)
+	}
+	for i := 0; i < len(name); i++ {
+		if !isTokenChar(name[i]) {
+			return "", "", fmt.Errorf("--header: the header name has a character not allowed in HTTP header names at byte %d of %d (name not shown); %s", i+1, len(name), headerForm)
+		}
+	}
+	value = strings.Trim(rawValue, " \t")
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			return "", "", fmt.Errorf("--header %s: the value has a control character (0x%02x) at byte %d of %d (value not shown)", name, c, i+1, len(value))
+		}
+	}
+	return name, value, nil
+}
+
+// isTokenChar reports whether c may appear in an HTTP header name (RFC 9110 tchar).
+func isTokenChar(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+// extraBodyExample ends every --extra-body error.
+const extraBodyExample = `want a JSON object, e.g. '{"ignore_eos":true}'`
+
+// ParseExtraBody parses --extra-body: a JSON object whose members are merged into every request
+// body. Blank input means no extra body (nil, nil). The object may not turn "stream" off, its
+// "stream_options" must be an object, and a key may appear only once. The result is the input
+// without surrounding blanks. Errors say what is wrong and where, without quoting the input.
+func ParseExtraBody(s string) (json.RawMessage, error) {
+	b := bytes.TrimSpace([]byte(s))
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("--extra-body: not valid JSON (syntax error at byte %d of %d); %s", se.Offset, len(b), extraBodyExample)
+		}
+		return nil, fmt.Errorf("--extra-body: not valid JSON; %s", extraBodyExample)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, fmt.Errorf("--extra-body: got %s, %s", jsonKind(v), extraBodyExample)
+	}
+	if _, _, err := parseExtraBody(b); err != nil {
+		return nil, fmt.Errorf("--extra-body: %w", err)
+	}
+	return json.RawMessage(b), nil
+}
+
+// jsonKind names the kind of a decoded JSON value, with its article.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "an object"
+}
