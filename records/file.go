@@ -69,6 +69,7 @@ type Header struct {
 	CachePolicy         string          `json:"cache_policy"`
 	ExtraBody           json.RawMessage `json:"extra_body,omitempty"`
 	TimeoutS            float64         `json:"timeout_s"`
+	Retries             int             `json:"retries,omitempty"` // re-sends allowed per request (0: none)
 	StartWall           time.Time       `json:"start_wall"`
 	Shard               string          `json:"shard,omitempty"`
 }

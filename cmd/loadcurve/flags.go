@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -64,6 +63,7 @@ func loadFlags(defaultRate string, defaultN int) []cli.Flag {
 		&cli.Float64Flag{Name: "ramp-up-start-rps", Category: catLoad, Usage: "ramp start rate (requests/s)"},
 		&cli.Float64Flag{Name: "ramp-up-end-rps", Category: catLoad, Usage: "ramp end rate (requests/s)"},
 		&cli.Float64Flag{Name: "rate-limit", Category: catLoad, Usage: "hard safety ceiling in requests/s guarding shared endpoints; holding requests back shows as schedule lag (default: off)"},
+		retriesFlag(),
 	}
 }
 
@@ -188,24 +188,22 @@ func target(c *cli.Context) (loadgen.Target, []error) {
 	t := loadgen.Target{BaseURL: c.String("base-url"), APIKey: c.String("api-key"), Model: c.String("model"),
 		Endpoint: ep, Timeout: c.Duration("timeout"), Insecure: c.Bool("insecure")}
 	if s := c.String("extra-body"); s != "" {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
-			errs = append(errs, fmt.Errorf("--extra-body must be a JSON object, e.g. '{\"ignore_eos\":true}': %q does not parse as one", s))
-		} else {
-			t.ExtraBody = json.RawMessage(s)
+		body, err := loadgen.ParseExtraBody(s)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--extra-body: %w", err))
 		}
+		t.ExtraBody = body
 	}
-	for _, h := range c.StringSlice("header") {
-		name, value, ok := strings.Cut(h, ":")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			errs = append(errs, fmt.Errorf("--header must look like 'Name: value', got a header without a valid name (value not shown)"))
+	for i, h := range c.StringSlice("header") {
+		name, value, err := loadgen.ParseHeader(h)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--header #%d: %w", i+1, err))
 			continue
 		}
 		if t.Headers == nil {
 			t.Headers = http.Header{}
 		}
-		t.Headers.Add(name, strings.TrimSpace(value))
+		t.Headers.Add(name, value)
 	}
 	if t.BaseURL != "" {
 		errs = append(errs, t.Validate()...)
@@ -262,4 +260,16 @@ func outputFormat(c *cli.Context) (string, error) {
 	default:
 		return "", fmt.Errorf("--format must be table or json, got %q", f)
 	}
+}
+
+// retriesFlag: retries distort the offered load, so there are none unless asked for.
+func retriesFlag() cli.Flag {
+	return &cli.IntFlag{Name: "retries", Category: catLoad, Usage: "re-send a request that got 429/5xx or lost its connection before any output, up to N times (attempts are recorded; retries distort the load) (default: 0)"}
+}
+
+func retries(c *cli.Context) (int, error) {
+	if n := c.Int("retries"); n >= 0 {
+		return n, nil
+	}
+	return 0, fmt.Errorf("--retries must be >= 0, got %d", c.Int("retries"))
 }

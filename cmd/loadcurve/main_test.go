@@ -264,3 +264,40 @@ func TestInterruptedRunWritesEverythingMarkedIncomplete(t *testing.T) {
 		t.Errorf("the table does not say it is incomplete:\n%s", out.String())
 	}
 }
+
+func TestSecretsNeverReachAnyOutput(t *testing.T) {
+	const key, hdr = "sk-CANARY-7f3a9c", "hdr-CANARY-0b1e"
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, append([]string{"run", "--num-requests", "5", "--request-rate", "inf",
+		"--api-key", key, "--header", "X-Team-Token: " + hdr, "--out", dir}, small...)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "report", dir, "-q"); code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	// A malformed header or body must not echo its value either.
+	_, o2, e2 := runCLI(t, "run", "--header", "Bad Name: "+hdr, "--extra-body", `{"k":"`+key+`"`, "-q")
+	texts := map[string]string{"stdout": stdout, "stderr": stderr, "error stdout": o2, "error stderr": e2}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[e.Name()] = string(b)
+	}
+	for name, text := range texts {
+		for _, secret := range []string{key, hdr} {
+			if strings.Contains(text, secret) {
+				t.Errorf("%s contains the secret %q", name, secret)
+			}
+		}
+	}
+	if len(entries) < 2 {
+		t.Errorf("only %d output files were checked", len(entries))
+	}
+}

@@ -40,6 +40,7 @@ type session struct {
 
 	seed        int64
 	maxConc     int
+	retries     int
 	limiter     *rate.Limiter
 	workload    workloads.Synthetic
 	measureOpts measure.Options
@@ -67,6 +68,9 @@ func openSession(c *cli.Context, command string, extra []error) (*session, error
 	errs = append(errs, mErrs...)
 	var err error
 	if s.maxConc, err = maxConcurrency(c); err != nil {
+		errs = append(errs, err)
+	}
+	if s.retries, err = retries(c); err != nil {
 		errs = append(errs, err)
 	}
 	if s.limiter, err = rateLimiter(c); err != nil {
@@ -127,7 +131,7 @@ func openSession(c *cli.Context, command string, extra []error) (*session, error
 		Kind: records.KindHeader, Tool: "loadcurve", MetricsVersion: records.MetricsVersion, Version: version, Command: command, Target: loadgen.SanitizeURL(s.target.BaseURL),
 		Endpoint: s.target.Endpoint.String(), Model: s.target.Model, Workload: s.workload.String(),
 		Seed: s.seed, MaxConcurrency: s.maxConc, CachePolicy: "replay", ExtraBody: s.target.ExtraBody,
-		TimeoutS: s.target.Timeout.Seconds(), StartWall: time.Now(),
+		TimeoutS: s.target.Timeout.Seconds(), Retries: s.retries, StartWall: time.Now(),
 	}
 	if s.sim != nil {
 		s.header.Sim = c.String("sim-profile")
@@ -292,7 +296,7 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 	stop := s.startProgress(&prog, label, len(offsets))
 	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{
 		Index: p.index, Offsets: offsets, Requests: set.Requests, MaxConcurrency: s.maxConc,
-		Limiter: s.limiter, Grace: p.grace,
+		Limiter: s.limiter, Grace: p.grace, Retries: s.retries,
 	}, col, &prog)
 	stop()
 	var server json.RawMessage

@@ -34,6 +34,7 @@ func sweepFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "cooldown", Category: catLoad, Usage: "pause between tiers"},
 		&cli.Int64Flag{Name: "seed", Category: catLoad, Value: defaultSeed, Usage: "seed of every tier's schedule and request set"},
 		&cli.Float64Flag{Name: "rate-limit", Category: catLoad, Usage: "hard safety ceiling in requests/s (default: off)"},
+		retriesFlag(),
 		&cli.Float64Flag{Name: "target-share", Category: catObjective, Value: curve.DefaultTargetShare, Usage: "compliant request share a tier must reach to count as within objective, in (0,1]"},
 		&cli.Float64Flag{Name: "headroom", Category: catObjective, Value: curve.DefaultHeadroom, Usage: "operating point = capacity at objective × (1 − headroom); a business choice, in [0,1)"},
 		&cli.Float64Flag{Name: "precision", Category: catLoad, Value: defaultPrecision, Usage: "auto: refine the capacity until the bracketing tiers are within this relative distance"},
