@@ -67,15 +67,6 @@ func loadFlags(defaultRate string, defaultN int) []cli.Flag {
 	}
 }
 
-func workloadFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "workload", Category: catWorkload, Value: "synthetic", Usage: "request source: synthetic"},
-		&cli.IntFlag{Name: "random-input-len", Category: catWorkload, Value: defaultInputLen, Usage: "synthetic prompt length in tokens"},
-		&cli.IntFlag{Name: "random-output-len", Category: catWorkload, Value: defaultOutputLen, Usage: "synthetic output length in tokens (sent as max_tokens)"},
-		&cli.Float64Flag{Name: "random-range-ratio", Category: catWorkload, Usage: "lengths drawn uniformly from [len·(1-r), len·(1+r)]"},
-	}
-}
-
 func objectiveFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys ttft, tpot, e2el, client_queue_time, e2el_including_client_queue, e.g. --goodput ttft:500 tpot:50"},
@@ -166,16 +157,6 @@ func rateLimiter(c *cli.Context) (*rate.Limiter, error) {
 		return nil, fmt.Errorf("--rate-limit must be a finite number of requests/s > 0, got %v", v)
 	}
 	return rate.NewLimiter(rate.Limit(v), 1), nil
-}
-
-// syntheticWorkload reads the workload flags.
-func syntheticWorkload(c *cli.Context, seed int64) (workloads.Synthetic, []error) {
-	if w := c.String("workload"); w != "synthetic" {
-		return workloads.Synthetic{}, []error{fmt.Errorf("--workload: only synthetic is supported so far, got %q", w)}
-	}
-	s := workloads.Synthetic{InputLen: c.Int("random-input-len"), OutputLen: c.Int("random-output-len"),
-		RangeRatio: c.Float64("random-range-ratio"), Seed: seed}
-	return s, s.Validate()
 }
 
 // target reads the target flags (the base URL may be empty: the caller starts the sim).

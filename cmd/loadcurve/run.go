@@ -21,7 +21,7 @@ func runCommand() *cli.Command {
 		Description: "Sends --num-requests requests (or those planned within --duration) on a seeded arrival schedule,\n" +
 			"streams every response and prints TTFT, TPOT, ITL, E2EL, client queue time, goodput and compliant\n" +
 			"throughput. Without --base-url it starts the embedded simulated deployment.",
-		Flags:  concat(targetFlags(), loadFlags("4", 200), workloadFlags(), objectiveFlags(), outputFlags(), simFlags("sim-")),
+		Flags:  concat(targetFlags(), loadFlags("4", 200), sourceFlags(), objectiveFlags(), outputFlags(), simFlags("sim-")),
 		Action: runAction,
 	}
 }
@@ -46,6 +46,17 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer s.close()
+	switch {
+	case s.source.trace != nil && d > 0:
+		return usagef("--duration does not apply to a trace replay: the trace is the schedule (cut it with --num-requests, stretch it with --trace-time-scale)")
+	case s.source.trace != nil:
+		if !c.IsSet("num-requests") {
+			n = 0 // the whole trace
+		}
+		fmt.Fprintf(s.stderr, "loadcurve: the trace is the schedule: --request-rate and --burstiness do not apply\n")
+	case !s.source.generated() && !c.IsSet("num-requests") && d == 0:
+		n = s.source.size() // every request of the file, once
+	}
 	label := fmt.Sprintf("run %s", spec)
 	out, err := s.runTier(c.Context, tierPlan{index: 0, spec: spec, n: n, duration: d, seed: s.seed}, label)
 	if err != nil {

@@ -57,8 +57,10 @@ func workloadCommand() *cli.Command {
 		Name:      "workload",
 		Usage:     "materialise a request set to JSONL and print its fingerprint",
 		ArgsUsage: " ",
-		Flags: append(workloadFlags(),
-			&cli.IntFlag{Name: "num-requests", Value: 1000, Usage: "requests in the set"},
+		Description: "Any --workload source; the JSONL written with --out loads back with --workload FILE.jsonl\n" +
+			"and has the same fingerprint (a trace's schedule is not written: replay the trace itself).",
+		Flags: append(sourceFlags(),
+			&cli.IntFlag{Name: "num-requests", Value: 1000, Usage: "requests in the set (files: at most this many; default for files: all)"},
 			&cli.Int64Flag{Name: "seed", Value: defaultSeed, Usage: "seed of the request set"},
 			&cli.StringFlag{Name: "out", Usage: "write the requests to this JSONL file"},
 		),
@@ -66,17 +68,23 @@ func workloadCommand() *cli.Command {
 			if c.Args().Len() > 0 {
 				return usagef("unexpected argument %q", c.Args().First())
 			}
-			w, errs := syntheticWorkload(c, c.Int64("seed"))
-			if n := c.Int("num-requests"); n < 1 {
+			src, errs := newWorkloadSource(c)
+			n := c.Int("num-requests")
+			if n < 1 {
 				errs = append(errs, fmt.Errorf("--num-requests must be >= 1, got %d", n))
 			}
 			if len(errs) > 0 {
 				return usageErrors(errs)
 			}
-			set, err := w.Generate(c.Int("num-requests"))
+			printNotes(c.App.ErrWriter, src.notes)
+			if !src.generated() && !c.IsSet("num-requests") {
+				n = src.size()
+			}
+			set, notes, err := src.tierSet(n, c.Int64("seed"))
 			if err != nil {
 				return usageError{err}
 			}
+			printNotes(c.App.ErrWriter, notes)
 			if out := c.String("out"); out != "" {
 				if err := workloads.Save(out, set); err != nil {
 					return err

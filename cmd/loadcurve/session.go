@@ -42,7 +42,7 @@ type session struct {
 	maxConc     int
 	retries     int
 	limiter     *rate.Limiter
-	workload    workloads.Synthetic
+	source      *workloadSource
 	measureOpts measure.Options
 	format      string
 
@@ -62,7 +62,7 @@ func openSession(c *cli.Context, command string, extra []error) (*session, error
 	s.target, tErrs = target(c)
 	errs = append(errs, tErrs...)
 	s.seed = c.Int64("seed")
-	s.workload, wErrs = syntheticWorkload(c, s.seed)
+	s.source, wErrs = newWorkloadSource(c)
 	errs = append(errs, wErrs...)
 	s.measureOpts, mErrs = measureOptions(c, 0)
 	errs = append(errs, mErrs...)
@@ -129,8 +129,8 @@ func openSession(c *cli.Context, command string, extra []error) (*session, error
 
 	s.header = records.Header{
 		Kind: records.KindHeader, Tool: "loadcurve", MetricsVersion: records.MetricsVersion, Version: version, Command: command, Target: loadgen.SanitizeURL(s.target.BaseURL),
-		Endpoint: s.target.Endpoint.String(), Model: s.target.Model, Workload: s.workload.String(),
-		Seed: s.seed, MaxConcurrency: s.maxConc, CachePolicy: "replay", ExtraBody: s.target.ExtraBody,
+		Endpoint: s.target.Endpoint.String(), Model: s.target.Model, Workload: s.source.desc,
+		Seed: s.seed, MaxConcurrency: s.maxConc, CachePolicy: s.source.cache.String(), ExtraBody: s.target.ExtraBody,
 		TimeoutS: s.target.Timeout.Seconds(), Retries: s.retries, StartWall: time.Now(),
 	}
 	if s.sim != nil {
@@ -250,9 +250,12 @@ func (c *collector) Write(r *records.Record) error {
 func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierOutcome, error) {
 	var offsets []time.Duration
 	var err error
-	if p.duration > 0 {
+	switch {
+	case s.source.trace != nil:
+		offsets = s.source.traceOffsets(p.n)
+	case p.duration > 0:
 		offsets, err = p.spec.OffsetsWithin(p.duration, p.seed, maxDurationRequests)
-	} else {
+	default:
 		offsets, err = p.spec.Offsets(p.n, p.seed)
 	}
 	if err != nil {
@@ -261,25 +264,39 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 	if len(offsets) == 0 {
 		return nil, errNoArrivals{usagef("tier %d (%s) plans no request within --duration %v: raise the duration or the rate", p.index, p.spec, p.duration)}
 	}
-	w := s.workload
-	w.Seed = p.seed
-	set, err := w.Generate(len(offsets))
+	set, notes, err := s.source.tierSet(len(offsets), p.seed)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	rateVal, burst := p.spec.Rate, p.spec.Burstiness
-	if s.header.Command == "run" {
-		s.header.WorkloadFingerprint, s.header.Arrival = set.Fingerprint, p.spec.String()
+	printNotes(s.stderr, notes)
+	fingerprint := set.Fingerprint // of the requests before any cache nonce: comparable across runs
+	if set, err = s.source.applyCache(set); err != nil {
+		return nil, err
 	}
+	if s.source.cache == workloads.CacheWarm {
+		if err := s.warmUp(ctx, p.index, set.Requests); err != nil {
+			return nil, err
+		}
+	}
+	rateVal, burst := p.spec.Rate, p.spec.Burstiness
+	arrivalDesc := p.spec.String()
+	if s.source.trace != nil {
+		arrivalDesc = "trace(" + s.source.trace.Source + ")"
+	}
+	if s.header.Command == "run" {
+		s.header.WorkloadFingerprint, s.header.Arrival = fingerprint, arrivalDesc
+	}
+	printNotes(s.stderr, s.source.notes)
+	s.source.notes = nil
 	if s.outDir != "" && s.writer == nil {
 		if err := s.openRecords(); err != nil {
 			return nil, err
 		}
 	}
 	if s.writer != nil {
-		if err := s.writer.WriteTier(records.Tier{Tier: p.index, Arrival: p.spec.String(), RequestRate: records.Rate(rateVal),
+		if err := s.writer.WriteTier(records.Tier{Tier: p.index, Arrival: arrivalDesc, RequestRate: records.Rate(rateVal),
 			Burstiness: records.Rate(burst), Seed: p.seed, Planned: len(offsets), DurationS: p.duration.Seconds(),
-			WorkloadFingerprint: set.Fingerprint, StartWall: time.Now()}); err != nil {
+			WorkloadFingerprint: fingerprint, StartWall: time.Now()}); err != nil {
 			return nil, err
 		}
 	}
@@ -317,7 +334,7 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 	if res.SinkErr != nil {
 		return nil, fmt.Errorf("tier %d: writing records: %w", p.index, res.SinkErr)
 	}
-	sum := measure.Summarize(col.recs, measure.TierInfo{Tier: p.index, Arrival: p.spec.String(), NominalRate: rateVal,
+	sum := measure.Summarize(col.recs, measure.TierInfo{Tier: p.index, Arrival: arrivalDesc, NominalRate: rateVal,
 		Burstiness: burst, MaxConcurrency: s.maxConc, Planned: len(offsets)}, s.measureOpts)
 	sum.Complete = sum.Complete && ctx.Err() == nil
 	if res.RateLimited {
@@ -326,6 +343,30 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 	}
 	return &tierOutcome{plan: p, summary: sum, records: col.recs, result: res, server: server}, nil
 }
+
+// warmUp sends a tier's requests once, unmeasured, all at once through the concurrency gate
+// (64 when uncapped), so that the measured pass meets a warm prefix cache.
+func (s *session) warmUp(ctx context.Context, tier int, reqs []workloads.Request) error {
+	conc := s.maxConc
+	if conc == 0 {
+		conc = 64
+	}
+	var prog loadgen.Progress
+	stop := s.startProgress(&prog, fmt.Sprintf("warm-up of tier %d", tier), len(reqs))
+	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{Index: tier, Offsets: make([]time.Duration, len(reqs)),
+		Requests: reqs, MaxConcurrency: conc}, discard{}, &prog)
+	stop()
+	if err != nil {
+		return fmt.Errorf("warm-up of tier %d: %w", tier, err)
+	}
+	fmt.Fprintf(s.stderr, "loadcurve: warm-up: sent tier %d's %d requests once, unmeasured (%d failed)\n", tier, res.Planned, prog.Errors.Load())
+	return nil
+}
+
+// discard is a sink that keeps nothing.
+type discard struct{}
+
+func (discard) Write(*records.Record) error { return nil }
 
 func joinReason(a, b string) string {
 	if a == "" {

@@ -40,7 +40,7 @@ func sweepFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "precision", Category: catLoad, Value: defaultPrecision, Usage: "auto: refine the capacity until the bracketing tiers are within this relative distance"},
 		&cli.IntFlag{Name: "max-tiers", Category: catLoad, Value: defaultMaxTiers, Usage: "auto: most tiers to run after the probe"},
 	}
-	return concat(targetFlags(), load, workloadFlags(), objectiveFlags(), outputFlags(), simFlags("sim-"))
+	return concat(targetFlags(), load, sourceFlags(), objectiveFlags(), outputFlags(), simFlags("sim-"))
 }
 
 func sweepCommand() *cli.Command {
@@ -108,6 +108,9 @@ func sweepAction(c *cli.Context) error {
 		return err
 	}
 	defer s.close()
+	if s.source.trace != nil {
+		return usagef("--workload %s is a trace: a trace is its own schedule, one tier; replay it with `loadcurve run` (and --trace-time-scale)", s.source.spec)
+	}
 	if !c.IsSet("goodput") || c.StringSlice("goodput")[0] == defaultSweepObjectiv {
 		fmt.Fprintf(s.stderr, "loadcurve: objectives: %s (default; set --goodput)\n", s.measureOpts.Objectives)
 	}
