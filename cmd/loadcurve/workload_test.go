@@ -15,8 +15,10 @@ import (
 )
 
 type policyRun struct {
-	TTFT   float64 `json:"mean_ttft_ms"`
-	Run    struct{ CachePolicy string `json:"cache_policy"` } `json:"run"`
+	TTFT float64 `json:"mean_ttft_ms"`
+	Run  struct {
+		CachePolicy string `json:"cache_policy"`
+	} `json:"run"`
 	Server struct {
 		HitRate *float64 `json:"prefix_cache_hit_rate"`
 	} `json:"server_metrics"`
