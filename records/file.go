@@ -223,6 +223,8 @@ type Writer struct {
 	interval time.Duration
 	last     time.Time
 	err      error
+	stop     chan struct{} // closes the background flusher, when one runs
+	done     chan struct{}
 }
 
 // DefaultFlushInterval bounds what a crash can lose.
@@ -240,7 +242,38 @@ func Create(path string, h Header) (*Writer, error) {
 		fh.Close()
 		return nil, err
 	}
+	w.AutoFlush()
 	return w, nil
+}
+
+// AutoFlush starts a background flush every interval, so that records written just before a
+// quiet stretch (no request finishing) reach the file too: a kill loses at most one interval.
+// Close stops it.
+func (w *Writer) AutoFlush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stop != nil {
+		return
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	w.stop, w.done = stop, done
+	go func() {
+		defer close(done)
+		t := time.NewTicker(w.interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				w.mu.Lock()
+				if w.w.Buffered() > 0 && time.Since(w.last) >= w.interval {
+					w.flushLocked()
+				}
+				w.mu.Unlock()
+			case <-stop:
+				return
+			}
+		}
+	}()
 }
 
 // NewWriter writes to out, flushing every interval.
@@ -325,8 +358,17 @@ func (w *Writer) Flush() error {
 	return w.err
 }
 
-// Close flushes and closes the underlying file when the Writer opened it.
+// Close stops the background flusher, flushes, and closes the underlying file when the Writer
+// opened it.
 func (w *Writer) Close() error {
+	w.mu.Lock()
+	stop, done := w.stop, w.done
+	w.stop = nil
+	w.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
 	err := w.Flush()
 	if w.c != nil {
 		if cerr := w.c.Close(); cerr != nil && err == nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -199,4 +200,33 @@ func BenchmarkAppendJSON(b *testing.B) {
 		buf = r.AppendJSON(buf[:0])
 	}
 	b.SetBytes(int64(len(buf)))
+}
+
+// syncBuffer is a bytes.Buffer safe for the flusher goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func TestAutoFlushWritesBufferedRecordsWithoutFurtherWrites(t *testing.T) {
+	var out syncBuffer
+	w := records.NewWriter(&out, 20*time.Millisecond)
+	w.AutoFlush()
+	defer w.Close()
+	r := records.NewRecord(0, 1, 0)
+	if err := w.Write(&r); err != nil {
+		t.Fatal(err)
+	}
+	// The write itself did not flush (the interval had not passed since the writer was made);
+	// the background flusher must, within a few intervals, with nothing else written.
+	deadline := time.Now().Add(2 * time.Second)
+	for !strings.Contains(out.String(), `"id":1`) {
+		if time.Now().After(deadline) {
+			t.Fatal("a buffered record was not flushed by the background flusher")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
