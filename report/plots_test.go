@@ -362,3 +362,25 @@ func BenchmarkWritePlots(b *testing.B) {
 		}
 	}
 }
+
+func TestWritePlotsSkipsLatencyMetricsWithoutData(t *testing.T) {
+	c := report.Curve{Title: "one-token outputs", TargetShare: 0.99, Series: []report.CurveSeries{{Name: "x", Points: []report.CurvePoint{
+		{OfferedRate: 1, RawOutputThroughput: 10, CompliantOutputThroughput: 10, CompliantRequestShare: 1, WilsonLow: 0.9, WilsonHigh: 1,
+			Latency: map[string]map[string]float64{"ttft": {"p50": 10, "p99": 20}, "itl": {"p50": math.NaN(), "p99": math.NaN()}}},
+		{OfferedRate: 2, RawOutputThroughput: 20, CompliantOutputThroughput: 20, CompliantRequestShare: 1, WilsonLow: 0.9, WilsonHigh: 1,
+			Latency: map[string]map[string]float64{"ttft": {"p50": 11, "p99": 22}, "itl": {"p50": math.NaN(), "p99": math.NaN()}}},
+	}}}}
+	dir := t.TempDir()
+	paths, err := report.WritePlots(dir, c)
+	if err != nil {
+		t.Fatalf("a metric without data failed the whole report: %v", err)
+	}
+	for _, p := range paths {
+		if strings.Contains(p, "latency_itl") {
+			t.Errorf("drew an ITL plot without ITL data: %s", p)
+		}
+	}
+	if len(paths) != 6 { // throughput, ttft, share: svg and png each
+		t.Errorf("wrote %v", paths)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -253,4 +254,34 @@ func retries(c *cli.Context) (int, error) {
 		return n, nil
 	}
 	return 0, fmt.Errorf("--retries must be >= 0, got %d", c.Int("retries"))
+}
+
+func shardFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "shard", Category: catLoad, Usage: "send only shard i of k of the run: i/k, or auto/k to take i from JOB_COMPLETION_INDEX (Kubernetes Indexed Job); merge the shards' results with `loadcurve merge`"},
+		&cli.StringFlag{Name: "start-at", Category: catLoad, Usage: "RFC 3339 wall-clock time at which every shard starts (its T0), e.g. 2026-05-01T12:00:00Z"},
+	}
+}
+
+// shardOptions reads --shard and --start-at.
+func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
+	var errs []error
+	var sp shard.Spec
+	var at time.Time
+	if v := c.String("shard"); v != "" {
+		var err error
+		if sp, err = shard.Parse(v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if v := c.String("start-at"); v != "" {
+		var err error
+		if at, err = shard.ParseStartAt(v, time.Now()); err != nil {
+			errs = append(errs, fmt.Errorf("--start-at: %w", err))
+		}
+	}
+	if sp.Sharded() && at.IsZero() && sp.Count > 1 {
+		errs = append(errs, errors.New("--shard needs --start-at: the shards must share one T0 for their union to be the planned schedule"))
+	}
+	return sp, at, errs
 }

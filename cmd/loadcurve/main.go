@@ -122,6 +122,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			scheduleCommand(),
 			workloadCommand(),
 			simCommand(),
+			mergeCommand(),
 		},
 	}
 	for _, cmd := range app.Commands {

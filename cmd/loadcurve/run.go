@@ -21,7 +21,7 @@ func runCommand() *cli.Command {
 		Description: "Sends --num-requests requests (or those planned within --duration) on a seeded arrival schedule,\n" +
 			"streams every response and prints TTFT, TPOT, ITL, E2EL, client queue time, goodput and compliant\n" +
 			"throughput. Without --base-url it starts the embedded simulated deployment.",
-		Flags:  concat(targetFlags(), loadFlags("4", 200), sourceFlags(), objectiveFlags(), outputFlags(), simFlags("sim-")),
+		Flags:  concat(targetFlags(), loadFlags("4", 200), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), simFlags("sim-")),
 		Action: runAction,
 	}
 }
@@ -58,7 +58,7 @@ func runAction(c *cli.Context) error {
 		n = s.source.size() // every request of the file, once
 	}
 	label := fmt.Sprintf("run %s", spec)
-	out, err := s.runTier(c.Context, tierPlan{index: 0, spec: spec, n: n, duration: d, seed: s.seed}, label)
+	out, err := s.runTier(c.Context, tierPlan{index: 0, spec: spec, n: n, duration: d, seed: s.seed, startAt: s.startAt}, label)
 	if err != nil {
 		return err
 	}

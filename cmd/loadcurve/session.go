@@ -21,6 +21,7 @@ import (
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/servermetrics"
+	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -51,6 +52,9 @@ type session struct {
 	header records.Header
 
 	scraper *servermetrics.Scraper // nil: no server metrics
+
+	shard   shard.Spec // zero: not sharded
+	startAt time.Time  // zero: start at once
 }
 
 // openSession validates every flag shared by run and sweep (reporting all problems at once),
@@ -79,6 +83,9 @@ func openSession(c *cli.Context, command string, extra []error) (*session, error
 	if s.format, err = outputFormat(c); err != nil {
 		errs = append(errs, err)
 	}
+	var shErrs []error
+	s.shard, s.startAt, shErrs = shardOptions(c)
+	errs = append(errs, shErrs...)
 	var simCfg sim.Config
 	if s.target.BaseURL == "" {
 		if simCfg, err = simConfig(c, "sim-"); err != nil {
@@ -131,7 +138,7 @@ func openSession(c *cli.Context, command string, extra []error) (*session, error
 		Kind: records.KindHeader, Tool: "loadcurve", MetricsVersion: records.MetricsVersion, Version: version, Command: command, Target: loadgen.SanitizeURL(s.target.BaseURL),
 		Endpoint: s.target.Endpoint.String(), Model: s.target.Model, Workload: s.source.desc,
 		Seed: s.seed, MaxConcurrency: s.maxConc, CachePolicy: s.source.cache.String(), ExtraBody: s.target.ExtraBody,
-		TimeoutS: s.target.Timeout.Seconds(), Retries: s.retries, StartWall: time.Now(),
+		TimeoutS: s.target.Timeout.Seconds(), Retries: s.retries, StartWall: time.Now(), Shard: s.shard.String(),
 	}
 	if s.sim != nil {
 		s.header.Sim = c.String("sim-profile")
@@ -203,6 +210,7 @@ type tierPlan struct {
 	duration time.Duration // tier length for duration-bound tiers
 	seed     int64         // seed of this tier's schedule and request set
 	grace    time.Duration // how long stragglers may run after the last arrival (0 = until done)
+	startAt  time.Time     // wall-clock T0 shared by every shard (zero: at once)
 }
 
 // tierSeed derives a tier's seed from the run's seed and the tier's rate, so that two deployments
@@ -270,11 +278,17 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 	}
 	printNotes(s.stderr, notes)
 	fingerprint := set.Fingerprint // of the requests before any cache nonce: comparable across runs
-	if set, err = s.source.applyCache(set); err != nil {
+	if set, err = s.source.applyCache(set, s.nonce(p)); err != nil {
 		return nil, err
 	}
+	reqs := set.Requests
+	if s.shard.Sharded() {
+		// Every shard built the same global schedule and set; this one sends its share, under the
+		// global ids.
+		offsets, reqs = s.shard.Filter(offsets, reqs)
+	}
 	if s.source.cache == workloads.CacheWarm {
-		if err := s.warmUp(ctx, p.index, set.Requests); err != nil {
+		if err := s.warmUp(ctx, p.index, reqs); err != nil {
 			return nil, err
 		}
 	}
@@ -291,6 +305,15 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 	if s.outDir != "" && s.writer == nil {
 		if err := s.openRecords(); err != nil {
 			return nil, err
+		}
+	}
+	if !p.startAt.IsZero() {
+		late, err := shard.StartAt(ctx, p.startAt)
+		if err != nil {
+			return nil, fmt.Errorf("tier %d: --start-at: %w", p.index, err)
+		}
+		if late > 10*time.Millisecond {
+			fmt.Fprintf(s.stderr, "loadcurve: WARNING: tier %d started %v after its --start-at time\n", p.index, late.Round(time.Millisecond))
 		}
 	}
 	if s.writer != nil {
@@ -312,7 +335,7 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 	var prog loadgen.Progress
 	stop := s.startProgress(&prog, label, len(offsets))
 	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{
-		Index: p.index, Offsets: offsets, Requests: set.Requests, MaxConcurrency: s.maxConc,
+		Index: p.index, Shard: s.shard.Index, Offsets: offsets, Requests: reqs, MaxConcurrency: s.maxConc,
 		Limiter: s.limiter, Grace: p.grace, Retries: s.retries,
 	}, col, &prog)
 	stop()
@@ -342,6 +365,16 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 		sum.ClientBoundReason = joinReason(sum.ClientBoundReason, "the --rate-limit safety ceiling held requests back: it, not the schedule, shaped the load")
 	}
 	return &tierOutcome{plan: p, summary: sum, records: col.recs, result: res, server: server}, nil
+}
+
+// nonce is the cold-cache nonce of a tier: random, except in a sharded run, where every shard
+// must put the same nonce in front of the same prompts (derived from the seed, the shared start
+// and the tier) so that prefixes shared within the workload stay shared across shards.
+func (s *session) nonce(p tierPlan) string {
+	if !s.shard.Sharded() {
+		return workloads.NewNonce()
+	}
+	return fmt.Sprintf("[run:%016x]", uint64(tierSeed(s.seed^s.startAt.UnixNano(), float64(p.index))))
 }
 
 // warmUp sends a tier's requests once, unmeasured, all at once through the concurrency gate

@@ -40,7 +40,7 @@ func sweepFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "precision", Category: catLoad, Value: defaultPrecision, Usage: "auto: refine the capacity until the bracketing tiers are within this relative distance"},
 		&cli.IntFlag{Name: "max-tiers", Category: catLoad, Value: defaultMaxTiers, Usage: "auto: most tiers to run after the probe"},
 	}
-	return concat(targetFlags(), load, sourceFlags(), objectiveFlags(), outputFlags(), simFlags("sim-"))
+	return concat(targetFlags(), load, shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), simFlags("sim-"))
 }
 
 func sweepCommand() *cli.Command {
@@ -102,6 +102,12 @@ func sweepAction(c *cli.Context) error {
 		if err := c.Set("goodput", defaultSweepObjectiv); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if c.String("shard") != "" && rates.Auto {
+		errs = append(errs, errors.New("--shard needs explicit --request-rates: auto tiers follow each shard's own results, so shards would diverge"))
+	}
+	if c.String("shard") != "" && c.IsSet("num-requests") {
+		errs = append(errs, errors.New("--shard needs duration-bound tiers (--duration), so that every shard starts each tier at the same time"))
 	}
 	s, err := openSession(c, "sweep", errs)
 	if err != nil {
@@ -168,7 +174,7 @@ type sweeper struct {
 
 // tier runs one tier at rate r (+Inf for the saturation probe).
 func (sw *sweeper) tier(ctx context.Context, r float64, label string) (*tierOutcome, error) {
-	if len(sw.tiers) > 0 && sw.cooldown > 0 {
+	if len(sw.tiers) > 0 && sw.cooldown > 0 && sw.s.startAt.IsZero() {
 		select {
 		case <-time.After(sw.cooldown):
 		case <-ctx.Done():
@@ -177,6 +183,12 @@ func (sw *sweeper) tier(ctx context.Context, r float64, label string) (*tierOutc
 	}
 	spec := arrival.Spec{Rate: r, Burstiness: sw.burst}
 	p := tierPlan{index: len(sw.tiers), spec: spec, n: sw.n, duration: sw.d, seed: tierSeed(sw.s.seed, r), grace: sw.drain}
+	if !sw.s.startAt.IsZero() {
+		// Fixed slots: every shard starts tier k at the same wall-clock time, whatever its own
+		// drain took. A tier ends by duration + drain; the cooldown follows.
+		slot := sw.d + sw.drain + sw.cooldown + time.Second
+		p.startAt = sw.s.startAt.Add(time.Duration(p.index) * slot)
+	}
 	if math.IsInf(r, 1) {
 		p.duration, p.n = 0, probeRequests(sw.s.maxConc)
 	}

@@ -137,12 +137,12 @@ func (w *workloadSource) tierSet(n int, seed int64) (*workloads.Set, []string, e
 	return workloads.NewSet(fmt.Sprintf("%s cycled to %d", w.file.Source, n), reqs), []string{note}, nil
 }
 
-// applyCache returns the set to send: with the cold policy, a fresh nonce in front of every prompt.
-func (w *workloadSource) applyCache(set *workloads.Set) (*workloads.Set, error) {
+// applyCache returns the set to send: with the cold policy, nonce in front of every prompt.
+func (w *workloadSource) applyCache(set *workloads.Set, nonce string) (*workloads.Set, error) {
 	if w.cache != workloads.CacheCold {
 		return set, nil
 	}
-	return workloads.ApplyCold(set, workloads.NewNonce())
+	return workloads.ApplyCold(set, nonce)
 }
 
 // traceOffsets is the schedule of a trace replay, cut to n arrivals when n > 0.

@@ -1,0 +1,176 @@
+package shard
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/loadcurve/loadcurve/records"
+)
+
+// RecordsName is the records file of a result directory.
+const RecordsName = "records.jsonl"
+
+// Locate turns merge arguments into records files: a directory stands for DIR/records.jsonl, a
+// file for itself, and an argument that does not exist but holds a glob pattern (*, ? or [) is
+// expanded, sorted, so that "/results/shard-*" works where no shell expands it (for example in
+// a container without one). A pattern that matches nothing is an error.
+func Locate(args []string) ([]string, error) {
+	var paths []string
+	for _, a := range args {
+		if _, err := os.Stat(a); errors.Is(err, fs.ErrNotExist) && strings.ContainsAny(a, "*?[") {
+			matches, gerr := filepath.Glob(a)
+			if gerr != nil {
+				return nil, fmt.Errorf("%s: bad pattern: %w", a, gerr)
+			}
+			if len(matches) == 0 {
+				return nil, fmt.Errorf("%s: no file or directory matches", a)
+			}
+			for _, mt := range matches {
+				p, err := recordsPath(mt)
+				if err != nil {
+					return nil, err
+				}
+				paths = append(paths, p)
+			}
+			continue
+		}
+		p, err := recordsPath(a)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+func recordsPath(arg string) (string, error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return "", fmt.Errorf("shard records: %w", err)
+	}
+	if fi.IsDir() {
+		return filepath.Join(arg, RecordsName), nil
+	}
+	return arg, nil
+}
+
+// ReadInputs reads the records files of Locate(args), each named by its path.
+func ReadInputs(args []string) ([]Input, error) {
+	paths, err := Locate(args)
+	if err != nil {
+		return nil, err
+	}
+	in := make([]Input, 0, len(paths))
+	for _, p := range paths {
+		f, err := records.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		in = append(in, Input{Name: p, File: f})
+	}
+	return in, nil
+}
+
+// WriteFile writes f as a records.jsonl at path with records.Writer: the header, then each tier
+// line followed by that tier's records in their order in f. It writes a temporary file next to
+// path and renames it, so an existing file is replaced only by a complete one.
+func WriteFile(path string, f *records.File) (err error) {
+	tmp := path + ".tmp"
+	w, err := records.Create(tmp, f.Header)
+	if err != nil {
+		return fmt.Errorf("write merged records: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			w.Close()
+			os.Remove(tmp)
+		}
+	}()
+	for _, t := range f.Tiers {
+		if err := w.WriteTier(t); err != nil {
+			return fmt.Errorf("write merged records %s: %w", path, err)
+		}
+		for i := range f.Records {
+			if f.Records[i].Tier != t.Tier {
+				continue
+			}
+			if err := w.Write(&f.Records[i]); err != nil {
+				return fmt.Errorf("write merged records %s: %w", path, err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("write merged records %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write merged records: %w", err)
+	}
+	return nil
+}
+
+// WriteText prints the report: the shards and their files, one table per tier (records, failures,
+// 429s, median TTFT, schedule-lag p99 and anchor offset per shard) and the warnings.
+func (r MergeReport) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("merged %d shards:\n", r.Count)
+	for _, s := range r.Shards {
+		ew.printf("  shard %-6s %s\n", s.Shard, s.Name)
+	}
+	for _, t := range r.Tiers {
+		spread := "unknown"
+		if t.AnchorSpreadMs.Known() {
+			spread = fmt.Sprintf("%.3g ms", float64(t.AnchorSpreadMs))
+		}
+		ew.printf("\ntier %d  %s  %d records of %d planned  anchor spread %s\n", t.Tier, t.Arrival, t.Records, t.Planned, spread)
+		tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "shard\tplanned\trecords\tok\tfailed\t429\tTTFT p50 ms\tlag p99 ms\tanchor +ms\t\n")
+		for _, s := range t.Shards {
+			flags := ""
+			if s.ClientBound {
+				flags += " CLIENT-BOUND"
+			}
+			if s.FailureOutlier {
+				flags += " FAILURE-OUTLIER"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", s.Shard, s.Planned, s.Records, s.OK, s.Failed,
+				s.HTTP429, fmtMs(s.MedianTTFTMs), fmtMs(s.ScheduleLagP99Ms), fmtMs(s.AnchorOffsetMs), flags)
+		}
+		tw.Flush() // its errors are ew's, kept in ew.err
+	}
+	if len(r.Warnings) > 0 {
+		ew.printf("\nwarnings:\n")
+		for _, s := range r.Warnings {
+			ew.printf("  - %s\n", s)
+		}
+	}
+	return ew.err
+}
+
+func fmtMs(v Millis) string {
+	if !v.Known() {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", float64(v))
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { _, _ = fmt.Fprintf(e, format, args...) }
