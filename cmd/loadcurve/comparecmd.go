@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 
@@ -487,12 +486,8 @@ func emitCompare(c *cli.Context, format string, res compareResult, a, b *side) e
 	if err := writeJSON(out, "compare.json", res); err != nil {
 		return err
 	}
-	var csv bytes.Buffer
-	if err := tbl.CSV(&csv); err != nil {
+	if err := writeCSV(out, "compare.csv", tbl); err != nil {
 		return err
-	}
-	if err := os.WriteFile(filepath.Join(out, "compare.csv"), csv.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write compare.csv: %w", err)
 	}
 	rc := reportCurve(a.curve)
 	rc.Title = "A vs B"
@@ -500,17 +495,9 @@ func emitCompare(c *cli.Context, format string, res compareResult, a, b *side) e
 	sa.Name, sb.Name = "A: "+sa.Name, "B: "+sb.Name
 	rc.Series = []report.CurveSeries{sa, sb}
 	rc.Plateau, rc.Knee, rc.Capacity, rc.OperatingPoint = nil, nil, nil, nil
-	paths, err := report.WritePlots(out, rc)
+	_, svgs, err := writePlots(out, rc)
 	if err != nil {
 		return err
-	}
-	var svgs [][]byte
-	for _, p := range paths {
-		if filepath.Ext(p) == ".svg" {
-			if b, err := os.ReadFile(p); err == nil {
-				svgs = append(svgs, b)
-			}
-		}
 	}
 	var notes []string
 	if res.Ledger != nil {
@@ -518,11 +505,7 @@ func emitCompare(c *cli.Context, format string, res compareResult, a, b *side) e
 	}
 	h := report.HTML{Title: "loadcurve compare", Identity: [][2]string{{"A", res.A}, {"B", res.B}}, Tables: []report.Table{tbl, ptbl},
 		PlotsSVG: svgs, Notes: notes, Stamp: res.Stamp}
-	var hb bytes.Buffer
-	if err := h.Write(&hb); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(out, "report.html"), hb.Bytes(), 0o644)
+	return writeHTML(out, h)
 }
 
 func equalLoadTable(rows []equalLoadCost, currency string) report.Table {

@@ -159,36 +159,17 @@ func emitCurve(stdout, stderr io.Writer, format, outDir string, cf curveFile) er
 			return err
 		}
 	}
-	var csvBuf bytes.Buffer
-	if err := tbl.CSV(&csvBuf); err != nil {
+	if err := writeCSV(outDir, "curve.csv", tbl); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(outDir, "curve.csv"), csvBuf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write curve.csv: %w", err)
-	}
-	rc := reportCurve(cf)
-	paths, err := report.WritePlots(outDir, rc)
+	paths, svgs, err := writePlots(outDir, reportCurve(cf))
 	if err != nil {
 		return err
 	}
-	var svgs [][]byte
-	for _, p := range paths {
-		if filepath.Ext(p) == ".svg" {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			svgs = append(svgs, b)
-		}
-	}
 	html := report.HTML{Title: "loadcurve: " + cf.Run.Model + " at " + cf.Run.Target, Identity: identityRows(cf.Run, cf.Options),
 		Tables: []report.Table{tbl}, PlotsSVG: svgs, Notes: cf.Analysis.Notes}
-	var hb bytes.Buffer
-	if err := html.Write(&hb); err != nil {
+	if err := writeHTML(outDir, html); err != nil {
 		return err
-	}
-	if err := os.WriteFile(filepath.Join(outDir, "report.html"), hb.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write report.html: %w", err)
 	}
 	fmt.Fprintf(stderr, "loadcurve: wrote records.jsonl, curve.json, curve.csv, %d summaries, %d plot files and report.html to %s\n",
 		len(cf.Tiers), len(paths), outDir)
@@ -351,4 +332,47 @@ func optF(v *float64, scale float64, digits int) string {
 		return report.NaNText
 	}
 	return report.FormatFloat(*v*scale, digits)
+}
+
+// writeCSV writes a table as dir/name.
+func writeCSV(dir, name string, t report.Table) error {
+	var b bytes.Buffer
+	if err := t.CSV(&b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
+// writePlots renders the curve's plots into dir and returns their paths and the SVGs, for the
+// HTML report to inline.
+func writePlots(dir string, rc report.Curve) (paths []string, svgs [][]byte, err error) {
+	if paths, err = report.WritePlots(dir, rc); err != nil {
+		return nil, nil, err
+	}
+	for _, p := range paths {
+		if filepath.Ext(p) != ".svg" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read back %s: %w", p, err)
+		}
+		svgs = append(svgs, b)
+	}
+	return paths, svgs, nil
+}
+
+// writeHTML writes dir/report.html.
+func writeHTML(dir string, h report.HTML) error {
+	var b bytes.Buffer
+	if err := h.Write(&b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.html"), b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write report.html: %w", err)
+	}
+	return nil
 }
