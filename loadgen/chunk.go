@@ -184,14 +184,11 @@ func (s *jscan) fail(want string) error {
 }
 
 func (s *jscan) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+	i, b := s.i, s.b // locals: the loop does not reload the fields
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
 	}
+	s.i = i
 }
 
 func (s *jscan) peek() byte {
@@ -305,44 +302,59 @@ func (s *jscan) array(elem func() error) error {
 	}
 }
 
+// plainStringByte[c] is true for the bytes that stand for themselves inside a JSON string:
+// anything but '"', '\\' and control characters.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // str consumes a string and returns its raw content (escapes not decoded). Raw content is
 // non-empty exactly when the decoded string is.
 func (s *jscan) str() ([]byte, error) {
 	if s.peek() != '"' {
 		return nil, s.fail("a string")
 	}
-	s.i++
-	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
+	b := s.b
+	start := s.i + 1
+	i := start
+	for {
+		for i < len(b) && plainStringByte[b[i]] { // the common case: one table lookup per byte
+			i++
+		}
+		if i >= len(b) {
+			s.i = i
+			return nil, s.fail(`'"'`)
+		}
+		switch c := b[i]; {
 		case c == '"':
-			raw := s.b[start:s.i]
-			s.i++
-			return raw, nil
+			s.i = i + 1
+			return b[start:i], nil
 		case c == '\\':
-			s.i++
+			i++
+			s.i = i
 			switch s.peek() {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i++
+				i++
 			case 'u':
-				s.i++
+				i++
 				for k := 0; k < 4; k++ {
+					s.i = i
 					if !isHex(s.peek()) {
 						return nil, s.fail("a hex digit")
 					}
-					s.i++
+					i++
 				}
 			default:
 				return nil, s.fail("an escape")
 			}
-		case c < 0x20:
+		default: // c < 0x20
+			s.i = i
 			return nil, s.fail("no control character in a string")
-		default:
-			s.i++
 		}
 	}
-	return nil, s.fail(`'"'`)
 }
 
 func isHex(c byte) bool {

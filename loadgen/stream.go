@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -32,7 +31,12 @@ type stopCause struct{ msg string }
 func (s *stopCause) Error() string { return s.msg }
 
 const (
-	readerSize     = 16 << 10 // bufio size for SSE lines; longer lines are assembled
+	// readerSize is the bufio size for SSE lines; longer lines are assembled (readLine). One
+	// reader is held per open stream, on top of the transport's own 4 KiB connection buffer, so
+	// it is kept small: streamed chunks are a few hundred bytes. Measured with 10,000 open
+	// streams (loadcurve bench): 16 KiB readers cost 39-42 KiB of RSS per stream, 2 KiB ones
+	// 37 KiB, at no measurable CPU cost per chunk.
+	readerSize     = 2 << 10
 	maxLineLen     = 8 << 20  // a longer SSE line is a broken stream, not a chunk
 	maxErrorBody   = 64 << 10 // how much of a non-2xx body is read for its message
 	maxDrainBytes  = 64 << 10 // how much is read after [DONE] to let the connection be reused
@@ -61,13 +65,10 @@ func (c *Client) Do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, rec *records.Record) doResult {
 	var res doResult
 	body := c.body(req)
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-	if err != nil { // only an invalid method or URL, both fixed and validated
-		rec.Outcome, rec.Error = records.StreamError, c.redact.clean("build request: "+err.Error())
-		return res
-	}
-	hreq.Header = c.header.Clone()
-
+	// The request's context is made first, so the request is built with it once (WithContext
+	// would copy the request). One clock reading serves as both sent and the origin of the
+	// --timeout deadline, so a request never times out before --timeout has passed since sent
+	// (sent therefore precedes building the request by the microsecond that takes).
 	sentAt := time.Now()
 	var rctx context.Context
 	var cancel context.CancelFunc
@@ -77,7 +78,14 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		rctx, cancel = context.WithCancel(ctx)
 	}
 	defer cancel()
-	hreq = hreq.WithContext(rctx)
+	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil { // only an invalid method or URL, both fixed and validated
+		rec.Outcome, rec.Error = records.StreamError, c.redact.clean("build request: "+err.Error())
+		return res
+	}
+	// Shared by every request, read-only: net/http never modifies a client request's Header
+	// (http.Client copies it before adding anything), so no per-request clone is needed.
+	hreq.Header = c.header
 	rec.Sent = sentAt.Sub(t0)
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
@@ -103,7 +111,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		rec.Error = c.redact.clean((&statusError{resp.StatusCode, res.serverMsg}).Error())
 		return res
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+	if isJSONMediaType(resp.Header.Get("Content-Type")) {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		rec.End = time.Since(t0)
 		rec.Outcome = records.StreamError
@@ -154,6 +162,14 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		rec.Error = c.redact.clean(st.errMsg) // the quality check's reason
 	}
 	return res
+}
+
+// isJSONMediaType reports whether a Content-Type value names application/json, whatever its
+// parameters and letter case, without mime.ParseMediaType's allocation of a parameter map on
+// every request.
+func isJSONMediaType(v string) bool {
+	mt, _, _ := strings.Cut(v, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
 }
 
 // ctxFailure classifies a request whose context ended: its own deadline is a timeout, anything
@@ -274,7 +290,7 @@ func (s *streamState) data(payload []byte, now time.Duration) (stop, done bool) 
 		rec.FirstEvent = now
 	}
 	if len(ci.finish) > 0 && string(ci.finish) != s.finishReason {
-		s.finishReason = string(ci.finish)
+		s.finishReason = finishReasonString(ci.finish)
 	}
 	if ci.output {
 		if rec.First == records.Unset {
@@ -293,6 +309,21 @@ func (s *streamState) data(payload []byte, now time.Duration) (stop, done bool) 
 		s.usageSet, s.prompt, s.complete = true, ci.prompt, ci.completion
 	}
 	return false, false
+}
+
+// finishReasonString returns raw as a string, without allocating for the usual values.
+func finishReasonString(raw []byte) string {
+	switch string(raw) { // the conversion in a switch does not allocate
+	case "stop":
+		return "stop"
+	case "length":
+		return "length"
+	case "tool_calls":
+		return "tool_calls"
+	case "content_filter":
+		return "content_filter"
+	}
+	return string(raw)
 }
 
 // appendText decodes the generated text of a chunk (only for requests whose check needs it).

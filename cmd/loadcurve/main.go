@@ -123,6 +123,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			workloadCommand(),
 			simCommand(),
 			mergeCommand(),
+			benchCommand(),
 		},
 	}
 	for _, cmd := range app.Commands {

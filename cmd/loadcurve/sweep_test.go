@@ -106,7 +106,7 @@ func TestSweepReportAndCompare(t *testing.T) {
 }
 
 // TestSweepFindsTheSimCapacity sweeps the latency profile from a quarter of its theoretical peak
-// to three times it and checks the curve against the figures the sim's parameters predict.
+// to six times it and checks the curve against the figures the sim's parameters predict.
 func TestSweepFindsTheSimCapacity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end sweep")
@@ -120,7 +120,7 @@ func TestSweepFindsTheSimCapacity(t *testing.T) {
 	peakTok := cfg.TheoreticalPeakOutput(inWords+sim.MessageOverheadTokens, out) // chat adds the per-message overhead
 	peakReq := peakTok / out
 	var rates []string
-	for _, f := range []float64{0.25, 0.5, 0.75, 1.5, 3} {
+	for _, f := range []float64{0.25, 0.5, 0.75, 3, 6} {
 		rates = append(rates, strconv.FormatFloat(f*peakReq, 'f', 2, 64))
 	}
 	code, stdout, stderr := runCLI(t, "sweep", "--request-rates", strings.Join(rates, ","), "--duration", "2s",
@@ -155,13 +155,14 @@ func TestSweepFindsTheSimCapacity(t *testing.T) {
 		}
 	}
 	top := cf.Tiers[len(cf.Tiers)-1].Raw
-	t.Logf("model: peak %.0f tok/s = %.1f req/s; measured: raw at 3x %.0f tok/s, plateau %+v, capacity %+v",
+	t.Logf("model: peak %.0f tok/s = %.1f req/s; measured: raw at 6x %.0f tok/s, plateau %+v, capacity %+v",
 		peakTok, peakReq, top, cf.Analysis.Plateau, cf.Analysis.Capacity)
-	// At 3x the peak the engine is busy for the whole tier and its drain (the backlog outlasts
+	// At 6x the peak the engine is busy for the whole tier and its drain (the backlog outlasts
 	// the 3 s drain deadline), so raw output is the engine's peak less the final partial steps and
-	// the wake-up lateness of a shared machine: allow 15 % below and 5 % above the model.
+	// the wake-up lateness of a shared machine: allow 15 % below and 5 % above the model. The 3x
+	// tier is overloaded too, so raw throughput from 3x to 6x is flat: the plateau.
 	if top < 0.85*peakTok || top > 1.05*peakTok {
-		t.Errorf("raw output at 3x peak = %.0f tok/s, the model predicts %.0f", top, peakTok)
+		t.Errorf("raw output at 6x peak = %.0f tok/s, the model predicts %.0f", top, peakTok)
 	}
 	if cf.Analysis.Plateau == nil {
 		t.Errorf("no plateau found; tiers %+v", cf.Tiers)
