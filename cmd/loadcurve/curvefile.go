@@ -22,6 +22,7 @@ import (
 // tierInfo identifies one tier of a records file.
 type tierInfo struct {
 	index       int
+	maxConc     int // the run's --max-concurrency (0: none)
 	rate, burst float64
 	arrival     string
 	planned     int
@@ -29,7 +30,7 @@ type tierInfo struct {
 }
 
 func (o *tierOutcome) tierInfo() tierInfo {
-	return tierInfo{index: o.plan.index, rate: o.plan.spec.Rate, burst: o.plan.spec.Burstiness,
+	return tierInfo{index: o.plan.index, maxConc: o.summary.MaxConcurrency, rate: o.plan.spec.Rate, burst: o.plan.spec.Burstiness,
 		arrival: o.plan.spec.String(), planned: o.summary.Planned}
 }
 
@@ -62,8 +63,26 @@ type curveFile struct {
 
 func summarize(t tierData, opts measure.Options) measure.Summary {
 	sum := measure.Summarize(t.recs, measure.TierInfo{Tier: t.info.index, Arrival: t.info.arrival,
-		NominalRate: t.info.rate, Burstiness: t.info.burst, MaxConcurrency: 0, Planned: t.info.planned}, opts)
+		NominalRate: t.info.rate, Burstiness: t.info.burst, MaxConcurrency: t.info.maxConc, Planned: t.info.planned}, opts)
+	checkDelivered(&sum, t.info.maxConc)
 	return sum
+}
+
+// checkDelivered marks a tier client-bound when fewer requests per second left the client than
+// the schedule offered. Only without a concurrency cap (a cap holds requests back by design, and
+// that shows as client_queue_time), for complete tiers of a finite rate with enough requests for
+// the rates to mean something. On schedule, the two rates differ by the last request's lag over
+// the tier's length: far below 1 %.
+func checkDelivered(s *measure.Summary, maxConc int) {
+	if maxConc > 0 || !s.Complete || s.Issued < 20 || !(s.RealisedRate > 0) || math.IsInf(s.RealisedRate, 0) {
+		return
+	}
+	if s.DeliveredRate < 0.99*s.RealisedRate {
+		s.ClientBound = true
+		s.ClientBoundReason = joinReason(s.ClientBoundReason, fmt.Sprintf(
+			"the client sent %.2f req/s of the %.2f req/s the schedule offered (%.1f %% short): it could not keep up",
+			s.DeliveredRate, s.RealisedRate, 100*(1-s.DeliveredRate/s.RealisedRate)))
+	}
 }
 
 // trendOf tests whether time to first token counted from the planned arrival (client queue plus

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 )
 
@@ -299,5 +300,30 @@ func TestSecretsNeverReachAnyOutput(t *testing.T) {
 	}
 	if len(entries) < 2 {
 		t.Errorf("only %d output files were checked", len(entries))
+	}
+}
+
+func TestCheckDeliveredFlagsAClientThatFellBehind(t *testing.T) {
+	tests := []struct {
+		name              string
+		delivered, issued int
+		maxConc           int
+		complete          bool
+		want              bool
+	}{
+		{"on schedule", 995, 1000, 0, true, false},
+		{"5 % short", 950, 1000, 0, true, true},
+		{"short, but a cap holds requests back by design", 950, 1000, 8, true, false},
+		{"interrupted tier", 950, 1000, 0, false, false},
+		{"too few requests to judge", 5, 10, 0, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := measure.Summary{RealisedRate: 100, DeliveredRate: float64(tc.delivered) / 10, Issued: tc.issued, Complete: tc.complete}
+			checkDelivered(&s, tc.maxConc)
+			if s.ClientBound != tc.want {
+				t.Errorf("client_bound = %v (%s), want %v", s.ClientBound, s.ClientBoundReason, tc.want)
+			}
+		})
 	}
 }

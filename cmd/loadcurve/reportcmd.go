@@ -48,7 +48,7 @@ func loadTiers(path string) (*records.File, []tierData, error) {
 	}
 	var tiers []tierData
 	for _, t := range f.Tiers {
-		tiers = append(tiers, tierData{info: tierInfo{index: t.Tier, rate: float64(t.RequestRate), burst: float64(t.Burstiness),
+		tiers = append(tiers, tierData{info: tierInfo{index: t.Tier, maxConc: f.Header.MaxConcurrency, rate: float64(t.RequestRate), burst: float64(t.Burstiness),
 			arrival: t.Arrival, planned: t.Planned, fingerprint: t.WorkloadFingerprint}, recs: f.TierRecords(t.Tier),
 			server: f.ServerMetrics[t.Tier]})
 	}

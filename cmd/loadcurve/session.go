@@ -360,6 +360,7 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 	sum := measure.Summarize(col.recs, measure.TierInfo{Tier: p.index, Arrival: arrivalDesc, NominalRate: rateVal,
 		Burstiness: burst, MaxConcurrency: s.maxConc, Planned: len(offsets)}, s.measureOpts)
 	sum.Complete = sum.Complete && ctx.Err() == nil
+	checkDelivered(&sum, s.maxConc)
 	if res.RateLimited {
 		sum.ClientBound = true
 		sum.ClientBoundReason = joinReason(sum.ClientBoundReason, "the --rate-limit safety ceiling held requests back: it, not the schedule, shaped the load")
