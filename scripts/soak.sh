@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# soak.sh — a long run against the embedded sim at about 80 % of its capacity, with faults
+# injected, sampling the client's memory; then checks that every planned request has one record.
+#
+#   scripts/soak.sh [DURATION] [RATE] [OUT]      defaults: 1h, 10.5 req/s, out/soak
+#
+# The default profile's capacity at the sweep's default objectives is about 13 req/s (README), so
+# 10.5 req/s is ~80 %. Faults: 1 % HTTP errors, 0.5 % stalled streams, 0.5 % dropped connections.
+# Writes OUT/rss.tsv (seconds, RSS KiB) beside the run's records.jsonl and summary.json.
+set -euo pipefail
+duration="${1:-1h}"
+rate="${2:-10.5}"
+out="${3:-out/soak}"
+cd "$(dirname "$0")/.."
+mkdir -p "$out"
+bin=$(mktemp -d)/loadcurve
+go build -o "$bin" ./cmd/loadcurve
+"$bin" run --duration "$duration" --request-rate "$rate" --timeout 30s --quiet --out "$out" \
+	--sim-error-rate 0.01 --sim-stall-rate 0.005 --sim-drop-rate 0.005 >"$out/summary.txt" 2>"$out/stderr.txt" &
+pid=$!
+start=$(date +%s)
+printf 'seconds\trss_kib\n' >"$out/rss.tsv"
+while kill -0 "$pid" 2>/dev/null; do
+	rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+	[ -n "$rss" ] && printf '%s\t%s\n' "$(($(date +%s) - start))" "$rss" >>"$out/rss.tsv"
+	sleep 10
+done
+wait "$pid" || true
+"$bin" report "$out" --format json >"$out/report.json"
+python3 - "$out" <<'PY'
+import json, sys, collections
+out = sys.argv[1]
+lines = open(out + "/records.jsonl").read().splitlines()
+reqs = [json.loads(l) for l in lines[1:] if '"kind"' not in l[:12]]
+ids = collections.Counter(r["id"] for r in reqs)
+outcomes = collections.Counter(r["outcome"] for r in reqs)
+tier = [json.loads(l) for l in lines if l.startswith('{"kind":"tier"')][0]
+rss = [int(l.split("\t")[1]) for l in open(out + "/rss.tsv").read().splitlines()[1:]]
+s = json.load(open(out + "/report.json"))
+print(f"planned {tier['planned']}, records {len(reqs)}, distinct ids {len(ids)}, duplicates {sum(1 for v in ids.values() if v > 1)}")
+print("outcomes", dict(outcomes))
+print(f"schedule lag p50 {s['median_schedule_lag_ms']:.3f} ms, p99 {s['p99_schedule_lag_ms']:.3f} ms, client_bound {s['client_bound']}")
+q = len(rss) // 4 or 1
+print(f"RSS KiB: first quarter median {sorted(rss[:q])[q//2]}, last quarter median {sorted(rss[-q:])[q//2]}, max {max(rss)}")
+PY
