@@ -135,8 +135,39 @@ func buildCurve(h records.Header, tiers []tierData, o curveOptions, opts measure
 		pts = append(pts, pointFromSummary(sum, trendOf(t.recs)))
 	}
 	sort.SliceStable(cf.Tiers, func(i, j int) bool { return cf.Tiers[i].NominalRate < cf.Tiers[j].NominalRate })
+	boundByService(pts, cf.Probe)
 	cf.Analysis = curve.Analyze(pts, o.Params)
 	return cf
+}
+
+// serviceBoundMargin: request throughput counts the drain after the last arrival, so it
+// understates the service rate a little; arrivals must exceed the best of it by this factor.
+const serviceBoundMargin = 1.05
+
+// boundByService marks unstable every tier whose arrivals came faster than the highest rate at
+// which the deployment completed requests anywhere in the sweep (the saturation probe included).
+// Such a queue can only grow: a short tier may end before the growth breaks the objectives or
+// shows as a trend, but the load is not sustainable, so it cannot count as within objective.
+func boundByService(pts []curve.Point, probe *measure.Summary) {
+	best := 0.0
+	if probe != nil {
+		best = probe.RequestThroughput
+	}
+	for _, p := range pts {
+		best = math.Max(best, p.RequestThroughput)
+	}
+	if !(best > 0) {
+		return
+	}
+	for i := range pts {
+		p := &pts[i]
+		if p.Issued < 20 || !(p.RealisedRate > serviceBoundMargin*best) || math.IsInf(p.RealisedRate, 0) {
+			continue
+		}
+		p.Trend.Tested, p.Trend.Growing = true, true
+		p.Trend.Reason = fmt.Sprintf("arrivals at %.2f req/s exceed the highest completion rate the deployment reached in this sweep, %.2f req/s: the queue can only grow, even if the tier ended before that broke the objectives (%s)",
+			p.RealisedRate, best, p.Trend.Reason)
+	}
 }
 
 // emitCurve prints the sweep table and writes curve.json, curve.csv, per-tier summaries, plots

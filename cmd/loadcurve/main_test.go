@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 )
@@ -325,5 +326,25 @@ func TestCheckDeliveredFlagsAClientThatFellBehind(t *testing.T) {
 				t.Errorf("client_bound = %v (%s), want %v", s.ClientBound, s.ClientBoundReason, tc.want)
 			}
 		})
+	}
+}
+
+func TestBoundByServiceMarksUnsustainableTiers(t *testing.T) {
+	pts := []curve.Point{
+		{Tier: 1, RealisedRate: 5, RequestThroughput: 4.9, Issued: 40},
+		{Tier: 2, RealisedRate: 10.4, RequestThroughput: 9.8, Issued: 40}, // within 5 % of the best completion rate
+		{Tier: 3, RealisedRate: 14, RequestThroughput: 10, Issued: 60},    // arrivals 40 % above it
+		{Tier: 4, RealisedRate: 30, RequestThroughput: 10.1, Issued: 10},  // too few requests to judge
+	}
+	probe := &measure.Summary{RequestThroughput: 9.9}
+	boundByService(pts, probe)
+	want := []bool{false, false, true, false}
+	for i, p := range pts {
+		if p.Trend.Growing != want[i] {
+			t.Errorf("tier %d: growing = %v (%s), want %v", p.Tier, p.Trend.Growing, p.Trend.Reason, want[i])
+		}
+	}
+	if !strings.Contains(pts[2].Trend.Reason, "10.10 req/s") {
+		t.Errorf("the reason should name the best completion rate: %s", pts[2].Trend.Reason)
 	}
 }

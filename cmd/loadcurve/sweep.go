@@ -11,6 +11,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/measure"
 )
 
 // Sweep defaults, printed with every result.
@@ -248,12 +249,16 @@ func (sw *sweeper) auto(ctx context.Context, params curve.Params, prec float64, 
 // points are the finite-rate tiers measured so far, as the planner sees them.
 func (sw *sweeper) points(s *session) []curve.Point {
 	var pts []curve.Point
+	var probe *measure.Summary
 	for _, t := range sw.tiers {
 		if math.IsInf(t.info.rate, 1) {
+			p := summarize(t, s.measureOpts)
+			probe = &p
 			continue
 		}
 		pts = append(pts, pointOf(t, s.measureOpts))
 	}
+	boundByService(pts, probe)
 	return pts
 }
 
