@@ -2,14 +2,14 @@
 # soak.sh — a long run against the embedded sim at about 80 % of its capacity, with faults
 # injected, sampling the client's memory; then checks that every planned request has one record.
 #
-#   scripts/soak.sh [DURATION] [RATE] [OUT]      defaults: 1h, 10.5 req/s, out/soak
+#   scripts/soak.sh [DURATION] [RATE] [OUT]      defaults: 1h, 9.75 req/s, out/soak
 #
-# The default profile's capacity at the sweep's default objectives is about 13 req/s (README), so
-# 10.5 req/s is ~80 %. Faults: 1 % HTTP errors, 0.5 % stalled streams, 0.5 % dropped connections.
+# The default profile's capacity at the sweep's default objectives is about 12.2 req/s (README), so
+# 9.75 req/s is ~80 %. Faults: 1 % HTTP errors, 0.5 % stalled streams, 0.5 % dropped connections.
 # Writes OUT/rss.tsv (seconds, RSS KiB) beside the run's records.jsonl and summary.json.
 set -euo pipefail
 duration="${1:-1h}"
-rate="${2:-10.5}"
+rate="${2:-9.75}"
 out="${3:-out/soak}"
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
