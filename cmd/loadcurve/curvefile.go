@@ -126,7 +126,7 @@ func buildCurve(h records.Header, tiers []tierData, o curveOptions, opts measure
 		sum := summarize(t, opts)
 		sum.MaxConcurrency = h.MaxConcurrency
 		cf.Complete = cf.Complete && sum.Complete
-		if math.IsInf(t.info.rate, 1) {
+		if math.IsInf(t.info.rate, 1) && h.Command != "run" { // a sweep's saturation probe; a run's tier is its tier
 			p := sum
 			cf.Probe = &p
 			continue

@@ -348,3 +348,21 @@ func TestBoundByServiceMarksUnsustainableTiers(t *testing.T) {
 		t.Errorf("the reason should name the best completion rate: %s", pts[2].Trend.Reason)
 	}
 }
+
+func TestCompareAndCostOfTwoBurstRuns(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, dir := range []string{a, b} {
+		if code, _, stderr := runCLI(t, append([]string{"run", "--num-requests", "12", "--request-rate", "inf", "--out", dir}, small...)...); code != exitOK {
+			t.Fatalf("run: exit %d: %s", code, stderr)
+		}
+	}
+	// A run at rate inf is a tier, not a sweep's probe: it must appear in the comparison.
+	code, stdout, stderr := runCLI(t, "compare", a, b)
+	if code != exitOK || !strings.Contains(stdout, "\n          inf ") {
+		t.Errorf("compare of two burst runs: exit %d, no inf row:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "cost", "--a", a, "--b", b, "--a-cost-per-hour", "10", "--b-cost-per-hour", "8")
+	if code != exitOK || !strings.Contains(stdout, "cost per million effective tokens") {
+		t.Errorf("cost from two burst runs: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
