@@ -74,50 +74,23 @@ func sideFigures(c *cli.Context, side string) (cost.Option, []error) {
 	return o, append(errs, o.ValidateFlags(side)...)
 }
 
-// figuresFromResult returns raw output throughput and compliant token share at the operating
-// point of a sweep (interpolated linearly between the bracketing tiers), at a named tier, or of a
-// single run.
+// figuresFromResult returns raw output throughput and compliant token share of a result: at a
+// sweep's operating point (interpolated between the bracketing tiers), at a named tier, or of a
+// single run, under the objectives its curve.json was made with.
 func figuresFromResult(path string, tier int) (raw, share float64, where string, err error) {
-	_, recPath, err := resolveRecords(path)
+	sd, err := loadSide("result", path, measure.Options{Percentiles: []float64{50, 99}, MaxScheduleLag: defaultMaxScheduleLag}, false)
 	if err != nil {
 		return 0, 0, "", err
 	}
-	f, tiers, err := loadTiers(recPath)
-	if err != nil {
-		return 0, 0, "", err
+	if tier < 0 {
+		return figuresFromCurve(sd.curve)
 	}
-	opts := measure.Options{Percentiles: []float64{50, 99}, MaxScheduleLag: defaultMaxScheduleLag}
-	cf, err := savedCurve(filepath.Dir(recPath))
-	if err != nil {
-		return 0, 0, "", err
-	}
-	if cf != nil {
-		if opts.Objectives, err = measure.ParseGoodput([]string{cf.Options.Objectives}); err != nil && cf.Options.Objectives != "" {
-			return 0, 0, "", err
+	for _, s := range sd.curve.Tiers {
+		if s.Tier == tier {
+			return s.RawOutputThroughput, s.CompliantTokenShare, fmt.Sprintf("tier %d at %s req/s", s.Tier, rateString(s.NominalRate)), nil
 		}
 	}
-	if f.Header.Command == "run" || tier >= 0 {
-		idx := 0
-		if tier >= 0 {
-			idx = -1
-			for i, t := range tiers {
-				if t.info.index == tier {
-					idx = i
-				}
-			}
-			if idx < 0 {
-				return 0, 0, "", fmt.Errorf("no tier %d (the file has %d tiers)", tier, len(tiers))
-			}
-		}
-		s := summarize(tiers[idx], opts)
-		return s.RawOutputThroughput, s.CompliantTokenShare, fmt.Sprintf("tier %d at %s req/s", tiers[idx].info.index, rateString(tiers[idx].info.rate)), nil
-	}
-	params := curveOptions{}.Params
-	if cf != nil {
-		params = cf.Options.Params
-	}
-	built := buildCurve(f.Header, tiers, curveOptions{Objectives: opts.Objectives.String(), Params: params}, opts)
-	return figuresFromCurve(built)
+	return 0, 0, "", fmt.Errorf("no tier %d (the file has %d tiers)", tier, len(sd.tiers))
 }
 
 // savedCurve reads dir/curve.json when present.
