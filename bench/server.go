@@ -135,11 +135,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, stall, noGap boo
 		s.failed.Add(1)
 		return
 	}
-	fl.Flush() // headers and the first chunk leave together
-	s.firstByte(time.Since(start))
+	// Count before the flush: a client that has read the chunk must see it in the stats.
 	s.chunks.Add(1)
 	if stall {
 		s.stalled.Add(1)
+	}
+	fl.Flush() // headers and the first chunk leave together
+	s.firstByte(time.Since(start))
+	if stall {
 		<-r.Context().Done()
 		s.stalled.Add(-1)
 		return
@@ -157,15 +160,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, stall, noGap boo
 			s.failed.Add(1)
 			return
 		}
-		fl.Flush()
 		s.chunks.Add(1)
+		fl.Flush()
 	}
 	if _, err := w.Write(s.tail); err != nil {
 		s.failed.Add(1)
 		return
 	}
-	fl.Flush()
 	s.done.Add(1)
+	fl.Flush()
 }
 
 func (s *Server) arrived(at time.Duration) {
