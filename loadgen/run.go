@@ -81,7 +81,9 @@ func (t Tier) Validate() []error {
 	return errs
 }
 
-// Sink receives the records of a tier, from a single goroutine.
+// Sink receives the records of a tier, from a single goroutine. Write must copy what it keeps:
+// once it returns, Run drops its own reference to the record's ITL gaps, so that a sink that
+// keeps no records (a streaming summary) lets a long run hold memory flat.
 type Sink interface {
 	Write(*records.Record) error
 }
@@ -182,6 +184,7 @@ func (r *run) writeRecords(sink Sink, cancelRun context.CancelCauseFunc, done ch
 			r.sinkErr = err
 			cancelRun(&stopCause{"canceled: writing records failed: " + err.Error()})
 		}
+		rec.ITL = nil // the sink has what it keeps; the gaps are the bulk of a record
 	}
 }
 

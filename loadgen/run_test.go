@@ -328,3 +328,42 @@ func TestRunRejectsInvalidTiers(t *testing.T) {
 		})
 	}
 }
+
+// pointerSink keeps the pointers it is handed and a copy of each record's gaps, taken in Write.
+type pointerSink struct {
+	ptrs []*records.Record
+	gaps []int
+}
+
+func (s *pointerSink) Write(r *records.Record) error {
+	s.ptrs = append(s.ptrs, r)
+	s.gaps = append(s.gaps, len(r.ITL))
+	return nil
+}
+
+// TestRunReleasesGapsAfterTheSink: a sink sees every record's ITL gaps, and once it has, Run no
+// longer holds them, so a sink that keeps nothing keeps a long run's memory flat.
+func TestRunReleasesGapsAfterTheSink(t *testing.T) {
+	srv := fakesse.New(func(fakesse.Received) fakesse.Script {
+		return fakesse.Stream{Chunks: 4, Usage: true}.Script()
+	})
+	defer srv.Close()
+	c := newClient(t, loadgen.Target{BaseURL: srv.URL}, 2)
+	sink := &pointerSink{}
+	if _, err := loadgen.Run(context.Background(), c, loadgen.Tier{
+		Offsets: evenly(10, time.Millisecond), Requests: requests(10), MaxConcurrency: 2,
+	}, sink, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.ptrs) != 10 {
+		t.Fatalf("%d records", len(sink.ptrs))
+	}
+	for i, r := range sink.ptrs {
+		if r.Outcome != records.OK || sink.gaps[i] != 3 {
+			t.Errorf("record %d: %v with %d gaps in Write, want ok with 3", r.ID, r.Outcome, sink.gaps[i])
+		}
+		if r.ITL != nil {
+			t.Errorf("record %d: Run still holds %d gaps after the sink had them", r.ID, len(r.ITL))
+		}
+	}
+}

@@ -102,6 +102,9 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	w.bool("client_bound", s.ClientBound)
 	w.str("client_bound_reason", s.ClientBoundReason)
 	w.num("client_bound_threshold_ms", s.ClientBoundThreshold)
+	if s.PercentileError > 0 {
+		w.num("percentile_relative_error", s.PercentileError)
+	}
 	w.b = append(w.b, '}')
 	return w.b, nil
 }
@@ -241,6 +244,9 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		ClientBound:          r.bool("client_bound"),
 		ClientBoundReason:    r.str("client_bound_reason"),
 		ClientBoundThreshold: r.num("client_bound_threshold_ms"),
+	}
+	if _, ok := m["percentile_relative_error"]; ok {
+		out.PercentileError = r.num("percentile_relative_error")
 	}
 	if raw, ok := m["metric_percentiles"]; ok {
 		var ps []number

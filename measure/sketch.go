@@ -338,6 +338,7 @@ func (a *ApproxAccumulator) Summary(info TierInfo) Summary {
 	s.ClientQueueTime = a.cq.Stats(1e6, ps)
 	s.E2ELIncludingClientQueue = a.e2elCQ.Stats(1e6, ps)
 	s.ScheduleLag = a.lag.Stats(1e6, ps)
+	s.PercentileError = a.RelativeError()
 	s.ClientBound, s.ClientBoundReason = false, ""
 	if a.lag.Count() > 0 {
 		if p99 := a.lag.percentile(1e6, 99); p99 > s.ClientBoundThreshold {

@@ -87,6 +87,9 @@ type Summary struct {
 
 	Objectives  string    // Objectives.String() of the objectives used
 	Percentiles []float64 // the percentiles in the Stats
+	// PercentileError is 0 when medians and percentiles are exact (Summarize, Accumulator), else
+	// their relative error bound (ApproxAccumulator).
+	PercentileError float64
 
 	TTFT, TPOT, ITL, E2EL, ClientQueueTime, E2ELIncludingClientQueue, ScheduleLag Stats
 

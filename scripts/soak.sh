@@ -6,6 +6,7 @@
 #
 # The default profile's capacity at the sweep's default objectives is about 12.2 req/s (README), so
 # 9.75 req/s is ~80 %. Faults: 1 % HTTP errors, 0.5 % stalled streams, 0.5 % dropped connections.
+# --bounded-memory: the run summarises on the fly and keeps no records, so its memory should stay flat.
 # Writes OUT/rss.tsv (seconds, RSS KiB) beside the run's records.jsonl and summary.json.
 set -euo pipefail
 duration="${1:-1h}"
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 mkdir -p "$out"
 bin=$(mktemp -d)/loadcurve
 go build -o "$bin" ./cmd/loadcurve
-"$bin" run --duration "$duration" --request-rate "$rate" --timeout 30s --quiet --out "$out" \
+"$bin" run --duration "$duration" --request-rate "$rate" --timeout 30s --quiet --bounded-memory --out "$out" \
 	--sim-error-rate 0.01 --sim-stall-rate 0.005 --sim-drop-rate 0.005 >"$out/summary.txt" 2>"$out/stderr.txt" &
 pid=$!
 start=$(date +%s)
@@ -35,11 +36,20 @@ reqs = [json.loads(l) for l in lines[1:] if '"kind"' not in l[:12]]
 ids = collections.Counter(r["id"] for r in reqs)
 outcomes = collections.Counter(r["outcome"] for r in reqs)
 tier = [json.loads(l) for l in lines if l.startswith('{"kind":"tier"')][0]
-rss = [int(l.split("\t")[1]) for l in open(out + "/rss.tsv").read().splitlines()[1:]]
+samples = [tuple(map(int, l.split("\t"))) for l in open(out + "/rss.tsv").read().splitlines()[1:]]
+rss = [v for _, v in samples]
 s = json.load(open(out + "/report.json"))
 print(f"planned {tier['planned']}, records {len(reqs)}, distinct ids {len(ids)}, duplicates {sum(1 for v in ids.values() if v > 1)}")
 print("outcomes", dict(outcomes))
 print(f"schedule lag p50 {s['median_schedule_lag_ms']:.3f} ms, p99 {s['p99_schedule_lag_ms']:.3f} ms, client_bound {s['client_bound']}")
 q = len(rss) // 4 or 1
 print(f"RSS KiB: first quarter median {sorted(rss[:q])[q//2]}, last quarter median {sorted(rss[-q:])[q//2]}, max {max(rss)}")
+# Growth after the first five minutes (start-up and the first GC cycles): least-squares slope.
+late = [(t, v) for t, v in samples if t >= 300] or samples
+n = len(late)
+mt = sum(t for t, _ in late) / n
+mv = sum(v for _, v in late) / n
+var = sum((t - mt) ** 2 for t, _ in late)
+slope = sum((t - mt) * (v - mv) for t, v in late) / var if var > 0 else 0.0
+print(f"RSS growth after 5 min: {slope * 3600 / 1024:.1f} MiB/hour over {n} samples")
 PY

@@ -366,3 +366,78 @@ func TestCompareAndCostOfTwoBurstRuns(t *testing.T) {
 		t.Errorf("cost from two burst runs: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestBoundedMemoryRunAgreesWithTheExactReport: run --bounded-memory summarises on the fly; the
+// report of its records.jsonl (exact) has the same counts, throughputs and means, and medians and
+// percentiles within the stated relative error.
+func TestBoundedMemoryRunAgreesWithTheExactReport(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, append([]string{"run", "--num-requests", "120", "--request-rate", "60", "--bounded-memory",
+		"--goodput", "ttft:500", "--out", dir}, small...)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "--bounded-memory: medians and percentiles are within ±0.5 %") {
+		t.Errorf("the table does not say its percentiles are approximate:\n%s", stdout)
+	}
+	load := func() map[string]any {
+		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "run")
+		return m
+	}
+	approx := load()
+	if code, _, stderr := runCLI(t, "report", dir, "-q", "--goodput", "ttft:500"); code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	exact := load()
+	if approx["percentile_relative_error"] != 0.005 {
+		t.Errorf("percentile_relative_error = %v, want 0.005", approx["percentile_relative_error"])
+	}
+	if _, ok := exact["percentile_relative_error"]; ok {
+		t.Error("the exact report claims a percentile error")
+	}
+	delete(approx, "percentile_relative_error")
+	if len(approx) != len(exact) {
+		t.Errorf("%d keys, exact report %d", len(approx), len(exact))
+	}
+	compared := 0
+	for k, e := range exact {
+		a := approx[k]
+		ef, eok := e.(float64)
+		af, aok := a.(float64)
+		switch {
+		case !eok || !aok:
+			if ab, _ := json.Marshal(a); string(ab) != mustJSON(t, e) {
+				t.Errorf("%s: %s, exact %s", k, ab, mustJSON(t, e))
+			}
+		case strings.HasSuffix(k, "_ms") && !strings.HasPrefix(k, "mean_") && !strings.HasPrefix(k, "std_") && k != "client_bound_threshold_ms":
+			compared++ // a median or percentile: within 0.5 %
+			if math.Abs(af-ef) > 0.005*math.Abs(ef)+1e-9 {
+				t.Errorf("%s: %v, exact %v: beyond 0.5 %%", k, af, ef)
+			}
+		default: // counts, throughputs, means and standard deviations: exact up to rounding
+			if math.Abs(af-ef) > 1e-9*math.Max(1, math.Abs(ef)) {
+				t.Errorf("%s: %v, exact %v", k, af, ef)
+			}
+		}
+	}
+	if compared < 20 {
+		t.Errorf("only %d percentiles compared", compared)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

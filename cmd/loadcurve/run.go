@@ -21,7 +21,10 @@ func runCommand() *cli.Command {
 		Description: "Sends --num-requests requests (or those planned within --duration) on a seeded arrival schedule,\n" +
 			"streams every response and prints TTFT, TPOT, ITL, E2EL, client queue time, goodput and compliant\n" +
 			"throughput. Without --base-url it starts the embedded simulated deployment.",
-		Flags:  concat(targetFlags(), loadFlags("4", 200), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), simFlags("sim-")),
+		Flags: concat(targetFlags(), loadFlags("4", 200), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(),
+			[]cli.Flag{&cli.BoolFlag{Name: "bounded-memory", Category: catOutput,
+				Usage: "summarise on the fly and keep no records in memory, for long runs: counts, throughputs, means exact; medians and percentiles within ±0.5 % (records.jsonl keeps everything; `report` on it is exact)"}},
+			simFlags("sim-")),
 		Action: runAction,
 	}
 }
@@ -46,6 +49,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer s.close()
+	s.boundedMemory = c.Bool("bounded-memory")
 	switch {
 	case s.source.trace != nil && d > 0:
 		return usagef("--duration does not apply to a trace replay: the trace is the schedule (cut it with --num-requests, stretch it with --trace-time-scale)")
@@ -205,6 +209,9 @@ func writeSummaryText(w io.Writer, s measure.Summary, model, target string) {
 	}
 	if !s.Complete {
 		fmt.Fprintln(w, "INCOMPLETE: the run was stopped before every planned request finished.")
+	}
+	if s.PercentileError > 0 {
+		fmt.Fprintf(w, "Note: --bounded-memory: medians and percentiles are within ±%g %% (relative) of the exact values; counts, throughputs, means and standard deviations are exact. `loadcurve report` on records.jsonl gives the exact percentiles.\n", 100*s.PercentileError)
 	}
 	if s.OutputTokensFromChunks > 0 {
 		fmt.Fprintf(w, "Note: %d requests had no usage message; their output tokens were counted as chunks.\n", s.OutputTokensFromChunks)

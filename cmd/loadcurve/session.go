@@ -45,7 +45,10 @@ type session struct {
 	limiter     *rate.Limiter
 	source      *workloadSource
 	measureOpts measure.Options
-	format      string
+	// boundedMemory summarises tiers on the fly (ApproxAccumulator) instead of keeping their
+	// records: memory stays flat however long the tier runs (run --bounded-memory).
+	boundedMemory bool
+	format        string
 
 	outDir string
 	writer *records.Writer
@@ -236,17 +239,23 @@ type tierOutcome struct {
 	server  json.RawMessage // server-side metrics of the tier, nil when not scraped
 }
 
-// collector is the tier's record sink: it keeps every record for the summary and appends it to
-// records.jsonl. loadgen calls it from one goroutine.
+// collector is the tier's record sink: it appends every record to records.jsonl and either keeps
+// it for the exact summary or, with --bounded-memory, adds it to a streaming summary and keeps
+// nothing. loadgen calls it from one goroutine.
 type collector struct {
-	mu   sync.Mutex
-	recs []records.Record
-	w    *records.Writer
+	mu     sync.Mutex
+	recs   []records.Record
+	approx *measure.ApproxAccumulator // nil: keep the records
+	w      *records.Writer
 }
 
 func (c *collector) Write(r *records.Record) error {
 	c.mu.Lock()
-	c.recs = append(c.recs, *r)
+	if c.approx != nil {
+		c.approx.Add(r)
+	} else {
+		c.recs = append(c.recs, *r)
+	}
 	c.mu.Unlock()
 	if c.w != nil {
 		return c.w.Write(r)
@@ -323,7 +332,14 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 			return nil, err
 		}
 	}
-	col := &collector{w: s.writer, recs: make([]records.Record, 0, len(offsets))}
+	col := &collector{w: s.writer}
+	if s.boundedMemory {
+		if col.approx, err = measure.NewApproxAccumulator(s.measureOpts, 0); err != nil {
+			return nil, usagef("--bounded-memory: %v", err)
+		}
+	} else {
+		col.recs = make([]records.Record, 0, len(offsets))
+	}
 	var sampler *servermetrics.Sampler
 	if s.scraper != nil {
 		sampler = servermetrics.StartSampler(ctx, s.scraper, time.Now(), time.Second)
@@ -357,8 +373,14 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 	if res.SinkErr != nil {
 		return nil, fmt.Errorf("tier %d: writing records: %w", p.index, res.SinkErr)
 	}
-	sum := measure.Summarize(col.recs, measure.TierInfo{Tier: p.index, Arrival: arrivalDesc, NominalRate: rateVal,
-		Burstiness: burst, MaxConcurrency: s.maxConc, Planned: len(offsets)}, s.measureOpts)
+	info := measure.TierInfo{Tier: p.index, Arrival: arrivalDesc, NominalRate: rateVal,
+		Burstiness: burst, MaxConcurrency: s.maxConc, Planned: len(offsets)}
+	var sum measure.Summary
+	if col.approx != nil {
+		sum = col.approx.Summary(info)
+	} else {
+		sum = measure.Summarize(col.recs, info, s.measureOpts)
+	}
 	sum.Complete = sum.Complete && ctx.Err() == nil
 	checkDelivered(&sum, s.maxConc)
 	if res.RateLimited {
