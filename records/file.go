@@ -134,16 +134,49 @@ func ReadFile(path string) (*File, error) {
 // Read parses records.jsonl from r. A final line without a newline that does not parse is taken
 // as cut off by a crash: it is ignored with a warning. Any other bad line is an error naming it.
 func Read(r io.Reader) (*File, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
 	f := &File{}
+	var err error
+	f.Warnings, err = Scan(r, Visitor{
+		Header: func(h Header) error { f.Header = h; return nil },
+		Tier:   func(t Tier) error { f.Tiers = append(f.Tiers, t); return nil },
+		Record: func(r *Record) error { f.Records = append(f.Records, *r); return nil },
+		ServerMetrics: func(m ServerMetrics) error {
+			if f.ServerMetrics == nil {
+				f.ServerMetrics = map[int]json.RawMessage{}
+			}
+			f.ServerMetrics[m.Tier] = m.Metrics
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Visitor receives the objects of a records file, in file order. A nil function skips its kind.
+// An error from a function stops the scan and is returned, wrapped with the line number.
+type Visitor struct {
+	Header        func(Header) error
+	Tier          func(Tier) error
+	Record        func(*Record) error // the record is the function's to keep
+	ServerMetrics func(ServerMetrics) error
+}
+
+// Scan reads records.jsonl from r one line at a time and hands each object to v, holding no more
+// than one line in memory: for files too big to read whole. Its checks and its handling of a cut
+// last line are Read's; the warnings say what was ignored.
+func Scan(r io.Reader, v Visitor) (warnings []string, err error) {
+	br := bufio.NewReaderSize(r, 1<<16)
 	lineNo := 0
+	sawHeader := false
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) == 0 && err == io.EOF {
 			break
 		}
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("line %d: %w", lineNo+1, err)
+			return warnings, fmt.Errorf("line %d: %w", lineNo+1, err)
 		}
 		lineNo++
 		complete := err == nil
@@ -151,65 +184,90 @@ func Read(r io.Reader) (*File, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if perr := f.parseLine(lineNo, line); perr != nil {
+		obj, perr := parseLine(lineNo, line)
+		if perr != nil {
 			if !complete {
-				f.Warnings = append(f.Warnings, fmt.Sprintf("line %d is incomplete (the run was probably killed while writing it) and was ignored", lineNo))
+				warnings = append(warnings, fmt.Sprintf("line %d is incomplete (the run was probably killed while writing it) and was ignored", lineNo))
 				break
 			}
-			return nil, perr
+			return warnings, perr
 		}
+		if verr := obj.visit(v); verr != nil {
+			return warnings, fmt.Errorf("line %d: %w", lineNo, verr)
+		}
+		sawHeader = sawHeader || obj.header != nil
 	}
-	if lineNo == 0 || f.Header.Kind != KindHeader {
-		return nil, errors.New("no header line: empty, or not a loadcurve records file")
+	if !sawHeader {
+		return warnings, errors.New("no header line: empty, or not a loadcurve records file")
 	}
-	return f, nil
+	return warnings, nil
 }
 
-func (f *File) parseLine(n int, line []byte) error {
+// object is one parsed line: exactly one field is set.
+type object struct {
+	header  *Header
+	tier    *Tier
+	record  *Record
+	metrics *ServerMetrics
+}
+
+func (o object) visit(v Visitor) error {
+	switch {
+	case o.header != nil && v.Header != nil:
+		return v.Header(*o.header)
+	case o.tier != nil && v.Tier != nil:
+		return v.Tier(*o.tier)
+	case o.record != nil && v.Record != nil:
+		return v.Record(o.record)
+	case o.metrics != nil && v.ServerMetrics != nil:
+		return v.ServerMetrics(*o.metrics)
+	}
+	return nil
+}
+
+func parseLine(n int, line []byte) (object, error) {
 	var probe struct {
 		Kind string `json:"kind"`
 	}
 	if err := json.Unmarshal(line, &probe); err != nil {
 		if n == 1 {
-			return fmt.Errorf("line 1 is not JSON (%v): not a loadcurve records file", err)
+			return object{}, fmt.Errorf("line 1 is not JSON (%v): not a loadcurve records file", err)
 		}
-		return fmt.Errorf("line %d: not JSON: %w", n, err)
+		return object{}, fmt.Errorf("line %d: not JSON: %w", n, err)
 	}
 	switch {
 	case n == 1 && probe.Kind != KindHeader:
-		return fmt.Errorf("line 1: want a header object with \"kind\":\"header\": not a loadcurve records file")
+		return object{}, fmt.Errorf("line 1: want a header object with \"kind\":\"header\": not a loadcurve records file")
 	case probe.Kind == KindHeader:
 		if n != 1 {
-			return fmt.Errorf("line %d: a second header: records of two runs are mixed in one file", n)
+			return object{}, fmt.Errorf("line %d: a second header: records of two runs are mixed in one file", n)
 		}
-		if err := json.Unmarshal(line, &f.Header); err != nil {
-			return fmt.Errorf("line 1: header: %w", err)
+		var h Header
+		if err := json.Unmarshal(line, &h); err != nil {
+			return object{}, fmt.Errorf("line 1: header: %w", err)
 		}
+		return object{header: &h}, nil
 	case probe.Kind == KindTier:
 		var t Tier
 		if err := json.Unmarshal(line, &t); err != nil {
-			return fmt.Errorf("line %d: tier: %w", n, err)
+			return object{}, fmt.Errorf("line %d: tier: %w", n, err)
 		}
-		f.Tiers = append(f.Tiers, t)
+		return object{tier: &t}, nil
 	case probe.Kind == KindServerMetrics:
 		var m ServerMetrics
 		if err := json.Unmarshal(line, &m); err != nil {
-			return fmt.Errorf("line %d: server metrics: %w", n, err)
+			return object{}, fmt.Errorf("line %d: server metrics: %w", n, err)
 		}
-		if f.ServerMetrics == nil {
-			f.ServerMetrics = map[int]json.RawMessage{}
-		}
-		f.ServerMetrics[m.Tier] = m.Metrics
+		return object{metrics: &m}, nil
 	case probe.Kind == "":
-		var r Record
-		if err := json.Unmarshal(line, &r); err != nil {
-			return fmt.Errorf("line %d: request: %w", n, err)
+		r := new(Record)
+		if err := json.Unmarshal(line, r); err != nil {
+			return object{}, fmt.Errorf("line %d: request: %w", n, err)
 		}
-		f.Records = append(f.Records, r)
+		return object{record: r}, nil
 	default:
-		return fmt.Errorf("line %d: unknown kind %q", n, probe.Kind)
+		return object{}, fmt.Errorf("line %d: unknown kind %q", n, probe.Kind)
 	}
-	return nil
 }
 
 // Writer writes records.jsonl through a buffer that is flushed at least every FlushInterval, so a

@@ -3,8 +3,11 @@ package records_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -232,5 +235,69 @@ func TestAutoFlushWritesBufferedRecordsWithoutFurtherWrites(t *testing.T) {
 			t.Fatal("a buffered record was not flushed by the background flusher")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestScanVisitsEveryObjectInOrder: Scan hands over what Read collects, in file order, skips the
+// kinds without a function, and stops at a visitor's error naming the line.
+func TestScanVisitsEveryObjectInOrder(t *testing.T) {
+	var buf bytes.Buffer
+	w := records.NewWriter(&buf, time.Hour)
+	if err := w.WriteHeader(records.Header{Command: "sweep", Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	for tier := range 2 {
+		if err := w.WriteTier(records.Tier{Tier: tier, RequestRate: records.Rate(tier + 1), Burstiness: 1, Planned: 2}); err != nil {
+			t.Fatal(err)
+		}
+		for id := range 2 {
+			r := sampleRecord()
+			r.Tier, r.ID = tier, id
+			if err := w.Write(&r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.WriteServerMetrics(tier, map[string]int{"tier": tier}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var seq []string
+	v := records.Visitor{
+		Header: func(h records.Header) error { seq = append(seq, "header "+h.Command); return nil },
+		Tier:   func(tr records.Tier) error { seq = append(seq, fmt.Sprintf("tier %d", tr.Tier)); return nil },
+		Record: func(r *records.Record) error {
+			if len(r.ITL) == 0 {
+				return errors.New("record without its gaps")
+			}
+			seq = append(seq, fmt.Sprintf("record %d/%d", r.Tier, r.ID))
+			return nil
+		},
+		ServerMetrics: func(m records.ServerMetrics) error {
+			seq = append(seq, fmt.Sprintf("metrics %d %s", m.Tier, m.Metrics))
+			return nil
+		},
+	}
+	warnings, err := records.Scan(strings.NewReader(buf.String()), v)
+	if err != nil || len(warnings) != 0 {
+		t.Fatalf("scan: %v, warnings %v", err, warnings)
+	}
+	want := []string{"header sweep", "tier 0", "record 0/0", "record 0/1", `metrics 0 {"tier":0}`,
+		"tier 1", "record 1/0", "record 1/1", `metrics 1 {"tier":1}`}
+	if !slices.Equal(seq, want) {
+		t.Errorf("visited\n%q\nwant\n%q", seq, want)
+	}
+
+	seq = nil
+	if _, err := records.Scan(strings.NewReader(buf.String()), records.Visitor{Tier: v.Tier}); err != nil || len(seq) != 2 {
+		t.Errorf("tiers only: %v, visited %q", err, seq)
+	}
+
+	stop := errors.New("enough")
+	_, err = records.Scan(strings.NewReader(buf.String()), records.Visitor{Record: func(*records.Record) error { return stop }})
+	if !errors.Is(err, stop) || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("visitor error: %v, want it wrapped with line 3", err)
 	}
 }

@@ -34,11 +34,23 @@ func (o *tierOutcome) tierInfo() tierInfo {
 		arrival: o.plan.spec.String(), planned: o.summary.Planned}
 }
 
-// tierData is one tier's identity and records: all a curve is computed from.
+// tierData is one tier's identity and records: all a curve is computed from. A tier read with
+// report --bounded-memory has no records but a streaming summary and the trend test's points.
 type tierData struct {
 	info   tierInfo
 	recs   []records.Record
 	server json.RawMessage // server-side metrics (servermetrics.TierMetrics), nil when not scraped
+
+	approx         *measure.ApproxAccumulator // non-nil: summarise from it, not from recs
+	trendX, trendY []float64                  // with approx: planned time (s), time to first token from planned (ms)
+}
+
+// trend tests the tier's time to first token from the planned arrival for growth.
+func (t tierData) trend() curve.Trend {
+	if t.approx != nil {
+		return curve.TrendTest(t.trendX, t.trendY)
+	}
+	return trendOf(t.recs)
 }
 
 // curveOptions are the analysis inputs, stored in curve.json so that `report` can reproduce it.
@@ -62,8 +74,14 @@ type curveFile struct {
 }
 
 func summarize(t tierData, opts measure.Options) measure.Summary {
-	sum := measure.Summarize(t.recs, measure.TierInfo{Tier: t.info.index, Arrival: t.info.arrival,
-		NominalRate: t.info.rate, Burstiness: t.info.burst, MaxConcurrency: t.info.maxConc, Planned: t.info.planned}, opts)
+	info := measure.TierInfo{Tier: t.info.index, Arrival: t.info.arrival,
+		NominalRate: t.info.rate, Burstiness: t.info.burst, MaxConcurrency: t.info.maxConc, Planned: t.info.planned}
+	var sum measure.Summary
+	if t.approx != nil {
+		sum = t.approx.Summary(info) // the accumulator was made with the same opts
+	} else {
+		sum = measure.Summarize(t.recs, info, opts)
+	}
 	checkDelivered(&sum, t.info.maxConc)
 	return sum
 }
@@ -101,7 +119,7 @@ func trendOf(recs []records.Record) curve.Trend {
 }
 
 func pointOf(t tierData, opts measure.Options) curve.Point {
-	return pointFromSummary(summarize(t, opts), trendOf(t.recs))
+	return pointFromSummary(summarize(t, opts), t.trend())
 }
 
 func pointFromSummary(s measure.Summary, tr curve.Trend) curve.Point {
@@ -132,7 +150,7 @@ func buildCurve(h records.Header, tiers []tierData, o curveOptions, opts measure
 			continue
 		}
 		cf.Tiers = append(cf.Tiers, sum)
-		pts = append(pts, pointFromSummary(sum, trendOf(t.recs)))
+		pts = append(pts, pointFromSummary(sum, t.trend()))
 	}
 	sort.SliceStable(cf.Tiers, func(i, j int) bool { return cf.Tiers[i].NominalRate < cf.Tiers[j].NominalRate })
 	boundByService(pts, cf.Probe)

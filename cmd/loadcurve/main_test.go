@@ -393,6 +393,14 @@ func TestBoundedMemoryRunAgreesWithTheExactReport(t *testing.T) {
 		return m
 	}
 	approx := load()
+	// report --bounded-memory streams the same records into the same sketches: the same summary.
+	before, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if code, _, stderr := runCLI(t, "report", dir, "-q", "--goodput", "ttft:500", "--bounded-memory"); code != exitOK {
+		t.Fatalf("report --bounded-memory: exit %d: %s", code, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "summary.json")); !bytes.Equal(before, after) {
+		t.Errorf("report --bounded-memory changed the run's bounded summary:\n%s\n---\n%s", before, after)
+	}
 	if code, _, stderr := runCLI(t, "report", dir, "-q", "--goodput", "ttft:500"); code != exitOK {
 		t.Fatalf("report: exit %d: %s", code, stderr)
 	}

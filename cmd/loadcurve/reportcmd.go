@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +24,8 @@ func reportCommand() *cli.Command {
 		Flags: concat(objectiveFlags(), []cli.Flag{
 			&cli.Float64Flag{Name: "target-share", Category: catObjective, Value: curve.DefaultTargetShare, Usage: "compliant request share a tier must reach, in (0,1]"},
 			&cli.Float64Flag{Name: "headroom", Category: catObjective, Value: curve.DefaultHeadroom, Usage: "operating point = capacity × (1 − headroom), in [0,1)"},
-		}, outputFlags()),
+		}, outputFlags(), []cli.Flag{&cli.BoolFlag{Name: "bounded-memory", Category: catOutput,
+			Usage: "read the file one line at a time and summarise on the fly, for files too big for memory: counts, throughputs, means exact; medians and percentiles within ±0.5 %"}}),
 		Action: reportAction,
 	}
 }
@@ -58,6 +60,66 @@ func loadTiers(path string) (*records.File, []tierData, error) {
 	return f, tiers, nil
 }
 
+// scanTiers reads a records file one line at a time into per-tier streaming summaries
+// (report --bounded-memory): it keeps no record, only each tier's sketches and the two numbers
+// per ok request that the trend test needs (16 bytes each).
+func scanTiers(path string, opts measure.Options) (records.Header, []tierData, []string, error) {
+	var h records.Header
+	var tiers []tierData
+	byIndex := map[int]int{}
+	fh, err := os.Open(path)
+	if err != nil {
+		return h, nil, nil, fmt.Errorf("read records: %w", err)
+	}
+	defer fh.Close()
+	warnings, err := records.Scan(fh, records.Visitor{
+		Header: func(hd records.Header) error { h = hd; return nil },
+		Tier: func(t records.Tier) error {
+			if _, dup := byIndex[t.Tier]; dup {
+				return fmt.Errorf("tier %d appears twice", t.Tier)
+			}
+			acc, err := measure.NewApproxAccumulator(opts, 0)
+			if err != nil {
+				return usagef("--bounded-memory: %v", err)
+			}
+			byIndex[t.Tier] = len(tiers)
+			tiers = append(tiers, tierData{info: tierInfo{index: t.Tier, maxConc: h.MaxConcurrency, rate: float64(t.RequestRate), burst: float64(t.Burstiness),
+				arrival: t.Arrival, planned: t.Planned, fingerprint: t.WorkloadFingerprint}, approx: acc})
+			return nil
+		},
+		Record: func(r *records.Record) error {
+			i, ok := byIndex[r.Tier]
+			if !ok {
+				return nil // like loadTiers: a record outside every declared tier counts nowhere
+			}
+			t := &tiers[i]
+			t.approx.Add(r)
+			if r.Outcome == records.OK && r.First != records.Unset {
+				t.trendX = append(t.trendX, r.Planned.Seconds())
+				t.trendY = append(t.trendY, ms(r.First-r.Planned))
+			}
+			return nil
+		},
+		ServerMetrics: func(m records.ServerMetrics) error {
+			if i, ok := byIndex[m.Tier]; ok {
+				tiers[i].server = m.Metrics
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		var u usageError
+		if errors.As(err, &u) {
+			return h, nil, nil, u
+		}
+		return h, nil, nil, fmt.Errorf("read records %s: %w", path, err)
+	}
+	if len(tiers) == 0 {
+		return h, nil, nil, fmt.Errorf("%s has no tier: it holds no measurement", path)
+	}
+	return h, tiers, warnings, nil
+}
+
 func reportAction(c *cli.Context) error {
 	if c.Args().Len() < 1 || (c.Args().Len() > 1 && !c.IsSet("goodput")) {
 		return usagef("report takes one argument, a result directory or records.jsonl; got %d", c.Args().Len())
@@ -65,13 +127,6 @@ func reportAction(c *cli.Context) error {
 	dir, path, err := resolveRecords(c.Args().First())
 	if err != nil {
 		return err
-	}
-	f, tiers, err := loadTiers(path)
-	if err != nil {
-		return err
-	}
-	for _, w := range f.Warnings {
-		fmt.Fprintf(c.App.ErrWriter, "loadcurve: warning: %s: %s\n", path, w)
 	}
 	// Defaults: what the saved curve.json used, unless overridden.
 	var saved curveOptions
@@ -119,6 +174,23 @@ func reportAction(c *cli.Context) error {
 	if len(errs) > 0 {
 		return usageErrors(errs)
 	}
+	var header records.Header
+	var tiers []tierData
+	var warnings []string
+	if c.Bool("bounded-memory") {
+		header, tiers, warnings, err = scanTiers(path, opts)
+	} else {
+		var f *records.File
+		if f, tiers, err = loadTiers(path); err == nil {
+			header, warnings = f.Header, f.Warnings
+		}
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(c.App.ErrWriter, "loadcurve: warning: %s: %s\n", path, w)
+	}
 	out := c.String("out")
 	if out == "" {
 		out = dir
@@ -126,22 +198,22 @@ func reportAction(c *cli.Context) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", out, err)
 	}
-	if f.Header.Command == "run" && len(tiers) == 1 {
+	if header.Command == "run" && len(tiers) == 1 {
 		sum := summarize(tiers[0], opts)
-		sum.MaxConcurrency = f.Header.MaxConcurrency
-		if err := writeJSON(out, "summary.json", summaryFile{Header: f.Header, Summary: sum, Server: tiers[0].server}); err != nil {
+		sum.MaxConcurrency = header.MaxConcurrency
+		if err := writeJSON(out, "summary.json", summaryFile{Header: header, Summary: sum, Server: tiers[0].server}); err != nil {
 			return err
 		}
 		if format == "json" {
 			b, _ := json.MarshalIndent(sum, "", "  ")
 			fmt.Fprintln(c.App.Writer, string(b))
 		} else {
-			writeSummaryText(c.App.Writer, sum, f.Header.Model, f.Header.Target)
+			writeSummaryText(c.App.Writer, sum, header.Model, header.Target)
 			writeServerText(c.App.Writer, tiers[0].server)
 		}
 		return nil
 	}
-	cf := buildCurve(f.Header, tiers, curveOptions{Objectives: opts.Objectives.String(), Percentiles: opts.Percentiles,
+	cf := buildCurve(header, tiers, curveOptions{Objectives: opts.Objectives.String(), Percentiles: opts.Percentiles,
 		MaxScheduleLagMs: ms(opts.MaxScheduleLag), Params: params}, opts)
 	return emitCurve(c.App.Writer, c.App.ErrWriter, format, out, cf)
 }

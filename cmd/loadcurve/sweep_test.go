@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,6 +63,37 @@ func TestSweepReportAndCompare(t *testing.T) {
 	if !bytes.Equal(orig, again) {
 		t.Error("report did not reproduce curve.json byte for byte")
 	}
+	// report --bounded-memory streams the file: the same analysis (it rests on exact counts and
+	// the same trend points), the same counts per tier, percentiles within 0.5 %.
+	bounded := t.TempDir()
+	if code, _, stderr := runCLI(t, "report", a, "--bounded-memory", "--out", bounded, "-q"); code != exitOK {
+		t.Fatalf("bounded report: exit %d: %s", code, stderr)
+	}
+	var bc map[string]any
+	bb, _ := os.ReadFile(filepath.Join(bounded, "curve.json"))
+	if err := json.Unmarshal(bb, &bc); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mustJSON(t, bc["analysis"]), mustJSON(t, cf["analysis"]); got != want {
+		t.Errorf("bounded analysis differs:\n%s\nexact:\n%s", got, want)
+	}
+	for i, tier := range bc["tiers"].([]any) {
+		bt, et := tier.(map[string]any), cf["tiers"].([]any)[i].(map[string]any)
+		if bt["percentile_relative_error"] != 0.005 {
+			t.Errorf("tier %d: percentile_relative_error %v", i, bt["percentile_relative_error"])
+		}
+		for _, k := range []string{"completed", "issued", "compliant_requests", "raw_output_tokens", "request_throughput", "mean_ttft_ms"} {
+			if e, g := et[k].(float64), bt[k].(float64); math.Abs(g-e) > 1e-9*math.Max(1, math.Abs(e)) {
+				t.Errorf("tier %d %s: %v, exact %v", i, k, g, e)
+			}
+		}
+		for _, k := range []string{"median_ttft_ms", "p99_ttft_ms", "p99_itl_ms", "median_e2el_ms"} {
+			if e, g := et[k].(float64), bt[k].(float64); math.Abs(g-e) > 0.005*math.Abs(e)+1e-9 {
+				t.Errorf("tier %d %s: %v, exact %v: beyond 0.5 %%", i, k, g, e)
+			}
+		}
+	}
+
 	// Stricter objectives can only lower compliance.
 	strict := t.TempDir()
 	if code, _, stderr := runCLI(t, "report", a, "--out", strict, "--goodput", "ttft:1", "-q"); code != exitOK {
