@@ -404,7 +404,7 @@ func newBodyPlan(extra []byte) (bodyPlan, error) {
 // overrides, then the extra members. No reflection, and the prompt is escaped exactly once.
 func (c *Client) body(req *workloads.Request) []byte {
 	p := &c.bodyPlan
-	size := len(req.Prompt) + len(p.tail) + 160
+	size := req.TextLen() + len(p.tail) + 160
 	for _, m := range req.Messages {
 		size += len(m.Content) + 32
 	}
@@ -428,7 +428,7 @@ func (c *Client) body(req *workloads.Request) []byte {
 			b = append(b, '[')
 			if len(req.Messages) == 0 {
 				b = append(b, `{"role":"user","content":`...)
-				b = appendJSONString(b, req.Prompt)
+				b = appendPromptJSON(b, req)
 				b = append(b, '}')
 			}
 			for i, m := range req.Messages {
@@ -445,7 +445,11 @@ func (c *Client) body(req *workloads.Request) []byte {
 		}
 	} else if !p.override["prompt"] {
 		sep("prompt")
-		b = appendJSONString(b, completionPrompt(req))
+		if req.Prompt != "" || len(req.Messages) == 0 {
+			b = appendPromptJSON(b, req)
+		} else {
+			b = appendJSONString(b, completionPrompt(req))
+		}
 	}
 	if req.MaxTokens > 0 && !p.override["max_tokens"] {
 		sep("max_tokens")
@@ -465,11 +469,28 @@ func (c *Client) body(req *workloads.Request) []byte {
 	return append(b, '}')
 }
 
-// completionPrompt is the prompt sent to /completions: Prompt, or the messages' contents joined
-// by blank lines when the request only has messages.
+// appendPromptJSON appends the request's prompt as a JSON string. A generated prompt is written
+// straight into b from its recipe; its words need no escaping, which is checked, not assumed.
+func appendPromptJSON(b []byte, req *workloads.Request) []byte {
+	if !req.Generated() {
+		return appendJSONString(b, req.Prompt)
+	}
+	start := len(b)
+	b = append(b, '"')
+	b = req.AppendText(b)
+	for _, c := range b[start+1:] {
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return appendJSONString(b[:start], req.Text())
+		}
+	}
+	return append(b, '"')
+}
+
+// completionPrompt is the prompt sent to /completions: the prompt's text, or the messages'
+// contents joined by blank lines when the request only has messages.
 func completionPrompt(req *workloads.Request) string {
 	if req.Prompt != "" || len(req.Messages) == 0 {
-		return req.Prompt
+		return req.Text()
 	}
 	parts := make([]string, len(req.Messages))
 	for i, m := range req.Messages {

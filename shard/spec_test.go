@@ -115,7 +115,7 @@ func TestFilterPartitionsTheSchedule(t *testing.T) {
 			var ids []int
 			for j, r := range reqs {
 				ids = append(ids, r.ID)
-				if offs[j] != offsets[r.ID] || r.Prompt != set.Requests[r.ID].Prompt {
+				if offs[j] != offsets[r.ID] || r.Text() != set.Requests[r.ID].Text() {
 					t.Errorf("request %d: offset %v, want the global %v, and the request unchanged", r.ID, offs[j], offsets[r.ID])
 				}
 			}

@@ -91,8 +91,11 @@ func ApplyCold(set *Set, nonce string) (*Set, error) {
 		return nil, fmt.Errorf("apply cold cache policy: the nonce must be non-empty text without surrounding space, got %q", nonce)
 	}
 	reqs := make([]Request, len(set.Requests))
+	lead := nonce + " " // shared by every generated prompt: not a copy of each prompt
 	for i, r := range set.Requests {
-		if r.Prompt != "" || len(r.Messages) == 0 {
+		if r.Generated() {
+			r.gen = r.gen.withLead(lead) // a generated prompt is never empty
+		} else if r.Prompt != "" || len(r.Messages) == 0 {
 			r.Prompt = joinNonce(nonce, r.Prompt)
 		}
 		if len(r.Messages) > 0 {

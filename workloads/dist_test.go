@@ -67,7 +67,7 @@ func TestSyntheticLengthDistributions(t *testing.T) {
 					}
 				}
 			}
-			if got := workloads.CountWords(set.Requests[7].Prompt); got != set.Requests[7].InputTokens {
+			if got := workloads.CountWords(set.Requests[7].Text()); got != set.Requests[7].InputTokens {
 				t.Errorf("prompt has %d words, InputTokens %d", got, set.Requests[7].InputTokens)
 			}
 			again, _ := s.Generate(n)

@@ -15,7 +15,7 @@ func ExampleSharedPrefix_Generate() {
 		return
 	}
 	for _, r := range set.Requests {
-		w := strings.Fields(r.Prompt)
+		w := strings.Fields(r.Text())
 		fmt.Printf("group %d: [%s] %s\n", r.PrefixGroup, strings.Join(w[:3], " "), strings.Join(w[3:], " "))
 	}
 	// Output:
@@ -51,7 +51,7 @@ func ExampleApplyCold() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(cold.Requests[0].Prompt, cold.Requests[0].InputTokens)
+	fmt.Println(cold.Requests[0].Text(), cold.Requests[0].InputTokens)
 	fmt.Println(cold.Fingerprint == set.Fingerprint)
 	// Output:
 	// [run:5eed] Say hi. 3

@@ -15,8 +15,9 @@ func Save(path string, set *Set) error {
 	}
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
+	var text []byte
 	for i := range set.Requests {
-		if err := enc.Encode(&set.Requests[i]); err != nil {
+		if err := enc.Encode(plainJSON(&set.Requests[i], &text)); err != nil {
 			f.Close()
 			return fmt.Errorf("save request set %s: %w", path, err)
 		}

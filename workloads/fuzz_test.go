@@ -36,9 +36,9 @@ func checkSet(t *testing.T, set *workloads.Set) {
 		t.Fatal("a set without requests and without an error")
 	}
 	for i, r := range set.Requests {
-		text := workloads.CountWords(r.Prompt)
-		if text != len(strings.Fields(r.Prompt)) {
-			t.Fatalf("request %d: CountWords %d, strings.Fields %d", i, text, len(strings.Fields(r.Prompt)))
+		text := workloads.CountWords(r.Text())
+		if text != len(strings.Fields(r.Text())) {
+			t.Fatalf("request %d: CountWords %d, strings.Fields %d", i, text, len(strings.Fields(r.Text())))
 		}
 		for _, m := range r.Messages {
 			text += workloads.CountWords(m.Content)
@@ -127,7 +127,7 @@ func FuzzShareGPT(f *testing.F) {
 			t.Fatalf("%d requests with max %d, %d skipped", len(set.Requests), opts.Max, set.Skipped)
 		}
 		for i, r := range set.Requests {
-			in := workloads.CountWords(r.Prompt)
+			in := workloads.CountWords(r.Text())
 			if r.InputTokens != in || r.MaxTokens < 1 || in < opts.MinLen || r.MaxTokens < opts.MinLen ||
 				opts.MaxPromptLen > 0 && in > opts.MaxPromptLen {
 				t.Fatalf("request %d escapes the filters %+v: %+v", i, opts, r)
@@ -165,7 +165,7 @@ func checkTrace(t *testing.T, tr *workloads.Trace) {
 	}
 	checkSet(t, set)
 	for i, r := range set.Requests {
-		if r.InputTokens != max(tr.InputLens[i], 1) || workloads.CountWords(r.Prompt) != r.InputTokens || r.MaxTokens != tr.OutputLens[i] {
+		if r.InputTokens != max(tr.InputLens[i], 1) || workloads.CountWords(r.Text()) != r.InputTokens || r.MaxTokens != tr.OutputLens[i] {
 			t.Fatalf("request %d does not follow the trace: %+v", i, r)
 		}
 	}

@@ -71,6 +71,10 @@ func (s SharedPrefix) Generate(n int) (*Set, error) {
 			n, s.SuffixLen, DistinctWords())
 	}
 	prefixes := s.prefixes()
+	leads := make([]string, len(prefixes)) // each group's prefix and its space, shared by its requests
+	for g, p := range prefixes {
+		leads[g] = p + " "
+	}
 	rng := rand.New(rand.NewPCG(uint64(s.Seed), 0x73756666697873)) // "suffixs"
 	seen := make(map[string]struct{}, n)
 	lastFirst := make([]int, s.Groups) // index+1 in distinctVocabulary of the group's last suffix's first word
@@ -98,7 +102,7 @@ func (s SharedPrefix) Generate(n int) (*Set, error) {
 			}
 		}
 		reqs[i] = Request{
-			Prompt:      prefixes[g] + " " + suffix,
+			gen:         &generated{lead: leads[g], own: suffix, size: len(leads[g]) + len(suffix)},
 			InputTokens: s.PrefixLen + s.SuffixLen,
 			MaxTokens:   s.OutputLen,
 			PrefixGroup: g + 1,

@@ -66,6 +66,8 @@ type Request struct {
 	MaxTokens   int          `json:"max_tokens,omitempty"`
 	PrefixGroup int          `json:"prefix_group,omitempty"` // shared-prefix group (1-based; 0 = none)
 	Expect      *Expectation `json:"expected,omitempty"`
+
+	gen *generated // a generated prompt's recipe, when Prompt is "" (see Text)
 }
 
 // Set is a materialised request set.
@@ -87,9 +89,10 @@ type Set struct {
 func Fingerprint(reqs []Request) string {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
+	var text []byte
 	for i := range reqs {
 		// Encoding these plain structs cannot fail.
-		_ = enc.Encode(&reqs[i])
+		_ = enc.Encode(plainJSON(&reqs[i], &text))
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
@@ -185,13 +188,11 @@ func (s Synthetic) Generate(n int) (*Set, error) {
 	rng := rand.New(src)
 	draw := s.lengthDraw(src, rng)
 	reqs := make([]Request, n)
-	var sb strings.Builder
 	for i := range reqs {
 		in := draw(s.InputLen)
 		out := draw(s.OutputLen)
-		sb.Reset()
-		writeWords(&sb, rng, in)
-		reqs[i] = Request{Prompt: sb.String(), InputTokens: in, MaxTokens: out}
+		// The prompt is kept as its recipe: the words writeWords would draw here, from here.
+		reqs[i] = Request{gen: newGenerated("", "", src, rng, in), InputTokens: in, MaxTokens: out}
 	}
 	return NewSet(s.String(), reqs), nil
 }

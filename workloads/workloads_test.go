@@ -1,7 +1,9 @@
 package workloads_test
 
 import (
+	"encoding/json"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -30,7 +32,7 @@ func TestSyntheticLengthsAndDeterminism(t *testing.T) {
 				if r.ID != i {
 					t.Fatalf("request %d has id %d", i, r.ID)
 				}
-				if got := workloads.CountWords(r.Prompt); got != r.InputTokens {
+				if got := workloads.CountWords(r.Text()); got != r.InputTokens {
 					t.Fatalf("request %d: prompt has %d words, InputTokens=%d", i, got, r.InputTokens)
 				}
 				if r.InputTokens < tc.inLo || r.InputTokens > tc.inHi || r.MaxTokens < tc.outLo || r.MaxTokens > tc.outHi {
@@ -138,5 +140,59 @@ func TestSaveWritesOneRequestPerLine(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) != 3 || !strings.Contains(lines[2], `"id":2`) {
 		t.Errorf("unexpected file:\n%s", b)
+	}
+}
+
+// TestGeneratedPromptsAreTheirText: a generated prompt's Text, AppendText, TextLen and JSON agree,
+// are stable across calls, and its words are the recipe's count.
+func TestGeneratedPromptsAreTheirText(t *testing.T) {
+	set, err := workloads.Synthetic{InputLen: 64, OutputLen: 4, RangeRatio: 0.9, Seed: 5}.Generate(50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range set.Requests {
+		r := &set.Requests[i]
+		text := r.Text()
+		if !r.Generated() || r.Prompt != "" {
+			t.Fatalf("request %d: not kept as a recipe", i)
+		}
+		if r.Text() != text || string(r.AppendText([]byte("x"))) != "x"+text || r.TextLen() != len(text) {
+			t.Fatalf("request %d: Text, AppendText and TextLen disagree", i)
+		}
+		if got := workloads.CountWords(text); got != r.InputTokens {
+			t.Errorf("request %d: %d words, InputTokens %d", i, got, r.InputTokens)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back workloads.Request
+		if err := json.Unmarshal(b, &back); err != nil || back.Prompt != text || back.Generated() {
+			t.Fatalf("request %d: JSON %s reads back as %+v (%v)", i, b, back, err)
+		}
+	}
+}
+
+// BenchmarkSyntheticSetMemory: the live heap a materialised synthetic set holds per request
+// (vLLM's default 1024-word prompts), with the cold nonce applied as a run does.
+func BenchmarkSyntheticSetMemory(b *testing.B) {
+	const n = 20_000
+	for b.Loop() {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		set, err := workloads.Synthetic{InputLen: workloads.DefaultInputLen, OutputLen: workloads.DefaultOutputLen}.Generate(n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cold, err := workloads.ApplyCold(set, workloads.NewNonce())
+		if err != nil {
+			b.Fatal(err)
+		}
+		set = nil
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		b.ReportMetric(float64(m1.HeapAlloc-m0.HeapAlloc)/n, "heap-B/request")
+		runtime.KeepAlive(cold)
 	}
 }

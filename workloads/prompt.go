@@ -1,0 +1,112 @@
+package workloads
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+)
+
+// generated is a generated prompt kept as the recipe that writes it instead of its text: a fixed
+// lead shared between requests (a cold nonce, a group's prefix), a literal part of the request's
+// own, and words drawn from vocabulary by a generator from a saved state. Writing it gives the
+// same text every time. A 1024-word synthetic prompt is about 5.4 KB as text and under 100 bytes
+// as a recipe, which is what lets an hour-long run at a high rate hold its request set.
+type generated struct {
+	lead  string   // written first; ends with a space when anything follows
+	own   string   // then this literal text
+	state rand.PCG // then words words, drawn as writeWords draws them from this state
+	words int
+	size  int // bytes of the whole text
+}
+
+// newGenerated records words words to be drawn from src's current state, after lead and own,
+// and advances src exactly as writing them would. own, when non-empty and followed by words,
+// must end with a space.
+func newGenerated(lead, own string, src *rand.PCG, rng *rand.Rand, words int) *generated {
+	g := &generated{lead: lead, own: own, state: *src, words: words, size: len(lead) + len(own)}
+	for j := 0; j < words; j++ {
+		if j > 0 {
+			g.size++
+		}
+		g.size += len(vocabulary[rng.IntN(len(vocabulary))])
+	}
+	return g
+}
+
+// appendText appends the prompt's text to b.
+func (g *generated) appendText(b []byte) []byte {
+	b = append(b, g.lead...)
+	b = append(b, g.own...)
+	if g.words == 0 {
+		return b
+	}
+	state := g.state
+	rng := rand.New(&state)
+	for j := 0; j < g.words; j++ {
+		if j > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, vocabulary[rng.IntN(len(vocabulary))]...)
+	}
+	return b
+}
+
+// withLead returns a copy of g with lead written before its own lead.
+func (g *generated) withLead(lead string) *generated {
+	c := *g
+	c.lead = lead + g.lead
+	c.size += len(lead)
+	return &c
+}
+
+// Text returns the prompt: Prompt, or, for a generated request whose Prompt is empty, the text
+// its recipe writes (a new string on every call).
+func (r *Request) Text() string {
+	if r.Prompt != "" || r.gen == nil {
+		return r.Prompt
+	}
+	return string(r.gen.appendText(make([]byte, 0, r.gen.size)))
+}
+
+// TextLen returns len(r.Text()) without writing the text.
+func (r *Request) TextLen() int {
+	if r.Prompt != "" || r.gen == nil {
+		return len(r.Prompt)
+	}
+	return r.gen.size
+}
+
+// AppendText appends r.Text() to b without allocating beyond b's growth.
+func (r *Request) AppendText(b []byte) []byte {
+	if r.Prompt != "" || r.gen == nil {
+		return append(b, r.Prompt...)
+	}
+	return r.gen.appendText(b)
+}
+
+// Generated reports whether the prompt is kept as a recipe (Text writes it on demand). Its text
+// is then made of vocabulary words, spaces and the leads ApplyCold adds.
+func (r *Request) Generated() bool { return r.Prompt == "" && r.gen != nil }
+
+// requestJSON is Request's JSON form without its methods.
+type requestJSON Request
+
+// MarshalJSON encodes the request with its prompt's text, so a generated request encodes (and
+// fingerprints) exactly as the same request with the text in Prompt.
+func (r Request) MarshalJSON() ([]byte, error) {
+	var text []byte
+	return json.Marshal(plainJSON(&r, &text))
+}
+
+// plainJSON returns r in the form encoding/json encodes without calling MarshalJSON (whose output
+// the encoder would scan again): a generated prompt's text is written into *text (reused between
+// calls) and copied into Prompt.
+func plainJSON(r *Request, text *[]byte) *requestJSON {
+	p := (*requestJSON)(r)
+	if !r.Generated() {
+		return p
+	}
+	*text = r.gen.appendText((*text)[:0])
+	c := *p
+	c.Prompt = string(*text)
+	return &c
+}
