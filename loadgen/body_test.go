@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"testing"
 
 	"github.com/loadcurve/loadcurve/workloads"
@@ -24,12 +25,20 @@ func TestBodyOfAGeneratedPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tr, err := workloads.LoadTrace(filepath.Join("..", "workloads", "testdata", "mooncake.jsonl"), "mooncake", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace, err := workloads.TraceRequests(tr, 1) // shared blocks, then fresh words
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, ep := range []Endpoint{Completions, Chat} {
 		c, err := NewClient(Target{BaseURL: "http://body.invalid/v1", Model: "m", Endpoint: ep}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, set := range []*workloads.Set{synth, shared, cold} {
+		for _, set := range []*workloads.Set{synth, shared, cold, trace} {
 			for i := range set.Requests {
 				req := &set.Requests[i]
 				if !req.Generated() {

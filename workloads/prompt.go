@@ -11,24 +11,26 @@ import (
 // same text every time. A 1024-word synthetic prompt is about 5.4 KB as text and under 100 bytes
 // as a recipe, which is what lets an hour-long run at a high rate hold its request set.
 type generated struct {
-	lead  string   // written first; ends with a space when anything follows
-	own   string   // then this literal text
-	state rand.PCG // then words words, drawn as writeWords draws them from this state
+	lead string // written first; ends with a space when anything follows
+	own  string // then this literal text
+	// then, space-separated, the blocks (Mooncake hash ids): block j is MooncakeBlockSize words
+	// (lastBlock for the last one) drawn from a stream seeded by (blockSeed, blocks[j]) alone;
+	blocks    []int64 // shared with the trace
+	blockSeed uint64
+	lastBlock int
+	// then words words, drawn as writeWords draws them from this state.
+	state rand.PCG
 	words int
 	size  int // bytes of the whole text
 }
 
 // newGenerated records words words to be drawn from src's current state, after lead and own,
-// and advances src exactly as writing them would. own, when non-empty and followed by words,
-// must end with a space.
-func newGenerated(lead, own string, src *rand.PCG, rng *rand.Rand, words int) *generated {
-	g := &generated{lead: lead, own: own, state: *src, words: words, size: len(lead) + len(own)}
-	for j := 0; j < words; j++ {
-		if j > 0 {
-			g.size++
-		}
-		g.size += len(vocabulary[rng.IntN(len(vocabulary))])
-	}
+// and advances src exactly as writing them would (src must be the source of the stream's
+// rand.Rand, so that the draws stay in step). own, when non-empty and followed by words, must
+// end with a space.
+func newGenerated(lead, own string, src *rand.PCG, words int) *generated {
+	g := &generated{lead: lead, own: own, state: *src, words: words}
+	g.size = len(lead) + len(own) + wordsSize(src, words)
 	return g
 }
 
@@ -36,18 +38,52 @@ func newGenerated(lead, own string, src *rand.PCG, rng *rand.Rand, words int) *g
 func (g *generated) appendText(b []byte) []byte {
 	b = append(b, g.lead...)
 	b = append(b, g.own...)
-	if g.words == 0 {
-		return b
+	sep := false
+	for j, id := range g.blocks {
+		if sep {
+			b = append(b, ' ')
+		}
+		b = appendWords(b, rand.NewPCG(g.blockSeed, uint64(id)), g.blockWords(j))
+		sep = true
 	}
-	state := g.state
-	rng := rand.New(&state)
-	for j := 0; j < g.words; j++ {
+	if g.words > 0 {
+		if sep {
+			b = append(b, ' ')
+		}
+		state := g.state
+		b = appendWords(b, &state, g.words)
+	}
+	return b
+}
+
+func (g *generated) blockWords(j int) int {
+	if j == len(g.blocks)-1 {
+		return g.lastBlock
+	}
+	return MooncakeBlockSize
+}
+
+// appendWords appends n words drawn from src, separated by single spaces, as writeWords writes
+// them.
+func appendWords(b []byte, src *rand.PCG, n int) []byte {
+	rng := rand.New(src)
+	for j := 0; j < n; j++ {
 		if j > 0 {
 			b = append(b, ' ')
 		}
 		b = append(b, vocabulary[rng.IntN(len(vocabulary))]...)
 	}
 	return b
+}
+
+// wordsSize returns the bytes of n words drawn from src (which it advances) with their spaces.
+func wordsSize(src *rand.PCG, n int) int {
+	rng := rand.New(src)
+	size := max(n-1, 0)
+	for range n {
+		size += len(vocabulary[rng.IntN(len(vocabulary))])
+	}
+	return size
 }
 
 // withLead returns a copy of g with lead written before its own lead.

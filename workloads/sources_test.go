@@ -721,6 +721,40 @@ func TestUniformSetsUnchanged(t *testing.T) {
 	}
 }
 
+// TestGeneratedSetsUnchanged pins the fingerprints of shared-prefix and trace request sets as
+// they were when their prompts were held as text: keeping prompts as recipes changed no byte.
+func TestGeneratedSetsUnchanged(t *testing.T) {
+	shared, err := workloads.SharedPrefix{Groups: 4, PrefixLen: 64, SuffixLen: 16, OutputLen: 8, Seed: 3}.Generate(40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "sha256:30a8c4611b57150a3340445bba82eb659e6a9f5cac8b776d4328ffdcbe5a95ea"; shared.Fingerprint != want {
+		t.Errorf("shared prefix: %s, want %s", shared.Fingerprint, want)
+	}
+	for _, tc := range []struct{ file, format, want string }{
+		{"mooncake.jsonl", "mooncake", "sha256:aedc363dd317d3592522ffbf17f3426649e8baa48ec1fb5b82d608598780d468"},
+		{"azure.csv", "azure", "sha256:dce7313ce4102fddfc5afa2fa64815f419abfce1d3f9d36cc78c9b30528a767b"},
+	} {
+		tr, err := workloads.LoadTrace(filepath.Join("testdata", tc.file), tc.format, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := workloads.TraceRequests(tr, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set.Fingerprint != tc.want {
+			t.Errorf("%s: %s, want %s", tc.file, set.Fingerprint, tc.want)
+		}
+		for i := range set.Requests {
+			r := &set.Requests[i]
+			if !r.Generated() || r.TextLen() != len(r.Text()) {
+				t.Errorf("%s request %d: generated %v, TextLen %d, text %d bytes", tc.file, i, r.Generated(), r.TextLen(), len(r.Text()))
+			}
+		}
+	}
+}
+
 // TestShareGPTLinesInALongFile locates an entry deep in a pretty-printed file, past many trims of
 // the line tracker.
 func TestShareGPTLinesInALongFile(t *testing.T) {

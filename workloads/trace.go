@@ -428,36 +428,53 @@ func TraceRequests(tr *Trace, seed int64) (*Set, error) {
 		return nil, fmt.Errorf("trace requests: inconsistent trace (%d offsets, %d input and %d output lengths, %d hash id lists)",
 			n, len(tr.InputLens), len(tr.OutputLens), len(tr.HashIDs))
 	}
-	fresh := rand.New(rand.NewPCG(uint64(seed), 0x7472616365)) // "trace"
+	fresh := rand.NewPCG(uint64(seed), 0x7472616365) // "trace"
+	blockSeed := uint64(seed) ^ 0x626c6f636b         // "block"
+	blockSizes := map[int64]int{}                    // bytes of each full block, drawn once
 	reqs := make([]Request, n)
-	var sb strings.Builder
 	for i := range reqs {
 		words := max(tr.InputLens[i], 1)
 		if tr.InputLens[i] < 0 || tr.OutputLens[i] < 0 || words > MaxSyntheticLen {
 			return nil, fmt.Errorf("trace requests: request %d has lengths %d/%d outside [0, %d]", i, tr.InputLens[i], tr.OutputLens[i], MaxSyntheticLen)
 		}
-		sb.Reset()
+		// The prompt is kept as its recipe (see generated): its blocks, then fresh words.
+		g := &generated{blockSeed: blockSeed}
 		left := words
 		if tr.HashIDs != nil {
-			for _, id := range tr.HashIDs[i] {
+			ids := tr.HashIDs[i]
+			used := 0
+			for _, id := range ids {
 				if left == 0 {
 					break
 				}
 				k := min(left, MooncakeBlockSize)
-				if sb.Len() > 0 {
-					sb.WriteByte(' ')
+				if used > 0 {
+					g.size++
 				}
-				writeWords(&sb, rand.New(rand.NewPCG(uint64(seed)^0x626c6f636b, uint64(id))), k) // "block"
+				if k == MooncakeBlockSize {
+					sz, ok := blockSizes[id]
+					if !ok {
+						sz = wordsSize(rand.NewPCG(blockSeed, uint64(id)), k)
+						blockSizes[id] = sz
+					}
+					g.size += sz
+				} else {
+					g.size += wordsSize(rand.NewPCG(blockSeed, uint64(id)), k)
+				}
+				g.lastBlock = k
 				left -= k
+				used++
 			}
+			g.blocks = ids[:used:used]
 		}
 		if left > 0 {
-			if sb.Len() > 0 {
-				sb.WriteByte(' ')
+			if len(g.blocks) > 0 {
+				g.size++
 			}
-			writeWords(&sb, fresh, left)
+			g.state, g.words = *fresh, left
+			g.size += wordsSize(fresh, left)
 		}
-		reqs[i] = Request{Prompt: sb.String(), InputTokens: words, MaxTokens: tr.OutputLens[i]}
+		reqs[i] = Request{gen: g, InputTokens: words, MaxTokens: tr.OutputLens[i]}
 	}
 	return NewSet(fmt.Sprintf("%s, prompts(seed=%d)", tr.Source, seed), reqs), nil
 }

@@ -192,7 +192,7 @@ func (s Synthetic) Generate(n int) (*Set, error) {
 		in := draw(s.InputLen)
 		out := draw(s.OutputLen)
 		// The prompt is kept as its recipe: the words writeWords would draw here, from here.
-		reqs[i] = Request{gen: newGenerated("", "", src, rng, in), InputTokens: in, MaxTokens: out}
+		reqs[i] = Request{gen: newGenerated("", "", src, in), InputTokens: in, MaxTokens: out}
 	}
 	return NewSet(s.String(), reqs), nil
 }
