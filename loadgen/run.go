@@ -131,8 +131,7 @@ func Run(ctx context.Context, c *Client, tier Tier, sink Sink, progress *Progres
 	defer cancelRun(nil)
 	r := &run{
 		c: c, tier: &tier, ctx: runCtx, done: runCtx.Done(), progress: progress,
-		recs: make([]records.Record, n),
-		out:  make(chan *records.Record, n),
+		out: make(chan *records.Record, n),
 	}
 	progress.Planned.Store(int64(n))
 
@@ -160,12 +159,7 @@ func Run(ctx context.Context, c *Client, tier Tier, sink Sink, progress *Progres
 	close(r.out)
 	<-writerDone
 
-	res.SinkErr = r.sinkErr
-	for i := range r.recs {
-		if r.recs[i].Outcome == records.Canceled {
-			res.Canceled++
-		}
-	}
+	res.SinkErr, res.Canceled = r.sinkErr, r.canceled
 	if runCtx.Err() != nil && res.Stopped == "" && (res.Canceled > 0 || next < n) {
 		res.Stopped = causeText(runCtx)
 	}
@@ -177,6 +171,9 @@ func Run(ctx context.Context, c *Client, tier Tier, sink Sink, progress *Progres
 func (r *run) writeRecords(sink Sink, cancelRun context.CancelCauseFunc, done chan<- struct{}) {
 	defer close(done)
 	for rec := range r.out {
+		if rec.Outcome == records.Canceled {
+			r.canceled++
+		}
 		if r.sinkErr != nil {
 			continue
 		}
@@ -184,7 +181,7 @@ func (r *run) writeRecords(sink Sink, cancelRun context.CancelCauseFunc, done ch
 			r.sinkErr = err
 			cancelRun(&stopCause{"canceled: writing records failed: " + err.Error()})
 		}
-		rec.ITL = nil // the sink has what it keeps; the gaps are the bulk of a record
+		rec.ITL = nil // the sink has what it keeps; from here only the sink may hold the record
 	}
 }
 
@@ -192,7 +189,7 @@ func (r *run) writeRecords(sink Sink, cancelRun context.CancelCauseFunc, done ch
 func (r *run) recordNotStarted(from int, msg string) {
 	t := r.tier
 	for i := from; i < len(t.Offsets); i++ {
-		rec := &r.recs[i]
+		rec := new(records.Record)
 		*rec = records.NewRecord(t.Index, t.Requests[i].ID, t.Offsets[i])
 		rec.Shard = t.Shard
 		rec.Outcome, rec.Error = records.Canceled, msg
@@ -221,8 +218,8 @@ func (r *run) waitStragglers(timer *time.Timer, phaseEnd time.Duration, cancelRu
 // recordStillQueued records the dispatched requests still waiting for a slot when the run was
 // stopped. It runs after every worker has exited.
 func (r *run) recordStillQueued() {
-	for _, i := range r.queue[r.head:] {
-		rec := &r.recs[i]
+	for _, q := range r.queue[r.head:] {
+		rec := q.rec
 		rec.Outcome, rec.Error = records.Canceled, "canceled while waiting for a concurrency slot: "+causeText(r.ctx)
 		r.progress.Done.Add(1)
 		r.progress.Errors.Add(1)
@@ -251,16 +248,24 @@ type run struct {
 	done     <-chan struct{}
 	t0       time.Time
 	progress *Progress
-	recs     []records.Record
-	out      chan *records.Record // one slot per record: a send never blocks
+	// Records are made at dispatch and live until the writer has handed them to the sink: memory
+	// follows the requests in flight, not the length of the tier.
+	out      chan *records.Record // one slot per planned request: a send never blocks
 	sinkErr  error                // the sink's first error; read after the writer is done
+	canceled int                  // records written as canceled; read after the writer is done
 	wg       sync.WaitGroup
 
 	// The gate: running requests and the FIFO of dispatched requests waiting for a slot.
 	mu      sync.Mutex
 	running int
-	queue   []int
+	queue   []queued
 	head    int
+}
+
+// queued is a dispatched request waiting for a concurrency slot.
+type queued struct {
+	i   int
+	rec *records.Record
 }
 
 func (r *run) stopped() bool {
@@ -290,12 +295,12 @@ func (r *run) dispatch(timer *time.Timer, res *Result) (next int, stoppedByTime 
 				return i, false
 			}
 		}
-		rec := &r.recs[i]
+		rec := new(records.Record)
 		*rec = records.NewRecord(t.Index, t.Requests[i].ID, planned)
 		rec.Shard = t.Shard
 		rec.Dispatched = time.Since(r.t0)
 		r.progress.Dispatched.Add(1)
-		r.admit(i)
+		r.admit(i, rec)
 	}
 	return len(t.Offsets), false
 }
@@ -352,12 +357,11 @@ func (r *run) waitLimiter(timer *time.Timer) (delayed, ok bool) {
 
 // admit is the gate's entrance, called by the dispatcher: it never blocks. Without a free slot
 // the request joins the FIFO and the next finishing request's goroutine will run it.
-func (r *run) admit(i int) {
-	rec := &r.recs[i]
+func (r *run) admit(i int, rec *records.Record) {
 	if limit := r.tier.MaxConcurrency; limit > 0 {
 		r.mu.Lock()
 		if r.running >= limit {
-			r.queue = append(r.queue, i)
+			r.queue = append(r.queue, queued{i, rec})
 			r.mu.Unlock()
 			return
 		}
@@ -366,40 +370,41 @@ func (r *run) admit(i int) {
 	}
 	rec.Slot = rec.Dispatched
 	r.wg.Add(1)
-	go r.worker(i)
+	go r.worker(queued{i, rec})
 }
 
-// worker runs request i, then, with a cap, keeps its slot for the next queued request.
-func (r *run) worker(i int) {
+// worker runs request q, then, with a cap, keeps its slot for the next queued request.
+func (r *run) worker(q queued) {
 	defer r.wg.Done()
-	for i >= 0 {
-		r.one(i)
-		i = r.next()
+	for q.rec != nil {
+		r.one(q.i, q.rec)
+		q = r.next()
 	}
 }
 
-// next hands the finishing request's slot to the head of the queue, or frees it.
-func (r *run) next() int {
+// next hands the finishing request's slot to the head of the queue (returned), or frees it
+// (a zero queued).
+func (r *run) next() queued {
 	if r.tier.MaxConcurrency == 0 {
-		return -1
+		return queued{}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.head < len(r.queue) && !r.stopped() {
-		i := r.queue[r.head]
+		q := r.queue[r.head]
+		r.queue[r.head] = queued{} // the record is the worker's now
 		r.head++
 		if r.head == len(r.queue) {
 			r.queue, r.head = r.queue[:0], 0
 		}
-		r.recs[i].Slot = time.Since(r.t0)
-		return i
+		q.rec.Slot = time.Since(r.t0)
+		return q
 	}
 	r.running--
-	return -1
+	return queued{}
 }
 
-func (r *run) one(i int) {
-	rec := &r.recs[i]
+func (r *run) one(i int, rec *records.Record) {
 	p := r.progress
 	p.InFlight.Add(1)
 	r.send(rec, &r.tier.Requests[i])

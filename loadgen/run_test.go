@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"weak"
 
 	"golang.org/x/time/rate"
 
@@ -365,5 +366,49 @@ func TestRunReleasesGapsAfterTheSink(t *testing.T) {
 		if r.ITL != nil {
 			t.Errorf("record %d: Run still holds %d gaps after the sink had them", r.ID, len(r.ITL))
 		}
+	}
+}
+
+// weakSink keeps only weak pointers to the records it is handed and, at record k, collects
+// garbage and counts how many of the first k/2 records are still alive.
+type weakSink struct {
+	ptrs  []weak.Pointer[records.Record]
+	k     int
+	alive int
+}
+
+func (s *weakSink) Write(r *records.Record) error {
+	s.ptrs = append(s.ptrs, weak.Make(r))
+	if len(s.ptrs) == s.k {
+		runtime.GC()
+		runtime.GC()
+		for _, p := range s.ptrs[:s.k/2] {
+			if p.Value() != nil {
+				s.alive++
+			}
+		}
+	}
+	return nil
+}
+
+// TestRunHoldsOnlyRecordsInFlight: once the sink has a record, Run keeps no reference to it, so
+// a long tier's memory follows the requests in flight, not the requests planned.
+func TestRunHoldsOnlyRecordsInFlight(t *testing.T) {
+	srv := fakesse.New(func(fakesse.Received) fakesse.Script {
+		return fakesse.Stream{Chunks: 2, Usage: true}.Script()
+	})
+	defer srv.Close()
+	c := newClient(t, loadgen.Target{BaseURL: srv.URL}, 4)
+	sink := &weakSink{k: 120}
+	if _, err := loadgen.Run(context.Background(), c, loadgen.Tier{
+		Offsets: evenly(160, 500*time.Microsecond), Requests: requests(160), MaxConcurrency: 4,
+	}, sink, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.ptrs) != 160 {
+		t.Fatalf("%d records", len(sink.ptrs))
+	}
+	if sink.alive != 0 {
+		t.Errorf("%d of the first %d records were still referenced after the sink had them", sink.alive, sink.k/2)
 	}
 }
