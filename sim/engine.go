@@ -148,12 +148,13 @@ type engine struct {
 	shut  bool
 
 	// Engine goroutine only.
-	running  []*sequence // in admission order
-	waiting  deque
-	cache    *prefixCache
-	kvHeld   int
-	batch    []*sequence
-	finished []*sequence // finished in the last applied step
+	running    []*sequence // in admission order
+	waiting    deque
+	cache      *prefixCache
+	kvHeld     int
+	batch      []*sequence
+	finished   []*sequence // finished in the last applied step
+	progressed []*sequence // gained tokens in the last applied step, not finished
 
 	// Published for Stats and /metrics.
 	nRunning, nWaiting, kvUsed atomic.Int64
@@ -362,6 +363,7 @@ func (e *engine) plan() time.Duration {
 // finished sequences leave.
 func (e *engine) apply(now time.Time) {
 	e.finished = e.finished[:0]
+	e.progressed = e.progressed[:0]
 	var gen int64
 	for _, s := range e.batch {
 		if s.decoding {
@@ -388,10 +390,14 @@ func (e *engine) apply(now time.Time) {
 			e.finished = append(e.finished, s)
 			continue
 		}
-		s.publish(stateRunning)
+		e.progressed = append(e.progressed, s)
 	}
+	// Counters first, then the tokens: a client holding a token must see it in the stats.
 	e.genTokens.Add(gen)
 	e.steps.Add(1)
+	for _, s := range e.progressed {
+		s.publish(stateRunning)
+	}
 	if len(e.finished) == 0 {
 		return
 	}

@@ -28,3 +28,14 @@ func plateauConfig() Config {
 	c.PrefixCacheBlocks = 0
 	return c
 }
+
+// LatenessLogged reports whether the engine has logged the lateness of
+// every step it has applied. It logs a step's lateness only after handing
+// out the step's tokens, so a client that holds its last token may read
+// Stats before that step's lateness is in StepLatenessMax.
+func (s *Server) LatenessLogged() bool {
+	steps := s.eng.steps.Load()
+	s.eng.lateness.mu.Lock()
+	defer s.eng.lateness.mu.Unlock()
+	return int64(s.eng.lateness.n) >= steps
+}

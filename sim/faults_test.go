@@ -48,14 +48,41 @@ func TestFaultStall(t *testing.T) {
 	r := start(t, cfg)
 	client := newClient()
 	const maxTokens = 20
-	// The client gives up after the whole answer would have taken 10 times
-	// over (20 steps of 2 ms): a stalled stream must still be open then.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*maxTokens*cfg.StepBase)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res := post(ctx, client, r.URL()+"/completions", completionBody("a b", maxTokens))
-	if res.status != http.StatusOK {
-		t.Fatalf("status %d", res.status)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL()+"/completions", strings.NewReader(completionBody("a b", maxTokens)))
+	if err != nil {
+		t.Fatal(err)
 	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	res := streamResult{status: resp.StatusCode}
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		readEvents(&res, resp.Body)
+	}()
+	// The stall is the handler's: the engine generates every token. Once
+	// it has, a stream that does not stall ends at once; the client gives
+	// it the time the whole answer would have taken 10 times over (20
+	// steps of 2 ms), counted from there, not from the request, so that a
+	// slow start cannot pass for a stall.
+	waitFor(t, 10*time.Second, "the engine to be done with the request", func() bool {
+		s := r.Server().Stats()
+		return s.Steps > 0 && s.Running == 0 && s.Waiting == 0
+	})
+	select {
+	case <-read:
+	case <-time.After(20 * maxTokens * cfg.StepBase):
+	}
+	cancel()
+	<-read
 	if res.err == nil {
 		t.Fatalf("stalled stream ended cleanly: %q", res.raw)
 	}
@@ -64,7 +91,7 @@ func TestFaultStall(t *testing.T) {
 		t.Errorf("stalled stream: done %v, finish %q, %d chunks; want no end and fewer than %d chunks", out.done, out.finish, len(out.times), maxTokens)
 	}
 	// The engine finished or dropped the sequence; nothing leaks.
-	waitFor(t, 2*time.Second, "the engine to empty", func() bool {
+	waitFor(t, 10*time.Second, "the engine to empty", func() bool {
 		s := r.Server().Stats()
 		return s.Running == 0 && s.Waiting == 0
 	})
@@ -220,20 +247,20 @@ func TestDisconnectFreesSequence(t *testing.T) {
 		defer close(done2)
 		post(ctx2, client, r.URL()+"/completions", completionBody("c d", 10))
 	}()
-	waitFor(t, 2*time.Second, "one running, one waiting", func() bool {
+	waitFor(t, 10*time.Second, "one running, one waiting", func() bool {
 		s := srv.Stats()
 		return s.Running == 1 && s.Waiting == 1
 	})
 	cancel2()
 	<-done2
-	waitFor(t, time.Second, "the waiting request to leave", func() bool { return srv.Stats().Waiting == 0 })
+	waitFor(t, 10*time.Second, "the waiting request to leave", func() bool { return srv.Stats().Waiting == 0 })
 	if s := srv.Stats(); s.Running != 1 {
 		t.Errorf("running %d after the waiting client left, want 1", s.Running)
 	}
 	cancel1()
 	resp.Body.Close()
 	// The engine notices at its next step boundary (2 ms here).
-	waitFor(t, time.Second, "the running request to leave", func() bool {
+	waitFor(t, 10*time.Second, "the running request to leave", func() bool {
 		s := srv.Stats()
 		return s.Running == 0 && s.KVUsedTokens == 0
 	})

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,7 +96,14 @@ func post(ctx context.Context, client *http.Client, url, body string) streamResu
 	}
 	defer resp.Body.Close()
 	res.status = resp.StatusCode
-	br := bufio.NewReader(resp.Body)
+	readEvents(&res, resp.Body)
+	return res
+}
+
+// readEvents reads a response body to its end into res, timing every SSE
+// message.
+func readEvents(res *streamResult, body io.Reader) {
+	br := bufio.NewReader(body)
 	for {
 		line, err := br.ReadBytes('\n')
 		res.raw = append(res.raw, line...)
@@ -106,7 +114,7 @@ func post(ctx context.Context, client *http.Client, url, body string) streamResu
 			if !errors.Is(err, io.EOF) {
 				res.err = err
 			}
-			return res
+			return
 		}
 	}
 }
@@ -190,4 +198,85 @@ func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 
 func newClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: true}}
+}
+
+// stallProbe measures how late this test process gets to run its
+// goroutines: one goroutine naps 1 ms at a time and keeps its largest
+// overshoot. The engine times its own steps (Stats.StepLatenessMax), but
+// not the goroutines that carry a request in and its tokens out (the
+// handler, the client's reader, the test itself); a probe that woke this
+// late says that they may have too.
+type stallProbe struct {
+	base   time.Time
+	worst  atomic.Int64 // nanoseconds
+	napped atomic.Int64 // when the nap in progress began, in nanoseconds from base
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+const probeNap = time.Millisecond
+
+// startStallProbe runs a probe until the end of t.
+func startStallProbe(t testing.TB) *stallProbe {
+	p := &stallProbe{base: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		for {
+			select {
+			case <-p.stop:
+				return
+			default:
+			}
+			t0 := time.Since(p.base)
+			p.napped.Store(int64(t0))
+			time.Sleep(probeNap)
+			if late := time.Since(p.base) - t0 - probeNap; int64(late) > p.worst.Load() {
+				p.worst.Store(int64(late))
+			}
+		}
+	}()
+	t.Cleanup(func() { close(p.stop); <-p.done })
+	return p
+}
+
+// maxLate is the largest lateness seen so far, the nap in progress included
+// (after a stall, the caller may run before the probe does).
+func (p *stallProbe) maxLate() time.Duration {
+	ongoing := time.Since(p.base) - time.Duration(p.napped.Load()) - probeNap
+	return max(time.Duration(p.worst.Load()), ongoing)
+}
+
+// timingChecks collects the failures of a test's wall-clock assertions.
+// They are errors, unless the probe saw a goroutine run later than limit
+// (the part of the test's slack that one scheduling stall may take): then
+// the machine could have caused them, and the test skips, saying why. On
+// a machine that keeps time, every failure is reported.
+type timingChecks struct {
+	t     *testing.T
+	probe *stallProbe
+	limit time.Duration
+	fails []string
+}
+
+func newTimingChecks(t *testing.T, limit time.Duration) *timingChecks {
+	return &timingChecks{t: t, probe: startStallProbe(t), limit: limit}
+}
+
+func (c *timingChecks) errorf(format string, args ...any) {
+	c.fails = append(c.fails, fmt.Sprintf(format, args...))
+}
+
+// report ends the checks.
+func (c *timingChecks) report() {
+	c.t.Helper()
+	if len(c.fails) == 0 {
+		return
+	}
+	if m := c.probe.maxLate(); m > c.limit {
+		c.t.Skipf("this machine ran goroutines up to %v late (more than the %v the test's slack allows), so these timing failures may be the machine's: %s",
+			m, c.limit, strings.Join(c.fails, "; "))
+	}
+	for _, f := range c.fails {
+		c.t.Error(f)
+	}
 }

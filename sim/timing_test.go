@@ -3,7 +3,6 @@ package sim_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -25,13 +24,23 @@ import (
 // deliverySlack an allowance for deliv (and, for TTFT, reading and
 // tokenizing the request) on a loaded 2-core box under -race. When the
 // engine fell so far behind that it restarted its step clock (a schedule
-// reset), the model no longer applies: such runs skip.
+// reset), the model no longer applies: such runs skip. What the slack
+// covers the engine does not time; a stall probe (timingChecks) measures
+// how late this process runs its goroutines, and when it saw more than
+// half the slack, a failed bound may be the machine's: the test skips
+// instead of failing. The latency tests are not parallel tests, so they
+// never run beside the throughput and overload tests, which are: those
+// keep the CPU busy with dozens of clients, whose scheduling delays would
+// eat the slack.
 const deliverySlack = 10 * time.Millisecond
 
 // lateBound returns the measured maximum step lateness, skipping the test
 // when the machine was too loaded for the model to hold.
 func lateBound(t *testing.T, s *sim.Server) time.Duration {
 	t.Helper()
+	// The engine logs a step's lateness after handing out its tokens: wait
+	// for the step that handed out the last token the test read.
+	waitFor(t, 10*time.Second, "the engine to log its last step's lateness", s.LatenessLogged)
 	st := s.Stats()
 	if st.ScheduleResets > 0 {
 		t.Skipf("the engine fell over 250 ms behind (machine overloaded; max step lateness %v): the timing model does not apply", st.StepLatenessMax)
@@ -44,13 +53,13 @@ func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 // TestLowLoadLatency: one request alone. TTFT is one step that prefills the
 // whole prompt; ITL is the single-sequence decode step.
 func TestLowLoadLatency(t *testing.T) {
-	t.Parallel()
 	cfg := testConfig()
 	cfg.StepBase = 8 * time.Millisecond
 	cfg.StepPerSeq = 500 * time.Microsecond
 	cfg.StepPerKVToken = 2 * time.Microsecond
 	cfg.PrefillRate = 100000
 	r := start(t, cfg)
+	chk := newTimingChecks(t, deliverySlack/2)
 	const prompt, outTokens = 1000, 40
 	res := post(context.Background(), newClient(), r.URL()+"/completions", completionBody(words(prompt, "p"), outTokens))
 	out := parseStream(t, res)
@@ -68,20 +77,24 @@ func TestLowLoadLatency(t *testing.T) {
 	wantITL := decode / (outTokens - 1)
 	ttft := out.times[0].Sub(res.sent)
 	itl := out.times[len(out.times)-1].Sub(out.times[0]) / (outTokens - 1)
-	t.Logf("TTFT %.2f ms (model %.2f), mean ITL %.3f ms (model %.3f), max step lateness %v", ms(ttft), ms(wantTTFT), ms(itl), ms(wantITL), late)
-	if ttft < wantTTFT || ttft > wantTTFT+late+deliverySlack {
-		t.Errorf("TTFT %v, want in [%v, %v + lateness %v + slack %v]", ttft, wantTTFT, wantTTFT, late, deliverySlack)
+	t.Logf("TTFT %.2f ms (model %.2f), mean ITL %.3f ms (model %.3f), max step lateness %v, stall probe %v", ms(ttft), ms(wantTTFT), ms(itl), ms(wantITL), late, chk.probe.maxLate())
+	// Timers never fire early: the lower bound is exact.
+	if ttft < wantTTFT {
+		t.Errorf("TTFT %v, shorter than the model's %v", ttft, wantTTFT)
+	}
+	if ttft > wantTTFT+late+deliverySlack {
+		chk.errorf("TTFT %v, want at most %v + lateness %v + slack %v", ttft, wantTTFT, late, deliverySlack)
 	}
 	if tol := (late + deliverySlack) / (outTokens - 1); (itl - wantITL).Abs() > tol {
-		t.Errorf("mean ITL %v, want %v ± %v", itl, wantITL, tol)
+		chk.errorf("mean ITL %v, want %v ± %v", itl, wantITL, tol)
 	}
+	chk.report()
 }
 
 // TestITLFollowsStepModel: N sequences decoding together; each step lasts
 // StepBase + N·StepPerSeq, and so does each chunk gap. With TokensPerChunk
 // k, a chunk gap is still one step but TPOT is a k-th of it.
 func TestITLFollowsStepModel(t *testing.T) {
-	t.Parallel()
 	tests := []struct {
 		n, k, outTokens int
 		base            time.Duration
@@ -99,6 +112,7 @@ func TestITLFollowsStepModel(t *testing.T) {
 			cfg.StepPerSeq = time.Millisecond
 			cfg.TokensPerChunk = tt.k
 			r := start(t, cfg)
+			chk := newTimingChecks(t, deliverySlack/2)
 			client := newClient()
 			outs := make([]output, tt.n)
 			sent := make([]time.Time, tt.n)
@@ -129,17 +143,18 @@ func TestITLFollowsStepModel(t *testing.T) {
 			itl := sumITL / time.Duration(tt.n)
 			tpot := sumTPOT / time.Duration(tt.n)
 			wantTPOT := step * time.Duration(chunks-1) / time.Duration(tt.outTokens-1)
-			t.Logf("mean ITL %.3f ms (model %.3f), TPOT %.3f ms (model %.3f), max lateness %v", ms(itl), ms(step), ms(tpot), ms(wantTPOT), late)
+			t.Logf("mean ITL %.3f ms (model %.3f), TPOT %.3f ms (model %.3f), max lateness %v, stall probe %v", ms(itl), ms(step), ms(tpot), ms(wantTPOT), late, chk.probe.maxLate())
 			if tol := (late + deliverySlack) / time.Duration(hi-lo); (itl - step).Abs() > tol {
-				t.Errorf("mean ITL %v, want %v ± %v", itl, step, tol)
+				chk.errorf("mean ITL %v, want %v ± %v", itl, step, tol)
 			}
 			// TPOT spans the whole stream, including the steps at either
 			// end where not all N had joined yet or some had left: N-1
 			// steps each way at most, each StepPerSeq·(N-1) shorter.
 			edge := 2 * time.Duration(tt.n-1) * time.Duration(tt.n-1) * cfg.StepPerSeq
 			if tol := (late + deliverySlack + edge) / time.Duration(tt.outTokens-1); (tpot - wantTPOT).Abs() > tol {
-				t.Errorf("TPOT %v, want %v ± %v", tpot, wantTPOT, tol)
+				chk.errorf("TPOT %v, want %v ± %v", tpot, wantTPOT, tol)
 			}
+			chk.report()
 		})
 	}
 }
@@ -149,12 +164,17 @@ func TestITLFollowsStepModel(t *testing.T) {
 // a virtual clock within 1% (TestTheoryMatchesVirtualEngine checks this
 // configuration); in real time, the tokens credited in a window of length W
 // can be off by the tokens of one step plus the lateness at each edge:
-// 2·B·k·(1 + maxLate/minStep) tokens.
+// 2·B·k·(1 + maxLate/minStep) tokens. Faster than that is a defect
+// whatever the machine; slower also when the clients could not keep the
+// queue filled, which takes a stall of about one request lifetime (the
+// queue holds one batch, ~220 ms of output): the checks skip a shortfall
+// on a machine that stalled goroutines for more than 50 ms.
 func TestThroughputPlateau(t *testing.T) {
 	t.Parallel()
 	cfg := sim.PlateauConfig()
 	r := start(t, cfg)
 	srv := r.Server()
+	chk := newTimingChecks(t, 50*time.Millisecond)
 	client := newClient()
 	theory := cfg.TheoreticalPeakOutput(sim.PlateauIn, sim.PlateauOut)
 	body := fmt.Sprintf(`{"prompt":%q,"max_tokens":%d}`, words(sim.PlateauIn, "q"), sim.PlateauOut)
@@ -182,32 +202,50 @@ func TestThroughputPlateau(t *testing.T) {
 	ramp := time.Duration(clients)*life/time.Duration(cfg.MaxNumSeqs) + life
 	time.Sleep(ramp)
 	const window = 2 * time.Second
-	s0, t0 := srv.Stats(), time.Now()
+	// Clock readings bracket each Stats read (the test goroutine may be
+	// descheduled around it), so the window the counted tokens were
+	// generated in lasts between inner and outer.
+	a0 := time.Now()
+	s0 := srv.Stats()
+	b0 := time.Now()
 	time.Sleep(window)
-	s1, el := srv.Stats(), time.Since(t0)
+	a1 := time.Now()
+	s1 := srv.Stats()
+	b1 := time.Now()
 	cancel()
 	wg.Wait()
 	late := lateBound(t, srv)
-	got := float64(s1.GeneratedTokens-s0.GeneratedTokens) / el.Seconds()
+	tokens := float64(s1.GeneratedTokens - s0.GeneratedTokens)
+	inner, outer := a1.Sub(b0), b1.Sub(a0)
+	fast, slow := tokens/inner.Seconds(), tokens/outer.Seconds() // the rate lies between
 	edge := 2 * float64(cfg.MaxNumSeqs*cfg.TokensPerChunk) * (1 + float64(late)/float64(cfg.StepBase))
-	tol := 0.01 + edge/(theory*el.Seconds())
-	t.Logf("plateau %.1f tok/s, theory %.1f, tolerance %.1f%%, max lateness %v, waiting %d", got, theory, 100*tol, late, s1.Waiting)
-	if math.Abs(got/theory-1) > tol {
-		t.Errorf("plateau %.1f tok/s, theory %.1f ± %.1f%%", got, theory, 100*tol)
+	tol := 0.01 + edge/(theory*inner.Seconds())
+	t.Logf("plateau %.1f to %.1f tok/s, theory %.1f, tolerance %.1f%%, max lateness %v, waiting %d, stall probe %v",
+		slow, fast, theory, 100*tol, late, s1.Waiting, chk.probe.maxLate())
+	if slow > theory*(1+tol) {
+		t.Errorf("plateau at least %.1f tok/s, theory %.1f + %.1f%%", slow, theory, 100*tol)
+	}
+	if fast < theory*(1-tol) {
+		chk.errorf("plateau at most %.1f tok/s, theory %.1f - %.1f%%", fast, theory, 100*tol)
 	}
 	if s1.Running != cfg.MaxNumSeqs && s0.Running != cfg.MaxNumSeqs {
-		t.Errorf("batch not full at saturation: %d then %d running", s0.Running, s1.Running)
+		chk.errorf("batch not full at saturation: %d then %d running", s0.Running, s1.Running)
 	}
+	chk.report()
 }
 
 // TestOverCapacity: offered twice the plateau, the queue grows by
 // (λ-μ)·Δt and the time to first token grows with it, by the queue
-// length over μ. The assertions ask for half of each.
+// length over μ. The assertions ask for half of each: a margin of about
+// 100 ms of arrivals for the queue (requests still on their way to the
+// server when it is sampled are not in it) and 300 ms for TTFT, which a
+// machine that stalls goroutines for more than 25 ms may eat into.
 func TestOverCapacity(t *testing.T) {
 	t.Parallel()
 	cfg := sim.PlateauConfig()
 	r := start(t, cfg)
 	srv := r.Server()
+	chk := newTimingChecks(t, 25*time.Millisecond)
 	client := newClient()
 	mu := cfg.TheoreticalPeakOutput(sim.PlateauIn, sim.PlateauOut) / sim.PlateauOut // req/s
 	lambda := 2 * mu
@@ -240,9 +278,9 @@ func TestOverCapacity(t *testing.T) {
 	wg.Wait()
 	lateBound(t, srv)
 	growth := (lambda - mu) * (offered.Seconds() - sample.Seconds()) // queue growth, first sample to last
-	t.Logf("λ %.1f req/s, μ %.1f req/s, waiting samples %v, theory growth %.1f", lambda, mu, waiting, growth)
+	t.Logf("λ %.1f req/s, μ %.1f req/s, waiting samples %v, theory growth %.1f, stall probe %v", lambda, mu, waiting, growth, chk.probe.maxLate())
 	if len(waiting) < 2 || float64(waiting[len(waiting)-1]-waiting[0]) < growth/2 {
-		t.Errorf("waiting queue %v did not grow by half of %.1f", waiting, growth)
+		chk.errorf("waiting queue %v did not grow by half of %.1f", waiting, growth)
 	}
 	k := max(3, n/10)
 	mean := func(d []time.Duration) time.Duration {
@@ -260,8 +298,9 @@ func TestOverCapacity(t *testing.T) {
 	wantRise := time.Duration((lambda - mu) * offered.Seconds() / mu * float64(time.Second))
 	t.Logf("mean TTFT of the first %d: %v, of the last %d: %v (theory rise %v)", k, first, k, last, wantRise)
 	if last-first < wantRise/2 {
-		t.Errorf("TTFT rose by %v, want at least half of %v", last-first, wantRise)
+		chk.errorf("TTFT rose by %v, want at least half of %v", last-first, wantRise)
 	}
+	chk.report()
 }
 
 // TestKVBudgetLimitsConcurrency: prompts of 100 tokens, 50 output tokens,
@@ -330,7 +369,6 @@ func TestKVBudgetLimitsConcurrency(t *testing.T) {
 // 1984/PrefillRate = 19.8 ms shorter; /metrics counts queries and hits in
 // tokens.
 func TestPrefixCacheCutsTTFT(t *testing.T) {
-	t.Parallel()
 	cfg := testConfig()
 	cfg.StepBase = 5 * time.Millisecond
 	cfg.PrefillRate = 100000
@@ -338,6 +376,7 @@ func TestPrefixCacheCutsTTFT(t *testing.T) {
 	cfg.PrefixCacheBlocks = 1000
 	cfg.MaxModelLen = 4096
 	r := start(t, cfg)
+	chk := newTimingChecks(t, deliverySlack/2)
 	client := newClient()
 	prompt := words(2000, "shared")
 	var ttft [2]time.Duration
@@ -351,9 +390,9 @@ func TestPrefixCacheCutsTTFT(t *testing.T) {
 	}
 	late := lateBound(t, r.Server())
 	saving := time.Duration(1984 / cfg.PrefillRate * float64(time.Second))
-	t.Logf("TTFT cold %v, warm %v, model saving %v", ttft[0], ttft[1], saving)
+	t.Logf("TTFT cold %v, warm %v, model saving %v, stall probe %v", ttft[0], ttft[1], saving, chk.probe.maxLate())
 	if ttft[0]-ttft[1] < saving-late-deliverySlack {
-		t.Errorf("prefix cache cut TTFT by %v, want %v (less lateness %v and slack %v)", ttft[0]-ttft[1], saving, late, deliverySlack)
+		chk.errorf("prefix cache cut TTFT by %v, want %v (less lateness %v and slack %v)", ttft[0]-ttft[1], saving, late, deliverySlack)
 	}
 	_, _, body := getMetrics(t, r)
 	label := `{model_name="` + cfg.ModelName + `"}`
@@ -366,6 +405,7 @@ func TestPrefixCacheCutsTTFT(t *testing.T) {
 	if s := r.Server().Stats(); s.PrefixCacheHits != 1984 || s.PrefixCacheQueries != 4000 {
 		t.Errorf("Stats prefix %d/%d, want 1984/4000", s.PrefixCacheHits, s.PrefixCacheQueries)
 	}
+	chk.report()
 }
 
 func getMetrics(t *testing.T, r *sim.Running) (int, string, string) {
