@@ -20,6 +20,7 @@ import (
 // attempts the records count, and each outcome carries the evidence of its fault. Also when the
 // run is canceled in the middle, and with retries.
 func TestFaultAccounting(t *testing.T) {
+	watchStalls(t)
 	const (
 		n         = 80
 		gap       = 4 * time.Millisecond // dispatching takes 316 ms
@@ -64,6 +65,7 @@ func TestFaultAccounting(t *testing.T) {
 			}
 			sink := &memSink{}
 			var progress loadgen.Progress
+			start := time.Now()
 			res, err := loadgen.Run(ctx, c, loadgen.Tier{
 				Offsets: evenly(n, gap), Requests: reqs, MaxConcurrency: tc.conc, Retries: tc.retries,
 			}, sink, &progress)
@@ -71,6 +73,7 @@ func TestFaultAccounting(t *testing.T) {
 				t.Fatal(err)
 			}
 			recs := sink.byID(t, n) // every planned id exactly once
+			stalled := worstStall(start) > stallLimit
 
 			var count [5]int
 			attempts, unsure := 0, 0
@@ -82,7 +85,7 @@ func TestFaultAccounting(t *testing.T) {
 				if r.Outcome == records.Timeout && r.HTTPStatus == 0 {
 					unsure++ // no answer before the deadline: maybe never written
 				}
-				if err := checkEvidence(r, maxTokens, timeout, tc.retries); err != nil {
+				if err := checkEvidence(r, maxTokens, timeout, tc.retries, stalled); err != nil {
 					t.Errorf("request %d (%v): %v; record %+v", r.ID, r.Outcome, err, r)
 				}
 			}
@@ -114,7 +117,10 @@ func TestFaultAccounting(t *testing.T) {
 					t.Errorf("the server received %d requests, the records count %d attempts (%d maybe never sent)", got, attempts, unsure)
 				}
 			} else if count[records.Canceled] == 0 || res.Stopped == "" || res.Dispatched == n {
-				t.Errorf("canceled at %v: %d canceled, %d dispatched, Stopped %q", tc.cancelAt, count[records.Canceled], res.Dispatched, res.Stopped)
+				// The cancellation comes 116 ms before the last dispatch: a stall of the process
+				// about half as long lets the dispatcher catch up with its schedule first.
+				errorfUnlessStalled(t, start, 50*time.Millisecond, "canceled at %v: %d canceled, %d dispatched, Stopped %q",
+					tc.cancelAt, count[records.Canceled], res.Dispatched, res.Stopped)
 			}
 		})
 	}
@@ -124,8 +130,9 @@ func TestFaultAccounting(t *testing.T) {
 // an error answer has a 5xx status and no output; a cut connection leaves some output (the sim
 // cuts after at least one token) counted in the tokens; a stall ends at the deadline; an ok
 // request got all its tokens from the usage message; a failure after output is never retried,
-// and an error is retried until the retries run out.
-func checkEvidence(r records.Record, maxTokens int, timeout time.Duration, retries int) error {
+// and an error is retried until the retries run out. stalled says that this process stalled for
+// longer than the slack absorbs during the run.
+func checkEvidence(r records.Record, maxTokens int, timeout time.Duration, retries int, stalled bool) error {
 	if len(r.Error) > maxRecordError {
 		return fmt.Errorf("error of %d bytes", len(r.Error))
 	}
@@ -151,10 +158,11 @@ func checkEvidence(r records.Record, maxTokens int, timeout time.Duration, retri
 	case records.Timeout:
 		// The client arms the deadline from a clock reading taken just before sent, so a
 		// scheduling stall between the two makes End-Sent short of the timeout: slack covers
-		// ordinary stalls. A request that got no answer at all may have been starved for the
-		// whole timeout before it was sent (seen at load 10 on 2 cores under -race), so its end
-		// is only checked to follow sent. TestFaultSuite checks the deadline itself.
-		if r.End-r.Sent < timeout-slack && r.HTTPStatus != 0 || r.OutputTokens != r.Chunks {
+		// ordinary stalls, and in a run where the stall watch saw a longer one the end is not
+		// checked. A request that got no answer at all may have been starved for the whole
+		// timeout before it was sent (seen at load 10 on 2 cores under -race), so its end is
+		// only checked to follow sent. TestFaultSuite checks the deadline itself.
+		if r.End-r.Sent < timeout-slack && r.HTTPStatus != 0 && !stalled || r.OutputTokens != r.Chunks {
 			return fmt.Errorf("timeout after %v with %d tokens for %d chunks", r.End-r.Sent, r.OutputTokens, r.Chunks)
 		}
 	case records.Canceled:
