@@ -305,7 +305,8 @@ func holdStalled(ctx context.Context, baseURL string, want int, limit time.Durat
 		case <-tick.C:
 		}
 	}
-	// The server has flushed every first chunk; give the client time to read them.
+	// The server counts a held stream just before it flushes the stream's first chunk; give the
+	// flushes and the client's reads of those chunks time.
 	select {
 	case <-ctx.Done():
 		return ctx.Err()

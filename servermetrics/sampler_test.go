@@ -153,7 +153,17 @@ func TestSamplerHangingServer(t *testing.T) {
 	smp := sm.StartSampler(context.Background(), scraper, time.Now(), 20*time.Millisecond)
 	<-entered // the first scrape is in the server while we go on
 	<-smp.Ready()
-	time.Sleep(400 * time.Millisecond) // room for periodic scrapes to time out
+	// Scrapes never overlap: when the third enters the server, the second,
+	// a periodic one, has ended, at its deadline, and counts as a failure.
+	// (A fixed pause would not do: on a stalled machine the periodic scrape
+	// may still be in flight when Stop abandons it.)
+	for range 2 {
+		select {
+		case <-entered:
+		case <-time.After(30 * time.Second):
+			t.Fatal("no periodic scrape reached the server")
+		}
+	}
 	got := smp.Stop()
 	if got.Scrapes != 0 || got.Failures < 3 || !strings.Contains(got.LastError, "no complete answer within 100ms") {
 		t.Errorf("scrapes %d failures %d last error %q; want 0, ≥ 3 (start, one periodic, stop), the deadline", got.Scrapes, got.Failures, got.LastError)

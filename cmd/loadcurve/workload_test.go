@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
@@ -27,6 +29,7 @@ type policyRun struct {
 // TestCachePoliciesOnASharedPrefixWorkload runs one shared-prefix workload three ways against one
 // simulated deployment whose prefix cache outlives the runs.
 func TestCachePoliciesOnASharedPrefixWorkload(t *testing.T) {
+	stalls := startStallProbe(t)
 	srv, err := sim.Start(mustProfile(t, sim.ProfileDefault), "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -58,18 +61,61 @@ func TestCachePoliciesOnASharedPrefixWorkload(t *testing.T) {
 	cold := run("cold")    // a nonce per run: the server's cache from the first run does not help
 	again := run("replay") // the same prompts again: every prefix is cached
 	warm := run("warm")    // a fresh nonce, then an unmeasured pass: cached before measuring
-	t.Logf("hit rate / mean TTFT: first replay %.3f / %.1f ms, cold %.3f / %.1f, replay again %.3f / %.1f, warm %.3f / %.1f",
-		*first.Server.HitRate, first.TTFT, *cold.Server.HitRate, cold.TTFT, *again.Server.HitRate, again.TTFT, *warm.Server.HitRate, warm.TTFT)
-	// Prefill of 1600 tokens at the default profile's 40,000 tokens/s takes 40 ms; a hit skips it.
-	if !(*again.Server.HitRate > *cold.Server.HitRate && again.TTFT < cold.TTFT) {
-		t.Errorf("replaying cached prompts should hit more and start faster than cold")
+	t.Logf("hit rate / mean TTFT: first replay %.3f / %.1f ms, cold %.3f / %.1f, replay again %.3f / %.1f, warm %.3f / %.1f; stall probe %v",
+		*first.Server.HitRate, first.TTFT, *cold.Server.HitRate, cold.TTFT, *again.Server.HitRate, again.TTFT, *warm.Server.HitRate, warm.TTFT, stalls())
+	if !(*again.Server.HitRate > *cold.Server.HitRate) {
+		t.Errorf("replaying cached prompts should hit more than cold")
 	}
-	if !(*warm.Server.HitRate > *cold.Server.HitRate && warm.TTFT < cold.TTFT) {
-		t.Errorf("warm should hit more and start faster than cold")
+	if !(*warm.Server.HitRate > *cold.Server.HitRate) {
+		t.Errorf("warm should hit more than cold")
 	}
 	if d := *cold.Server.HitRate - *first.Server.HitRate; d > 0.05 || d < -0.05 {
 		t.Errorf("cold (%.3f) should see only within-run hits, like the first run on a fresh server (%.3f)", *cold.Server.HitRate, *first.Server.HitRate)
 	}
+	// Prefill of 1600 tokens at the default profile's 40,000 tokens/s takes 40 ms; a hit skips it.
+	// Cold misses at least once per group (4 of 24 requests), so its mean TTFT is 7 to 11 ms
+	// longer: a margin of about 200 ms summed over the run's requests, which one stall of the
+	// process can take from the one or two requests in flight. On a machine that stalled
+	// goroutines for more than 50 ms, a failed comparison is not judged.
+	var slower []string
+	if !(again.TTFT < cold.TTFT) {
+		slower = append(slower, "replaying cached prompts should start faster than cold")
+	}
+	if !(warm.TTFT < cold.TTFT) {
+		slower = append(slower, "warm should start faster than cold")
+	}
+	if s := stalls(); len(slower) > 0 && s > 50*time.Millisecond {
+		t.Skipf("this machine stalled goroutines for %v, so the mean TTFTs may be the machine's: %s", s, strings.Join(slower, "; "))
+	}
+	for _, msg := range slower {
+		t.Error(msg)
+	}
+}
+
+// startStallProbe measures, until t ends, how late this test process gets to run a goroutine: one
+// goroutine naps 1 ms at a time and keeps its largest overshoot, which the returned function
+// reports.
+func startStallProbe(t *testing.T) func() time.Duration {
+	var worst atomic.Int64
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		const nap = time.Millisecond
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			t0 := time.Now()
+			time.Sleep(nap)
+			if late := time.Since(t0) - nap; int64(late) > worst.Load() {
+				worst.Store(int64(late))
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-done })
+	return func() time.Duration { return time.Duration(worst.Load()) }
 }
 
 func mustProfile(t *testing.T, name string) sim.Config {
