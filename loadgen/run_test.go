@@ -84,6 +84,7 @@ func evenly(n int, gap time.Duration) []time.Duration {
 // TestRunClientQueueTime: ten requests at T0 through two slots against a server that takes
 // 100 ms each. client_queue_time shows the queue and TTFT does not.
 func TestRunClientQueueTime(t *testing.T) {
+	watchStalls(t)
 	const d = 100 * time.Millisecond
 	srv := fakesse.New(func(fakesse.Received) fakesse.Script {
 		return fakesse.Stream{TTFT: d, Chunks: 1, Usage: true}.Script()
@@ -113,13 +114,15 @@ func TestRunClientQueueTime(t *testing.T) {
 		// duration ≤ 100 ms + slack, plus slack for the last hand-over.
 		lo := time.Duration(i/2) * d
 		hi := time.Duration(i)*(d+slack)/2 + slack
-		between(t, "client_queue_time", q, lo, hi)
-		between(t, "TTFT", ttft(r), d, d+slack)
+		betweenOrStalled(t, "client_queue_time", q, lo, hi)
+		betweenOrStalled(t, "TTFT", ttft(r), d, d+slack)
 		if i > 0 && r.Slot < recs[i-1].Slot {
 			t.Errorf("request %d admitted at %v before request %d at %v: the gate is not FIFO", i, r.Slot, i-1, recs[i-1].Slot)
 		}
-		if lag, _ := r.ScheduleLag(); lag < 0 || lag > slack {
+		if lag, _ := r.ScheduleLag(); lag < 0 {
 			t.Errorf("request %d: schedule lag %v", i, lag)
+		} else if lag > slack {
+			errorfUnlessStalled(t, time.Now().Add(-time.Minute), stallLimit, "request %d: schedule lag %v", i, lag)
 		}
 	}
 	t.Logf("client_queue_time: %v", queueTimes(recs))
@@ -214,6 +217,7 @@ func TestRunReusesConnections(t *testing.T) {
 // TestRunCancelMidRun: Ctrl-C in the middle. Every planned request still has exactly one record,
 // the outcomes add up, and nothing is left running.
 func TestRunCancelMidRun(t *testing.T) {
+	watchStalls(t) // before the baseline: its goroutine is not a leak
 	baseline := runtime.NumGoroutine()
 	srv := fakesse.New(func(fakesse.Received) fakesse.Script {
 		return fakesse.Stream{TTFT: 30 * time.Millisecond, Gap: 20 * time.Millisecond, Chunks: 3}.Script()
@@ -234,7 +238,7 @@ func TestRunCancelMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	if since := time.Since(res.T0); since > 150*time.Millisecond+slack {
-		t.Errorf("Run returned %v after T0, cancel came at 150ms", since)
+		errorfUnlessStalled(t, res.T0, stallLimit, "Run returned %v after T0, cancel came at 150ms", since)
 	}
 	recs := sink.byID(t, n)
 	var ok, canceled, inFlight, queued, never int
