@@ -53,6 +53,9 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	w.floats("metric_percentiles", s.Percentiles)
 	for i, st := range s.stats() {
 		name := statNames[i]
+		if !s.Reports(name) {
+			continue
+		}
 		w.int("count_"+name, st.Count)
 		w.num("mean_"+name+"_ms", st.Mean)
 		w.num("median_"+name+"_ms", st.Median)

@@ -183,3 +183,40 @@ func neumaier(sum, c, x float64) (float64, float64) {
 	}
 	return t, c
 }
+
+// MetricNames returns the names of the metrics with statistics, in the order of the summary's
+// JSON keys: vLLM's ttft, tpot, itl and e2el, then loadcurve's.
+func MetricNames() []string { return slices.Clone(statNames[:]) }
+
+// ParsePercentileMetrics parses --percentile-metrics: comma-separated metric names (MetricNames),
+// e.g. vLLM's "ttft,tpot,itl,e2el". The summary reports statistics for these only, in the
+// summary's own order.
+func ParsePercentileMetrics(s string) ([]string, error) {
+	want := "comma-separated names among " + strings.Join(statNames[:], ",")
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("--percentile-metrics: empty (want %s)", want)
+	}
+	var picked []string
+	for _, it := range strings.Split(s, ",") {
+		it = strings.TrimSpace(it)
+		switch {
+		case !slices.Contains(statNames[:], it):
+			return nil, fmt.Errorf("--percentile-metrics %q: unknown metric %q (want %s)", s, it, want)
+		case slices.Contains(picked, it):
+			return nil, fmt.Errorf("--percentile-metrics %q: %q is given twice", s, it)
+		}
+		picked = append(picked, it)
+	}
+	var out []string // in the summary's order
+	for _, n := range statNames {
+		if slices.Contains(picked, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// Reports tells whether the summary reports the statistics of the named metric.
+func (s *Summary) Reports(metric string) bool {
+	return s.Metrics == nil || slices.Contains(s.Metrics, metric)
+}

@@ -190,3 +190,34 @@ func seq(from, to int) []float64 {
 	}
 	return out
 }
+
+func TestParsePercentileMetrics(t *testing.T) {
+	tests := []struct {
+		in     string
+		want   []string
+		errHas string
+	}{
+		{in: "ttft,tpot,itl,e2el", want: []string{"ttft", "tpot", "itl", "e2el"}},
+		{in: " e2el , ttft ", want: []string{"ttft", "e2el"}}, // the summary's order
+		{in: "schedule_lag,client_queue_time", want: []string{"client_queue_time", "schedule_lag"}},
+		{in: "", errHas: "empty"},
+		{in: "ttft,", errHas: `unknown metric ""`},
+		{in: "ttft,latency", errHas: `unknown metric "latency"`},
+		{in: "TTFT", errHas: `unknown metric "TTFT"`},
+		{in: "itl,itl", errHas: "given twice"},
+	}
+	for _, tc := range tests {
+		got, err := measure.ParsePercentileMetrics(tc.in)
+		switch {
+		case tc.errHas != "":
+			if err == nil || !strings.Contains(err.Error(), tc.errHas) || !strings.Contains(err.Error(), "--percentile-metrics") {
+				t.Errorf("%q: err %v, want it to name the flag and mention %q", tc.in, err, tc.errHas)
+			}
+		case err != nil || !slices.Equal(got, tc.want):
+			t.Errorf("%q: %v %v, want %v", tc.in, got, err, tc.want)
+		}
+	}
+	if names := measure.MetricNames(); len(names) != 7 || names[0] != "ttft" || names[3] != "e2el" {
+		t.Errorf("MetricNames() = %v", names)
+	}
+}

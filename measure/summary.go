@@ -26,6 +26,9 @@ type Options struct {
 	// Warmup and Cooldown define an optional steady-state window on planned time (see the
 	// package documentation); both zero means the whole tier, and negative values count as zero.
 	Warmup, Cooldown time.Duration
+	// Metrics names the metrics whose statistics the summary reports (MetricNames; vLLM's
+	// --percentile-metrics); nil means all. Every metric is computed either way.
+	Metrics []string
 }
 
 // TierInfo is what the caller knows about the tier that the records do not say.
@@ -87,6 +90,7 @@ type Summary struct {
 
 	Objectives  string    // Objectives.String() of the objectives used
 	Percentiles []float64 // the percentiles in the Stats
+	Metrics     []string  // the metrics whose statistics are reported (Options.Metrics); nil: all
 	// PercentileError is 0 when medians and percentiles are exact (Summarize, Accumulator), else
 	// their relative error bound (ApproxAccumulator).
 	PercentileError float64
@@ -274,6 +278,7 @@ func (a *Accumulator) Summary(info TierInfo) Summary {
 	s.Complete = a.allIssued >= info.Planned && a.canceled == 0
 	s.Objectives = a.opts.Objectives.String()
 	s.Percentiles = append([]float64{}, a.opts.Percentiles...)
+	s.Metrics = slices.Clone(a.opts.Metrics)
 	s.ClientBoundThreshold = ms(a.opts.MaxScheduleLag)
 
 	s.Outcomes = make(map[string]int, len(records.Outcomes()))

@@ -254,6 +254,57 @@ func TestSummaryGoldenJSON(t *testing.T) {
 	}
 }
 
+// TestSummaryJSONReportsTheSelectedMetrics: with Options.Metrics (vLLM's --percentile-metrics)
+// the JSON carries the statistics of those metrics only, and everything else unchanged.
+func TestSummaryJSONReportsTheSelectedMetrics(t *testing.T) {
+	opts := goldenOptions(t)
+	all := measure.Summarize(goldenRecords(), goldenInfo, opts)
+	opts.Metrics = []string{"ttft", "e2el"}
+	some := measure.Summarize(goldenRecords(), goldenInfo, opts)
+	var ma, ms map[string]any
+	for _, x := range []struct {
+		s measure.Summary
+		m *map[string]any
+	}{{all, &ma}, {some, &ms}} {
+		b, err := json.Marshal(x.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, x.m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, v := range ma {
+		metric := ""
+		for _, n := range measure.MetricNames() {
+			if strings.HasSuffix(k, "_"+n+"_ms") || k == "count_"+n {
+				metric = n
+			}
+		}
+		got, ok := ms[k]
+		switch {
+		case metric == "" || metric == "ttft" || metric == "e2el":
+			if !ok || mustJSON(t, got) != mustJSON(t, v) {
+				t.Errorf("%s: %v, want %v as without the selection", k, got, v)
+			}
+		case ok:
+			t.Errorf("%s is reported although %s was not selected", k, metric)
+		}
+	}
+	if len(ms) >= len(ma) || !some.Reports("ttft") || some.Reports("itl") || !all.Reports("itl") {
+		t.Errorf("%d keys with the selection, %d without", len(ms), len(ma))
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // sameSummary compares two summaries treating NaN as equal to NaN.
 func sameSummary(t *testing.T, got, want measure.Summary) {
 	t.Helper()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/compare"
 	"github.com/loadcurve/loadcurve/cost"
+	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
@@ -75,7 +76,7 @@ func loadSide(name, arg string, opts measure.Options, objectivesSet bool) (*side
 	if err != nil {
 		return nil, usageError{err}
 	}
-	o := curveOptions{Objectives: opts.Objectives.String(), Percentiles: opts.Percentiles, MaxScheduleLagMs: ms(opts.MaxScheduleLag)}
+	o := optionsOf(opts, curve.Params{})
 	if saved != nil {
 		o.Params = saved.Options.Params
 		if !objectivesSet {

@@ -55,10 +55,20 @@ func (t tierData) trend() curve.Trend {
 
 // curveOptions are the analysis inputs, stored in curve.json so that `report` can reproduce it.
 type curveOptions struct {
-	Objectives       string       `json:"objectives"`
-	Percentiles      []float64    `json:"percentiles"`
-	MaxScheduleLagMs float64      `json:"max_schedule_lag_ms"`
-	Params           curve.Params `json:"params"`
+	Objectives        string       `json:"objectives"`
+	Percentiles       []float64    `json:"percentiles"`
+	PercentileMetrics []string     `json:"percentile_metrics,omitempty"` // nil: all
+	MaxScheduleLagMs  float64      `json:"max_schedule_lag_ms"`
+	WindowWarmupS     float64      `json:"window_warmup_s,omitempty"`
+	WindowCooldownS   float64      `json:"window_cooldown_s,omitempty"`
+	Params            curve.Params `json:"params"`
+}
+
+// optionsOf records the summary options and analysis parameters of a curve.
+func optionsOf(opts measure.Options, params curve.Params) curveOptions {
+	return curveOptions{Objectives: opts.Objectives.String(), Percentiles: opts.Percentiles, PercentileMetrics: opts.Metrics,
+		MaxScheduleLagMs: ms(opts.MaxScheduleLag), WindowWarmupS: opts.Warmup.Seconds(), WindowCooldownS: opts.Cooldown.Seconds(),
+		Params: params}
 }
 
 // curveFile is curve.json.
@@ -199,6 +209,10 @@ func emitCurve(stdout, stderr io.Writer, format, outDir string, cf curveFile) er
 			return err
 		}
 		fmt.Fprintln(stdout, string(b))
+	case "csv": // curve.csv's content
+		if err := tbl.CSV(stdout); err != nil {
+			return err
+		}
 	default:
 		if err := tbl.Text(stdout); err != nil {
 			return err

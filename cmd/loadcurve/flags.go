@@ -72,6 +72,10 @@ func objectiveFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys ttft, tpot, e2el, client_queue_time, e2el_including_client_queue, e.g. --goodput ttft:500 tpot:50"},
 		&cli.StringFlag{Name: "metric-percentiles", Category: catObjective, Value: measure.DefaultPercentiles, Usage: "percentiles to report"},
+		&cli.StringFlag{Name: "percentile-metrics", Category: catObjective,
+			Usage: "metrics to report statistics for, comma-separated among " + strings.Join(measure.MetricNames(), ",") + " (default: all; vLLM's is ttft,tpot,itl)"},
+		&cli.DurationFlag{Name: "window-warmup", Category: catObjective, Usage: "steady-state window: leave out of the metrics the requests planned in the tier's first DURATION (default: none)"},
+		&cli.DurationFlag{Name: "window-cooldown", Category: catObjective, Usage: "steady-state window: leave out of the metrics the requests planned in the tier's last DURATION (default: none)"},
 		&cli.DurationFlag{Name: "max-schedule-lag", Category: catObjective, Value: defaultMaxScheduleLag, Usage: "schedule-lag p99 above which the run is marked client_bound"},
 	}
 }
@@ -79,7 +83,7 @@ func objectiveFlags() []cli.Flag {
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "directory for records.jsonl, summaries and plots"},
-		&cli.StringFlag{Name: "format", Category: catOutput, Value: "table", Usage: "stdout format: table or json"},
+		&cli.StringFlag{Name: "format", Category: catOutput, Value: "table", Usage: "stdout format: table, json or csv"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Category: catOutput, Usage: "no progress display"},
 	}
 }
@@ -232,15 +236,30 @@ func measureOptions(c *cli.Context, positional int) (measure.Options, []error) {
 	if lag <= 0 {
 		errs = append(errs, fmt.Errorf("--max-schedule-lag must be > 0, got %v", lag))
 	}
-	return measure.Options{Objectives: obj, Percentiles: ps, MaxScheduleLag: lag}, errs
+	opts := measure.Options{Objectives: obj, Percentiles: ps, MaxScheduleLag: lag,
+		Warmup: c.Duration("window-warmup"), Cooldown: c.Duration("window-cooldown")}
+	if c.IsSet("percentile-metrics") {
+		if opts.Metrics, err = measure.ParsePercentileMetrics(c.String("percentile-metrics")); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, w := range []struct {
+		flag string
+		d    time.Duration
+	}{{"window-warmup", opts.Warmup}, {"window-cooldown", opts.Cooldown}} {
+		if w.d < 0 {
+			errs = append(errs, fmt.Errorf("--%s must be >= 0, got %v", w.flag, w.d))
+		}
+	}
+	return opts, errs
 }
 
 func outputFormat(c *cli.Context) (string, error) {
 	switch f := c.String("format"); f {
-	case "table", "json":
+	case "table", "json", "csv":
 		return f, nil
 	default:
-		return "", fmt.Errorf("--format must be table or json, got %q", f)
+		return "", fmt.Errorf("--format must be table, json or csv, got %q", f)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
@@ -137,6 +138,9 @@ func TestBadInputIsAClearError(t *testing.T) {
 		{"zero requests", []string{"run", "--num-requests", "0"}, exitUsage, "--num-requests"},
 		{"bad ramp", []string{"run", "--ramp-up-strategy", "sideways"}, exitUsage, "--ramp-up-strategy"},
 		{"bad percentile", []string{"run", "--metric-percentiles", "50,101"}, exitUsage, "--metric-percentiles"},
+		{"unknown percentile metric", []string{"run", "--percentile-metrics", "ttft,latency"}, exitUsage, "--percentile-metrics"},
+		{"negative window", []string{"run", "--window-warmup", "-1s"}, exitUsage, "--window-warmup"},
+		{"bounded with a cooldown", []string{"run", "--bounded-memory", "--window-cooldown", "1s"}, exitUsage, "--window-cooldown"},
 		{"unknown sim profile", []string{"run", "--sim-profile", "gpu9000"}, exitUsage, "profile"},
 		{"unknown flag", []string{"run", "--rate", "3"}, exitUsage, "rate"},
 		{"unreachable base url", []string{"run", "--base-url", "http://127.0.0.1:1/v1", "--model", "m"}, exitFailure, "127.0.0.1:1"},
@@ -455,4 +459,54 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestPercentileMetricsWindowAndCSV: vLLM's --percentile-metrics selects the metrics reported,
+// the steady-state window leaves out the warm-up's requests and says so, --format csv prints the
+// summary's keys and values, and report re-derives the same summary under the same flags.
+func TestPercentileMetricsWindowAndCSV(t *testing.T) {
+	dir := t.TempDir()
+	flags := []string{"--percentile-metrics", "ttft,tpot,itl,e2el", "--window-warmup", "300ms"}
+	code, stdout, stderr := runCLI(t, append(append([]string{"run", "--num-requests", "40", "--request-rate", "40", "--format", "csv",
+		"--out", dir}, flags...), small...)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if err != nil || len(rows) != 2 || len(rows[0]) != len(rows[1]) {
+		t.Fatalf("stdout is not a two-row CSV (%v):\n%s", err, stdout)
+	}
+	row := map[string]string{}
+	for i, k := range rows[0] {
+		row[k] = rows[1][i]
+	}
+	for _, k := range []string{"count_ttft", "p99_tpot_ms", "mean_itl_ms", "median_e2el_ms", "outcomes_ok", "planned", "window"} {
+		if _, ok := row[k]; !ok {
+			t.Errorf("CSV lacks %q", k)
+		}
+	}
+	for _, k := range []string{"count_client_queue_time", "mean_schedule_lag_ms", "p99_e2el_including_client_queue_ms"} {
+		if _, ok := row[k]; ok {
+			t.Errorf("CSV has %q although --percentile-metrics did not select it", k)
+		}
+	}
+	issued, _ := strconv.Atoi(row["issued"])
+	if row["planned"] != "40" || issued >= 40 || issued == 0 || !strings.Contains(row["window"], "warmup 0.300 s") {
+		t.Errorf("the window did not leave out the warm-up: planned %s, issued %s, window %q", row["planned"], row["issued"], row["window"])
+	}
+	if row["metric_percentiles"] != "50 90 95 99" {
+		t.Errorf("metric_percentiles cell %q", row["metric_percentiles"])
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if code, _, stderr := runCLI(t, append([]string{"report", dir, "-q"}, flags...)...); code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "summary.json")); !bytes.Equal(before, after) {
+		t.Errorf("report under the same flags changed summary.json:\n%s\n---\n%s", before, after)
+	}
+	// The table says what the window did and shows only the selected metrics.
+	code, stdout, _ = runCLI(t, append([]string{"report", dir, "-q"}, flags...)...)
+	if code != exitOK || !strings.Contains(stdout, "Note: steady-state window") || strings.Contains(stdout, "Schedule Lag") || !strings.Contains(stdout, "P99 ITL") {
+		t.Errorf("report table:\n%s", stdout)
+	}
 }

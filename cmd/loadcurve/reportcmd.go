@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -153,6 +155,15 @@ func reportAction(c *cli.Context) error {
 		if !c.IsSet("metric-percentiles") && len(saved.Percentiles) > 0 {
 			opts.Percentiles = saved.Percentiles
 		}
+		if !c.IsSet("percentile-metrics") && saved.PercentileMetrics != nil {
+			opts.Metrics = saved.PercentileMetrics
+		}
+		if !c.IsSet("window-warmup") && saved.WindowWarmupS > 0 {
+			opts.Warmup = time.Duration(math.Round(saved.WindowWarmupS * 1e9))
+		}
+		if !c.IsSet("window-cooldown") && saved.WindowCooldownS > 0 {
+			opts.Cooldown = time.Duration(math.Round(saved.WindowCooldownS * 1e9))
+		}
 		if !c.IsSet("max-schedule-lag") && saved.MaxScheduleLagMs > 0 {
 			opts.MaxScheduleLag = msDuration(saved.MaxScheduleLagMs)
 		}
@@ -204,16 +215,20 @@ func reportAction(c *cli.Context) error {
 		if err := writeJSON(out, "summary.json", summaryFile{Header: header, Summary: sum, Server: tiers[0].server}); err != nil {
 			return err
 		}
-		if format == "json" {
+		switch format {
+		case "json":
 			b, _ := json.MarshalIndent(sum, "", "  ")
 			fmt.Fprintln(c.App.Writer, string(b))
-		} else {
+		case "csv":
+			if err := writeSummaryCSV(c.App.Writer, sum); err != nil {
+				return err
+			}
+		default:
 			writeSummaryText(c.App.Writer, sum, header.Model, header.Target)
 			writeServerText(c.App.Writer, tiers[0].server)
 		}
 		return nil
 	}
-	cf := buildCurve(header, tiers, curveOptions{Objectives: opts.Objectives.String(), Percentiles: opts.Percentiles,
-		MaxScheduleLagMs: ms(opts.MaxScheduleLag), Params: params}, opts)
+	cf := buildCurve(header, tiers, optionsOf(opts, params), opts)
 	return emitCurve(c.App.Writer, c.App.ErrWriter, format, out, cf)
 }

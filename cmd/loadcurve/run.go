@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
 )
 
@@ -50,6 +53,9 @@ func runAction(c *cli.Context) error {
 	}
 	defer s.close()
 	s.boundedMemory = c.Bool("bounded-memory")
+	if s.boundedMemory && s.measureOpts.Cooldown > 0 {
+		return usagef("--bounded-memory cannot apply --window-cooldown: the window's end depends on the tier's length, known only at its end (run without it, then `loadcurve report --window-cooldown` on the records)")
+	}
 	switch {
 	case s.source.trace != nil && d > 0:
 		return usagef("--duration does not apply to a trace replay: the trace is the schedule (cut it with --num-requests, stretch it with --trace-time-scale)")
@@ -83,6 +89,10 @@ func runAction(c *cli.Context) error {
 			return err
 		}
 		fmt.Fprintln(s.stdout, string(b))
+	case "csv":
+		if err := writeSummaryCSV(s.stdout, sum); err != nil {
+			return err
+		}
 	default:
 		writeSummaryText(s.stdout, sum, s.header.Model, s.header.Target)
 		writeServerText(s.stdout, out.server)
@@ -175,19 +185,26 @@ func writeSummaryText(w io.Writer, s measure.Summary, model, target string) {
 	if s.LatencyFailures > 0 || s.QualityFailures > 0 {
 		line("Not compliant: latency / quality:", fmt.Sprintf("%d / %d", s.LatencyFailures, s.QualityFailures))
 	}
+	if s.Window != "" {
+		line("Metric window:", "steady state (below)")
+	}
 	for _, m := range []struct {
+		name  string
 		title string
 		abbr  string
 		st    measure.Stats
 	}{
-		{"Time to First Token", "TTFT", s.TTFT},
-		{"Time per Output Token (excl. 1st token)", "TPOT", s.TPOT},
-		{"Inter-token Latency", "ITL", s.ITL},
-		{"End-to-end Latency", "E2EL", s.E2EL},
-		{"Client Queue Time (from planned arrival)", "client queue", s.ClientQueueTime},
-		{"E2EL including Client Queue", "E2EL+queue", s.E2ELIncludingClientQueue},
-		{"Schedule Lag (client's own lateness)", "lag", s.ScheduleLag},
+		{"ttft", "Time to First Token", "TTFT", s.TTFT},
+		{"tpot", "Time per Output Token (excl. 1st token)", "TPOT", s.TPOT},
+		{"itl", "Inter-token Latency", "ITL", s.ITL},
+		{"e2el", "End-to-end Latency", "E2EL", s.E2EL},
+		{"client_queue_time", "Client Queue Time (from planned arrival)", "client queue", s.ClientQueueTime},
+		{"e2el_including_client_queue", "E2EL including Client Queue", "E2EL+queue", s.E2ELIncludingClientQueue},
+		{"schedule_lag", "Schedule Lag (client's own lateness)", "lag", s.ScheduleLag},
 	} {
+		if !s.Reports(m.name) {
+			continue
+		}
 		rule(m.title)
 		if m.st.Count == 0 {
 			line("(no samples)", "")
@@ -204,6 +221,9 @@ func writeSummaryText(w io.Writer, s measure.Summary, model, target string) {
 		}
 	}
 	fmt.Fprintln(w, strings.Repeat("=", 57))
+	if s.Window != "" {
+		fmt.Fprintf(w, "Note: %s.\n", s.Window)
+	}
 	if s.ClientBound {
 		fmt.Fprintf(w, "CLIENT-BOUND: %s\n", s.ClientBoundReason)
 	}
@@ -250,4 +270,57 @@ func writeServerText(w io.Writer, raw json.RawMessage) {
 	for _, n := range tm.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
+}
+
+// writeSummaryCSV writes a summary as CSV: a header of summary.json's keys, in its order, and one
+// row of values. The outcome counts become outcomes_<outcome> columns and the list of
+// percentiles one space-separated cell; a null is an empty cell.
+func writeSummaryCSV(w io.Writer, s measure.Summary) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	var keys, vals []string
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil { // {
+		return err
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		key := k.(string)
+		switch x := v.(type) {
+		case map[string]any:
+			for _, o := range records.Outcomes() {
+				keys = append(keys, key+"_"+o.String())
+				vals = append(vals, fmt.Sprint(x[o.String()]))
+			}
+		case []any:
+			parts := make([]string, len(x))
+			for i, e := range x {
+				parts[i] = fmt.Sprint(e)
+			}
+			keys, vals = append(keys, key), append(vals, strings.Join(parts, " "))
+		case nil:
+			keys, vals = append(keys, key), append(vals, "")
+		default:
+			keys, vals = append(keys, key), append(vals, fmt.Sprint(x))
+		}
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(keys); err != nil {
+		return err
+	}
+	if err := cw.Write(vals); err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
 }

@@ -144,9 +144,7 @@ func sweepAction(c *cli.Context) error {
 	if len(sw.tiers) == 0 {
 		return errInterrupted
 	}
-	cf := buildCurve(s.header, sw.tiers, curveOptions{Objectives: s.measureOpts.Objectives.String(),
-		Percentiles: s.measureOpts.Percentiles, MaxScheduleLagMs: ms(s.measureOpts.MaxScheduleLag),
-		Params: params}, s.measureOpts)
+	cf := buildCurve(s.header, sw.tiers, optionsOf(s.measureOpts, params), s.measureOpts)
 	cf.Complete = ctx.Err() == nil && cf.Complete
 	if err := s.close(); err != nil {
 		return err

@@ -94,6 +94,25 @@ func TestSweepReportAndCompare(t *testing.T) {
 		}
 	}
 
+	// The window and the metric selection are saved in curve.json: report without the flags
+	// reproduces a report made with them.
+	windowed := t.TempDir()
+	recs, _ := os.ReadFile(filepath.Join(a, "records.jsonl"))
+	if err := os.WriteFile(filepath.Join(windowed, "records.jsonl"), recs, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "report", windowed, "-q", "--window-warmup", "250ms", "--window-cooldown", "100ms", "--percentile-metrics", "ttft,itl"); code != exitOK {
+		t.Fatalf("windowed report: exit %d: %s", code, stderr)
+	}
+	first, _ := os.ReadFile(filepath.Join(windowed, "curve.json"))
+	if code, _, stderr := runCLI(t, "report", windowed, "-q"); code != exitOK {
+		t.Fatalf("report of the windowed report: exit %d: %s", code, stderr)
+	}
+	second, _ := os.ReadFile(filepath.Join(windowed, "curve.json"))
+	if !bytes.Equal(first, second) || !bytes.Contains(first, []byte(`"window_warmup_s": 0.25`)) || bytes.Contains(first, []byte("p99_e2el_ms")) {
+		t.Errorf("curve.json does not keep the window and the metric selection:\n%s", second)
+	}
+
 	// Stricter objectives can only lower compliance.
 	strict := t.TempDir()
 	if code, _, stderr := runCLI(t, "report", a, "--out", strict, "--goodput", "ttft:1", "-q"); code != exitOK {
