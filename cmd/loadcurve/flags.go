@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -45,6 +47,7 @@ func targetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "model", Category: catTarget, Usage: "model name (default: the first of GET /models)"},
 		&cli.StringFlag{Name: "endpoint", Category: catTarget, Value: defaultEndpoint, Usage: "chat (/chat/completions) or completions (/completions)"},
 		&cli.StringFlag{Name: "extra-body", Category: catTarget, Usage: "JSON object merged into every request body, e.g. '{\"ignore_eos\":true}'"},
+		&cli.BoolFlag{Name: "ignore-eos", Category: catTarget, Usage: "ask the server to generate max_tokens tokens whatever it samples (vLLM's flag: adds \"ignore_eos\":true to the body)"},
 		&cli.StringSliceFlag{Name: "header", Category: catTarget, Usage: "extra request header 'Name: value' (repeatable; values never written to any output)"},
 		&cli.DurationFlag{Name: "timeout", Category: catTarget, Value: defaultTimeout, Usage: "per-request deadline from send to the end of the stream (0 = none)"},
 		&cli.BoolFlag{Name: "insecure", Category: catTarget, Usage: "skip TLS certificate verification (loudly reported)"},
@@ -57,7 +60,7 @@ func loadFlags(defaultRate string, defaultN int) []cli.Flag {
 		&cli.StringFlag{Name: "request-rate", Category: catLoad, Value: defaultRate, Usage: "arrival rate in requests/s, or inf to send everything at once"},
 		&cli.StringFlag{Name: "burstiness", Category: catLoad, Value: "1", Usage: "Gamma shape of the inter-arrival gaps: 1 = Poisson, <1 burstier, inf = constant spacing"},
 		&cli.IntFlag{Name: "max-concurrency", Category: catLoad, Usage: "cap on requests in flight; excess arrivals wait in the client (measured as client_queue_time) (default: no cap)"},
-		&cli.IntFlag{Name: "num-requests", Category: catLoad, Value: defaultN, Usage: "requests per tier"},
+		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, Value: defaultN, Usage: "requests per tier (vLLM's --num-prompts)"},
 		&cli.DurationFlag{Name: "duration", Category: catLoad, Usage: "tier length instead of --num-requests: arrivals planned within it are sent"},
 		&cli.Int64Flag{Name: "seed", Category: catLoad, Value: defaultSeed, Usage: "seed of the schedule and the request set"},
 		&cli.StringFlag{Name: "ramp-up-strategy", Category: catLoad, Usage: "linear or exponential ramp of the rate from --ramp-up-start-rps to --ramp-up-end-rps"},
@@ -177,6 +180,13 @@ func target(c *cli.Context) (loadgen.Target, []error) {
 		body, err := loadgen.ParseExtraBody(s)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--extra-body: %w", err))
+		}
+		t.ExtraBody = body
+	}
+	if c.Bool("ignore-eos") {
+		body, err := withIgnoreEOS(t.ExtraBody)
+		if err != nil {
+			errs = append(errs, err)
 		}
 		t.ExtraBody = body
 	}
@@ -303,4 +313,30 @@ func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
 		errs = append(errs, errors.New("--shard needs --start-at: the shards must share one T0 for their union to be the planned schedule"))
 	}
 	return sp, at, errs
+}
+
+// withIgnoreEOS adds "ignore_eos":true to an extra body (nil: none yet).
+func withIgnoreEOS(body []byte) ([]byte, error) {
+	if len(body) == 0 {
+		return []byte(`{"ignore_eos":true}`), nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return body, fmt.Errorf("--ignore-eos: %w", err)
+	}
+	if v, ok := m["ignore_eos"]; ok {
+		if string(v) != "true" {
+			return body, fmt.Errorf("--ignore-eos contradicts --extra-body's \"ignore_eos\":%s", v)
+		}
+		return body, nil
+	}
+	merged := append([]byte(`{"ignore_eos":true`), bytes.TrimSpace(body)[1:]...)
+	if len(m) > 0 {
+		merged = append([]byte(`{"ignore_eos":true,`), bytes.TrimSpace(body)[1:]...)
+	}
+	out, err := loadgen.ParseExtraBody(string(merged))
+	if err != nil {
+		return body, fmt.Errorf("--ignore-eos: %w", err)
+	}
+	return out, nil
 }

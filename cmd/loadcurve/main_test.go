@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 )
@@ -508,5 +510,45 @@ func TestPercentileMetricsWindowAndCSV(t *testing.T) {
 	code, stdout, _ = runCLI(t, append([]string{"report", dir, "-q"}, flags...)...)
 	if code != exitOK || !strings.Contains(stdout, "Note: steady-state window") || strings.Contains(stdout, "Schedule Lag") || !strings.Contains(stdout, "P99 ITL") {
 		t.Errorf("report table:\n%s", stdout)
+	}
+}
+
+func TestWithIgnoreEOS(t *testing.T) {
+	tests := []struct {
+		in, want, errHas string
+	}{
+		{in: "", want: `{"ignore_eos":true}`},
+		{in: `{}`, want: `{"ignore_eos":true}`},
+		{in: `{"top_k": 5}`, want: `{"ignore_eos":true,"top_k":5}`},
+		{in: `{"ignore_eos":true,"top_k":5}`, want: `{"ignore_eos":true,"top_k":5}`},
+		{in: `{"ignore_eos":false}`, errHas: "contradicts"},
+	}
+	for _, tc := range tests {
+		var body []byte
+		if tc.in != "" {
+			var err error
+			if body, err = loadgen.ParseExtraBody(tc.in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := withIgnoreEOS(body)
+		switch {
+		case tc.errHas != "":
+			if err == nil || !strings.Contains(err.Error(), tc.errHas) || !strings.Contains(err.Error(), "--ignore-eos") {
+				t.Errorf("%s: err %v, want it to name --ignore-eos and say %q", tc.in, err, tc.errHas)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.in, err)
+		default:
+			var g, w any
+			if json.Unmarshal(got, &g) != nil || json.Unmarshal([]byte(tc.want), &w) != nil || !reflect.DeepEqual(g, w) {
+				t.Errorf("%s: %s, want %s", tc.in, got, tc.want)
+			}
+		}
+	}
+	// vLLM's --num-prompts is --num-requests.
+	code, stdout, stderr := runCLI(t, append([]string{"run", "--num-prompts", "3", "--request-rate", "inf", "--ignore-eos", "--format", "json"}, small...)...)
+	if code != exitOK || !strings.Contains(stdout, `"planned": 3`) {
+		t.Errorf("--num-prompts 3: exit %d, %s\n%s", code, stderr, stdout)
 	}
 }
