@@ -18,7 +18,8 @@ type Sampler struct {
 	done    chan struct{} // closed when the scraping goroutine has ended
 
 	mu       sync.Mutex
-	snaps    []Snapshot
+	reduced  Reducer    // every successful scrape
+	snaps    []Snapshot // the most recent ones (at most 2·KeptSnapshots), for Snapshots
 	failures int
 	lastErr  string
 
@@ -71,7 +72,11 @@ func (sm *Sampler) scrape(ctx context.Context) {
 	switch {
 	case err == nil:
 		snap.At = at
+		sm.reduced.Add(snap)
 		sm.snaps = append(sm.snaps, snap)
+		if len(sm.snaps) > 2*KeptSnapshots { // amortised: memory stays flat over a long tier
+			sm.snaps = append(sm.snaps[:0], sm.snaps[len(sm.snaps)-KeptSnapshots:]...)
+		}
 	case isCanceled(ctx, err):
 	default:
 		sm.failures++
@@ -91,7 +96,7 @@ func (sm *Sampler) Stop() TierMetrics {
 		sm.scrape(context.WithoutCancel(sm.parent))
 		sm.mu.Lock()
 		defer sm.mu.Unlock()
-		sm.result = Summarize(sm.snaps)
+		sm.result = sm.reduced.Result()
 		sm.result.Failures = sm.failures
 		sm.result.LastError = sm.lastErr
 	})
@@ -103,9 +108,14 @@ func (sm *Sampler) Stop() TierMetrics {
 // before the tier's first request waits for it; nothing requires that.
 func (sm *Sampler) Ready() <-chan struct{} { return sm.ready }
 
-// Snapshots returns a copy of the successful scrapes so far, in time order.
+// KeptSnapshots is how many of the latest scrapes a Sampler keeps for Snapshots. The tier's
+// metrics are reduced from every scrape as it comes (Reducer), not from these.
+const KeptSnapshots = 300
+
+// Snapshots returns a copy of the latest successful scrapes (at most KeptSnapshots), in time
+// order.
 func (sm *Sampler) Snapshots() []Snapshot {
 	sm.mu.Lock()
 	defer sm.mu.Unlock()
-	return slices.Clone(sm.snaps)
+	return slices.Clone(sm.snaps[max(0, len(sm.snaps)-KeptSnapshots):])
 }

@@ -204,3 +204,30 @@ func TestSamplerContextCancelled(t *testing.T) {
 		}
 	})
 }
+
+// TestSamplerMemoryIsFlat: over a long tier (on a fake clock: 1,000 scrapes) the sampler keeps
+// only the latest KeptSnapshots scrapes, and the tier's metrics still count every one.
+func TestSamplerMemoryIsFlat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var calls atomic.Int64
+		client := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			n := calls.Add(1) - 1 // the counter grows 3 per scrape; the running gauge is n mod 10
+			return textResponse(r, fmt.Sprintf("# TYPE vllm:generation_tokens_total counter\n"+
+				"vllm:generation_tokens_total{model_name=\"m\"} %d\n# TYPE vllm:num_requests_running gauge\n"+
+				"vllm:num_requests_running{model_name=\"m\"} %d\n", 3*n, n%10)), nil
+		})}
+		smp := sm.StartSampler(context.Background(), sm.NewScraper("http://server.invalid/metrics", client, "m"), time.Now(), time.Second)
+		time.Sleep(998*time.Second + 500*time.Millisecond)
+		got := smp.Stop() // scrapes at 0, 1, ..., 998 s and at Stop: 1,000
+		if got.Scrapes != 1000 || got.GenerationTokens == nil || *got.GenerationTokens != 3*999 {
+			t.Errorf("scrapes %d, generated %v; want 1000 and %d", got.Scrapes, got.GenerationTokens, 3*999)
+		}
+		if got.MeanRunning == nil || *got.MeanRunning != 4.5 || *got.MaxRunning != 9 {
+			t.Errorf("running mean %v max %v, want 4.5 and 9 over all the scrapes", got.MeanRunning, got.MaxRunning)
+		}
+		snaps := smp.Snapshots()
+		if len(snaps) != sm.KeptSnapshots || snaps[len(snaps)-1].Values[sm.NameGenerationTokens] != 3*999 {
+			t.Errorf("kept %d snapshots (want the latest %d)", len(snaps), sm.KeptSnapshots)
+		}
+	})
+}

@@ -59,42 +59,151 @@ type TierMetrics struct {
 // Summarize reduces the successful scrapes of one tier, in time order, to
 // TierMetrics (Failures and LastError are the caller's to fill).
 func Summarize(snaps []Snapshot) TierMetrics {
-	tm := TierMetrics{Source: SourceUnknown, Scrapes: len(snaps)}
+	var r Reducer
+	for _, s := range snaps {
+		r.Add(s)
+	}
+	return r.Result()
+}
+
+// The counters and gauges a tier is reduced to, in the order of their notes.
+var (
+	reducedCounters = []string{NamePrefixQueries, NamePrefixHits, NamePreemptions, NameGenerationTokens,
+		NamePromptTokens, NameRequestsFinished, NameRequestsReceived}
+	reducedGauges = []string{NameRunning, NameWaiting, NameKVUsage, NamePrefixHitRate}
+)
+
+// Reducer is Summarize one scrape at a time: it keeps what the result needs (a few numbers per
+// counter and gauge, the first and last step-lateness histograms), never the scrapes, so a
+// Sampler's memory does not grow with the length of the tier.
+type Reducer struct {
+	scrapes  int
+	source   string
+	sources  []string
+	warnings []string // the scrapes' own warnings, deduplicated, in time order
+	counters [7]counterState
+	gauges   [4]gaugeState
+	first    []Bucket // step lateness at the first scrape that has it
+	last     []Bucket // and at the last
+}
+
+// counterState is counterDelta's loop state for one counter.
+type counterState struct {
+	total, prev float64
+	prevAt      time.Duration
+	seen        bool
+	notes       []string
+}
+
+// gaugeState is gaugeStats' loop state for one gauge.
+type gaugeState struct {
+	sum, max float64
+	n        int
+}
+
+// Add counts the next scrape, in time order.
+func (r *Reducer) Add(s Snapshot) {
+	first := r.scrapes == 0
+	r.scrapes++
+	if s.Source != SourceUnknown && s.Source != "" {
+		r.source = s.Source
+		if !slices.Contains(r.sources, s.Source) {
+			r.sources = append(r.sources, s.Source)
+		}
+	}
+	for _, w := range s.Warnings {
+		if !slices.Contains(r.warnings, w) {
+			r.warnings = append(r.warnings, w)
+		}
+	}
+	for i, name := range reducedCounters {
+		c := &r.counters[i]
+		v, ok := s.Values[name]
+		if !ok {
+			continue
+		}
+		if !c.seen {
+			c.seen = true
+			if first {
+				c.prev, c.prevAt = v, s.At
+				continue
+			}
+			c.prev = 0 // a series created during the tier starts at zero
+		}
+		if v < c.prev {
+			c.notes = append(c.notes, fmt.Sprintf("%s went down from %g to %g between the scrapes at %v and %v: counted as a server restart", name, c.prev, v, c.prevAt, s.At))
+			c.total += v
+		} else {
+			c.total += v - c.prev
+		}
+		c.prev, c.prevAt = v, s.At
+	}
+	for i, name := range reducedGauges {
+		g := &r.gauges[i]
+		v, ok := s.Values[name]
+		if !ok {
+			continue
+		}
+		if g.n == 0 || v > g.max {
+			g.max = v
+		}
+		g.sum += v
+		g.n++
+	}
+	if s.StepLateness != nil {
+		if r.first == nil {
+			r.first = s.StepLateness
+		}
+		r.last = s.StepLateness
+	}
+}
+
+// Result is the TierMetrics of the scrapes added so far.
+func (r *Reducer) Result() TierMetrics {
+	tm := TierMetrics{Source: SourceUnknown, Scrapes: r.scrapes}
+	if r.source != "" {
+		tm.Source = r.source
+	}
 	var notes []string
 	note := func(format string, a ...any) {
 		if s := fmt.Sprintf(format, a...); !slices.Contains(notes, s) {
 			notes = append(notes, s)
 		}
 	}
-	sources := map[string]bool{}
-	for _, s := range snaps {
-		if s.Source != SourceUnknown && s.Source != "" {
-			tm.Source = s.Source
-			sources[s.Source] = true
-		}
-		for _, w := range s.Warnings {
-			note("%s", w)
-		}
+	for _, w := range r.warnings {
+		note("%s", w)
 	}
-	if len(sources) > 1 {
+	if len(r.sources) > 1 {
 		note("the detected server changed during the tier; source is the last one detected")
 	}
 
-	delta := func(name string) *float64 { return counterDelta(snaps, name, note) }
-	tm.PrefixCacheQueries = delta(NamePrefixQueries)
-	tm.PrefixCacheHits = delta(NamePrefixHits)
-	tm.Preemptions = delta(NamePreemptions)
-	tm.GenerationTokens = delta(NameGenerationTokens)
-	tm.PromptTokens = delta(NamePromptTokens)
-	tm.RequestsFinished = delta(NameRequestsFinished)
-	tm.RequestsReceived = delta(NameRequestsReceived)
+	deltas := make([]*float64, len(reducedCounters))
+	for i := range reducedCounters {
+		c := &r.counters[i]
+		if r.scrapes < 2 || !c.seen {
+			continue // a delta needs two scrapes and the counter in one of them
+		}
+		for _, n := range c.notes {
+			note("%s", n)
+		}
+		deltas[i] = ptr(c.total)
+	}
+	tm.PrefixCacheQueries, tm.PrefixCacheHits, tm.Preemptions = deltas[0], deltas[1], deltas[2]
+	tm.GenerationTokens, tm.PromptTokens, tm.RequestsFinished, tm.RequestsReceived = deltas[3], deltas[4], deltas[5], deltas[6]
 	if tm.RequestsReceived == nil && tm.RequestsFinished != nil {
 		tm.RequestsReceived = ptr(*tm.RequestsFinished)
 	}
 
-	tm.MeanRunning, tm.MaxRunning = gaugeStats(snaps, NameRunning)
-	tm.MeanWaiting, tm.MaxWaiting = gaugeStats(snaps, NameWaiting)
-	tm.MeanKVUsage, tm.MaxKVUsage = gaugeStats(snaps, NameKVUsage)
+	gauge := func(i int) (mean, maxv *float64) {
+		g := r.gauges[i]
+		if g.n == 0 {
+			return nil, nil
+		}
+		return ptr(g.sum / float64(g.n)), ptr(g.max)
+	}
+	tm.MeanRunning, tm.MaxRunning = gauge(0)
+	tm.MeanWaiting, tm.MaxWaiting = gauge(1)
+	tm.MeanKVUsage, tm.MaxKVUsage = gauge(2)
 
 	switch {
 	case tm.PrefixCacheQueries != nil && tm.PrefixCacheHits != nil:
@@ -102,13 +211,13 @@ func Summarize(snaps []Snapshot) TierMetrics {
 			tm.PrefixCacheHitRate = ptr(*tm.PrefixCacheHits / *tm.PrefixCacheQueries)
 		}
 	default:
-		if mean, _ := gaugeStats(snaps, NamePrefixHitRate); mean != nil {
+		if mean, _ := gauge(3); mean != nil {
 			tm.PrefixCacheHitRate = mean
 			note("prefix_cache_hit_rate is the mean of the server's own hit-rate gauge over the scrapes, not a ratio of token counters")
 		}
 	}
 
-	if p99, ok := latenessP99(snaps, note); ok {
+	if p99, ok := latenessP99(r.first, r.last, note); ok {
 		tm.StepLatenessP99 = ptr(p99 * float64(time.Second/time.Millisecond))
 	}
 	tm.Notes = notes
@@ -117,78 +226,9 @@ func Summarize(snaps []Snapshot) TierMetrics {
 
 func ptr(v float64) *float64 { return &v }
 
-// counterDelta sums the increases of a counter over consecutive scrapes
-// (see the package documentation); nil with fewer than two scrapes or when
-// no scrape carries the counter.
-func counterDelta(snaps []Snapshot, name string, note func(string, ...any)) *float64 {
-	if len(snaps) < 2 {
-		return nil
-	}
-	var total, prev float64
-	var prevAt time.Duration
-	seen := false
-	for i, s := range snaps {
-		v, ok := s.Values[name]
-		if !ok {
-			continue
-		}
-		if !seen {
-			seen = true
-			if i == 0 {
-				prev, prevAt = v, s.At
-				continue
-			}
-			prev = 0 // a series created during the tier starts at zero
-		}
-		if v < prev {
-			note("%s went down from %g to %g between the scrapes at %v and %v: counted as a server restart", name, prev, v, prevAt, s.At)
-			total += v
-		} else {
-			total += v - prev
-		}
-		prev, prevAt = v, s.At
-	}
-	if !seen {
-		return nil
-	}
-	return &total
-}
-
-// gaugeStats is the mean and maximum of a gauge over the scrapes that carry
-// it; nils when none does.
-func gaugeStats(snaps []Snapshot, name string) (mean, maxv *float64) {
-	var sum, m float64
-	n := 0
-	for _, s := range snaps {
-		v, ok := s.Values[name]
-		if !ok {
-			continue
-		}
-		if n == 0 || v > m {
-			m = v
-		}
-		sum += v
-		n++
-	}
-	if n == 0 {
-		return nil, nil
-	}
-	return ptr(sum / float64(n)), ptr(m)
-}
-
 // latenessP99 is the 0.99 quantile, in seconds, of the step-lateness
-// histogram's increase from the first scrape that has it to the last.
-func latenessP99(snaps []Snapshot, note func(string, ...any)) (float64, bool) {
-	var first, last []Bucket
-	for _, s := range snaps {
-		if s.StepLateness == nil {
-			continue
-		}
-		if first == nil {
-			first = s.StepLateness
-		}
-		last = s.StepLateness
-	}
+// histogram's increase from the first scrape that has it (first) to the last.
+func latenessP99(first, last []Bucket, note func(string, ...any)) (float64, bool) {
 	if last == nil {
 		return 0, false
 	}
