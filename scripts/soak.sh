@@ -16,7 +16,9 @@ cd "$(dirname "$0")/.."
 mkdir -p "$out"
 bin=$(mktemp -d)/loadcurve
 go build -o "$bin" ./cmd/loadcurve
-"$bin" run --duration "$duration" --request-rate "$rate" --timeout 30s --quiet --bounded-memory --out "$out" \
+# gctrace: the runtime prints the live heap after every collection, the measure of growth that
+# RSS (which keeps freed pages for a while) only approximates.
+GODEBUG=gctrace=1 "$bin" run --duration "$duration" --request-rate "$rate" --timeout 30s --quiet --bounded-memory --out "$out" \
 	--sim-error-rate 0.01 --sim-stall-rate 0.005 --sim-drop-rate 0.005 >"$out/summary.txt" 2>"$out/stderr.txt" &
 pid=$!
 start=$(date +%s)
@@ -52,4 +54,14 @@ mv = sum(v for _, v in late) / n
 var = sum((t - mt) ** 2 for t, _ in late)
 slope = sum((t - mt) * (v - mv) for t, v in late) / var if var > 0 else 0.0
 print(f"RSS growth after 5 min: {slope * 3600 / 1024:.1f} MiB/hour over {n} samples")
+# Live heap after each collection, from the runtime's gctrace lines: "gc N @T s ...: A->B->C MB".
+import re
+live = [(float(m.group(1)), int(m.group(2))) for m in
+        re.finditer(r"^gc \d+ @([0-9.]+)s .*?->\d+->(\d+) MB", open(out + "/stderr.txt").read(), re.M)]
+late = [(t, v) for t, v in live if t >= 300]
+if late:
+    q = max(len(late) // 4, 1)
+    first, last = sorted(v for _, v in late[:q]), sorted(v for _, v in late[-q:])
+    print(f"live heap after GC (MB), after 5 min: first quarter median {first[len(first)//2]}, "
+          f"last quarter median {last[len(last)//2]}, max {max(v for _, v in late)}, {len(live)} collections")
 PY
