@@ -29,7 +29,7 @@ while kill -0 "$pid" 2>/dev/null; do
 	sleep 10
 done
 wait "$pid" || true
-"$bin" report "$out" --format json >"$out/report.json"
+"$bin" report "$out" --format json --out "$out/exact" >"$out/report.json" # --out: keep the run's own summary.json
 python3 - "$out" <<'PY'
 import json, sys, collections
 out = sys.argv[1]
@@ -43,6 +43,10 @@ rss = [v for _, v in samples]
 s = json.load(open(out + "/report.json"))
 print(f"planned {tier['planned']}, records {len(reqs)}, distinct ids {len(ids)}, duplicates {sum(1 for v in ids.values() if v > 1)}")
 print("outcomes", dict(outcomes))
+b = json.load(open(out + "/summary.json"))  # the run's own, bounded-memory summary
+worst = max(((abs(b[k] - v) / abs(v), k) for k, v in s.items() if k.endswith("_ms") and (k.startswith("p") or k.startswith("median"))
+             and isinstance(v, (int, float)) and v and isinstance(b.get(k), (int, float))), default=(0.0, "none"))
+print(f"bounded summary vs exact report: worst relative difference of a median or percentile {100 * worst[0]:.3f} % ({worst[1]})")
 print(f"schedule lag p50 {s['median_schedule_lag_ms']:.3f} ms, p99 {s['p99_schedule_lag_ms']:.3f} ms, client_bound {s['client_bound']}")
 q = len(rss) // 4 or 1
 print(f"RSS KiB: first quarter median {sorted(rss[:q])[q//2]}, last quarter median {sorted(rss[-q:])[q//2]}, max {max(rss)}")
