@@ -225,7 +225,19 @@ func (o object) visit(v Visitor) error {
 	return nil
 }
 
+// kindKey is how every non-request line names its kind; a request line has none.
+var kindKey = []byte(`"kind"`)
+
 func parseLine(n int, line []byte) (object, error) {
+	if n > 1 && !bytes.Contains(line, kindKey) {
+		// A request line (no "kind": what the probe below would conclude), decoded in one pass
+		// instead of a probe, encoding/json's validation and the decode proper.
+		r := new(Record)
+		if err := r.UnmarshalJSON(line); err != nil {
+			return object{}, fmt.Errorf("line %d: request: %w", n, err)
+		}
+		return object{record: r}, nil
+	}
 	var probe struct {
 		Kind string `json:"kind"`
 	}

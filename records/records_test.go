@@ -205,6 +205,39 @@ func BenchmarkAppendJSON(b *testing.B) {
 	b.SetBytes(int64(len(buf)))
 }
 
+// BenchmarkScan reads a file of 1,000 records of 127 ITL gaps each (what `report` does).
+func BenchmarkScan(b *testing.B) {
+	var buf bytes.Buffer
+	w := records.NewWriter(&buf, time.Hour)
+	if err := w.WriteHeader(records.Header{Command: "run"}); err != nil {
+		b.Fatal(err)
+	}
+	r := sampleRecord()
+	r.ITL = make([]time.Duration, 127)
+	for i := range r.ITL {
+		r.ITL[i] = 10*time.Millisecond + time.Duration(i)*12345
+	}
+	for i := range 1000 {
+		r.ID = i
+		if err := w.Write(&r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		if _, err := records.Scan(bytes.NewReader(data), records.Visitor{Record: func(*records.Record) error { n++; return nil }}); err != nil || n != 1000 {
+			b.Fatalf("%d records, %v", n, err)
+		}
+	}
+	b.ReportMetric(1000*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
 // syncBuffer is a bytes.Buffer safe for the flusher goroutine and the test.
 type syncBuffer struct {
 	mu sync.Mutex
