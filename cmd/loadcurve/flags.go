@@ -83,6 +83,24 @@ func objectiveFlags() []cli.Flag {
 	}
 }
 
+// boundedMemoryFlag is --bounded-memory for a command whose summaries are computed as records
+// arrive (run, sweep) or are read (report).
+func boundedMemoryFlag(what string) cli.Flag {
+	return &cli.BoolFlag{Name: "bounded-memory", Category: catOutput,
+		Usage: what + ": counts, throughputs, means exact; medians and percentiles within ±0.5 % (records.jsonl keeps everything; `report` on it is exact)"}
+}
+
+// boundedMemory reads --bounded-memory, which cannot apply a cooldown window.
+func boundedMemory(c *cli.Context, opts measure.Options) (bool, error) {
+	if !c.Bool("bounded-memory") {
+		return false, nil
+	}
+	if opts.Cooldown > 0 {
+		return true, usagef("--bounded-memory cannot apply --window-cooldown: the window's end depends on the tier's length, known only at its end (run without it, then `loadcurve report --window-cooldown` on the records)")
+	}
+	return true, nil
+}
+
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "directory for records.jsonl, summaries and plots"},

@@ -26,8 +26,7 @@ func reportCommand() *cli.Command {
 		Flags: concat(objectiveFlags(), []cli.Flag{
 			&cli.Float64Flag{Name: "target-share", Category: catObjective, Value: curve.DefaultTargetShare, Usage: "compliant request share a tier must reach, in (0,1]"},
 			&cli.Float64Flag{Name: "headroom", Category: catObjective, Value: curve.DefaultHeadroom, Usage: "operating point = capacity × (1 − headroom), in [0,1)"},
-		}, outputFlags(), []cli.Flag{&cli.BoolFlag{Name: "bounded-memory", Category: catOutput,
-			Usage: "read the file one line at a time and summarise on the fly, for files too big for memory: counts, throughputs, means exact; medians and percentiles within ±0.5 %"}}),
+		}, outputFlags(), []cli.Flag{boundedMemoryFlag("read the file one line at a time and summarise on the fly, for files too big for memory")}),
 		Action: reportAction,
 	}
 }
@@ -188,7 +187,11 @@ func reportAction(c *cli.Context) error {
 	var header records.Header
 	var tiers []tierData
 	var warnings []string
-	if c.Bool("bounded-memory") {
+	bounded, err := boundedMemory(c, opts)
+	if err != nil {
+		return err
+	}
+	if bounded {
 		header, tiers, warnings, err = scanTiers(path, opts)
 	} else {
 		var f *records.File

@@ -25,8 +25,7 @@ func runCommand() *cli.Command {
 			"streams every response and prints TTFT, TPOT, ITL, E2EL, client queue time, goodput and compliant\n" +
 			"throughput. Without --base-url it starts the embedded simulated deployment.",
 		Flags: concat(targetFlags(), loadFlags("4", 200), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(),
-			[]cli.Flag{&cli.BoolFlag{Name: "bounded-memory", Category: catOutput,
-				Usage: "summarise on the fly and keep no records in memory, for long runs: counts, throughputs, means exact; medians and percentiles within ±0.5 % (records.jsonl keeps everything; `report` on it is exact)"}},
+			[]cli.Flag{boundedMemoryFlag("summarise on the fly and keep no records in memory, for long runs")},
 			simFlags("sim-")),
 		Action: runAction,
 	}
@@ -52,9 +51,8 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer s.close()
-	s.boundedMemory = c.Bool("bounded-memory")
-	if s.boundedMemory && s.measureOpts.Cooldown > 0 {
-		return usagef("--bounded-memory cannot apply --window-cooldown: the window's end depends on the tier's length, known only at its end (run without it, then `loadcurve report --window-cooldown` on the records)")
+	if s.boundedMemory, err = boundedMemory(c, s.measureOpts); err != nil {
+		return err
 	}
 	switch {
 	case s.source.trace != nil && d > 0:

@@ -235,24 +235,32 @@ type tierOutcome struct {
 	plan    tierPlan
 	summary measure.Summary
 	records []records.Record
-	result  loadgen.Result
-	server  json.RawMessage // server-side metrics of the tier, nil when not scraped
+	// With --bounded-memory: no records, but the tier's streaming summary and trend points.
+	approx         *measure.ApproxAccumulator
+	trendX, trendY []float64
+	result         loadgen.Result
+	server         json.RawMessage // server-side metrics of the tier, nil when not scraped
 }
 
 // collector is the tier's record sink: it appends every record to records.jsonl and either keeps
 // it for the exact summary or, with --bounded-memory, adds it to a streaming summary and keeps
 // nothing. loadgen calls it from one goroutine.
 type collector struct {
-	mu     sync.Mutex
-	recs   []records.Record
-	approx *measure.ApproxAccumulator // nil: keep the records
-	w      *records.Writer
+	mu             sync.Mutex
+	recs           []records.Record
+	approx         *measure.ApproxAccumulator // nil: keep the records
+	trendX, trendY []float64                  // with approx: the trend test's points (tierData)
+	w              *records.Writer
 }
 
 func (c *collector) Write(r *records.Record) error {
 	c.mu.Lock()
 	if c.approx != nil {
 		c.approx.Add(r)
+		if r.Outcome == records.OK && r.First != records.Unset {
+			c.trendX = append(c.trendX, r.Planned.Seconds())
+			c.trendY = append(c.trendY, ms(r.First-r.Planned))
+		}
 	} else {
 		c.recs = append(c.recs, *r)
 	}
@@ -387,7 +395,8 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 		sum.ClientBound = true
 		sum.ClientBoundReason = joinReason(sum.ClientBoundReason, "the --rate-limit safety ceiling held requests back: it, not the schedule, shaped the load")
 	}
-	return &tierOutcome{plan: p, summary: sum, records: col.recs, result: res, server: server}, nil
+	return &tierOutcome{plan: p, summary: sum, records: col.recs, approx: col.approx, trendX: col.trendX, trendY: col.trendY,
+		result: res, server: server}, nil
 }
 
 // nonce is the cold-cache nonce of a tier: random, except in a sharded run, where every shard

@@ -29,7 +29,7 @@ func sweepFlags() []cli.Flag {
 		&cli.StringFlag{Name: "request-rates", Category: catLoad, Value: defaultSweepRates, Usage: "tiers: a list 1,2,4,8; a range LO:HI:geom:N or LO:HI:lin:N; or auto (probe saturation, then place and refine tiers)"},
 		&cli.StringFlag{Name: "burstiness", Category: catLoad, Value: "1", Usage: "Gamma shape of the inter-arrival gaps: 1 = Poisson, <1 burstier, inf = constant spacing"},
 		&cli.IntFlag{Name: "max-concurrency", Category: catLoad, Usage: "cap on requests in flight in every tier (default: no cap)"},
-		&cli.IntFlag{Name: "num-requests", Category: catLoad, Usage: "requests per tier instead of --duration"},
+		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, Usage: "requests per tier instead of --duration (vLLM's --num-prompts)"},
 		&cli.DurationFlag{Name: "duration", Category: catLoad, Value: defaultTierDuration, Usage: "length of each tier: arrivals planned within it are sent"},
 		&cli.DurationFlag{Name: "drain-timeout", Category: catLoad, Value: defaultDrainTimeout, Usage: "after a tier's last arrival, how long its stragglers may run before they are canceled, so no tier's tail leaks into the next"},
 		&cli.DurationFlag{Name: "cooldown", Category: catLoad, Usage: "pause between tiers"},
@@ -41,7 +41,8 @@ func sweepFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "precision", Category: catLoad, Value: defaultPrecision, Usage: "auto: refine the capacity until the bracketing tiers are within this relative distance"},
 		&cli.IntFlag{Name: "max-tiers", Category: catLoad, Value: defaultMaxTiers, Usage: "auto: most tiers to run after the probe"},
 	}
-	return concat(targetFlags(), load, shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), simFlags("sim-"))
+	return concat(targetFlags(), load, shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(),
+		[]cli.Flag{boundedMemoryFlag("summarise every tier as its records arrive and keep none in memory, for long tiers")}, simFlags("sim-"))
 }
 
 func sweepCommand() *cli.Command {
@@ -115,6 +116,9 @@ func sweepAction(c *cli.Context) error {
 		return err
 	}
 	defer s.close()
+	if s.boundedMemory, err = boundedMemory(c, s.measureOpts); err != nil {
+		return err
+	}
 	if s.source.trace != nil {
 		return usagef("--workload %s is a trace: a trace is its own schedule, one tier; replay it with `loadcurve run` (and --trace-time-scale)", s.source.spec)
 	}
@@ -201,7 +205,8 @@ func (sw *sweeper) tier(ctx context.Context, r float64, label string) (*tierOutc
 		return nil, err
 	}
 	sw.s.warnClientBound(out.summary)
-	sw.tiers = append(sw.tiers, tierData{info: out.tierInfo(), recs: out.records, server: out.server})
+	sw.tiers = append(sw.tiers, tierData{info: out.tierInfo(), recs: out.records, server: out.server,
+		approx: out.approx, trendX: out.trendX, trendY: out.trendY})
 	if !sw.s.progress {
 		sum := out.summary
 		fmt.Fprintf(sw.s.stderr, "loadcurve: %s rate %s/s: %d ok of %d, %.0f tok/s raw, %.0f tok/s compliant, compliant share %.3f\n",

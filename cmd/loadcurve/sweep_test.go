@@ -225,3 +225,54 @@ func TestSweepFindsTheSimCapacity(t *testing.T) {
 		t.Errorf("capacity %+v, the model's peak is %.1f req/s", c, peakReq)
 	}
 }
+
+// TestBoundedMemorySweep: sweep --bounded-memory keeps no records; its curve.json has the
+// analysis and counts an exact report of its records.jsonl computes, and percentiles within 0.5 %.
+func TestBoundedMemorySweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end sweep")
+	}
+	dir, exact := t.TempDir(), t.TempDir()
+	code, _, stderr := runCLI(t, append(sweepArgs(dir, "latency", "3"), "--bounded-memory")...)
+	if code != exitOK {
+		t.Fatalf("sweep --bounded-memory: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "report", dir, "--out", exact, "-q"); code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	load := func(d string) map[string]any {
+		var m map[string]any
+		b, err := os.ReadFile(filepath.Join(d, "curve.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	bc, ec := load(dir), load(exact)
+	if got, want := mustJSON(t, bc["analysis"]), mustJSON(t, ec["analysis"]); got != want {
+		t.Errorf("bounded analysis differs from the exact report's:\n%s\n%s", got, want)
+	}
+	bt, et := bc["tiers"].([]any), ec["tiers"].([]any)
+	if len(bt) != 3 || len(et) != 3 {
+		t.Fatalf("%d and %d tiers", len(bt), len(et))
+	}
+	for i := range bt {
+		b, e := bt[i].(map[string]any), et[i].(map[string]any)
+		if b["percentile_relative_error"] != 0.005 || e["percentile_relative_error"] != nil {
+			t.Errorf("tier %d: percentile_relative_error %v (bounded), %v (exact)", i, b["percentile_relative_error"], e["percentile_relative_error"])
+		}
+		for _, k := range []string{"issued", "completed", "compliant_requests", "raw_output_tokens", "realised_request_rate", "mean_ttft_ms"} {
+			if bv, ev := b[k].(float64), e[k].(float64); math.Abs(bv-ev) > 1e-9*math.Max(1, math.Abs(ev)) {
+				t.Errorf("tier %d %s: %v, exact %v", i, k, bv, ev)
+			}
+		}
+		for _, k := range []string{"median_ttft_ms", "p99_ttft_ms", "p99_itl_ms", "p90_e2el_ms"} {
+			if bv, ev := b[k].(float64), e[k].(float64); math.Abs(bv-ev) > 0.005*math.Abs(ev)+1e-9 {
+				t.Errorf("tier %d %s: %v, exact %v: beyond 0.5 %%", i, k, bv, ev)
+			}
+		}
+	}
+}
