@@ -88,3 +88,38 @@ func FuzzParsePercentiles(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParsePercentileMetrics: ParsePercentileMetrics never panics; an error names the flag; what
+// it accepts is a non-empty list of known metrics without repeats, in the summary's order, that
+// parses back to itself.
+func FuzzParsePercentileMetrics(f *testing.F) {
+	for _, s := range []string{"ttft,tpot,itl,e2el", "e2el, ttft", "", ",", "ttft,,itl", "TTFT", "itl,itl",
+		"schedule_lag", "client_queue_time,e2el_including_client_queue", "ttft ,tpot"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ms, err := measure.ParsePercentileMetrics(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "--percentile-metrics") {
+				t.Fatalf("%q: the error does not name the flag: %v", s, err)
+			}
+			return
+		}
+		names := measure.MetricNames()
+		last := -1
+		for _, m := range ms {
+			i := slices.Index(names, m)
+			if i <= last {
+				t.Fatalf("%q: %v is not a list of known metrics in the summary's order without repeats", s, ms)
+			}
+			last = i
+		}
+		if len(ms) == 0 {
+			t.Fatalf("%q: accepted an empty list", s)
+		}
+		back, err := measure.ParsePercentileMetrics(strings.Join(ms, ","))
+		if err != nil || !slices.Equal(back, ms) {
+			t.Fatalf("%q: %v does not parse back (%v, %v)", s, ms, back, err)
+		}
+	})
+}
