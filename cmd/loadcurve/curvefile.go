@@ -118,14 +118,18 @@ func checkDelivered(s *measure.Summary, maxConc int) {
 func trendOf(recs []records.Record) curve.Trend {
 	var xs, ys []float64
 	for i := range recs {
-		r := &recs[i]
-		if r.Outcome != records.OK || r.First == records.Unset {
-			continue
-		}
-		xs = append(xs, r.Planned.Seconds())
-		ys = append(ys, ms(r.First-r.Planned))
+		xs, ys = appendTrendPoint(xs, ys, &recs[i])
 	}
 	return curve.TrendTest(xs, ys)
+}
+
+// appendTrendPoint appends an ok record's point of the trend test: planned time (s), and time to
+// first token counted from the planned arrival (ms).
+func appendTrendPoint(xs, ys []float64, r *records.Record) ([]float64, []float64) {
+	if r.Outcome != records.OK || r.First == records.Unset {
+		return xs, ys
+	}
+	return append(xs, r.Planned.Seconds()), append(ys, ms(r.First-r.Planned))
 }
 
 func pointOf(t tierData, opts measure.Options) curve.Point {

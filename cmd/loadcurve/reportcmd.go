@@ -95,10 +95,7 @@ func scanTiers(path string, opts measure.Options) (records.Header, []tierData, [
 			}
 			t := &tiers[i]
 			t.approx.Add(r)
-			if r.Outcome == records.OK && r.First != records.Unset {
-				t.trendX = append(t.trendX, r.Planned.Seconds())
-				t.trendY = append(t.trendY, ms(r.First-r.Planned))
-			}
+			t.trendX, t.trendY = appendTrendPoint(t.trendX, t.trendY, r)
 			return nil
 		},
 		ServerMetrics: func(m records.ServerMetrics) error {

@@ -249,7 +249,8 @@ type collector struct {
 	mu             sync.Mutex
 	recs           []records.Record
 	approx         *measure.ApproxAccumulator // nil: keep the records
-	trendX, trendY []float64                  // with approx: the trend test's points (tierData)
+	trend          bool                       // with approx: keep the trend test's points (a sweep's tiers)
+	trendX, trendY []float64
 	w              *records.Writer
 }
 
@@ -257,9 +258,8 @@ func (c *collector) Write(r *records.Record) error {
 	c.mu.Lock()
 	if c.approx != nil {
 		c.approx.Add(r)
-		if r.Outcome == records.OK && r.First != records.Unset {
-			c.trendX = append(c.trendX, r.Planned.Seconds())
-			c.trendY = append(c.trendY, ms(r.First-r.Planned))
+		if c.trend {
+			c.trendX, c.trendY = appendTrendPoint(c.trendX, c.trendY, r)
 		}
 	} else {
 		c.recs = append(c.recs, *r)
@@ -345,6 +345,7 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 		if col.approx, err = measure.NewApproxAccumulator(s.measureOpts, 0); err != nil {
 			return nil, usagef("--bounded-memory: %v", err)
 		}
+		col.trend = s.header.Command == "sweep" // a run has no trend test: it keeps nothing per request
 	} else {
 		col.recs = make([]records.Record, 0, len(offsets))
 	}
