@@ -18,7 +18,7 @@ type generated struct {
 	blocks    []int64 // shared with the trace
 	blockSeed uint64
 	lastBlock int
-	// then words words, drawn as writeWords draws them from this state.
+	// then words words, drawn by appendWords from this state.
 	state rand.PCG
 	words int
 	size  int // bytes of the whole text
@@ -63,8 +63,8 @@ func (g *generated) blockWords(j int) int {
 	return MooncakeBlockSize
 }
 
-// appendWords appends n words drawn from src, separated by single spaces, as writeWords writes
-// them.
+// appendWords appends n words of vocabulary drawn from src, separated by single spaces: the
+// one way every generated prompt's words are drawn.
 func appendWords(b []byte, src *rand.PCG, n int) []byte {
 	rng := rand.New(src)
 	for j := 0; j < n; j++ {

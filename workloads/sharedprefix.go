@@ -3,7 +3,6 @@ package workloads
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 )
 
 // SharedPrefix describes a prefix-caching workload: Groups groups, each with its own common prefix
@@ -75,26 +74,25 @@ func (s SharedPrefix) Generate(n int) (*Set, error) {
 	for g, p := range prefixes {
 		leads[g] = p + " "
 	}
-	rng := rand.New(rand.NewPCG(uint64(s.Seed), 0x73756666697873)) // "suffixs"
+	src := rand.NewPCG(uint64(s.Seed), 0x73756666697873) // "suffixs"
+	rng := rand.New(src)
 	seen := make(map[string]struct{}, n)
 	lastFirst := make([]int, s.Groups) // index+1 in distinctVocabulary of the group's last suffix's first word
 	reqs := make([]Request, n)
-	var sb strings.Builder
+	var buf []byte
 	for i := range reqs {
 		g := i % s.Groups
 		var suffix string
 		for {
-			sb.Reset()
 			first := rng.IntN(len(distinctVocabulary))
 			if first+1 == lastFirst[g] {
 				continue
 			}
-			sb.WriteString(distinctVocabulary[first])
+			buf = append(buf[:0], distinctVocabulary[first]...)
 			if s.SuffixLen > 1 {
-				sb.WriteByte(' ')
-				writeWords(&sb, rng, s.SuffixLen-1)
+				buf = appendWords(append(buf, ' '), src, s.SuffixLen-1)
 			}
-			suffix = sb.String()
+			suffix = string(buf)
 			if _, dup := seen[suffix]; !dup {
 				seen[suffix] = struct{}{}
 				lastFirst[g] = first + 1
@@ -114,28 +112,27 @@ func (s SharedPrefix) Generate(n int) (*Set, error) {
 // prefixes draws the groups' prefixes: distinct, and with distinct first words while there are
 // enough words.
 func (s SharedPrefix) prefixes() []string {
-	rng := rand.New(rand.NewPCG(uint64(s.Seed), 0x707265666978)) // "prefix"
+	src := rand.NewPCG(uint64(s.Seed), 0x707265666978) // "prefix"
+	rng := rand.New(src)
 	firsts := rng.Perm(len(distinctVocabulary))
 	out := make([]string, s.Groups)
 	seen := make(map[string]struct{}, s.Groups)
-	var sb strings.Builder
+	var buf []byte
 	for g := range out {
 		for {
-			sb.Reset()
 			if g < len(firsts) {
-				sb.WriteString(distinctVocabulary[firsts[g]])
+				buf = append(buf[:0], distinctVocabulary[firsts[g]]...)
 			} else {
-				sb.WriteString(distinctVocabulary[rng.IntN(len(distinctVocabulary))])
+				buf = append(buf[:0], distinctVocabulary[rng.IntN(len(distinctVocabulary))]...)
 			}
 			if s.PrefixLen > 1 {
-				sb.WriteByte(' ')
-				writeWords(&sb, rng, s.PrefixLen-1)
+				buf = appendWords(append(buf, ' '), src, s.PrefixLen-1)
 			}
-			if _, dup := seen[sb.String()]; !dup {
+			if _, dup := seen[string(buf)]; !dup {
 				break
 			}
 		}
-		out[g] = sb.String()
+		out[g] = string(buf)
 		seen[out[g]] = struct{}{}
 	}
 	return out

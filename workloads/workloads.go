@@ -191,7 +191,7 @@ func (s Synthetic) Generate(n int) (*Set, error) {
 	for i := range reqs {
 		in := draw(s.InputLen)
 		out := draw(s.OutputLen)
-		// The prompt is kept as its recipe: the words writeWords would draw here, from here.
+		// The prompt is kept as its recipe: the words appendWords would draw here, from here.
 		reqs[i] = Request{gen: newGenerated("", "", src, in), InputTokens: in, MaxTokens: out}
 	}
 	return NewSet(s.String(), reqs), nil
@@ -239,17 +239,6 @@ func uniformLen(rng *rand.Rand, l int, r float64) int {
 	hi = max(hi, lo)
 	u := rng.Uint64()
 	return lo + int(u%uint64(hi-lo+1))
-}
-
-// writeWords writes n words separated by single spaces.
-func writeWords(sb *strings.Builder, rng *rand.Rand, n int) {
-	sb.Grow(n * 5)
-	for j := 0; j < n; j++ {
-		if j > 0 {
-			sb.WriteByte(' ')
-		}
-		sb.WriteString(vocabulary[rng.IntN(len(vocabulary))])
-	}
 }
 
 // vocabulary holds short, frequent English words: each is a single token in common BPE
