@@ -445,11 +445,7 @@ func (c *Client) body(req *workloads.Request) []byte {
 		}
 	} else if !p.override["prompt"] {
 		sep("prompt")
-		if req.Prompt != "" || len(req.Messages) == 0 {
-			b = appendPromptJSON(b, req)
-		} else {
-			b = appendJSONString(b, completionPrompt(req))
-		}
+		b = appendCompletionPrompt(b, req)
 	}
 	if req.MaxTokens > 0 && !p.override["max_tokens"] {
 		sep("max_tokens")
@@ -486,17 +482,17 @@ func appendPromptJSON(b []byte, req *workloads.Request) []byte {
 	return append(b, '"')
 }
 
-// completionPrompt is the prompt sent to /completions: the prompt's text, or the messages'
-// contents joined by blank lines when the request only has messages.
-func completionPrompt(req *workloads.Request) string {
+// appendCompletionPrompt appends the prompt sent to /completions as a JSON string: the prompt's
+// text, or the messages' contents joined by blank lines when the request only has messages.
+func appendCompletionPrompt(b []byte, req *workloads.Request) []byte {
 	if req.Prompt != "" || len(req.Messages) == 0 {
-		return req.Text()
+		return appendPromptJSON(b, req)
 	}
 	parts := make([]string, len(req.Messages))
 	for i, m := range req.Messages {
 		parts[i] = m.Content
 	}
-	return strings.Join(parts, "\n\n")
+	return appendJSONString(b, strings.Join(parts, "\n\n"))
 }
 
 // appendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD (so the body is
