@@ -68,9 +68,9 @@ func Summarize(snaps []Snapshot) TierMetrics {
 
 // The counters and gauges a tier is reduced to, in the order of their notes.
 var (
-	reducedCounters = []string{NamePrefixQueries, NamePrefixHits, NamePreemptions, NameGenerationTokens,
+	reducedCounters = [...]string{NamePrefixQueries, NamePrefixHits, NamePreemptions, NameGenerationTokens,
 		NamePromptTokens, NameRequestsFinished, NameRequestsReceived}
-	reducedGauges = []string{NameRunning, NameWaiting, NameKVUsage, NamePrefixHitRate}
+	reducedGauges = [...]string{NameRunning, NameWaiting, NameKVUsage, NamePrefixHitRate}
 )
 
 // Reducer is Summarize one scrape at a time: it keeps what the result needs (a few numbers per
@@ -81,8 +81,8 @@ type Reducer struct {
 	source   string
 	sources  []string
 	warnings []string // the scrapes' own warnings, deduplicated, in time order
-	counters [7]counterState
-	gauges   [4]gaugeState
+	counters [len(reducedCounters)]counterState
+	gauges   [len(reducedGauges)]gaugeState
 	first    []Bucket // step lateness at the first scrape that has it
 	last     []Bucket // and at the last
 }
