@@ -43,6 +43,12 @@ func resolveRecords(arg string) (dir, path string, err error) {
 	return filepath.Dir(arg), arg, nil
 }
 
+// tierInfoOf is a tier's identity as its records file states it.
+func tierInfoOf(h records.Header, t records.Tier) tierInfo {
+	return tierInfo{index: t.Tier, maxConc: h.MaxConcurrency, rate: float64(t.RequestRate), burst: float64(t.Burstiness),
+		arrival: t.Arrival, planned: t.Planned, fingerprint: t.WorkloadFingerprint}
+}
+
 // loadTiers reads a records file into tiers.
 func loadTiers(path string) (*records.File, []tierData, error) {
 	f, err := records.ReadFile(path)
@@ -51,9 +57,7 @@ func loadTiers(path string) (*records.File, []tierData, error) {
 	}
 	var tiers []tierData
 	for _, t := range f.Tiers {
-		tiers = append(tiers, tierData{info: tierInfo{index: t.Tier, maxConc: f.Header.MaxConcurrency, rate: float64(t.RequestRate), burst: float64(t.Burstiness),
-			arrival: t.Arrival, planned: t.Planned, fingerprint: t.WorkloadFingerprint}, recs: f.TierRecords(t.Tier),
-			server: f.ServerMetrics[t.Tier]})
+		tiers = append(tiers, tierData{info: tierInfoOf(f.Header, t), recs: f.TierRecords(t.Tier), server: f.ServerMetrics[t.Tier]})
 	}
 	if len(tiers) == 0 {
 		return nil, nil, fmt.Errorf("%s has no tier: it holds no measurement", path)
@@ -84,8 +88,7 @@ func scanTiers(path string, opts measure.Options) (records.Header, []tierData, [
 				return usagef("--bounded-memory: %v", err)
 			}
 			byIndex[t.Tier] = len(tiers)
-			tiers = append(tiers, tierData{info: tierInfo{index: t.Tier, maxConc: h.MaxConcurrency, rate: float64(t.RequestRate), burst: float64(t.Burstiness),
-				arrival: t.Arrival, planned: t.Planned, fingerprint: t.WorkloadFingerprint}, approx: acc})
+			tiers = append(tiers, tierData{info: tierInfoOf(h, t), approx: acc})
 			return nil
 		},
 		Record: func(r *records.Record) error {
