@@ -348,10 +348,11 @@ func withIgnoreEOS(body []byte) ([]byte, error) {
 		}
 		return body, nil
 	}
-	merged := append([]byte(`{"ignore_eos":true`), bytes.TrimSpace(body)[1:]...)
+	merged := []byte(`{"ignore_eos":true`)
 	if len(m) > 0 {
-		merged = append([]byte(`{"ignore_eos":true,`), bytes.TrimSpace(body)[1:]...)
+		merged = append(merged, ',')
 	}
+	merged = append(merged, bytes.TrimSpace(body)[1:]...) // the members after '{', and '}'
 	out, err := loadgen.ParseExtraBody(string(merged))
 	if err != nil {
 		return body, fmt.Errorf("--ignore-eos: %w", err)
