@@ -86,14 +86,18 @@ type curveFile struct {
 func summarize(t tierData, opts measure.Options) measure.Summary {
 	info := measure.TierInfo{Tier: t.info.index, Arrival: t.info.arrival,
 		NominalRate: t.info.rate, Burstiness: t.info.burst, MaxConcurrency: t.info.maxConc, Planned: t.info.planned}
-	var sum measure.Summary
-	if t.approx != nil {
-		sum = t.approx.Summary(info) // the accumulator was made with the same opts
-	} else {
-		sum = measure.Summarize(t.recs, info, opts)
-	}
+	sum := summaryOf(t.approx, t.recs, info, opts)
 	checkDelivered(&sum, t.info.maxConc)
 	return sum
+}
+
+// summaryOf summarises a tier from its streaming summary when it has one (made with the same
+// opts), else from its records.
+func summaryOf(approx *measure.ApproxAccumulator, recs []records.Record, info measure.TierInfo, opts measure.Options) measure.Summary {
+	if approx != nil {
+		return approx.Summary(info)
+	}
+	return measure.Summarize(recs, info, opts)
 }
 
 // checkDelivered marks a tier client-bound when fewer requests per second left the client than

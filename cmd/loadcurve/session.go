@@ -384,12 +384,7 @@ func (s *session) runTier(ctx context.Context, p tierPlan, label string) (*tierO
 	}
 	info := measure.TierInfo{Tier: p.index, Arrival: arrivalDesc, NominalRate: rateVal,
 		Burstiness: burst, MaxConcurrency: s.maxConc, Planned: len(offsets)}
-	var sum measure.Summary
-	if col.approx != nil {
-		sum = col.approx.Summary(info)
-	} else {
-		sum = measure.Summarize(col.recs, info, s.measureOpts)
-	}
+	sum := summaryOf(col.approx, col.recs, info, s.measureOpts)
 	sum.Complete = sum.Complete && ctx.Err() == nil
 	checkDelivered(&sum, s.maxConc)
 	if res.RateLimited {
