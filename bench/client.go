@@ -126,8 +126,8 @@ func runClient(ctx context.Context, job Job) (ChildResult, error) {
 	if werr := closeRecords(); werr != nil && err == nil {
 		err = werr
 	}
-	sum := measure.Summarize(col.recs, measure.TierInfo{Arrival: spec.String(), NominalRate: job.Rate,
-		Burstiness: spec.Burstiness, MaxConcurrency: job.MaxConcurrency, Planned: n}, measure.Options{})
+	sum := measure.Summarize(col.recs, records.Tier{Arrival: spec.String(), RequestRate: records.Rate(job.Rate),
+		Burstiness: records.Rate(spec.Burstiness), MaxConcurrency: job.MaxConcurrency, Planned: n}, measure.Options{})
 	res.WallS = time.Since(start).Seconds()
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr

@@ -28,14 +28,20 @@ type Identity struct {
 	MaxConcurrency int
 	// NumRequests is the number of requests per tier.
 	NumRequests int
+	// ExtraBody is the request body's extra parameters (--extra-body, --ignore-eos) in a
+	// canonical form: a run with ignore_eos and one without do not send identical requests.
+	ExtraBody string
+	// TargetShare is the share of compliant requests the decisions were held to.
+	TargetShare string
 }
 
 // Mismatch is one field in which two identities differ.
 type Mismatch struct {
 	// Field names the field in words, e.g. "request-set fingerprint".
-	Field string
+	Field string `json:"field"`
 	// A and B are the two values as text.
-	A, B string
+	A string `json:"a"`
+	B string `json:"b"`
 }
 
 // String gives e.g. "request-set fingerprint differs: A=3f2a…, B=9c41…".
@@ -62,6 +68,8 @@ const (
 	FieldEndpoint       = "endpoint"
 	FieldMaxConcurrency = "max concurrency"
 	FieldNumRequests    = "number of requests"
+	FieldExtraBody      = "request body parameters (--extra-body)"
+	FieldTargetShare    = "target share"
 )
 
 // Check returns every field in which a and b differ, in the order of the
@@ -88,5 +96,7 @@ func Check(a, b Identity) []Mismatch {
 	str(FieldEndpoint, a.Endpoint, b.Endpoint)
 	num(FieldMaxConcurrency, int64(a.MaxConcurrency), int64(b.MaxConcurrency))
 	num(FieldNumRequests, int64(a.NumRequests), int64(b.NumRequests))
+	str(FieldExtraBody, a.ExtraBody, b.ExtraBody)
+	str(FieldTargetShare, a.TargetShare, b.TargetShare)
 	return ms
 }

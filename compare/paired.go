@@ -28,34 +28,38 @@ var ErrTooFewPairs = errors.New("too few pairs")
 // request ids present in both, through the differences d_i = b_i − a_i.
 type PairedResult struct {
 	// N is the number of pairs.
-	N int
+	N int `json:"n"`
 	// MedianDiff is the median of the differences (type-7 percentile 50:
 	// the mean of the two middle values when N is even).
-	MedianDiff float64
+	MedianDiff float64 `json:"median_diff"`
 	// MeanDiff is the mean of the differences.
-	MeanDiff float64
+	MeanDiff float64 `json:"mean_diff"`
 	// CILow and CIHigh bound the confidence interval of the median
 	// difference, computed by Method.
-	CILow, CIHigh float64
+	CILow  float64 `json:"ci_low"`
+	CIHigh float64 `json:"ci_high"`
 	// Confidence is the requested confidence level, e.g. 0.95.
-	Confidence float64
+	Confidence float64 `json:"confidence"`
 	// Achieved is the interval's actual coverage. For the sign-test interval
 	// it is exact for continuous data, 1 − 2·P(Binomial(N, ½) ≤ k−1), and at
 	// least Confidence (the interval is conservative; ties only make it more
 	// so). For the bootstrap it is the nominal Confidence (an approximation).
-	Achieved float64
+	Achieved float64 `json:"achieved_confidence"`
 	// Method is MethodSignTest or MethodBootstrap.
-	Method string
+	Method string `json:"method"`
 	// BootLow and BootHigh are the seeded paired-bootstrap percentile
 	// interval of the median, computed with Resamples resamples, as a second
 	// opinion beside the sign-test interval. When Method is MethodBootstrap
 	// they equal CILow and CIHigh.
-	BootLow, BootHigh float64
+	BootLow  float64 `json:"bootstrap_low"`
+	BootHigh float64 `json:"bootstrap_high"`
 	// Resamples is the number of bootstrap resamples behind BootLow/BootHigh.
-	Resamples int
+	Resamples int `json:"resamples"`
 	// Wins counts pairs with B < A (d < 0: B better for a latency), Losses
 	// pairs with B > A, Ties pairs with B = A.
-	Wins, Losses, Ties int
+	Wins   int `json:"b_better"`
+	Losses int `json:"b_worse"`
+	Ties   int `json:"ties"`
 }
 
 // MinPairs is the smallest number of pairs for which a two-sided sign-test

@@ -6,108 +6,172 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
 )
 
-// Verdict is a tier's standing against the target share.
+// Verdict is a tier's standing against the target share, from its own steady-state window.
 type Verdict string
 
-// Verdicts. With share = compliant/issued and [lo, hi] its Wilson interval:
+// Verdicts. With share the steady-state compliant request share and [lo, hi] its confidence
+// interval (Wilson's, on the effective sample size):
 const (
-	VerdictMeets     Verdict = "meets"     // share ≥ target
-	VerdictUncertain Verdict = "uncertain" // share < target ≤ hi: too few requests to tell
-	VerdictFails     Verdict = "fails"     // hi < target: fails clearly
-	VerdictNoData    Verdict = "no_data"   // no request issued
-	VerdictInvalid   Verdict = "invalid"   // inconsistent figures (see the notes)
+	VerdictMeets        Verdict = "meets"        // lo ≥ target and the tier reached a steady state
+	VerdictFails        Verdict = "fails"        // hi < target, or its queue never settled (unstable)
+	VerdictUncertain    Verdict = "uncertain"    // lo < target ≤ hi: a longer tier would decide
+	VerdictInsufficient Verdict = "insufficient" // fewer requests in the window than a steady state needs
+	VerdictExcluded     Verdict = "excluded"     // not judged: client-bound, interrupted, cut, or no steady state at all
 )
 
-// PointVerdict is one tier with the analysis's judgement of it.
+// PointVerdict is one tier of the curve with the analysis's judgement of it. Rates and
+// throughputs are the steady-state ones (measure.Steady).
 type PointVerdict struct {
-	Point Point `json:"point"`
-	// CompliantShare is the compliant request share, Compliant/Issued.
-	CompliantShare float64 `json:"compliant_request_share"`
-	// ShareLo and ShareHi bound it: the Wilson interval at Params.Confidence.
-	ShareLo float64 `json:"share_lo"`
-	ShareHi float64 `json:"share_hi"`
-	Verdict Verdict `json:"verdict"`
-	// MeetsTarget is Verdict == VerdictMeets.
-	MeetsTarget bool `json:"meets_target"`
-	// Stable is false when the tier's trend test found growing queueing.
+	Tier        int     `json:"tier"`
+	NominalRate float64 `json:"nominal_rate"`
+	// Rate is the realised arrival rate in the steady-state window: the curve's x-axis.
+	Rate                      float64 `json:"realised_rate"`
+	RequestThroughput         float64 `json:"request_throughput"`
+	RawOutputThroughput       float64 `json:"raw_output_throughput"`
+	CompliantOutputThroughput float64 `json:"compliant_output_throughput"`
+	// Share is the compliant request share in the window; EffectiveRequests the sample size its
+	// interval [ShareLo, ShareHi] rests on (requests over the variance factor).
+	Share             float64 `json:"compliant_request_share"`
+	EffectiveRequests float64 `json:"effective_requests"`
+	ShareLo           float64 `json:"share_lo"`
+	ShareHi           float64 `json:"share_hi"`
+	Verdict           Verdict `json:"verdict"`
+	// Stable is false when the tier never reached a steady state (its queue kept growing).
 	Stable bool `json:"stable"`
-	// OnPlateau marks the tiers from the plateau's start on.
-	OnPlateau bool `json:"on_plateau"`
-	// GainPerDoubling is the relative raw-throughput gain per doubling of
-	// offered load from the previous finite tier; null for the first tier,
-	// tiers off the rate axis, and when the previous tier had no output.
+	// Fit is the monotone (isotonic) fit of the share against rate at this tier, pooled with
+	// its neighbours where the measured shares violate the order; FitLo and FitHi bound it.
+	Fit   float64 `json:"fitted_share"`
+	FitLo float64 `json:"fitted_share_lo"`
+	FitHi float64 `json:"fitted_share_hi"`
+	// OnPlateau marks the tiers from the plateau's start on; GainPerDoubling is the relative
+	// raw-throughput gain per doubling of rate from the previous tier (null for the first).
+	OnPlateau       bool     `json:"on_plateau"`
 	GainPerDoubling *float64 `json:"gain_per_doubling"`
+	// Reason says the verdict in words.
+	Reason string `json:"reason"`
 }
 
-// Plateau is where raw throughput stops growing with offered load.
+// Plateau is where raw throughput stops growing with the arrival rate.
 type Plateau struct {
-	// StartTier and StartRate name the first tier on the plateau: every step
-	// from it on gains less than Params.PlateauGain per doubling.
 	StartTier int     `json:"start_tier"`
 	StartRate float64 `json:"start_rate"`
 	// Throughput is the highest raw output throughput on the plateau (tok/s).
-	Throughput float64 `json:"raw_output_throughput"`
-	// MarginalGain is the gain per doubling from the start to the last tier.
+	Throughput   float64 `json:"raw_output_throughput"`
 	MarginalGain float64 `json:"marginal_gain"`
-	// Tiers is the number of tiers on the plateau (≥ 2).
-	Tiers int `json:"tiers"`
+	Tiers        int     `json:"tiers"`
 }
 
-// Knee is where non-compliance turns from sporadic to systematic.
+// Knee is where non-compliance turns systematic: the lightest tier that fails with confidence
+// or never settles.
 type Knee struct {
-	Tier int     `json:"tier"`
-	Rate float64 `json:"rate"`
-	// CompliantShare and ShareHi are the knee tier's share and the upper end
-	// of its Wilson interval.
-	CompliantShare float64 `json:"compliant_request_share"`
-	ShareHi        float64 `json:"share_hi"`
-	// ClearlyFails: ShareHi < target. Unstable: its queue grows.
-	ClearlyFails bool `json:"clearly_fails"`
-	Unstable     bool `json:"unstable"`
-	// AfterTier and AfterRate name the last tier below it that met the target.
-	AfterTier int     `json:"after_tier"`
-	AfterRate float64 `json:"after_rate"`
+	Tier         int     `json:"tier"`
+	Rate         float64 `json:"rate"`
+	Share        float64 `json:"compliant_request_share"`
+	ShareHi      float64 `json:"share_hi"`
+	ClearlyFails bool    `json:"clearly_fails"`
+	Unstable     bool    `json:"unstable"`
 }
 
 // How a capacity was found.
 const (
-	// CapacityInterpolated: share crosses the target between FromTier and
-	// ToTier; the rate is interpolated linearly in share against rate.
+	// CapacityInterpolated: the fitted share crosses the target between two tiers.
 	CapacityInterpolated = "interpolated"
-	// CapacityAtTier: ToTier still meets the share but its queue grows, so
-	// capacity is put at FromTier.
+	// CapacityAtTier: the next tier still met the share but never settled, so no rate above the
+	// last stable one is claimed.
 	CapacityAtTier = "at_tier"
-	// CapacityLowerBound: no tier above FromTier was measured; capacity is at
-	// least FromTier's rate.
+	// CapacityLowerBound: every tier meets the target: capacity is at least the highest rate.
 	CapacityLowerBound = "lower_bound"
 )
 
-// Capacity is the highest offered rate at which the compliant request share
-// meets the target.
+// Capacity is the highest arrival rate at which the compliant request share still meets the
+// target in steady state.
 type Capacity struct {
-	Rate float64 `json:"rate"`
-	// Method is CapacityInterpolated, CapacityAtTier or CapacityLowerBound.
-	Method   string `json:"method"`
-	FromTier int    `json:"from_tier"`
-	ToTier   *int   `json:"to_tier"`
+	// Rate is the estimate: where the monotone fit of the share against the realised rate
+	// crosses the target (requests/s).
+	Rate   float64 `json:"rate"`
+	Method string  `json:"method"`
+	// Low is the highest rate that meets the target with confidence (the fit's lower bound
+	// reaches it; by monotonicity every lighter load does too), 0 when none does. High is the
+	// lightest rate that fails with confidence (or never settles), null when none was measured.
+	// The capacity lies between them at the analysis's confidence.
+	Low      float64  `json:"low"`
+	High     *float64 `json:"high"`
+	LowTier  *int     `json:"low_tier"`
+	HighTier *int     `json:"high_tier"`
+	// FromTier and ToTier are the tiers Rate is interpolated between (ToTier null for a lower bound).
+	FromTier int  `json:"from_tier"`
+	ToTier   *int `json:"to_tier"`
 }
 
-// OperatingPoint is where to run: capacity less the headroom.
+// LowerBoundOnly reports whether the capacity is only known to be at least Rate.
+func (c *Capacity) LowerBoundOnly() bool { return c.Method == CapacityLowerBound }
+
+// String is the capacity as people read it: "at least 12.2 req/s" for a lower bound, else
+// "12.2 req/s (11.0–13.5)" with the interval, an open end written as such.
+func (c *Capacity) String() string {
+	if c == nil {
+		return "none"
+	}
+	if c.LowerBoundOnly() {
+		return fmt.Sprintf("at least %s req/s", fmtRate(c.Rate))
+	}
+	lo := "below " + fmtRate(c.Rate)
+	if c.Low > 0 {
+		lo = fmtRate(c.Low)
+	}
+	hi := "unbracketed"
+	if c.High != nil {
+		hi = fmtRate(*c.High)
+	}
+	return fmt.Sprintf("%s req/s (%s–%s)", fmtRate(c.Rate), lo, hi)
+}
+
+// OperatingPoint is where to run: capacity less the headroom, with what it should deliver and,
+// when the sweep ran one, the tier that verified it.
 type OperatingPoint struct {
 	// Rate = Capacity.Rate·(1 − Params.Headroom), requests per second.
 	Rate float64 `json:"rate"`
-	// ExpectedCompliantThroughput and ExpectedRawThroughput are interpolated
-	// linearly in rate between the measured tiers (through the origin below
-	// the first), tok/s.
-	ExpectedCompliantThroughput float64 `json:"expected_compliant_output_throughput"`
+	// Expected* are the steady-state figures of the curve at Rate, interpolated linearly in rate
+	// between the tiers (through the origin below the first): what the confirmation should see.
 	ExpectedRawThroughput       float64 `json:"expected_raw_output_throughput"`
+	ExpectedCompliantThroughput float64 `json:"expected_compliant_output_throughput"`
 	Reason                      string  `json:"reason"`
+	// Confirmation is the tier run at the operating point to verify it; nil when none ran.
+	Confirmation *Confirmation `json:"confirmation"`
 }
 
-// Analysis is the load curve judged: per-tier verdicts, plateau, knee,
-// capacity and operating point, each nil when it does not exist, and the
+// Verified reports whether a confirmation tier ran at this operating point and met the target
+// with confidence.
+func (o *OperatingPoint) Verified() bool {
+	return o != nil && o.Confirmation != nil && o.Confirmation.AtThisPoint && o.Confirmation.Verdict == VerdictMeets
+}
+
+// Confirmation is what the tier run at the operating point measured, in its steady state.
+type Confirmation struct {
+	Tier        int     `json:"tier"`
+	NominalRate float64 `json:"nominal_rate"`
+	// AtThisPoint: the tier ran at this analysis's operating point (within 0.5 %); false when it
+	// was run for another one (for example before the objectives were changed in a report).
+	AtThisPoint               bool    `json:"at_this_operating_point"`
+	Rate                      float64 `json:"realised_rate"`
+	Share                     float64 `json:"compliant_request_share"`
+	ShareLo                   float64 `json:"share_lo"`
+	ShareHi                   float64 `json:"share_hi"`
+	EffectiveRequests         float64 `json:"effective_requests"`
+	Verdict                   Verdict `json:"verdict"`
+	RequestThroughput         float64 `json:"request_throughput"`
+	RawOutputThroughput       float64 `json:"raw_output_throughput"`
+	CompliantOutputThroughput float64 `json:"compliant_output_throughput"`
+	Reason                    string  `json:"reason"`
+}
+
+// Analysis is the load curve judged: per-tier verdicts and the monotone fit, plateau, knee,
+// capacity with its interval and the operating point, each nil when it does not exist, and the
 // reasons in words.
 type Analysis struct {
 	// Params are the parameters used, defaults filled.
@@ -121,412 +185,510 @@ type Analysis struct {
 	Notes []string `json:"notes"`
 }
 
-// Analyze judges a sweep. points may come in any order (they are sorted by
-// offered rate, then tier, in a copy; the input is not modified). Zero
-// fields of p take their defaults; an invalid field is replaced by its
-// default and a note says so (callers should check [Params.Validate] first).
+// Analyze judges a sweep from the summaries of its tiers (in any order; the input is not
+// modified). The curve's points are the tiers at a finite rate that are not confirmations;
+// a confirmation tier (records.RoleConfirm) verifies the operating point instead. Zero fields of
+// p take their defaults; an invalid field is replaced by its default and a note says so
+// (callers should check [Params.Validate] first).
 //
-// Per tier: share = Compliant/Issued, its Wilson interval [lo, hi], and the
-// verdict "meets" (share ≥ target), "fails" (hi < target) or "uncertain"
-// (between); Stable = the trend test did not find growing queueing. A tier
-// "meets the objective" when it meets and is stable; non-compliance is
-// "systematic" when it fails clearly or is unstable.
-//
-// On the finite-rate tiers:
-//   - Plateau: the first tier from which every step gains less than
-//     PlateauGain raw throughput per doubling of offered load (gain per
-//     doubling = (T₂/T₁)^(1/log₂(r₂/r₁)) − 1). Nil when the last step still
-//     gains more: the curve never saturated within the sweep.
-//   - Knee: the first systematic tier after at least one tier that met the
-//     objective.
-//   - Capacity: from the last tier meeting the objective below the knee (or
-//     the last one at all, without a knee), interpolated linearly in share
-//     against rate to the next tier. Nil when the lightest tier does not meet
-//     the objective.
-//   - Operating point: capacity·(1 − Headroom).
-//
-// A tier at an infinite offered rate is judged and reported but stays off
-// the rate axis.
-func Analyze(points []Point, p Params) Analysis {
-	p, paramNotes := p.resolve()
-	a := Analysis{Params: p}
-	a.Notes = append(a.Notes, fmt.Sprintf("objective: compliant request share ≥ %s per tier, judged with %s Wilson intervals; "+
-		"headroom %s; plateau when raw throughput gains less than %s per doubling of offered load",
-		pct(p.TargetShare), pct(p.Confidence), pct(p.Headroom), pct(p.PlateauGain)))
-	a.Notes = append(a.Notes, paramNotes...)
-
-	pts := slices.Clone(points)
-	slices.SortStableFunc(pts, func(x, y Point) int {
-		return cmp.Or(cmp.Compare(x.OfferedRate, y.OfferedRate), cmp.Compare(x.Tier, y.Tier))
-	})
-	a.Points = make([]PointVerdict, len(pts))
-	for i, pt := range pts {
-		a.Points[i] = judge(pt, p)
+// Per tier, from its steady state (measure.Steady): share and its Wilson interval at
+// p.Confidence on the effective sample size; "meets" when the lower bound reaches the target and
+// the tier settled, "fails" when the upper bound is below it or the queue never settled,
+// "uncertain" otherwise. Across tiers: the isotonic (non-increasing) regression of the share on
+// the realised rate, weighted by effective sample size (pool adjacent violators), and for each
+// pooled block its own interval. Capacity is where the fit crosses the target, interpolated
+// linearly between the tiers on either side; its interval runs from the highest rate whose
+// fitted lower bound reaches the target to the lightest rate whose fitted upper bound is below
+// it (or that never settled). No rate above a tier that never settled is claimed.
+func Analyze(tiers []measure.Summary, p Params) Analysis {
+	p, notes := p.resolve()
+	a := Analysis{Params: p, Notes: notes}
+	var confirm []measure.Summary
+	for _, s := range tiers {
+		switch {
+		case s.Role == records.RoleConfirm:
+			confirm = append(confirm, s)
+		case math.IsInf(s.NominalRate, 1):
+			if s.Role != records.RoleProbe {
+				a.Notes = append(a.Notes, fmt.Sprintf("tier %d sent everything at T0: it is off the rate axis", s.Tier))
+			}
+		default:
+			a.Points = append(a.Points, judge(s, p))
+		}
 	}
-	a.Notes = append(a.Notes, tierNotes(a.Points, p)...)
-
-	axis := rateAxis(a.Points)
+	slices.SortStableFunc(a.Points, func(x, y PointVerdict) int {
+		return cmp.Or(cmpRate(x.Rate, y.Rate), cmp.Compare(x.Tier, y.Tier))
+	})
+	boundByService(a.Points, tiers)
+	a.Notes = append(a.Notes, tierNotes(a.Points)...)
+	axis := a.axis()
 	if len(axis) == 0 {
-		a.Notes = append(a.Notes, "no tier at a finite offered rate with requests issued: no curve to analyse")
+		a.Notes = append(a.Notes, "no tier has a steady state to judge: no curve")
 		return a
 	}
+	fit(axis, p)
 	a.plateau(axis)
 	a.kneeAndCapacity(axis)
-	a.operatingPoint(axis)
-	a.stressNotes(axis)
+	a.operatingPoint(axis, confirm)
 	return a
 }
 
-// judge computes one tier's verdict.
-func judge(pt Point, p Params) PointVerdict {
-	v := PointVerdict{Point: pt, Stable: !pt.Trend.Growing, ShareLo: 0, ShareHi: 1}
-	if pointProblem(pt) != "" {
-		v.Verdict = VerdictInvalid
-		return v
-	}
-	if pt.Issued == 0 {
-		v.Verdict = VerdictNoData
-		return v
-	}
-	v.CompliantShare = float64(pt.Compliant) / float64(pt.Issued)
-	v.ShareLo, v.ShareHi = Wilson(pt.Compliant, pt.Issued, p.Confidence)
+func cmpRate(x, y float64) int {
 	switch {
-	case v.CompliantShare >= p.TargetShare:
+	case math.IsNaN(x) && math.IsNaN(y):
+		return 0
+	case math.IsNaN(x):
+		return 1
+	case math.IsNaN(y):
+		return -1
+	}
+	return cmp.Compare(x, y)
+}
+
+// judge computes one tier's own verdict.
+func judge(s measure.Summary, p Params) PointVerdict {
+	v := PointVerdict{Tier: s.Tier, NominalRate: s.NominalRate, Rate: math.NaN(), ShareLo: 0, ShareHi: 1, Stable: true,
+		Fit: math.NaN(), FitLo: math.NaN(), FitHi: math.NaN(), Share: math.NaN()}
+	st := s.Steady
+	switch {
+	case st == nil:
+		v.Verdict, v.Reason = VerdictExcluded, "no request was issued"
+		return v
+	case s.Interrupted:
+		v.Verdict, v.Reason = VerdictExcluded, "the run was interrupted during the tier"
+	case s.Recorded < s.Planned:
+		v.Verdict, v.Reason = VerdictExcluded, fmt.Sprintf("cut: %d of its %d planned requests were recorded (the run was killed)", s.Recorded, s.Planned)
+	case s.ClientBound:
+		v.Verdict, v.Reason = VerdictExcluded, "client-bound: the client, not the server, shaped its load ("+s.ClientBoundReason+")"
+	}
+	v.Rate, v.RequestThroughput = st.RealisedRate, st.RequestThroughput
+	v.RawOutputThroughput, v.CompliantOutputThroughput = st.RawOutputThroughput, st.CompliantOutputThroughput
+	v.Share, v.EffectiveRequests = st.CompliantShare, st.EffectiveRequests
+	if st.Requests > 0 {
+		v.ShareLo, v.ShareHi = WilsonN(st.CompliantShare, st.EffectiveRequests, p.Confidence)
+	}
+	if v.Verdict == VerdictExcluded {
+		return v
+	}
+	if !isFinite(v.Rate) || !(v.Rate > 0) {
+		v.Verdict, v.Reason = VerdictExcluded, "its steady-state window has no length"
+		return v
+	}
+	target := p.TargetShare
+	switch {
+	case st.Requests < measure.MinSteadyRequests:
+		v.Verdict, v.Reason = VerdictInsufficient, st.Note
+	case !st.Stationary:
+		v.Stable = false
+		v.Verdict, v.Reason = VerdictFails, "unstable: "+st.Note
+	case v.ShareLo >= target:
 		v.Verdict = VerdictMeets
-	case v.ShareHi < p.TargetShare:
+		v.Reason = fmt.Sprintf("%s compliant, %s interval [%s, %s] on %.0f effective requests: the lower bound reaches the %s target",
+			pct(v.Share), pct(p.Confidence), pct(v.ShareLo), pct(v.ShareHi), v.EffectiveRequests, pct(target))
+	case v.ShareHi < target:
 		v.Verdict = VerdictFails
+		v.Reason = fmt.Sprintf("%s compliant, %s interval [%s, %s] on %.0f effective requests: even the upper bound is below the %s target",
+			pct(v.Share), pct(p.Confidence), pct(v.ShareLo), pct(v.ShareHi), v.EffectiveRequests, pct(target))
 	default:
 		v.Verdict = VerdictUncertain
+		v.Reason = fmt.Sprintf("%s compliant, %s interval [%s, %s] on %.0f effective requests contains the %s target: a longer tier would decide",
+			pct(v.Share), pct(p.Confidence), pct(v.ShareLo), pct(v.ShareHi), v.EffectiveRequests, pct(target))
 	}
-	v.MeetsTarget = v.Verdict == VerdictMeets
 	return v
 }
 
-// pointProblem says what makes a point unusable, or "".
-func pointProblem(pt Point) string {
-	switch {
-	case !(pt.OfferedRate > 0):
-		return fmt.Sprintf("offered rate %s is not positive", fmtParam(pt.OfferedRate))
-	case pt.Issued < 0 || pt.Compliant < 0 || pt.Compliant > pt.Issued:
-		return fmt.Sprintf("%d compliant of %d issued is impossible", pt.Compliant, pt.Issued)
-	}
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{
-		{"raw output throughput", pt.RawOutputThroughput},
-		{"compliant output throughput", pt.CompliantOutputThroughput},
-	} {
-		if !isFinite(f.v) || f.v < 0 {
-			return fmt.Sprintf("%s %s is not a finite number ≥ 0", f.name, fmtParam(f.v))
+// serviceBoundMargin: arrivals must exceed the best completion rate by this factor before a
+// tier counts as beyond what the deployment can serve (completion rates are measured too).
+const serviceBoundMargin = 1.05
+
+// boundByService marks unstable every judged tier whose arrivals came faster than the highest
+// rate at which the deployment completed requests anywhere in the sweep (probes included):
+// such a queue can only grow, even when the tier ended before that showed as a trend or broke
+// the objectives, so the load is not sustainable and cannot meet them.
+func boundByService(pts []PointVerdict, tiers []measure.Summary) {
+	best := 0.0
+	for _, s := range tiers {
+		r := s.RequestThroughput
+		if st := s.Steady; st != nil && !math.IsInf(s.NominalRate, 1) && isFinite(st.RequestThroughput) {
+			r = st.RequestThroughput
+		}
+		if isFinite(r) {
+			best = math.Max(best, r)
 		}
 	}
-	return ""
+	if !(best > 0) {
+		return
+	}
+	for i := range pts {
+		v := &pts[i]
+		if v.Verdict == VerdictExcluded || v.Verdict == VerdictInsufficient || !v.Stable || !(v.Rate > serviceBoundMargin*best) {
+			continue
+		}
+		v.Stable, v.Verdict = false, VerdictFails
+		v.Reason = fmt.Sprintf("unstable: arrivals at %s req/s exceed the highest completion rate the deployment reached in this sweep, %s req/s: the queue can only grow, even if the tier ended before that broke the objectives",
+			fmtRate(v.Rate), fmtRate(best))
+	}
 }
 
-// meetsObjective: meets the share and stable.
-func (v PointVerdict) meetsObjective() bool { return v.Verdict == VerdictMeets && v.Stable }
-
-// systematic: fails clearly or unstable.
-func (v PointVerdict) systematic() bool { return v.Verdict == VerdictFails || !v.Stable }
-
-// rateAxis returns the points on the rate axis: finite offered rate, valid,
-// requests issued, the first tier of each offered rate.
-func rateAxis(vs []PointVerdict) []*PointVerdict {
+// axis returns the points the curve is made of: judged, with a rate.
+func (a *Analysis) axis() []*PointVerdict {
 	var axis []*PointVerdict
-	for i := range vs {
-		v := &vs[i]
-		if v.Verdict == VerdictInvalid || v.Verdict == VerdictNoData || math.IsInf(v.Point.OfferedRate, 1) {
-			continue
+	for i := range a.Points {
+		if v := &a.Points[i]; v.Verdict != VerdictExcluded {
+			axis = append(axis, v)
 		}
-		if n := len(axis); n > 0 && axis[n-1].Point.OfferedRate == v.Point.OfferedRate {
-			continue
-		}
-		axis = append(axis, v)
 	}
 	return axis
 }
 
-// bracket finds, on the rate axis, the knee (first systematic tier after a
-// tier meeting the objective), the last tier meeting the objective below it
-// (or the last at all) and the tier just above that; -1 for none. Analyze
-// interpolates capacity between last and next; the Planner bisects there.
-func bracket(axis []*PointVerdict) (knee, last, next int) {
-	knee, last, next = -1, -1, -1
-	seen := false
-	for i, v := range axis {
-		if seen && v.systematic() {
-			knee = i
-			break
+// fit computes the isotonic (non-increasing in rate) regression of the share over the stable
+// points of the axis, weighted by effective requests, and each pooled block's interval.
+// Unstable points are not fitted (their share describes a transient): they fail by definition.
+func fit(axis []*PointVerdict, p Params) {
+	type block struct {
+		w, wy float64
+		pts   []*PointVerdict
+	}
+	var stack []block
+	for _, v := range axis {
+		if !v.Stable || !(v.EffectiveRequests > 0) {
+			continue
 		}
-		if v.meetsObjective() {
-			seen = true
-			last = i
+		stack = append(stack, block{w: v.EffectiveRequests, wy: v.EffectiveRequests * v.Share, pts: []*PointVerdict{v}})
+		for len(stack) >= 2 {
+			x, y := stack[len(stack)-2], stack[len(stack)-1]
+			if x.wy/x.w >= y.wy/y.w {
+				break
+			}
+			stack = stack[:len(stack)-2]
+			stack = append(stack, block{w: x.w + y.w, wy: x.wy + y.wy, pts: append(x.pts, y.pts...)})
 		}
 	}
-	if last >= 0 && last+1 < len(axis) {
-		next = last + 1
+	for _, b := range stack {
+		share := b.wy / b.w
+		lo, hi := WilsonN(share, b.w, p.Confidence)
+		for _, v := range b.pts {
+			v.Fit, v.FitLo, v.FitHi = share, lo, hi
+		}
 	}
-	return knee, last, next
 }
 
 func (a *Analysis) plateau(axis []*PointVerdict) {
+	if len(axis) < 2 {
+		a.Notes = append(a.Notes, "one tier on the rate axis: no curve, so no plateau")
+		return
+	}
 	gains := make([]*float64, len(axis))
 	for i := 1; i < len(axis); i++ {
-		prev, cur := axis[i-1].Point, axis[i].Point
-		if prev.RawOutputThroughput > 0 {
-			g := math.Pow(cur.RawOutputThroughput/prev.RawOutputThroughput, 1/math.Log2(cur.OfferedRate/prev.OfferedRate)) - 1
+		prev, cur := axis[i-1], axis[i]
+		if prev.RawOutputThroughput > 0 && cur.Rate > prev.Rate {
+			g := math.Pow(cur.RawOutputThroughput/prev.RawOutputThroughput, 1/math.Log2(cur.Rate/prev.Rate)) - 1
 			if isFinite(g) {
 				gains[i] = &g
 				axis[i].GainPerDoubling = &g
 			}
 		}
 	}
-	if len(axis) < 2 {
-		a.Notes = append(a.Notes, "one tier on the rate axis: no curve, so no plateau")
-		return
-	}
 	start := len(axis) - 1
 	for start >= 1 && gains[start] != nil && *gains[start] < a.Params.PlateauGain {
 		start--
 	}
-	lastV := axis[len(axis)-1]
+	last := axis[len(axis)-1]
 	if start == len(axis)-1 {
 		if g := gains[start]; g != nil {
 			a.Notes = append(a.Notes, fmt.Sprintf("raw throughput never saturates: the last step, %s → %s, still gains %s per doubling (≥ %s); "+
-				"the sweep stopped before the plateau, extend it to higher rates",
-				tierName(axis[start-1].Point), tierName(lastV.Point), pct(*g), pct(a.Params.PlateauGain)))
-		} else {
-			a.Notes = append(a.Notes, fmt.Sprintf("raw throughput never saturates: %s had no output, so the gain into %s is undefined",
-				tierName(axis[start-1].Point), tierName(lastV.Point)))
+				"the sweep stopped before the plateau", tierName(axis[start-1]), tierName(last), pct(*g), pct(a.Params.PlateauGain)))
 		}
 		return
 	}
-	s := axis[start].Point
-	pl := &Plateau{StartTier: s.Tier, StartRate: s.OfferedRate, Tiers: len(axis) - start}
+	s := axis[start]
+	pl := &Plateau{StartTier: s.Tier, StartRate: s.Rate, Tiers: len(axis) - start}
 	for _, v := range axis[start:] {
 		v.OnPlateau = true
-		pl.Throughput = math.Max(pl.Throughput, v.Point.RawOutputThroughput)
+		pl.Throughput = math.Max(pl.Throughput, v.RawOutputThroughput)
 	}
-	if s.RawOutputThroughput > 0 {
-		pl.MarginalGain = math.Pow(lastV.Point.RawOutputThroughput/s.RawOutputThroughput, 1/math.Log2(lastV.Point.OfferedRate/s.OfferedRate)) - 1
+	if s.RawOutputThroughput > 0 && last.Rate > s.Rate {
+		pl.MarginalGain = math.Pow(last.RawOutputThroughput/s.RawOutputThroughput, 1/math.Log2(last.Rate/s.Rate)) - 1
 	}
 	a.Plateau = pl
-	note := fmt.Sprintf("raw throughput reaches its plateau at %s: from there to %s it gains %s per doubling of offered load (below %s); "+
-		"highest raw output on the plateau %s tok/s",
-		tierName(s), tierName(lastV.Point), pct(pl.MarginalGain), pct(a.Params.PlateauGain), fmtG(pl.Throughput))
-	switch {
-	case start == 0:
-		note += "; the whole sweep is on the plateau: even the lightest tier saturates the deployment, so add lighter tiers"
-	case gains[start] != nil:
-		note += fmt.Sprintf("; the step into it, from %s, still gained %s", tierName(axis[start-1].Point), pct(*gains[start]))
-	}
-	if pl.Tiers == 2 {
-		note += "; the plateau rests on a single step: extend the sweep to confirm it"
+	note := fmt.Sprintf("raw throughput reaches its plateau at %s: from there to %s it gains %s per doubling of the arrival rate (below %s); "+
+		"highest raw output on the plateau %s tok/s", tierName(s), tierName(last), pct(pl.MarginalGain), pct(a.Params.PlateauGain), fmtG(pl.Throughput))
+	if start == 0 {
+		note += "; the whole sweep is on the plateau: even the lightest tier saturates the deployment"
 	}
 	a.Notes = append(a.Notes, note)
 }
 
 func (a *Analysis) kneeAndCapacity(axis []*PointVerdict) {
-	knee, last, next := bracket(axis)
-	target := a.Params.TargetShare
-	switch {
-	case knee >= 0:
-		k, prev := axis[knee], axis[last]
-		a.Knee = &Knee{
-			Tier: k.Point.Tier, Rate: k.Point.OfferedRate,
-			CompliantShare: k.CompliantShare, ShareHi: k.ShareHi,
-			ClearlyFails: k.Verdict == VerdictFails, Unstable: !k.Stable,
-			AfterTier: prev.Point.Tier, AfterRate: prev.Point.OfferedRate,
+	q := a.Params.TargetShare
+	// The lightest unstable rate: nothing at or above it is claimed.
+	unstable := -1
+	for i, v := range axis {
+		if !v.Stable {
+			unstable = i
+			break
 		}
-		var why []string
+	}
+	fitted := func(i int) bool { return (unstable < 0 || i < unstable) && axis[i].Stable && isFinite(axis[i].Fit) }
+
+	// Interval: the highest confident meet below any unstable tier; the lightest confident fail.
+	c := &Capacity{}
+	lowIdx, highIdx := -1, -1
+	for i := range axis {
+		if fitted(i) && axis[i].FitLo >= q {
+			lowIdx = i
+		}
+	}
+	for i, v := range axis {
+		if i == unstable || (fitted(i) && v.FitHi < q) {
+			highIdx = i
+			break
+		}
+	}
+	if highIdx >= 0 {
+		k := axis[highIdx]
+		a.Knee = &Knee{Tier: k.Tier, Rate: k.Rate, Share: k.Share, ShareHi: k.ShareHi, ClearlyFails: k.Stable && k.FitHi < q, Unstable: !k.Stable}
+		why := "its queue never settled (" + k.Reason + ")"
 		if a.Knee.ClearlyFails {
-			why = append(why, fmt.Sprintf("%d of %d compliant (%s), and even the upper end of its %s interval, %s, is below the %s target",
-				k.Point.Compliant, k.Point.Issued, pct(k.CompliantShare), pct(a.Params.Confidence), pct(k.ShareHi), pct(target)))
+			why = fmt.Sprintf("the fitted share there, %s, has an upper bound of %s, below the %s target", pct(k.Fit), pct(k.FitHi), pct(q))
 		}
-		if a.Knee.Unstable {
-			why = append(why, "its queueing grows ("+k.Point.Trend.Reason+")")
-		}
-		a.Notes = append(a.Notes, fmt.Sprintf("knee at %s: non-compliance turns systematic: %s; after %s met the objective (%s compliant); "+
-			"timeouts %s and other failures %s of issued requests at the knee",
-			tierName(k.Point), strings.Join(why, "; "), tierName(prev.Point), pct(prev.CompliantShare),
-			pct(k.Point.TimeoutRatio), pct(k.Point.FailureRatio)))
-		for _, v := range axis[knee+1:] {
-			if v.meetsObjective() {
-				a.Notes = append(a.Notes, fmt.Sprintf("%s meets the objective again above the knee (%s compliant): the curve is not monotone, "+
-					"so re-measure around the knee before trusting the capacity", tierName(v.Point), pct(v.CompliantShare)))
-				break
-			}
-		}
-	case last < 0:
-		a.Notes = append(a.Notes, "no knee: no tier met the objective, so there is no compliant range for non-compliance to break out of")
-	default:
-		a.Notes = append(a.Notes, fmt.Sprintf("no knee: no tier showed systematic non-compliance (share clearly below %s or growing queueing) up to %s",
-			pct(target), tierName(axis[len(axis)-1].Point)))
+		a.Notes = append(a.Notes, fmt.Sprintf("knee at %s: non-compliance turns systematic: %s", tierName(k), why))
 	}
 
-	first := axis[0]
-	if !first.meetsObjective() {
-		a.Notes = append(a.Notes, "no capacity: even the lightest tier misses the objective: "+missWhy(first, a.Params))
-		return
+	// The estimate: where the fit crosses the target.
+	last, next := -1, -1
+	for i := range axis {
+		if !fitted(i) {
+			continue
+		}
+		if axis[i].Fit >= q {
+			last = i
+			continue
+		}
+		next = i
+		break
 	}
-	l := axis[last]
-	c := &Capacity{Rate: l.Point.OfferedRate, FromTier: l.Point.Tier}
 	switch {
-	case next < 0:
-		c.Method = CapacityLowerBound
-		a.Notes = append(a.Notes, fmt.Sprintf("capacity at least %s req/s: %s meets the objective (%s compliant) and no tier above it was measured",
-			fmtG(c.Rate), tierName(l.Point), pct(l.CompliantShare)))
-	case axis[next].CompliantShare < target:
-		n := axis[next]
-		c.ToTier = &n.Point.Tier
-		c.Method = CapacityInterpolated
-		r1, s1, r2, s2 := l.Point.OfferedRate, l.CompliantShare, n.Point.OfferedRate, n.CompliantShare
-		c.Rate = r1 + (s1-target)/(s1-s2)*(r2-r1)
-		a.Notes = append(a.Notes, fmt.Sprintf("capacity %s req/s: the compliant share crosses %s between %s, at %s, and %s, at %s (%s); interpolated linearly in share against rate",
-			fmtG(c.Rate), pct(target), tierName(l.Point), pct(s1), tierName(n.Point), pct(s2), n.Verdict))
+	case last < 0:
+		first := axis[0]
+		a.Notes = append(a.Notes, fmt.Sprintf("no capacity: even the lightest tier, %s, misses the objective (fitted share %s against a %s target; %s): loosen the objectives, fix the deployment, or sweep lighter loads",
+			tierName(first), pct(first.Fit), pct(q), first.Reason))
+		return
+	case next >= 0:
+		l, n := axis[last], axis[next]
+		c.Rate = l.Rate + (l.Fit-q)/(l.Fit-n.Fit)*(n.Rate-l.Rate)
+		c.Method, c.FromTier, c.ToTier = CapacityInterpolated, l.Tier, &n.Tier
+	case unstable >= 0 && (unstable == 0 || last == unstable-1):
+		u := axis[unstable]
+		c.Rate, c.Method, c.FromTier, c.ToTier = axis[last].Rate, CapacityAtTier, axis[last].Tier, &u.Tier
 	default:
-		n := axis[next]
-		c.ToTier = &n.Point.Tier
-		c.Method = CapacityAtTier
-		a.Notes = append(a.Notes, fmt.Sprintf("capacity %s req/s, at %s: the next tier, %s, still has %s compliant but its queueing grows, so no rate above %s is claimed",
-			fmtG(c.Rate), tierName(l.Point), tierName(n.Point), pct(n.CompliantShare), tierName(l.Point)))
+		c.Rate, c.Method, c.FromTier = axis[last].Rate, CapacityLowerBound, axis[last].Tier
+	}
+	if lowIdx >= 0 {
+		c.Low, c.LowTier = axis[lowIdx].Rate, &axis[lowIdx].Tier
+	}
+	if highIdx >= 0 {
+		h := axis[highIdx].Rate
+		c.High, c.HighTier = &h, &axis[highIdx].Tier
+		if c.Method == CapacityLowerBound {
+			c.Method = CapacityAtTier
+		}
+	}
+	c.Rate = math.Max(c.Rate, c.Low)
+	if c.High != nil {
+		c.Rate = math.Min(c.Rate, *c.High)
 	}
 	a.Capacity = c
-	if a.Plateau != nil && a.Knee != nil {
-		if a.Knee.Rate <= a.Plateau.StartRate {
-			a.Notes = append(a.Notes, fmt.Sprintf("the objective gives out (knee at %s req/s) no later than raw throughput saturates (plateau from %s req/s): "+
-				"latency and quality, not raw throughput, bound capacity", fmtG(a.Knee.Rate), fmtG(a.Plateau.StartRate)))
-		} else {
-			a.Notes = append(a.Notes, fmt.Sprintf("raw throughput saturates (plateau from %s req/s) before the objective gives out (knee at %s req/s): "+
-				"the compliant range reaches onto the plateau", fmtG(a.Plateau.StartRate), fmtG(a.Knee.Rate)))
+	a.Notes = append(a.Notes, a.capacityNote(axis, last, next))
+	a.monotonyNotes(axis)
+}
+
+func (a *Analysis) capacityNote(axis []*PointVerdict, last, next int) string {
+	c, q := a.Capacity, a.Params.TargetShare
+	var b strings.Builder
+	switch c.Method {
+	case CapacityInterpolated:
+		l, n := axis[last], axis[next]
+		fmt.Fprintf(&b, "capacity %s req/s: the monotone fit of the share crosses %s between %s (fitted %s) and %s (fitted %s), interpolated linearly in rate",
+			fmtRate(c.Rate), pct(q), tierName(l), pct(l.Fit), tierName(n), pct(n.Fit))
+	case CapacityAtTier:
+		fmt.Fprintf(&b, "capacity %s req/s, at %s: the next tier never settled, so no rate above it is claimed", fmtRate(c.Rate), tierName(axis[last]))
+	default:
+		fmt.Fprintf(&b, "capacity at least %s req/s: every tier up to %s meets the objective; sweep higher rates to find where it gives out",
+			fmtRate(c.Rate), tierName(axis[last]))
+	}
+	switch {
+	case c.Low > 0:
+		fmt.Fprintf(&b, "; it meets the target with %s confidence up to %s req/s", pct(a.Params.Confidence), fmtRate(c.Low))
+	default:
+		fmt.Fprintf(&b, "; no tier meets the target with %s confidence, so the estimate is not confirmed by any tier", pct(a.Params.Confidence))
+	}
+	if c.High != nil {
+		fmt.Fprintf(&b, " and fails it with confidence from %s req/s", fmtRate(*c.High))
+	}
+	return b.String()
+}
+
+// monotonyNotes says where the measured shares contradict the order the fit assumes.
+func (a *Analysis) monotonyNotes(axis []*PointVerdict) {
+	for i, lo := range axis {
+		if lo.Verdict != VerdictFails || !lo.Stable {
+			continue
+		}
+		for _, hi := range axis[i+1:] {
+			if hi.Verdict == VerdictMeets {
+				a.Notes = append(a.Notes, fmt.Sprintf("the curve is not monotone: %s fails but %s, at a higher rate, meets; the fit pools them, and the capacity rests on both: re-measure around them",
+					tierName(lo), tierName(hi)))
+				return
+			}
 		}
 	}
 }
 
-// missWhy says in words why a tier does not meet the objective.
-func missWhy(v *PointVerdict, p Params) string {
-	tier := fmt.Sprintf("%s has %d of %d compliant (%s, %s interval [%s, %s]) against a %s target",
-		tierName(v.Point), v.Point.Compliant, v.Point.Issued, pct(v.CompliantShare), pct(p.Confidence),
-		pct(v.ShareLo), pct(v.ShareHi), pct(p.TargetShare))
-	switch {
-	case v.Verdict == VerdictFails:
-		return tier + ", clearly below it; loosen the objectives or fix the deployment"
-	case v.Verdict == VerdictUncertain:
-		return tier + ": below it, though the interval still reaches it; run lighter or longer tiers to decide"
-	default:
-		return tier + ", but its queueing grows (" + v.Point.Trend.Reason + ")"
-	}
-}
-
-func (a *Analysis) operatingPoint(axis []*PointVerdict) {
-	if a.Capacity == nil {
+func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summary) {
+	c := a.Capacity
+	if c == nil {
 		return
 	}
 	h := a.Params.Headroom
-	op := &OperatingPoint{Rate: a.Capacity.Rate * (1 - h)}
-	op.ExpectedCompliantThroughput = interpolate(axis, op.Rate, func(pt Point) float64 { return pt.CompliantOutputThroughput })
-	op.ExpectedRawThroughput = interpolate(axis, op.Rate, func(pt Point) float64 { return pt.RawOutputThroughput })
-	op.Reason = fmt.Sprintf("capacity %s req/s at a %s compliant share, less %s headroom", fmtG(a.Capacity.Rate), pct(a.Params.TargetShare), pct(h))
-	if a.Capacity.Method == CapacityLowerBound {
-		op.Reason += "; capacity is only a lower bound, so this point is conservative"
-	}
+	op := &OperatingPoint{Rate: c.Rate * (1 - h)}
+	op.ExpectedRawThroughput, op.ExpectedCompliantThroughput = interpolate(axis, op.Rate)
+	op.Reason = fmt.Sprintf("capacity %s at a %s compliant share, less %s headroom", c.String(), pct(a.Params.TargetShare), pct(h))
 	a.OperatingPoint = op
-	a.Notes = append(a.Notes, fmt.Sprintf("operating point %s req/s (%s), expecting about %s tok/s compliant and %s tok/s raw output (interpolated between tiers)",
-		fmtG(op.Rate), op.Reason, fmtG(op.ExpectedCompliantThroughput), fmtG(op.ExpectedRawThroughput)))
 	if h == 0 {
 		a.Notes = append(a.Notes, "headroom is 0: the operating point sits at capacity, leaving no room to absorb bursts or recover from failures")
 	}
-	if a.Plateau != nil && op.Rate >= a.Plateau.StartRate {
-		a.Notes = append(a.Notes, fmt.Sprintf("the operating point is on the raw-throughput plateau (from %s req/s): more load there buys no more output",
-			fmtG(a.Plateau.StartRate)))
+	for _, s := range confirm { // the last confirmation is the one that counts
+		v := judge(s, a.Params)
+		cf := &Confirmation{Tier: s.Tier, NominalRate: s.NominalRate, Rate: v.Rate, Share: v.Share, ShareLo: v.ShareLo, ShareHi: v.ShareHi,
+			EffectiveRequests: v.EffectiveRequests, Verdict: v.Verdict, RequestThroughput: v.RequestThroughput,
+			RawOutputThroughput: v.RawOutputThroughput, CompliantOutputThroughput: v.CompliantOutputThroughput, Reason: v.Reason,
+			AtThisPoint: math.Abs(s.NominalRate/op.Rate-1) <= 0.005}
+		op.Confirmation = cf
 	}
+	note := fmt.Sprintf("operating point %s req/s (%s), expecting about %s tok/s compliant and %s tok/s raw output (the curve interpolated)",
+		fmtRate(op.Rate), op.Reason, fmtG(op.ExpectedCompliantThroughput), fmtG(op.ExpectedRawThroughput))
+	switch cf := op.Confirmation; {
+	case cf == nil:
+		note += "; not verified: no confirmation tier ran"
+	case !cf.AtThisPoint:
+		note += fmt.Sprintf("; not verified: the confirmation tier %d ran at %s req/s, another operating point (the analysis inputs changed since)", cf.Tier, fmtRate(cf.NominalRate))
+	case cf.Verdict == VerdictMeets:
+		note += fmt.Sprintf("; verified by tier %d: %s", cf.Tier, cf.Reason)
+	default:
+		note += fmt.Sprintf("; NOT verified: the confirmation tier %d %s: %s", cf.Tier, cf.Verdict, cf.Reason)
+	}
+	a.Notes = append(a.Notes, note)
 }
 
-// interpolate is the piecewise-linear value of f at rate over the axis, with
-// (0, 0) before the first tier (no load, no output); beyond the last tier it
-// is the last tier's value.
-func interpolate(axis []*PointVerdict, rate float64, f func(Point) float64) float64 {
-	r0, y0 := 0.0, 0.0
+// Figures are steady-state throughputs at one arrival rate.
+type Figures struct {
+	Rate                      float64 `json:"rate"`
+	RawOutputThroughput       float64 `json:"raw_output_throughput"`
+	CompliantOutputThroughput float64 `json:"compliant_output_throughput"`
+	// Source says where they come from: "confirmation tier N" or "the curve interpolated".
+	Source string `json:"source"`
+}
+
+// CompliantTokenShare is compliant over raw output: the share the cost ledger prices.
+func (f Figures) CompliantTokenShare() float64 {
+	if !(f.RawOutputThroughput > 0) {
+		return math.NaN()
+	}
+	return math.Min(1, f.CompliantOutputThroughput/f.RawOutputThroughput)
+}
+
+// At returns the curve's steady-state figures at rate: the one interpolation of the project
+// (linear between the tiers on the axis, through the origin below the first, the last tier's
+// beyond it). ok is false when the curve has no judged tier.
+func (a Analysis) At(rate float64) (f Figures, ok bool) {
+	axis := a.axis()
+	if len(axis) == 0 {
+		return Figures{}, false
+	}
+	f.Rate = rate
+	f.RawOutputThroughput, f.CompliantOutputThroughput = interpolate(axis, rate)
+	f.Source = "the curve interpolated"
+	return f, true
+}
+
+// OperatingFigures are what the cost ledger prices for this sweep: the confirmation tier's
+// measured figures when it verified the operating point, else the curve's expectation there
+// (Source says which). ok is false without an operating point.
+func (a Analysis) OperatingFigures() (Figures, bool) {
+	op := a.OperatingPoint
+	if op == nil {
+		return Figures{}, false
+	}
+	if cf := op.Confirmation; cf != nil && cf.AtThisPoint {
+		return Figures{Rate: cf.Rate, RawOutputThroughput: cf.RawOutputThroughput, CompliantOutputThroughput: cf.CompliantOutputThroughput,
+			Source: fmt.Sprintf("confirmation tier %d (%s)", cf.Tier, cf.Verdict)}, true
+	}
+	return Figures{Rate: op.Rate, RawOutputThroughput: op.ExpectedRawThroughput, CompliantOutputThroughput: op.ExpectedCompliantThroughput,
+		Source: "the curve interpolated at the operating point (not verified)"}, true
+}
+
+// interpolate is the piecewise-linear value of the raw and compliant throughputs at rate over
+// the axis, with (0, 0) before the first tier (no load, no output); beyond the last tier it is
+// the last tier's value. Unstable tiers take part: their throughput is what the deployment did.
+func interpolate(axis []*PointVerdict, rate float64) (raw, compliant float64) {
+	r0, y0, z0 := 0.0, 0.0, 0.0
 	for _, v := range axis {
-		r1, y1 := v.Point.OfferedRate, f(v.Point)
+		r1, y1, z1 := v.Rate, v.RawOutputThroughput, v.CompliantOutputThroughput
 		if rate <= r1 {
-			return y0 + (rate-r0)/(r1-r0)*(y1-y0)
+			if r1 == r0 {
+				return y1, z1
+			}
+			w := (rate - r0) / (r1 - r0)
+			return y0 + w*(y1-y0), z0 + w*(z1-z0)
 		}
-		r0, y0 = r1, y1
+		r0, y0, z0 = r1, y1, z1
 	}
-	return y0
-}
-
-// stressNotes compares a tier at an infinite offered rate with the curve.
-func (a *Analysis) stressNotes(axis []*PointVerdict) {
-	top := axis[len(axis)-1].Point
-	for _, v := range a.Points {
-		if !math.IsInf(v.Point.OfferedRate, 1) || v.Verdict == VerdictInvalid || v.Verdict == VerdictNoData {
-			continue
-		}
-		note := fmt.Sprintf("%s sent everything at T0, so it is off the rate axis: raw output %s tok/s", tierName(v.Point), fmtG(v.Point.RawOutputThroughput))
-		if top.RawOutputThroughput > 0 {
-			note += fmt.Sprintf(", %s of the highest finite tier's %s tok/s at %s", pct(v.Point.RawOutputThroughput/top.RawOutputThroughput),
-				fmtG(top.RawOutputThroughput), tierName(top))
-		}
-		a.Notes = append(a.Notes, note)
-	}
+	return y0, z0
 }
 
 // tierNotes states the per-tier judgements that deserve words.
-func tierNotes(vs []PointVerdict, p Params) []string {
-	var notes, untested []string
-	for i := range vs {
-		v := &vs[i]
-		pt := v.Point
-		if prob := pointProblem(pt); prob != "" {
-			notes = append(notes, fmt.Sprintf("%s left out: %s", tierName(pt), prob))
-			continue
+func tierNotes(vs []PointVerdict) []string {
+	var notes []string
+	for _, v := range vs {
+		switch v.Verdict {
+		case VerdictExcluded, VerdictInsufficient, VerdictUncertain:
+			notes = append(notes, fmt.Sprintf("%s is %s: %s", tierName(&v), v.Verdict, v.Reason))
+		case VerdictFails:
+			if !v.Stable {
+				notes = append(notes, fmt.Sprintf("%s is %s", tierName(&v), v.Reason))
+			}
 		}
-		if pt.Issued == 0 {
-			notes = append(notes, fmt.Sprintf("%s left out: no request was issued", tierName(pt)))
-			continue
+		if r := v.Rate; isFinite(v.NominalRate) && isFinite(r) && r > 0 && math.Abs(r/v.NominalRate-1) > realisedRateTolerance {
+			notes = append(notes, fmt.Sprintf("%s realised %s req/s in its steady-state window against %s nominal (%+.1f %%); the curve uses the realised rate",
+				tierName(&v), fmtG(r), fmtG(v.NominalRate), 100*(r/v.NominalRate-1)))
 		}
-		if i > 0 && vs[i-1].Point.OfferedRate == pt.OfferedRate && vs[i-1].Verdict != VerdictInvalid && vs[i-1].Verdict != VerdictNoData {
-			notes = append(notes, fmt.Sprintf("%s repeats the offered rate of tier %d: only the first is on the curve", tierName(pt), vs[i-1].Point.Tier))
-		}
-		if v.Verdict == VerdictUncertain {
-			notes = append(notes, fmt.Sprintf("%s is uncertain: %d of %d compliant (%s) is below the %s target, but the %s Wilson interval [%s, %s] still reaches it; "+
-				"a longer tier would decide", tierName(pt), pt.Compliant, pt.Issued, pct(v.CompliantShare), pct(p.TargetShare),
-				pct(p.Confidence), pct(v.ShareLo), pct(v.ShareHi)))
-		}
-		if !v.Stable {
-			notes = append(notes, fmt.Sprintf("%s is unstable: %s", tierName(pt), pt.Trend.Reason))
-		}
-		if !pt.Trend.Tested {
-			untested = append(untested, tierName(pt))
-		}
-		if pt.ClientBound {
-			notes = append(notes, fmt.Sprintf("%s was client-bound: the client, not the server, shaped its load, so its figures understate what the deployment would do at that rate",
-				tierName(pt)))
-		}
-		if r := pt.RealisedRate; isFinite(pt.OfferedRate) && r > 0 && isFinite(r) && math.Abs(r/pt.OfferedRate-1) > realisedRateTolerance {
-			notes = append(notes, fmt.Sprintf("%s realised %s req/s against %s nominal (%+.1f %%)", tierName(pt), fmtG(r), fmtG(pt.OfferedRate), 100*(r/pt.OfferedRate-1)))
-		}
-	}
-	if len(untested) > 0 {
-		notes = append(notes, fmt.Sprintf("stability not tested for %s (too few requests, or no trend given): they count as stable", strings.Join(untested, ", ")))
 	}
 	return notes
 }
 
-// realisedRateTolerance: a realised offered rate further than this from the
-// nominal one is worth a note.
+// realisedRateTolerance: a realised rate further than this from the nominal one is worth a note.
 const realisedRateTolerance = 0.1
 
-// tierName is "tier 3 (8 req/s)" or "tier 7 (inf)".
-func tierName(pt Point) string {
-	if math.IsInf(pt.OfferedRate, 1) {
-		return fmt.Sprintf("tier %d (inf)", pt.Tier)
+// tierName is "tier 3 (8.02 req/s)".
+func tierName(v *PointVerdict) string {
+	return fmt.Sprintf("tier %d (%s req/s)", v.Tier, fmtRate(v.Rate))
+}
+
+// fmtRate prints a rate with 3 significant digits, more for large rates.
+func fmtRate(r float64) string {
+	switch {
+	case math.IsInf(r, 1):
+		return "inf"
+	case math.Abs(r) >= 1000:
+		return fmt.Sprintf("%.0f", r)
 	}
-	return fmt.Sprintf("tier %d (%s req/s)", pt.Tier, fmtG(pt.OfferedRate))
+	return fmt.Sprintf("%.3g", r)
 }
 
 // pct prints a fraction as a percentage, 4 significant digits.
 func pct(v float64) string { return fmt.Sprintf("%.4g %%", 100*v) }
+
+func fmtG(v float64) string { return fmt.Sprintf("%.4g", v) }
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

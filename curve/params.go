@@ -1,9 +1,10 @@
 package curve
 
 import (
-	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // Documented defaults of [Params].
@@ -23,14 +24,6 @@ const (
 	DefaultPlateauGain = 0.05
 	// DefaultConfidence is the two-sided confidence of the Wilson intervals.
 	DefaultConfidence = 0.95
-)
-
-// Flag names the validation errors refer to.
-const (
-	FlagTargetShare = "--target-share"
-	FlagHeadroom    = "--headroom"
-	FlagPlateauGain = "--plateau-gain"
-	FlagConfidence  = "--confidence"
 )
 
 // Params are the judgements an analysis rests on. [Analyze] echoes the
@@ -78,26 +71,28 @@ func (p Params) WithDefaults() Params {
 	return p
 }
 
-// Validate returns every invalid field at once (nil when all are valid),
-// each error naming its flag. Zero fields that take a default are valid.
+// Validate returns every invalid field at once (nil when all are valid), each a field.Error
+// named as the command line names the parameter (target-share, headroom, plateau-gain,
+// confidence). A zero TargetShare, PlateauGain or Confidence takes its default and is valid;
+// a TargetShare given as zero is the caller's to refuse (it cannot tell "zero" from "unset").
 func (p Params) Validate() []error {
 	p = p.WithDefaults()
 	var errs []error
 	if !(p.TargetShare > 0 && p.TargetShare <= 1) {
-		errs = append(errs, fmt.Errorf("%s = %s: must be in (0, 1], the share of issued requests that must be compliant (e.g. %g)",
-			FlagTargetShare, fmtParam(p.TargetShare), DefaultTargetShare))
+		errs = append(errs, field.Errorf("target-share", "%s: must be in (0, 1], the share of issued requests that must be compliant (e.g. %g)",
+			fmtParam(p.TargetShare), DefaultTargetShare))
 	}
 	if !(p.Headroom >= 0 && p.Headroom < 1) {
-		errs = append(errs, fmt.Errorf("%s = %s: must be in [0, 1), the fraction of capacity kept in reserve (e.g. %g)",
-			FlagHeadroom, fmtParam(p.Headroom), DefaultHeadroom))
+		errs = append(errs, field.Errorf("headroom", "%s: must be in [0, 1), the fraction of capacity kept in reserve (e.g. %g)",
+			fmtParam(p.Headroom), DefaultHeadroom))
 	}
 	if !(p.PlateauGain > 0 && p.PlateauGain < 1) {
-		errs = append(errs, fmt.Errorf("%s = %s: must be in (0, 1), the raw-throughput gain per doubling of load below which the curve is flat (e.g. %g)",
-			FlagPlateauGain, fmtParam(p.PlateauGain), DefaultPlateauGain))
+		errs = append(errs, field.Errorf("plateau-gain", "%s: must be in (0, 1), the raw-throughput gain per doubling of load below which the curve is flat (e.g. %g)",
+			fmtParam(p.PlateauGain), DefaultPlateauGain))
 	}
 	if !(p.Confidence > 0 && p.Confidence < 1) {
-		errs = append(errs, fmt.Errorf("%s = %s: must be in (0, 1), the confidence of the compliance intervals (e.g. %g)",
-			FlagConfidence, fmtParam(p.Confidence), DefaultConfidence))
+		errs = append(errs, field.Errorf("confidence", "%s: must be in (0, 1), the confidence of the compliance intervals (e.g. %g)",
+			fmtParam(p.Confidence), DefaultConfidence))
 	}
 	return errs
 }

@@ -47,3 +47,29 @@ func Wilson(successes, n int, confidence float64) (lo, hi float64) {
 	}
 	return lo, hi
 }
+
+// WilsonN is the Wilson score interval of a share measured on an effective sample size n (a
+// real number: requests over their variance factor, see measure.Steady) at the given two-sided
+// confidence: Wilson's formula with p̂ = share and n. n ≤ 0 gives [0, 1]. A share of exactly 1
+// (or 0) keeps 1 (or 0) as its upper (lower) end.
+func WilsonN(share, n, confidence float64) (lo, hi float64) {
+	if !(n > 0) || math.IsNaN(share) {
+		return 0, 1
+	}
+	if !(confidence > 0 && confidence < 1) {
+		panic(fmt.Sprintf("curve.WilsonN: confidence %v outside (0, 1)", confidence))
+	}
+	p := math.Min(1, math.Max(0, share))
+	z := distuv.UnitNormal.Quantile(1 - (1-confidence)/2)
+	z2n := z * z / n
+	centre := (p + z2n/2) / (1 + z2n)
+	half := z / (1 + z2n) * math.Sqrt(p*(1-p)/n+z2n/(4*n))
+	lo, hi = math.Max(0, centre-half), math.Min(1, centre+half)
+	if p == 0 {
+		lo = 0
+	}
+	if p == 1 {
+		hi = 1
+	}
+	return lo, hi
+}

@@ -30,6 +30,10 @@ type Tier struct {
 	// StopAfter, when > 0, stops starting requests planned at or after this offset: they are
 	// recorded as canceled and never sent. It is the tier's first deadline.
 	StopAfter time.Duration
+	// Stop, when closed, ends the arrival phase early: requests not yet dispatched are not part
+	// of the tier at all (no record; Result.Planned counts those dispatched), while requests
+	// already dispatched run on under Grace. A sweep closes it once a tier's verdict is decided.
+	Stop <-chan struct{}
 	// Grace is the second deadline: how long requests still running (or waiting for a slot) may
 	// continue after the tier stopped dispatching — counted from T0+StopAfter when StopAfter
 	// stopped it, else from the last dispatch — before they are canceled. 0 = wait until they
@@ -101,10 +105,15 @@ type Progress struct {
 
 // Result sums up a tier run. The records are the detail.
 type Result struct {
-	T0          time.Time // the schedule's zero (with its monotonic reading)
-	StartWall   time.Time // T0 as wall-clock time, for the records header
-	Planned     int
-	Dispatched  int
+	T0         time.Time // the schedule's zero (with its monotonic reading)
+	StartWall  time.Time // T0 as wall-clock time, for the records header
+	Planned    int       // requests of the tier: len(Offsets), or those dispatched before Stop closed
+	Dispatched int
+	// StoppedEarly: Stop closed before the schedule ran out, at ArrivalsEnd after T0.
+	StoppedEarly bool
+	// ArrivalsEnd is when the arrival phase ended, from T0: when Stop closed or StopAfter passed,
+	// else the last request's dispatch.
+	ArrivalsEnd time.Duration
 	Canceled    int    // records with outcome canceled, dispatched or not
 	RateLimited bool   // the limiter delayed at least one dispatch: the load was not the schedule's
 	Stopped     string // why some requests did not run to their end ("" when none was stopped)
@@ -145,7 +154,11 @@ func Run(ctx context.Context, c *Client, tier Tier, sink Sink, progress *Progres
 	next, stoppedByTime := r.dispatch(timer, &res)
 	res.Dispatched = next
 	phaseEnd := time.Since(r.t0)
-	if next < n {
+	switch {
+	case next < n && r.stoppedEarly:
+		res.StoppedEarly, res.Planned = true, next
+		progress.Planned.Store(int64(next))
+	case next < n:
 		msg := "not started: " + causeText(runCtx)
 		if stoppedByTime {
 			phaseEnd = tier.StopAfter
@@ -154,6 +167,7 @@ func Run(ctx context.Context, c *Client, tier Tier, sink Sink, progress *Progres
 		}
 		r.recordNotStarted(next, msg)
 	}
+	res.ArrivalsEnd = phaseEnd
 	r.waitStragglers(timer, phaseEnd, cancelRun)
 	r.recordStillQueued()
 	close(r.out)
@@ -248,6 +262,8 @@ type run struct {
 	done     <-chan struct{}
 	t0       time.Time
 	progress *Progress
+	// stoppedEarly: the dispatcher saw Tier.Stop closed.
+	stoppedEarly bool
 	// Records are made at dispatch and live until the writer has handed them to the sink: memory
 	// follows the requests in flight, not the length of the tier.
 	out      chan *records.Record // one slot per planned request: a send never blocks
@@ -310,6 +326,12 @@ func (r *run) dispatch(timer *time.Timer, res *Result) (next int, stoppedByTime 
 func (r *run) sleepUntil(timer *time.Timer, at time.Duration) bool {
 	spin := r.tier.Spin
 	for {
+		select {
+		case <-r.tier.Stop:
+			r.stoppedEarly = true
+			return false
+		default:
+		}
 		d := at - time.Since(r.t0)
 		if d <= 0 {
 			return !r.stopped()
@@ -328,6 +350,10 @@ func (r *run) sleepUntil(timer *time.Timer, at time.Duration) bool {
 		case <-timer.C:
 		case <-r.done:
 			timer.Stop()
+			return false
+		case <-r.tier.Stop:
+			timer.Stop()
+			r.stoppedEarly = true
 			return false
 		}
 	}

@@ -146,6 +146,46 @@ func TestStopAfter(t *testing.T) {
 	})
 }
 
+// TestStopEndsTheArrivalPhase: closing Tier.Stop ends dispatching; the rest of the schedule is
+// not part of the tier (no record), requests in flight finish, and the result says where the
+// arrival phase ended.
+func TestStopEndsTheArrivalPhase(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := memClient(t, Target{}, 0, func(fakesse.Received) fakesse.Script {
+			return fakesse.Stream{TTFT: 30 * ms, Gap: 20 * ms, Chunks: 3}.Script()
+		})
+		stop := make(chan struct{})
+		sink := &stopAfterSink{n: 3, stop: stop}
+		res, err := Run(context.Background(), c, Tier{Offsets: offsets(100*ms, 10), Requests: reqs(10), Stop: stop}, sink, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Request i ends at i·100 + 70 ms; the third ends at 270 ms, when the sink closes Stop:
+		// requests 0..2 were recorded, none after; nothing was dispatched after 270 ms.
+		if len(sink.recs) != 3 || res.Planned != 3 || res.Dispatched != 3 || !res.StoppedEarly || res.ArrivalsEnd != 270*ms || res.Canceled != 0 {
+			t.Errorf("%d records, result %+v; want 3 records, planned 3, stopped early at 270ms", len(sink.recs), res)
+		}
+		if d := time.Since(res.T0); d != 270*ms {
+			t.Errorf("Run returned at %v, want 270ms", d)
+		}
+	})
+}
+
+// stopAfterSink closes stop once it has n records.
+type stopAfterSink struct {
+	sliceSink
+	n    int
+	stop chan struct{}
+}
+
+func (s *stopAfterSink) Write(r *records.Record) error {
+	s.sliceSink.Write(r)
+	if len(s.recs) == s.n {
+		close(s.stop)
+	}
+	return nil
+}
+
 func TestGrace(t *testing.T) {
 	tests := []struct {
 		name      string

@@ -40,7 +40,7 @@ func BenchmarkSummarize1M(b *testing.B) {
 	const n = 1_000_000
 	rs := benchRecords(n)
 	opts := measure.Options{Objectives: measure.Objectives{TTFT: 200 * time.Millisecond, TPOT: 30 * time.Millisecond}}
-	info := measure.TierInfo{Planned: n, NominalRate: 100, Burstiness: 1}
+	info := records.Tier{Planned: n, RequestRate: 100, Burstiness: 1}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

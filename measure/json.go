@@ -17,140 +17,266 @@ func (s *Summary) stats() [len(statNames)]*Stats {
 	return [...]*Stats{&s.TTFT, &s.TPOT, &s.ITL, &s.E2EL, &s.ClientQueueTime, &s.E2ELIncludingClientQueue, &s.ScheduleLag}
 }
 
-// MarshalJSON writes summary.json: one flat object, keys in a fixed order. Keys that vLLM's
-// --save-result also writes have vLLM's name and formula: duration, completed, failed,
-// total_input_tokens, total_output_tokens, request_throughput, request_goodput (null without
-// objectives), output_throughput, total_token_throughput, request_rate, burstiness,
+// summaryHead holds the keys of summary.json that come before the statistics, in vLLM's order.
+// Keys that vLLM's --save-result also writes have vLLM's name and formula: duration, completed,
+// failed, total_input_tokens, total_output_tokens, request_throughput, request_goodput (null
+// without objectives), output_throughput, total_token_throughput, request_rate, burstiness,
 // max_concurrency (null without a cap), and mean_/median_/std_/pP_ X _ms for ttft, tpot, itl,
-// e2el, client_queue_time and e2el_including_client_queue. The rest is ours (package
-// documentation). A NaN is written null, +Inf the string "inf".
+// e2el, client_queue_time and e2el_including_client_queue. The rest is ours.
+type summaryHead struct {
+	MetricsVersion       string       `json:"metric_definition_version"`
+	Tier                 int          `json:"tier"`
+	Role                 records.Role `json:"role,omitempty"`
+	Arrival              string       `json:"arrival"`
+	Complete             bool         `json:"complete"`
+	Window               string       `json:"window"`
+	RequestRate          Number       `json:"request_rate"`
+	Burstiness           Number       `json:"burstiness"`
+	MaxConcurrency       *int         `json:"max_concurrency"`
+	Duration             Number       `json:"duration"`
+	Completed            int          `json:"completed"`
+	Failed               int          `json:"failed"`
+	TotalInputTokens     int          `json:"total_input_tokens"`
+	TotalOutputTokens    int          `json:"total_output_tokens"`
+	RequestThroughput    Number       `json:"request_throughput"`
+	RequestGoodput       Number       `json:"request_goodput"`
+	OutputThroughput     Number       `json:"output_throughput"`
+	TotalTokenThroughput Number       `json:"total_token_throughput"`
+	Percentiles          []Number     `json:"metric_percentiles"`
+	PercentileMetrics    []string     `json:"percentile_metrics,omitempty"`
+}
+
+// summaryTail holds the keys after the statistics.
+type summaryTail struct {
+	Planned                   int           `json:"planned"`
+	Issued                    int           `json:"issued"`
+	Recorded                  int           `json:"recorded"`
+	Interrupted               bool          `json:"interrupted,omitempty"`
+	EndReason                 string        `json:"end_reason,omitempty"`
+	Outcomes                  outcomeCounts `json:"outcomes"`
+	TimeoutRatio              Number        `json:"timeout_ratio"`
+	FailureRatio              Number        `json:"failure_ratio"`
+	Objectives                string        `json:"objectives"`
+	GoodRequests              int           `json:"good_requests"`
+	LatencyFailures           int           `json:"latency_failures"`
+	QualityFailures           int           `json:"quality_failures"`
+	CompliantRequests         int           `json:"compliant_requests"`
+	RawOutputTokens           int           `json:"raw_output_tokens"`
+	CompliantOutputTokens     int           `json:"compliant_output_tokens"`
+	OutputTokensFromChunks    int           `json:"output_tokens_from_chunks"`
+	RawOutputThroughput       Number        `json:"raw_output_throughput"`
+	CompliantOutputThroughput Number        `json:"compliant_output_throughput"`
+	CompliantTokenShare       Number        `json:"compliant_token_share"`
+	CompliantRequestShare     Number        `json:"compliant_request_share"`
+	NominalRate               Number        `json:"nominal_request_rate"`
+	RealisedRate              Number        `json:"realised_request_rate"`
+	DeliveredRate             Number        `json:"delivered_request_rate"`
+	ClientBound               bool          `json:"client_bound"`
+	ClientBoundReason         string        `json:"client_bound_reason"`
+	ClientBoundThreshold      Number        `json:"client_bound_threshold_ms"`
+	PercentileError           Number        `json:"percentile_relative_error,omitempty"`
+	Steady                    *steadyJSON   `json:"steady_state,omitempty"`
+}
+
+// steadyJSON is Steady on the wire.
+type steadyJSON struct {
+	Start                     Number `json:"window_start_s"`
+	End                       Number `json:"window_end_s"`
+	Warmup                    string `json:"warmup"`
+	Requests                  int    `json:"requests"`
+	Ok                        int    `json:"ok_requests"`
+	Compliant                 int    `json:"compliant_requests"`
+	RealisedRate              Number `json:"realised_request_rate"`
+	RequestThroughput         Number `json:"request_throughput"`
+	RawOutputThroughput       Number `json:"raw_output_throughput"`
+	CompliantOutputThroughput Number `json:"compliant_output_throughput"`
+	CompliantShare            Number `json:"compliant_request_share"`
+	VarianceFactor            Number `json:"variance_factor"`
+	EffectiveRequests         Number `json:"effective_requests"`
+	Stationary                bool   `json:"stationary"`
+	Note                      string `json:"note,omitempty"`
+	Trend                     Trend  `json:"trend"`
+}
+
+// MarshalJSON writes summary.json: one flat object, keys in a fixed order (summaryHead, the
+// statistics of every reported metric, summaryTail). A NaN is written null, +Inf the string "inf".
 func (s Summary) MarshalJSON() ([]byte, error) {
-	w := objectWriter{b: make([]byte, 0, 4096)}
-	w.str("metric_definition_version", s.MetricsVersion)
-	w.int("tier", s.Tier)
-	w.str("arrival", s.Arrival)
-	w.bool("complete", s.Complete)
-	w.str("window", s.Window)
-
-	w.num("request_rate", s.NominalRate)
-	w.num("burstiness", s.Burstiness)
-	if s.MaxConcurrency > 0 {
-		w.int("max_concurrency", s.MaxConcurrency)
-	} else {
-		w.raw("max_concurrency", "null")
+	head := summaryHead{
+		MetricsVersion: s.MetricsVersion, Tier: s.Tier, Role: s.Role, Arrival: s.Arrival, Complete: s.Complete, Window: s.Window,
+		RequestRate: Number(s.NominalRate), Burstiness: Number(s.Burstiness),
+		Duration: Number(s.Duration), Completed: s.Completed, Failed: s.Failed,
+		TotalInputTokens: s.TotalInputTokens, TotalOutputTokens: s.TotalOutputTokens,
+		RequestThroughput: Number(s.RequestThroughput), RequestGoodput: Number(s.RequestGoodput),
+		OutputThroughput: Number(s.OutputThroughput), TotalTokenThroughput: Number(s.TotalTokenThroughput),
+		Percentiles: numbers(s.Percentiles), PercentileMetrics: s.Metrics,
 	}
-
-	w.num("duration", s.Duration)
-	w.int("completed", s.Completed)
-	w.int("failed", s.Failed)
-	w.int("total_input_tokens", s.TotalInputTokens)
-	w.int("total_output_tokens", s.TotalOutputTokens)
-	w.num("request_throughput", s.RequestThroughput)
-	w.num("request_goodput", s.RequestGoodput)
-	w.num("output_throughput", s.OutputThroughput)
-	w.num("total_token_throughput", s.TotalTokenThroughput)
-
-	w.floats("metric_percentiles", s.Percentiles)
+	if s.MaxConcurrency > 0 {
+		mc := s.MaxConcurrency
+		head.MaxConcurrency = &mc
+	}
+	tail := summaryTail{
+		Planned: s.Planned, Issued: s.Issued, Recorded: s.Recorded, Interrupted: s.Interrupted, EndReason: s.EndReason,
+		Outcomes: outcomeCounts(s.Outcomes), TimeoutRatio: Number(s.TimeoutRatio), FailureRatio: Number(s.FailureRatio),
+		Objectives: s.Objectives, GoodRequests: s.GoodRequests, LatencyFailures: s.LatencyFailures,
+		QualityFailures: s.QualityFailures, CompliantRequests: s.CompliantRequests, RawOutputTokens: s.RawOutputTokens,
+		CompliantOutputTokens: s.CompliantOutputTokens, OutputTokensFromChunks: s.OutputTokensFromChunks,
+		RawOutputThroughput: Number(s.RawOutputThroughput), CompliantOutputThroughput: Number(s.CompliantOutputThroughput),
+		CompliantTokenShare: Number(s.CompliantTokenShare), CompliantRequestShare: Number(s.CompliantRequestShare),
+		NominalRate: Number(s.NominalRate), RealisedRate: Number(s.RealisedRate), DeliveredRate: Number(s.DeliveredRate),
+		ClientBound: s.ClientBound, ClientBoundReason: s.ClientBoundReason, ClientBoundThreshold: Number(s.ClientBoundThreshold),
+		PercentileError: Number(s.PercentileError),
+	}
+	if st := s.Steady; st != nil {
+		tail.Steady = &steadyJSON{Start: Number(st.Start), End: Number(st.End), Warmup: st.Warmup, Requests: st.Requests, Ok: st.Ok,
+			Compliant: st.Compliant, RealisedRate: Number(st.RealisedRate), RequestThroughput: Number(st.RequestThroughput),
+			RawOutputThroughput: Number(st.RawOutputThroughput), CompliantOutputThroughput: Number(st.CompliantOutputThroughput),
+			CompliantShare: Number(st.CompliantShare), VarianceFactor: Number(st.VarianceFactor),
+			EffectiveRequests: Number(st.EffectiveRequests), Stationary: st.Stationary, Note: st.Note, Trend: st.Trend}
+	}
+	hb, err := json.Marshal(head)
+	if err != nil {
+		return nil, fmt.Errorf("encode summary of tier %d: %w", s.Tier, err)
+	}
+	tb, err := json.Marshal(tail)
+	if err != nil {
+		return nil, fmt.Errorf("encode summary of tier %d: %w", s.Tier, err)
+	}
+	b := make([]byte, 0, len(hb)+len(tb)+2048)
+	b = append(b, hb[:len(hb)-1]...) // without its '}'
 	for i, st := range s.stats() {
 		name := statNames[i]
 		if !s.Reports(name) {
 			continue
 		}
-		w.int("count_"+name, st.Count)
-		w.num("mean_"+name+"_ms", st.Mean)
-		w.num("median_"+name+"_ms", st.Median)
-		w.num("std_"+name+"_ms", st.Std)
+		b = appendMember(b, "count_"+name, strconv.AppendInt(nil, int64(st.Count), 10))
+		b = appendMember(b, "mean_"+name+"_ms", appendNumber(nil, st.Mean))
+		b = appendMember(b, "median_"+name+"_ms", appendNumber(nil, st.Median))
+		b = appendMember(b, "std_"+name+"_ms", appendNumber(nil, st.Std))
 		for _, p := range s.Percentiles {
 			v, ok := st.Percentiles[PercentileKey(p)]
 			if !ok {
 				v = math.NaN()
 			}
-			w.num(PercentileKey(p)+"_"+name+"_ms", v)
+			b = appendMember(b, PercentileKey(p)+"_"+name+"_ms", appendNumber(nil, v))
 		}
 	}
+	b = append(b, ',')
+	return append(b, tb[1:]...), nil // the tail's members and its '}'
+}
 
-	w.int("planned", s.Planned)
-	w.int("issued", s.Issued)
-	w.key("outcomes")
-	w.b = append(w.b, '{')
-	for i, o := range records.Outcomes() {
+func appendMember(b []byte, key string, value []byte) []byte {
+	b = append(b, ',')
+	b = strconv.AppendQuote(b, key)
+	b = append(b, ':')
+	return append(b, value...)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, exactly (NaN for null). A missing Number reads
+// as NaN, a missing count as 0; keys it does not know are ignored.
+func (s *Summary) UnmarshalJSON(b []byte) error {
+	head := summaryHead{RequestRate: nan, Burstiness: nan, Duration: nan, RequestThroughput: nan, RequestGoodput: nan,
+		OutputThroughput: nan, TotalTokenThroughput: nan}
+	tail := summaryTail{TimeoutRatio: nan, FailureRatio: nan, RawOutputThroughput: nan, CompliantOutputThroughput: nan,
+		CompliantTokenShare: nan, CompliantRequestShare: nan, NominalRate: nan, RealisedRate: nan, DeliveredRate: nan,
+		ClientBoundThreshold: nan}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	if err := json.Unmarshal(b, &tail); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	out := Summary{
+		MetricsVersion: head.MetricsVersion, Tier: head.Tier, Role: head.Role, Arrival: head.Arrival, Complete: head.Complete,
+		Window: head.Window, Burstiness: float64(head.Burstiness),
+		Duration: float64(head.Duration), Completed: head.Completed, Failed: head.Failed,
+		TotalInputTokens: head.TotalInputTokens, TotalOutputTokens: head.TotalOutputTokens,
+		RequestThroughput: float64(head.RequestThroughput), RequestGoodput: float64(head.RequestGoodput),
+		OutputThroughput: float64(head.OutputThroughput), TotalTokenThroughput: float64(head.TotalTokenThroughput),
+		Percentiles: floats(head.Percentiles), Metrics: head.PercentileMetrics,
+
+		Planned: tail.Planned, Issued: tail.Issued, Recorded: tail.Recorded, Interrupted: tail.Interrupted, EndReason: tail.EndReason,
+		Outcomes: map[string]int(tail.Outcomes), TimeoutRatio: float64(tail.TimeoutRatio), FailureRatio: float64(tail.FailureRatio),
+		Objectives: tail.Objectives, GoodRequests: tail.GoodRequests, LatencyFailures: tail.LatencyFailures,
+		QualityFailures: tail.QualityFailures, CompliantRequests: tail.CompliantRequests, RawOutputTokens: tail.RawOutputTokens,
+		CompliantOutputTokens: tail.CompliantOutputTokens, OutputTokensFromChunks: tail.OutputTokensFromChunks,
+		RawOutputThroughput: float64(tail.RawOutputThroughput), CompliantOutputThroughput: float64(tail.CompliantOutputThroughput),
+		CompliantTokenShare: float64(tail.CompliantTokenShare), CompliantRequestShare: float64(tail.CompliantRequestShare),
+		NominalRate: float64(tail.NominalRate), RealisedRate: float64(tail.RealisedRate), DeliveredRate: float64(tail.DeliveredRate),
+		ClientBound: tail.ClientBound, ClientBoundReason: tail.ClientBoundReason, ClientBoundThreshold: float64(tail.ClientBoundThreshold),
+		PercentileError: float64(tail.PercentileError),
+	}
+	if head.MaxConcurrency != nil {
+		out.MaxConcurrency = *head.MaxConcurrency
+	}
+	if st := tail.Steady; st != nil {
+		out.Steady = &Steady{Start: float64(st.Start), End: float64(st.End), Warmup: st.Warmup, Requests: st.Requests, Ok: st.Ok,
+			Compliant: st.Compliant, RealisedRate: float64(st.RealisedRate), RequestThroughput: float64(st.RequestThroughput),
+			RawOutputThroughput: float64(st.RawOutputThroughput), CompliantOutputThroughput: float64(st.CompliantOutputThroughput),
+			CompliantShare: float64(st.CompliantShare), VarianceFactor: float64(st.VarianceFactor),
+			EffectiveRequests: float64(st.EffectiveRequests), Stationary: st.Stationary, Note: st.Note, Trend: st.Trend}
+	}
+	for i, st := range out.stats() {
+		name := statNames[i]
+		if !out.Reports(name) {
+			continue
+		}
+		var err error
+		if raw, ok := m["count_"+name]; ok {
+			if err = json.Unmarshal(raw, &st.Count); err != nil {
+				return fmt.Errorf("summary: count_%s: %w", name, err)
+			}
+		}
+		if st.Mean, err = numberAt(m, "mean_"+name+"_ms"); err == nil {
+			if st.Median, err = numberAt(m, "median_"+name+"_ms"); err == nil {
+				st.Std, err = numberAt(m, "std_"+name+"_ms")
+			}
+		}
+		if err != nil {
+			return err
+		}
+		st.Percentiles = make(map[string]float64, len(out.Percentiles))
+		for _, p := range out.Percentiles {
+			k := PercentileKey(p)
+			if st.Percentiles[k], err = numberAt(m, k+"_"+name+"_ms"); err != nil {
+				return err
+			}
+		}
+	}
+	*s = out
+	return nil
+}
+
+// numberAt reads the Number under key k of m (NaN when absent).
+func numberAt(m map[string]json.RawMessage, k string) (float64, error) {
+	raw, ok := m[k]
+	if !ok {
+		return math.NaN(), nil
+	}
+	var n Number
+	if err := n.UnmarshalJSON(raw); err != nil {
+		return 0, fmt.Errorf("summary: key %q: %w", k, err)
+	}
+	return float64(n), nil
+}
+
+// outcomeCounts are the outcome counts, written in the order of records.Outcomes.
+type outcomeCounts map[string]int
+
+func (o outcomeCounts) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, oc := range records.Outcomes() {
 		if i > 0 {
-			w.b = append(w.b, ',')
+			b = append(b, ',')
 		}
-		w.b = strconv.AppendQuote(w.b, o.String())
-		w.b = append(w.b, ':')
-		w.b = strconv.AppendInt(w.b, int64(s.Outcomes[o.String()]), 10)
+		b = strconv.AppendQuote(b, oc.String())
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(o[oc.String()]), 10)
 	}
-	w.b = append(w.b, '}')
-	w.num("timeout_ratio", s.TimeoutRatio)
-	w.num("failure_ratio", s.FailureRatio)
-
-	w.str("objectives", s.Objectives)
-	w.int("good_requests", s.GoodRequests)
-	w.int("latency_failures", s.LatencyFailures)
-	w.int("quality_failures", s.QualityFailures)
-	w.int("compliant_requests", s.CompliantRequests)
-	w.int("raw_output_tokens", s.RawOutputTokens)
-	w.int("compliant_output_tokens", s.CompliantOutputTokens)
-	w.int("output_tokens_from_chunks", s.OutputTokensFromChunks)
-	w.num("raw_output_throughput", s.RawOutputThroughput)
-	w.num("compliant_output_throughput", s.CompliantOutputThroughput)
-	w.num("compliant_token_share", s.CompliantTokenShare)
-	w.num("compliant_request_share", s.CompliantRequestShare)
-
-	w.num("nominal_request_rate", s.NominalRate)
-	w.num("realised_request_rate", s.RealisedRate)
-	w.num("delivered_request_rate", s.DeliveredRate)
-
-	w.bool("client_bound", s.ClientBound)
-	w.str("client_bound_reason", s.ClientBoundReason)
-	w.num("client_bound_threshold_ms", s.ClientBoundThreshold)
-	if s.PercentileError > 0 {
-		w.num("percentile_relative_error", s.PercentileError)
-	}
-	w.b = append(w.b, '}')
-	return w.b, nil
-}
-
-// objectWriter appends the members of one JSON object in call order.
-type objectWriter struct {
-	b []byte
-}
-
-func (w *objectWriter) key(k string) {
-	if len(w.b) == 0 {
-		w.b = append(w.b, '{')
-	} else {
-		w.b = append(w.b, ',')
-	}
-	w.b = strconv.AppendQuote(w.b, k)
-	w.b = append(w.b, ':')
-}
-
-func (w *objectWriter) raw(k, v string) { w.key(k); w.b = append(w.b, v...) }
-
-func (w *objectWriter) str(k, v string) {
-	w.key(k)
-	enc, _ := json.Marshal(v) // a string always encodes
-	w.b = append(w.b, enc...)
-}
-
-func (w *objectWriter) int(k string, v int) { w.key(k); w.b = strconv.AppendInt(w.b, int64(v), 10) }
-
-func (w *objectWriter) bool(k string, v bool) { w.key(k); w.b = strconv.AppendBool(w.b, v) }
-
-func (w *objectWriter) num(k string, v float64) { w.key(k); w.b = appendNumber(w.b, v) }
-
-func (w *objectWriter) floats(k string, vs []float64) {
-	w.key(k)
-	w.b = append(w.b, '[')
-	for i, v := range vs {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.b = appendNumber(w.b, v)
-	}
-	w.b = append(w.b, ']')
+	return append(b, '}'), nil
 }
 
 // appendNumber writes f as encoding/json does (shortest digits that round-trip), NaN as null
@@ -171,171 +297,49 @@ func appendNumber(b []byte, f float64) []byte {
 	return strconv.AppendFloat(b, f, format, -1, 64)
 }
 
-// number is a JSON value written by appendNumber.
-type number float64
+// Number is a float64 on the wire as loadcurve's result files write it: the shortest digits
+// that read back the same value, NaN (an undefined quantity) as null and ±Inf as "inf"/"-inf".
+type Number float64
 
-func (n *number) UnmarshalJSON(b []byte) error {
+var nan = Number(math.NaN())
+
+func (n Number) MarshalJSON() ([]byte, error) { return appendNumber(nil, float64(n)), nil }
+
+func (n *Number) UnmarshalJSON(b []byte) error {
 	switch string(bytes.TrimSpace(b)) {
 	case "null":
-		*n = number(math.NaN())
+		*n = nan
 		return nil
 	case `"inf"`:
-		*n = number(math.Inf(1))
+		*n = Number(math.Inf(1))
 		return nil
 	case `"-inf"`:
-		*n = number(math.Inf(-1))
+		*n = Number(math.Inf(-1))
 		return nil
 	}
 	var f float64
 	if err := json.Unmarshal(b, &f); err != nil {
-		return fmt.Errorf("want a number, null or \"inf\", got %s", b)
+		return fmt.Errorf("want a Number, null or \"inf\", got %s", b)
 	}
-	*n = number(f)
+	*n = Number(f)
 	return nil
 }
 
-// UnmarshalJSON reads what MarshalJSON writes, exactly (NaN for null). A missing number reads
-// as NaN, a missing count as 0; keys it does not know are ignored.
-func (s *Summary) UnmarshalJSON(b []byte) error {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("summary: %w", err)
+func numbers(vs []float64) []Number {
+	out := make([]Number, len(vs))
+	for i, v := range vs {
+		out[i] = Number(v)
 	}
-	r := objectReader{m: m}
-	out := Summary{
-		MetricsVersion: r.str("metric_definition_version"),
-		Tier:           r.int("tier"),
-		Arrival:        r.str("arrival"),
-		Complete:       r.bool("complete"),
-		Window:         r.str("window"),
-
-		NominalRate:    r.num("nominal_request_rate"),
-		Burstiness:     r.num("burstiness"),
-		MaxConcurrency: r.int("max_concurrency"),
-
-		Duration:             r.num("duration"),
-		Completed:            r.int("completed"),
-		Failed:               r.int("failed"),
-		TotalInputTokens:     r.int("total_input_tokens"),
-		TotalOutputTokens:    r.int("total_output_tokens"),
-		RequestThroughput:    r.num("request_throughput"),
-		RequestGoodput:       r.num("request_goodput"),
-		OutputThroughput:     r.num("output_throughput"),
-		TotalTokenThroughput: r.num("total_token_throughput"),
-
-		Planned:      r.int("planned"),
-		Issued:       r.int("issued"),
-		TimeoutRatio: r.num("timeout_ratio"),
-		FailureRatio: r.num("failure_ratio"),
-
-		Objectives:                r.str("objectives"),
-		GoodRequests:              r.int("good_requests"),
-		LatencyFailures:           r.int("latency_failures"),
-		QualityFailures:           r.int("quality_failures"),
-		CompliantRequests:         r.int("compliant_requests"),
-		RawOutputTokens:           r.int("raw_output_tokens"),
-		CompliantOutputTokens:     r.int("compliant_output_tokens"),
-		OutputTokensFromChunks:    r.int("output_tokens_from_chunks"),
-		RawOutputThroughput:       r.num("raw_output_throughput"),
-		CompliantOutputThroughput: r.num("compliant_output_throughput"),
-		CompliantTokenShare:       r.num("compliant_token_share"),
-		CompliantRequestShare:     r.num("compliant_request_share"),
-
-		RealisedRate:  r.num("realised_request_rate"),
-		DeliveredRate: r.num("delivered_request_rate"),
-
-		ClientBound:          r.bool("client_bound"),
-		ClientBoundReason:    r.str("client_bound_reason"),
-		ClientBoundThreshold: r.num("client_bound_threshold_ms"),
-	}
-	if _, ok := m["percentile_relative_error"]; ok {
-		out.PercentileError = r.num("percentile_relative_error")
-	}
-	if raw, ok := m["metric_percentiles"]; ok {
-		var ps []number
-		if err := json.Unmarshal(raw, &ps); err != nil {
-			r.fail("metric_percentiles", err)
-		}
-		out.Percentiles = make([]float64, len(ps))
-		for i, p := range ps {
-			out.Percentiles[i] = float64(p)
-		}
-	}
-	for i, st := range out.stats() {
-		name := statNames[i]
-		st.Count = r.int("count_" + name)
-		st.Mean = r.num("mean_" + name + "_ms")
-		st.Median = r.num("median_" + name + "_ms")
-		st.Std = r.num("std_" + name + "_ms")
-		st.Percentiles = make(map[string]float64, len(out.Percentiles))
-		for _, p := range out.Percentiles {
-			k := PercentileKey(p)
-			st.Percentiles[k] = r.num(k + "_" + name + "_ms")
-		}
-	}
-	if raw, ok := m["outcomes"]; ok {
-		if err := json.Unmarshal(raw, &out.Outcomes); err != nil {
-			r.fail("outcomes", err)
-		}
-	}
-	if r.err != nil {
-		return r.err
-	}
-	*s = out
-	return nil
+	return out
 }
 
-// objectReader reads typed members of a decoded object, keeping the first error.
-type objectReader struct {
-	m   map[string]json.RawMessage
-	err error
-}
-
-func (r *objectReader) fail(k string, err error) {
-	if r.err == nil {
-		r.err = fmt.Errorf("summary: key %q: %w", k, err)
+func floats(ns []Number) []float64 {
+	if ns == nil {
+		return nil
 	}
-}
-
-func (r *objectReader) decode(k string, v any) bool {
-	raw, ok := r.m[k]
-	if !ok || string(raw) == "null" {
-		return false
+	out := make([]float64, len(ns))
+	for i, v := range ns {
+		out[i] = float64(v)
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		r.fail(k, err)
-		return false
-	}
-	return true
-}
-
-func (r *objectReader) num(k string) float64 {
-	raw, ok := r.m[k]
-	if !ok {
-		return math.NaN()
-	}
-	var n number
-	if err := n.UnmarshalJSON(raw); err != nil {
-		r.fail(k, err)
-		return math.NaN()
-	}
-	return float64(n)
-}
-
-func (r *objectReader) int(k string) int {
-	var v int
-	r.decode(k, &v)
-	return v
-}
-
-func (r *objectReader) str(k string) string {
-	var v string
-	r.decode(k, &v)
-	return v
-}
-
-func (r *objectReader) bool(k string) bool {
-	var v bool
-	r.decode(k, &v)
-	return v
+	return out
 }

@@ -169,6 +169,12 @@ func (o Objectives) Met(r *records.Record) bool {
 	return true
 }
 
+// Compliant reports whether r is a compliant request (METRICS.md): ok, every latency objective
+// met, and its quality check not failed.
+func (o Objectives) Compliant(r *records.Record) bool {
+	return r.Outcome == records.OK && r.Quality != records.QualityFail && o.Met(r)
+}
+
 // tpotMS is (E2EL-TTFT)/(output_tokens-1) = (last-first)/(output_tokens-1) in milliseconds,
 // without the truncation to whole nanoseconds of records.Record.TPOT.
 func tpotMS(r *records.Record) (float64, bool) {

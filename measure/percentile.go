@@ -42,6 +42,9 @@ func ParsePercentiles(s string) ([]float64, error) {
 // defaultPercentiles is DefaultPercentiles parsed.
 func defaultPercentiles() []float64 { return []float64{50, 90, 95, 99} }
 
+// DefaultPercentileList is DefaultPercentiles parsed.
+func DefaultPercentileList() []float64 { return defaultPercentiles() }
+
 // PercentileKey names percentile p the way vLLM names it in its result keys ("p99" in
 // "p99_ttft_ms"): "p" followed by the integer when p is whole, else by Python's str(p)
 // ("p99.9", "p0.5", "p1e-05").

@@ -328,8 +328,8 @@ func drainInto(xs *[]time.Duration, s *Sketch) {
 
 // Summary computes the summary of the records added so far; it may be called again after more
 // Adds.
-func (a *ApproxAccumulator) Summary(info TierInfo) Summary {
-	s := a.acc.Summary(info) // every count exact; the metric arrays are empty
+func (a *ApproxAccumulator) Summary(tier records.Tier) Summary {
+	s := a.acc.Summary(tier) // every count exact; the metric arrays are empty
 	ps := a.acc.opts.Percentiles
 	s.TTFT = a.ttft.Stats(1e6, ps)
 	s.TPOT = a.tpot.Stats(1e6, ps)
@@ -339,13 +339,12 @@ func (a *ApproxAccumulator) Summary(info TierInfo) Summary {
 	s.E2ELIncludingClientQueue = a.e2elCQ.Stats(1e6, ps)
 	s.ScheduleLag = a.lag.Stats(1e6, ps)
 	s.PercentileError = a.RelativeError()
-	s.ClientBound, s.ClientBoundReason = false, ""
+	// The lag verdict again, on the sketch's p99 (the exact array is empty); the other
+	// client-bound reasons do not depend on percentiles.
 	if a.lag.Count() > 0 {
 		if p99 := a.lag.percentile(1e6, 99); p99 > s.ClientBoundThreshold {
-			// Accumulator.Summary's wording, on the sketch's p99.
 			s.ClientBound = true
-			s.ClientBoundReason = fmt.Sprintf("schedule_lag p99 is %.3f ms, above the %g ms threshold: the client could not release requests on time, so the client, not the server, shaped this load; rerun with fewer requests per process (--shard) or on a less loaded machine",
-				p99, s.ClientBoundThreshold)
+			s.ClientBoundReason = joinReason(lagReason(p99, s.ClientBoundThreshold), s.ClientBoundReason)
 		}
 	}
 	return s

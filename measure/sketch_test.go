@@ -190,7 +190,12 @@ func stripStats(s measure.Summary) string {
 	if _, rest, ok := strings.Cut(s.ClientBoundReason, " ms, above"); ok {
 		s.ClientBoundReason = rest
 	}
-	return fmt.Sprintf("%+v", s) // fmt prints NaN as NaN on both sides and maps in key order
+	st := s.Steady
+	s.Steady = nil
+	if st != nil {
+		return fmt.Sprintf("%+v %+v", s, *st) // fmt prints NaN as NaN on both sides and maps in key order
+	}
+	return fmt.Sprintf("%+v", s)
 }
 
 func TestApproxAccumulatorMatchesSummarize(t *testing.T) {
@@ -204,7 +209,7 @@ func TestApproxAccumulatorMatchesSummarize(t *testing.T) {
 	}
 	opts := measure.Options{Objectives: measure.Objectives{TTFT: 150 * time.Millisecond, TPOT: 25 * time.Millisecond},
 		Percentiles: []float64{50, 90, 99, 99.9}, Warmup: 2 * time.Second}
-	info := measure.TierInfo{Planned: len(recs), NominalRate: 100, Burstiness: 1}
+	info := records.Tier{Planned: len(recs), RequestRate: 100, Burstiness: 1}
 	exact := measure.Summarize(recs, info, opts)
 	acc, err := measure.NewApproxAccumulator(opts, alpha)
 	if err != nil {
@@ -303,7 +308,7 @@ func BenchmarkApproxSummary10M(b *testing.B) {
 			r.InputTokens, r.OutputTokens, r.Chunks = 512, 32, 32
 			acc.Add(&r)
 		}
-		s := acc.Summary(measure.TierInfo{Planned: n, NominalRate: 10_000, Burstiness: 1})
+		s := acc.Summary(records.Tier{Planned: n, RequestRate: 10_000, Burstiness: 1})
 		runtime.ReadMemStats(&after)
 		if s.Completed != n || s.ITL.Count != 31*n {
 			b.Fatalf("completed %d, ITL count %d", s.Completed, s.ITL.Count)

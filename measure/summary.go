@@ -31,28 +31,23 @@ type Options struct {
 	Metrics []string
 }
 
-// TierInfo is what the caller knows about the tier that the records do not say.
-type TierInfo struct {
-	Tier           int
-	Arrival        string  // the arrival process, its String()
-	NominalRate    float64 // requests per second asked for; +Inf allowed, NaN when there is none (trace replay)
-	Burstiness     float64 // +Inf allowed
-	MaxConcurrency int     // 0 means no cap
-	Planned        int     // requests in the tier's schedule
-}
-
 // Summary is the summary of one tier. Times are milliseconds in Stats and seconds in Duration;
 // throughputs are per second of Duration. NaN marks an undefined quantity (see the package
 // documentation).
 type Summary struct {
 	MetricsVersion string // records.MetricsVersion of the definitions used
 	Tier           int
+	Role           records.Role // what the tier was for (records.Tier.Role; "" in older files)
 	Arrival        string
-	// Complete is set by Summarize to false when the tier visibly did not run to its end (fewer
-	// requests issued than planned, or any request cancelled), else true; a caller that stopped
-	// the tier (Ctrl-C, a deadline) should clear it.
-	Complete bool
-	Window   string // "" for the whole tier, else the window that was applied
+	// Complete is false when the tier visibly did not run to its end: fewer requests issued than
+	// planned, any request cancelled (by an interruption or the drain deadline), or its closing
+	// line says it was interrupted. Recorded < Planned (records missing: the run was killed) and
+	// Interrupted say more.
+	Complete    bool
+	Interrupted bool   // the tier's closing line says the run was stopped during it
+	EndReason   string // the closing line's reason (records.Ended*), "" without one
+	Recorded    int    // request lines of the tier
+	Window      string // "" for the whole tier, else the window that was applied
 
 	Duration float64 // seconds, see the package documentation
 
@@ -82,8 +77,8 @@ type Summary struct {
 	TimeoutRatio          float64 // timeouts / Issued
 	FailureRatio          float64 // Failed / Issued
 
-	NominalRate    float64 // TierInfo.NominalRate
-	Burstiness     float64 // TierInfo.Burstiness
+	NominalRate    float64 // the tier's request rate; +Inf for inf, NaN when it has none (a trace replay)
+	Burstiness     float64 // the tier's burstiness
 	RealisedRate   float64 // records of the tier / latest planned offset: the offered rate of the schedule actually drawn
 	DeliveredRate  float64 // requests sent / latest sent offset: the rate the server was actually offered, after the dispatcher and the concurrency gate
 	MaxConcurrency int     // 0 means no cap
@@ -100,13 +95,40 @@ type Summary struct {
 	ClientBound          bool
 	ClientBoundReason    string
 	ClientBoundThreshold float64 // ms: the threshold on the p99 of schedule_lag that was applied
+
+	// Steady is the tier's steady state (see Steady), nil when no request was issued.
+	Steady *Steady
+}
+
+// Summarizer summarises one tier from its records, one at a time: [Accumulator] exactly,
+// [ApproxAccumulator] in bounded memory. tier is the tier's identity as its records file states
+// it (records.Tier, with its closing line when it has one).
+type Summarizer interface {
+	Add(*records.Record)
+	Summary(tier records.Tier) Summary
+}
+
+var (
+	_ Summarizer = (*Accumulator)(nil)
+	_ Summarizer = (*ApproxAccumulator)(nil)
+)
+
+// NewSummarizer returns an exact summarizer, or with bounded a bounded-memory one (whose
+// percentiles are within DefaultSketchError). Neither supports a cooldown window: it needs the
+// tier's duration before the first record (Summarize handles it).
+func NewSummarizer(opts Options, bounded bool) (Summarizer, error) {
+	if bounded {
+		return NewApproxAccumulator(opts, 0)
+	}
+	return NewAccumulator(opts)
 }
 
 // Summarize computes the summary of one tier from its records (the caller selects the tier's
 // records; their Tier field is not looked at). Besides recs, which it does not modify or keep,
-// it holds one 8-byte value per sample of each metric (ITL: one per gap), in arrays sized by a
-// first pass, and orders each array only as far as its statistics need (selectRanks).
-func Summarize(recs []records.Record, info TierInfo, opts Options) Summary {
+// it holds one 8-byte value per sample of each metric (ITL: one per gap) and one Obs per issued
+// request, in arrays sized by a first pass, and orders each array only as far as its statistics
+// need (selectRanks).
+func Summarize(recs []records.Record, tier records.Tier, opts Options) Summary {
 	// Pass 1: the whole-tier duration (needed by a cooldown) and the sizes of the metric arrays.
 	var end time.Duration
 	var oks, issued, gaps int
@@ -126,7 +148,7 @@ func Summarize(recs []records.Record, info TierInfo, opts Options) Summary {
 	for i := range recs {
 		a.Add(&recs[i])
 	}
-	return a.Summary(info)
+	return a.Summary(tier)
 }
 
 // Accumulator summarises a tier one record at a time, for record files too big to hold in
@@ -149,6 +171,8 @@ type Accumulator struct {
 	// (no NaN case) and convert to milliseconds exactly for whole milliseconds.
 	ttft, itl, e2el, cq, e2elCQ, lag []time.Duration
 	tpot                             []float64 // ms: not a whole number of nanoseconds
+
+	obs []Obs // every issued request, for the steady state
 }
 
 type capacities struct{ oks, issued, gaps int }
@@ -189,6 +213,7 @@ func newAccumulator(opts Options, end time.Duration, c capacities) *Accumulator 
 	a.itl = make([]time.Duration, 0, c.gaps)
 	a.cq = make([]time.Duration, 0, c.issued)
 	a.lag = make([]time.Duration, 0, c.issued)
+	a.obs = make([]Obs, 0, c.issued)
 	return a
 }
 
@@ -210,6 +235,7 @@ func (a *Accumulator) Add(r *records.Record) {
 	if r.Outcome == records.Canceled {
 		a.canceled++
 	}
+	a.obs = append(a.obs, ObsOf(r, a.opts.Objectives.Compliant(r)))
 	if r.Planned < a.lo || r.Planned > a.hi {
 		return
 	}
@@ -269,13 +295,21 @@ func (a *Accumulator) Add(r *records.Record) {
 // Summary computes the summary of the records added so far. It may be called again after more
 // Adds (a running view); it reorders the metric arrays in place, which can move the means in
 // their last bits only.
-func (a *Accumulator) Summary(info TierInfo) Summary {
+func (a *Accumulator) Summary(tier records.Tier) Summary {
 	s := a.s
 	s.MetricsVersion = records.MetricsVersion
-	s.Tier, s.Arrival = info.Tier, info.Arrival
-	s.Planned = info.Planned
-	s.NominalRate, s.Burstiness, s.MaxConcurrency = info.NominalRate, info.Burstiness, info.MaxConcurrency
-	s.Complete = a.allIssued >= info.Planned && a.canceled == 0
+	s.Tier, s.Role, s.Arrival = tier.Tier, tier.Role, tier.Arrival
+	s.Planned = tier.PlannedRequests()
+	s.NominalRate, s.Burstiness, s.MaxConcurrency = float64(tier.RequestRate), float64(tier.Burstiness), tier.MaxConcurrency
+	if s.NominalRate == 0 {
+		s.NominalRate = math.NaN() // no nominal rate: a trace replay
+	}
+	s.Recorded = a.n
+	if tier.End != nil {
+		s.EndReason = tier.End.Reason
+		s.Interrupted = tier.End.Reason == records.EndedInterrupted
+	}
+	s.Complete = a.allIssued >= s.Planned && a.canceled == 0 && !s.Interrupted
 	s.Objectives = a.opts.Objectives.String()
 	s.Percentiles = append([]float64{}, a.opts.Percentiles...)
 	s.Metrics = slices.Clone(a.opts.Metrics)
@@ -326,11 +360,57 @@ func (a *Accumulator) Summary(info TierInfo) Summary {
 	if len(a.lag) > 0 {
 		if p99 := percentile(a.lag, 1e6, 99); p99 > s.ClientBoundThreshold {
 			s.ClientBound = true
-			s.ClientBoundReason = fmt.Sprintf("schedule_lag p99 is %.3f ms, above the %g ms threshold: the client could not release requests on time, so the client, not the server, shaped this load; rerun with fewer requests per process (--shard) or on a less loaded machine",
-				p99, s.ClientBoundThreshold)
+			s.ClientBoundReason = lagReason(p99, s.ClientBoundThreshold)
 		}
 	}
+	checkDelivered(&s)
+	if tier.End != nil && tier.End.RateLimited {
+		s.ClientBound = true
+		s.ClientBoundReason = joinReason(s.ClientBoundReason, "the --rate-limit safety ceiling held requests back: it, not the schedule, shaped the load")
+	}
+	w := SteadyWindow{}
+	if a.hasWindow {
+		w = SteadyWindow{Given: true, Start: a.lo, End: min(a.hi, end-a.opts.Cooldown)}
+	}
+	arrivalsEnd := tier.ArrivalsEnd()
+	if arrivalsEnd == 0 && tier.DurationS > 0 { // an older file: no closing line, a duration-bound tier
+		arrivalsEnd = time.Duration(math.Round(tier.DurationS * 1e9))
+	}
+	s.Steady = SteadyState(a.obs, arrivalsEnd, w)
 	return s
+}
+
+// lagReason says why a tier whose schedule-lag p99 passed the threshold is client-bound.
+func lagReason(p99, threshold float64) string {
+	return fmt.Sprintf("schedule_lag p99 is %.3f ms, above the %g ms threshold: the client could not release requests on time, so the client, not the server, shaped this load; rerun with fewer requests per process (--shard) or on a less loaded machine",
+		p99, threshold)
+}
+
+// checkDelivered marks a tier client-bound when fewer requests per second left the client than
+// the schedule offered. Only without a concurrency cap (a cap holds requests back by design, and
+// that shows as client_queue_time), for complete tiers of a finite rate with enough requests for
+// the rates to mean something. On schedule, the two rates differ by the last request's lag over
+// the tier's length: far below 1 %.
+func checkDelivered(s *Summary) {
+	if s.MaxConcurrency > 0 || !s.Complete || s.Issued < 20 || !(s.RealisedRate > 0) || math.IsInf(s.RealisedRate, 0) {
+		return
+	}
+	if s.DeliveredRate < 0.99*s.RealisedRate {
+		s.ClientBound = true
+		s.ClientBoundReason = joinReason(s.ClientBoundReason, fmt.Sprintf(
+			"the client sent %.2f req/s of the %.2f req/s the schedule offered (%.1f %% short): it could not keep up",
+			s.DeliveredRate, s.RealisedRate, 100*(1-s.DeliveredRate/s.RealisedRate)))
+	}
+}
+
+func joinReason(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 // describeAll fills the Stats of every metric, on up to GOMAXPROCS goroutines (the ITL array,

@@ -9,7 +9,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -18,6 +21,7 @@ import (
 const (
 	KindHeader        = "header"
 	KindTier          = "tier"
+	KindTierEnd       = "tier_end"
 	KindServerMetrics = "server_metrics"
 )
 
@@ -49,16 +53,26 @@ func (r *Rate) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Header is line 1 of records.jsonl: what was measured, how, and with which traffic. It never
-// holds secrets: the target has user info and query removed, and no header values are kept.
+// Command says which command made a records file.
+type Command string
+
+// The commands that write records files.
+const (
+	CommandRun   Command = "run"
+	CommandSweep Command = "sweep"
+)
+
+// Header is line 1 of records.jsonl: what was measured, how, with which traffic, and with which
+// analysis settings, so that every result can be reproduced from the file alone. It never holds
+// secrets: the target has user info and query removed, and no header values are kept.
 type Header struct {
 	Kind                string          `json:"kind"`
 	Tool                string          `json:"tool"`
 	Version             string          `json:"version"`
 	MetricsVersion      string          `json:"metric_definition_version"`
-	Command             string          `json:"command"`
+	Command             Command         `json:"command"`
 	Target              string          `json:"target"`
-	Sim                 string          `json:"sim,omitempty"` // profile of the embedded sim, when it was the target
+	Sim                 string          `json:"sim,omitempty"` // the embedded sim, when it was the target: its profile or model
 	Endpoint            string          `json:"endpoint"`
 	Model               string          `json:"model"`
 	Workload            string          `json:"workload"`
@@ -72,22 +86,119 @@ type Header struct {
 	Retries             int             `json:"retries,omitempty"` // re-sends allowed per request (0: none)
 	StartWall           time.Time       `json:"start_wall"`
 	Shard               string          `json:"shard,omitempty"`
+	// Settings are the analysis inputs the run was made with; nil in files written before they
+	// were kept here (readers then fall back to defaults and say so).
+	Settings *Settings `json:"settings,omitempty"`
 }
 
-// Tier opens one tier of a run or sweep. Records of the tier follow it (records of different
-// tiers never interleave).
-type Tier struct {
-	Kind                string    `json:"kind"`
-	Tier                int       `json:"tier"`
-	Arrival             string    `json:"arrival"`
-	RequestRate         Rate      `json:"request_rate"`
-	Burstiness          Rate      `json:"burstiness"`
-	Seed                int64     `json:"seed"`
-	Planned             int       `json:"planned"`
-	DurationS           float64   `json:"duration_s,omitempty"` // planned tier length for duration-bound tiers
-	WorkloadFingerprint string    `json:"workload_fingerprint"`
-	StartWall           time.Time `json:"start_wall"`
+// Settings are the inputs from which a result is derived from the records: objectives,
+// statistics, window and the sweep's analysis parameters. They are plain values here; the
+// measure and curve packages read and write their own parts.
+type Settings struct {
+	// Objectives in the canonical form of --goodput ("ttft:500 tpot:50"), "" for none.
+	Objectives string `json:"objectives"`
+	// Percentiles reported (0–100) and the metrics whose statistics are reported (nil: all).
+	Percentiles       []float64 `json:"metric_percentiles"`
+	PercentileMetrics []string  `json:"percentile_metrics,omitempty"`
+	// A fixed steady-state window on planned time, when the user gave one (seconds).
+	WindowWarmupS   float64 `json:"window_warmup_s"`
+	WindowCooldownS float64 `json:"window_cooldown_s"`
+	// MaxScheduleLagMs is the client_bound threshold on the schedule-lag p99.
+	MaxScheduleLagMs float64 `json:"max_schedule_lag_ms"`
+	// The analysis parameters of a sweep (a run keeps them too: cost and compare use them).
+	TargetShare float64 `json:"target_share"`
+	Headroom    float64 `json:"headroom"`
+	Confidence  float64 `json:"confidence"`
+	PlateauGain float64 `json:"plateau_gain"`
 }
+
+// Role is what a tier is for.
+type Role string
+
+// Tier roles. A file without roles (older versions) has only RoleTier and, in sweeps, a probe
+// at rate inf.
+const (
+	RoleTier    Role = "tier"    // a point of the load curve (the only tier of a run)
+	RoleProbe   Role = "probe"   // a saturation probe: not a point of the curve
+	RoleConfirm Role = "confirm" // the confirmation of a sweep's operating point
+)
+
+// Tier opens one tier of a run or sweep: its identity, from the plan to the report. Records of
+// the tier follow it (records of different tiers never interleave), and a closing line
+// ([TierEnd]) follows them once the tier ended.
+type Tier struct {
+	Kind string `json:"kind"`
+	Tier int    `json:"tier"`
+	Role Role   `json:"role,omitempty"`
+	// Repeat numbers the repetition of a sweep's decision the tier belongs to (--repeat; 0 for
+	// the first or only one).
+	Repeat         int    `json:"repeat,omitempty"`
+	Arrival        string `json:"arrival"`
+	RequestRate    Rate   `json:"request_rate"`
+	Burstiness     Rate   `json:"burstiness"`
+	MaxConcurrency int    `json:"max_concurrency,omitempty"` // the cap in this tier (0: none)
+	Seed           int64  `json:"seed"`
+	// Planned is the number of requests in the tier's schedule as drawn; a tier that stopped
+	// early (its verdict was decided) planned fewer: see End.
+	Planned int `json:"planned"`
+	// DurationS is the planned length of a duration-bound tier; MaxDurationS the cap of a tier
+	// that runs until its verdict is decided (0: not such a tier).
+	DurationS           float64   `json:"duration_s,omitempty"`
+	MaxDurationS        float64   `json:"max_duration_s,omitempty"`
+	WorkloadFingerprint string    `json:"workload_fingerprint"`
+	StartWall           time.Time `json:"start_wall"` // the wall-clock time of T0
+	// End is the tier's closing line, set when the file is read; nil while the tier runs, in files
+	// of older versions, and when the run was killed before the tier ended.
+	End *TierEnd `json:"-"`
+}
+
+// CurveRole reports whether the tier is a point of the load curve: RoleTier, or an older file's
+// tier at a finite rate (or the only tier of a run).
+func (t Tier) CurveRole() bool { return t.Role == RoleTier || t.Role == "" }
+
+// PlannedRequests is the number of requests the tier planned: the closing line's count when the
+// tier stopped early, else the tier line's.
+func (t Tier) PlannedRequests() int {
+	if t.End != nil {
+		return t.End.Planned
+	}
+	return t.Planned
+}
+
+// ArrivalsEnd is the end of the tier's arrival phase as an offset from T0, known from its
+// closing line (0 when unknown): the measurement window of a steady state ends there, before
+// the drain.
+func (t Tier) ArrivalsEnd() time.Duration {
+	if t.End == nil {
+		return 0
+	}
+	return time.Duration(math.Round(t.End.ArrivalsEndS * 1e9))
+}
+
+// TierEnd closes a tier after its last record.
+type TierEnd struct {
+	Kind string `json:"kind"`
+	Tier int    `json:"tier"`
+	// Planned is the number of requests the tier planned in the end: the tier line's, or fewer
+	// when the tier stopped dispatching early (the rest of its schedule was never part of it).
+	Planned int `json:"planned"`
+	// ArrivalsEndS is the end of the arrival phase: the tier's duration, the time dispatching
+	// stopped, or the last planned arrival, in seconds from T0.
+	ArrivalsEndS float64 `json:"arrivals_end_s"`
+	// Reason says why the arrival phase ended (see the Ended* constants).
+	Reason string `json:"reason"`
+	// RateLimited: the --rate-limit ceiling delayed at least one dispatch, so it, not the
+	// schedule, shaped the load.
+	RateLimited bool `json:"rate_limited,omitempty"`
+}
+
+// Why a tier's arrival phase ended.
+const (
+	EndedSchedule    = "schedule"    // the schedule ran out (or the tier's duration passed)
+	EndedDecided     = "decided"     // the tier's verdict was decided at the stated confidence
+	EndedCap         = "cap"         // the tier reached its time cap undecided
+	EndedInterrupted = "interrupted" // the run was stopped
+)
 
 // ServerMetrics closes a tier with what the target's own metrics endpoint reported over it
 // (scraped by the client; the payload is the servermetrics package's per-tier JSON).
@@ -100,13 +211,13 @@ type ServerMetrics struct {
 // File is a whole records.jsonl read back.
 type File struct {
 	Header        Header
-	Tiers         []Tier
+	Tiers         []Tier // in file order, each with its closing line when it has one
 	Records       []Record
 	ServerMetrics map[int]json.RawMessage // by tier
 	Warnings      []string                // e.g. a truncated last line that was ignored
 }
 
-// TierRecords returns the records of tier t.
+// TierRecords returns the records of tier t, in file order.
 func (f *File) TierRecords(t int) []Record {
 	var out []Record
 	for _, r := range f.Records {
@@ -131,14 +242,22 @@ func ReadFile(path string) (*File, error) {
 	return f, nil
 }
 
-// Read parses records.jsonl from r. A final line without a newline that does not parse is taken
-// as cut off by a crash: it is ignored with a warning. Any other bad line is an error naming it.
+// Read parses records.jsonl from r with Scan's checks. A final line without a newline that
+// does not parse is taken as cut off by a crash: it is ignored with a warning.
 func Read(r io.Reader) (*File, error) {
 	f := &File{}
 	var err error
 	f.Warnings, err = Scan(r, Visitor{
 		Header: func(h Header) error { f.Header = h; return nil },
 		Tier:   func(t Tier) error { f.Tiers = append(f.Tiers, t); return nil },
+		TierEnd: func(e TierEnd) error {
+			for i := range f.Tiers {
+				if f.Tiers[i].Tier == e.Tier {
+					f.Tiers[i].End = &e
+				}
+			}
+			return nil
+		},
 		Record: func(r *Record) error { f.Records = append(f.Records, *r); return nil },
 		ServerMetrics: func(m ServerMetrics) error {
 			if f.ServerMetrics == nil {
@@ -159,17 +278,29 @@ func Read(r io.Reader) (*File, error) {
 type Visitor struct {
 	Header        func(Header) error
 	Tier          func(Tier) error
+	TierEnd       func(TierEnd) error
 	Record        func(*Record) error // the record is the function's to keep
 	ServerMetrics func(ServerMetrics) error
 }
 
 // Scan reads records.jsonl from r one line at a time and hands each object to v, holding no more
-// than one line in memory: for files too big to read whole. Its checks and its handling of a cut
-// last line are Read's; the warnings say what was ignored.
+// than one line in memory (and one bit per request id seen): for files too big to read whole.
+// It is the one reader of records files: Read, report, merge and compare all go through it, so
+// they accept and refuse the same files. Besides the syntax of every line it checks:
+//
+//   - line 1 is a header written by loadcurve with a metric-definition version this reader knows;
+//   - every tier is declared once, with planned ≥ 0 and a finite rate > 0 (or inf);
+//   - every request line belongs to a declared tier, and no request id appears twice in a tier;
+//   - a tier's closing line follows its tier line once, and does not plan more than it;
+//   - a tier holds no more records than it planned.
+//
+// A last line without a newline that does not parse is taken as cut by a crash: it is ignored,
+// with a warning. Tiers without a closing line (the run was killed, or an older file) are read
+// as they are; the warnings say which.
 func Scan(r io.Reader, v Visitor) (warnings []string, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
+	chk := newChecker()
 	lineNo := 0
-	sawHeader := false
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) == 0 && err == io.EOF {
@@ -192,21 +323,128 @@ func Scan(r io.Reader, v Visitor) (warnings []string, err error) {
 			}
 			return warnings, perr
 		}
+		if cerr := chk.check(obj); cerr != nil {
+			return warnings, fmt.Errorf("line %d: %w", lineNo, cerr)
+		}
 		if verr := obj.visit(v); verr != nil {
 			return warnings, fmt.Errorf("line %d: %w", lineNo, verr)
 		}
-		sawHeader = sawHeader || obj.header != nil
 	}
-	if !sawHeader {
+	if !chk.sawHeader {
 		return warnings, errors.New("no header line: empty, or not a loadcurve records file")
 	}
-	return warnings, nil
+	return append(warnings, chk.finish()...), nil
+}
+
+// KnownMetricsVersions are the metric-definition versions this reader understands. Version 1
+// files have no steady-state keys; they read, and their results are recomputed under the
+// current definitions.
+var KnownMetricsVersions = []string{"loadcurve-metrics/1", MetricsVersion}
+
+// checker holds what Scan's cross-line checks need: per tier its planned count, its record
+// count and a bitset of the request ids seen.
+type checker struct {
+	sawHeader bool
+	tiers     map[int]*tierCheck
+	order     []int
+}
+
+type tierCheck struct {
+	planned, records int
+	ended            bool
+	ids              []uint64 // bitset of request ids
+}
+
+func newChecker() *checker { return &checker{tiers: map[int]*tierCheck{}} }
+
+func (c *checker) check(o object) error {
+	switch {
+	case o.header != nil:
+		h := o.header
+		if h.Tool != "" && h.Tool != "loadcurve" {
+			return fmt.Errorf("header: tool %q: not a loadcurve records file", h.Tool)
+		}
+		if h.MetricsVersion != "" && !slices.Contains(KnownMetricsVersions, h.MetricsVersion) {
+			return fmt.Errorf("header: metric-definition version %q is not one this loadcurve knows (%s): read it with the version that wrote it",
+				h.MetricsVersion, strings.Join(KnownMetricsVersions, ", "))
+		}
+		c.sawHeader = true
+	case o.tier != nil:
+		t := o.tier
+		if _, dup := c.tiers[t.Tier]; dup {
+			return fmt.Errorf("tier %d is declared twice", t.Tier)
+		}
+		switch r := float64(t.RequestRate); {
+		case t.Tier < 0:
+			return fmt.Errorf("tier %d: a tier index is ≥ 0", t.Tier)
+		case t.Planned < 0:
+			return fmt.Errorf("tier %d: planned %d is negative", t.Tier, t.Planned)
+		case math.IsNaN(r) || r < 0:
+			return fmt.Errorf("tier %d: request rate %v is not a rate (want a number ≥ 0 or \"inf\")", t.Tier, r)
+		}
+		c.tiers[t.Tier] = &tierCheck{planned: t.Planned}
+		c.order = append(c.order, t.Tier)
+	case o.end != nil:
+		e := o.end
+		tc, ok := c.tiers[e.Tier]
+		switch {
+		case !ok:
+			return fmt.Errorf("tier_end of tier %d, which no tier line declared before it", e.Tier)
+		case tc.ended:
+			return fmt.Errorf("tier %d is closed twice", e.Tier)
+		case e.Planned < 0 || e.Planned > tc.planned:
+			return fmt.Errorf("tier %d: tier_end plans %d requests, the tier line %d", e.Tier, e.Planned, tc.planned)
+		case e.Planned < tc.records:
+			return fmt.Errorf("tier %d: tier_end plans %d requests, but %d records came before it", e.Tier, e.Planned, tc.records)
+		case !(e.ArrivalsEndS >= 0 && e.ArrivalsEndS <= maxSeconds):
+			return fmt.Errorf("tier %d: arrivals_end_s %v is outside [0, %g]", e.Tier, e.ArrivalsEndS, maxSeconds)
+		}
+		tc.ended, tc.planned = true, e.Planned
+	case o.record != nil:
+		r := o.record
+		tc, ok := c.tiers[r.Tier]
+		if !ok {
+			return fmt.Errorf("request %d of tier %d, which no tier line declared before it", r.ID, r.Tier)
+		}
+		if r.ID < 0 {
+			return fmt.Errorf("request id %d is negative", r.ID)
+		}
+		w, bit := r.ID/64, uint64(1)<<(r.ID%64)
+		if w >= len(tc.ids) {
+			tc.ids = append(tc.ids, make([]uint64, w+1-len(tc.ids))...)
+		}
+		if tc.ids[w]&bit != 0 {
+			return fmt.Errorf("request %d of tier %d appears twice", r.ID, r.Tier)
+		}
+		tc.ids[w] |= bit
+		tc.records++
+		if tc.records > tc.planned {
+			return fmt.Errorf("tier %d has more records than the %d it planned", r.Tier, tc.planned)
+		}
+	}
+	return nil
+}
+
+// finish returns the warnings about tiers that did not end.
+func (c *checker) finish() []string {
+	var open []string
+	for _, t := range c.order {
+		if !c.tiers[t].ended {
+			open = append(open, strconv.Itoa(t))
+		}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("tier(s) %s have no closing line: the run was killed during them, or the file is from an older loadcurve; they are read as they are",
+		strings.Join(open, ", "))}
 }
 
 // object is one parsed line: exactly one field is set.
 type object struct {
 	header  *Header
 	tier    *Tier
+	end     *TierEnd
 	record  *Record
 	metrics *ServerMetrics
 }
@@ -217,6 +455,8 @@ func (o object) visit(v Visitor) error {
 		return v.Header(*o.header)
 	case o.tier != nil && v.Tier != nil:
 		return v.Tier(*o.tier)
+	case o.end != nil && v.TierEnd != nil:
+		return v.TierEnd(*o.end)
 	case o.record != nil && v.Record != nil:
 		return v.Record(o.record)
 	case o.metrics != nil && v.ServerMetrics != nil:
@@ -265,6 +505,12 @@ func parseLine(n int, line []byte) (object, error) {
 			return object{}, fmt.Errorf("line %d: tier: %w", n, err)
 		}
 		return object{tier: &t}, nil
+	case probe.Kind == KindTierEnd:
+		var e TierEnd
+		if err := json.Unmarshal(line, &e); err != nil {
+			return object{}, fmt.Errorf("line %d: tier_end: %w", n, err)
+		}
+		return object{end: &e}, nil
 	case probe.Kind == KindServerMetrics:
 		var m ServerMetrics
 		if err := json.Unmarshal(line, &m); err != nil {
@@ -378,6 +624,12 @@ func (w *Writer) WriteTier(t Tier) error {
 	return w.writeObject(t)
 }
 
+// WriteTierEnd writes a tier's closing line and flushes.
+func (w *Writer) WriteTierEnd(e TierEnd) error {
+	e.Kind = KindTierEnd
+	return w.writeObject(e)
+}
+
 func (w *Writer) writeObject(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -446,4 +698,53 @@ func (w *Writer) Close() error {
 		}
 	}
 	return err
+}
+
+// WriteFile writes f as records.jsonl at path: the header, then each tier line followed by that
+// tier's records in their order in f, its server metrics and its closing line. It writes a
+// temporary file next to path and renames it, so an existing file is replaced only by a complete
+// one.
+func WriteFile(path string, f *File) (err error) {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	w, err := Create(tmp, f.Header)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			w.Close()
+			os.Remove(tmp)
+		}
+	}()
+	byTier := map[int][]int{}
+	for i := range f.Records {
+		byTier[f.Records[i].Tier] = append(byTier[f.Records[i].Tier], i)
+	}
+	for _, t := range f.Tiers {
+		if err := w.WriteTier(t); err != nil {
+			return fmt.Errorf("write records %s: %w", path, err)
+		}
+		for _, i := range byTier[t.Tier] {
+			if err := w.Write(&f.Records[i]); err != nil {
+				return fmt.Errorf("write records %s: %w", path, err)
+			}
+		}
+		if m, ok := f.ServerMetrics[t.Tier]; ok {
+			if err := w.writeObject(ServerMetrics{Kind: KindServerMetrics, Tier: t.Tier, Metrics: m}); err != nil {
+				return fmt.Errorf("write records %s: %w", path, err)
+			}
+		}
+		if t.End != nil {
+			if err := w.WriteTierEnd(*t.End); err != nil {
+				return fmt.Errorf("write records %s: %w", path, err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("write records %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write records: %w", err)
+	}
+	return nil
 }

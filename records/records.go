@@ -18,7 +18,7 @@ import (
 
 // MetricsVersion names the metric definitions (METRICS.md) these records and their summaries follow.
 // Results with different versions are never compared silently.
-const MetricsVersion = "loadcurve-metrics/1"
+const MetricsVersion = "loadcurve-metrics/2"
 
 // Unset marks a moment that never came (for example first for a request that failed before any
 // output). Every real offset is >= 0.

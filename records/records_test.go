@@ -139,10 +139,15 @@ func TestFileRoundTripAndTruncatedLastLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	r1, r2 := sampleRecord(), records.NewRecord(0, 1, time.Second)
+	r1.Tier = 0
 	for _, r := range []*records.Record{&r1, &r2} {
 		if err := w.Write(r); err != nil {
 			t.Fatal(err)
 		}
+	}
+	end := records.TierEnd{Tier: 0, Planned: 2, ArrivalsEndS: 1.5, Reason: records.EndedSchedule}
+	if err := w.WriteTierEnd(end); err != nil {
+		t.Fatal(err)
 	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
@@ -155,20 +160,101 @@ func TestFileRoundTripAndTruncatedLastLine(t *testing.T) {
 	if f.Header.Seed != 7 || f.Header.MetricsVersion != records.MetricsVersion || len(f.Records) != 2 || len(f.Warnings) != 0 {
 		t.Fatalf("unexpected file: %+v", f)
 	}
+	end.Kind = records.KindTierEnd
+	if got := f.Tiers[0].End; got == nil || *got != end {
+		t.Errorf("closing line read back as %+v, want %+v", got, end)
+	}
+	if got := f.Tiers[0].ArrivalsEnd(); got != 1500*time.Millisecond {
+		t.Errorf("ArrivalsEnd = %v, want 1.5s", got)
+	}
 	if got := string(f.ServerMetrics[0]); got != `{"prefix_cache_hit_rate":0.5}` {
 		t.Errorf("server metrics of tier 0 = %s", got)
 	}
 	if !math.IsInf(float64(f.Tiers[0].RequestRate), 1) {
 		t.Errorf("inf rate did not survive: %v", f.Tiers[0].RequestRate)
 	}
-	// A kill -9 in the middle of the last line: that line is dropped with a warning.
+	// A kill -9 in the middle of the last line (the closing line): that line is dropped with a
+	// warning, and the tier is read without its end, with a second warning.
 	cut := full[:len(full)-10]
 	f, err = records.Read(strings.NewReader(cut))
 	if err != nil {
 		t.Fatalf("truncated file rejected: %v", err)
 	}
-	if len(f.Records) != 1 || len(f.Warnings) != 1 {
-		t.Errorf("want 1 record and 1 warning, got %d and %v", len(f.Records), f.Warnings)
+	if len(f.Records) != 2 || len(f.Warnings) != 2 || f.Tiers[0].End != nil {
+		t.Errorf("want 2 records, no end and 2 warnings, got %d, %+v and %v", len(f.Records), f.Tiers[0].End, f.Warnings)
+	}
+}
+
+// TestReadValidatesAcrossLines: every reader goes through one validation, which refuses files that
+// were edited or merged wrongly instead of miscounting them.
+func TestReadValidatesAcrossLines(t *testing.T) {
+	const hdr = `{"kind":"header","tool":"loadcurve","metric_definition_version":"loadcurve-metrics/2"}` + "\n"
+	const tier0 = `{"kind":"tier","tier":0,"request_rate":4,"burstiness":1,"planned":2}` + "\n"
+	const req0 = `{"id":0,"tier":0,"outcome":"ok","planned_s":0.1}` + "\n"
+	const req1 = `{"id":1,"tier":0,"outcome":"ok","planned_s":0.2}` + "\n"
+	tests := []struct{ name, in, want string }{
+		{"duplicate tier line", hdr + tier0 + tier0, "tier 0 is declared twice"},
+		{"negative planned", hdr + `{"kind":"tier","tier":0,"planned":-1}` + "\n", "planned -1 is negative"},
+		{"negative rate", hdr + `{"kind":"tier","tier":0,"request_rate":-2,"planned":1}` + "\n", "is not a rate"},
+		{"record of an undeclared tier", hdr + tier0 + `{"id":0,"tier":3,"outcome":"ok","planned_s":0}` + "\n", "no tier line declared"},
+		{"duplicate id", hdr + tier0 + req0 + req0, "request 0 of tier 0 appears twice"},
+		{"more records than planned", hdr + `{"kind":"tier","tier":0,"planned":1}` + "\n" + req0 + req1, "more records than the 1 it planned"},
+		{"unknown metric version", `{"kind":"header","tool":"loadcurve","metric_definition_version":"loadcurve-metrics/99"}` + "\n", "loadcurve-metrics/99"},
+		{"another tool", `{"kind":"header","tool":"vegeta"}` + "\n", `tool "vegeta"`},
+		{"end before its tier", hdr + `{"kind":"tier_end","tier":0,"planned":0}` + "\n", "no tier line declared"},
+		{"end planning more", hdr + tier0 + `{"kind":"tier_end","tier":0,"planned":3}` + "\n", "tier_end plans 3"},
+		{"end below its records", hdr + tier0 + req0 + req1 + `{"kind":"tier_end","tier":0,"planned":1}` + "\n", "2 records came before it"},
+		{"closed twice", hdr + tier0 + `{"kind":"tier_end","tier":0,"planned":2}` + "\n" + `{"kind":"tier_end","tier":0,"planned":2}` + "\n", "closed twice"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := records.Read(strings.NewReader(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tc.want)
+			}
+			// Scan is the same reader: it refuses the same files.
+			_, serr := records.Scan(strings.NewReader(tc.in), records.Visitor{})
+			if serr == nil || serr.Error() != err.Error() {
+				t.Errorf("Scan: %v, Read: %v", serr, err)
+			}
+		})
+	}
+	// A version-1 file still reads; a tier that stopped early plans what its closing line says.
+	ok := `{"kind":"header","tool":"loadcurve","metric_definition_version":"loadcurve-metrics/1"}` + "\n" + tier0 + req0 +
+		`{"kind":"tier_end","tier":0,"planned":1,"arrivals_end_s":0.15,"reason":"decided"}` + "\n"
+	f, err := records.Read(strings.NewReader(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Tiers[0].PlannedRequests(); got != 1 || f.Tiers[0].Planned != 2 {
+		t.Errorf("planned %d (tier line %d), want 1 (2)", got, f.Tiers[0].Planned)
+	}
+}
+
+func TestWriteFileRoundTrip(t *testing.T) {
+	f := &records.File{
+		Header: records.Header{Kind: records.KindHeader, Tool: "loadcurve", MetricsVersion: records.MetricsVersion, Command: records.CommandSweep,
+			Seed: 3, Settings: &records.Settings{Objectives: "ttft:500", Percentiles: []float64{50, 99}, TargetShare: 0.99, Headroom: 0.2, Confidence: 0.95}},
+		Tiers: []records.Tier{
+			{Kind: records.KindTier, Tier: 0, Role: records.RoleProbe, RequestRate: records.Rate(math.Inf(1)), Burstiness: 1, Planned: 1,
+				End: &records.TierEnd{Kind: records.KindTierEnd, Tier: 0, Planned: 1, Reason: records.EndedSchedule}},
+			{Kind: records.KindTier, Tier: 1, Role: records.RoleTier, RequestRate: 4, Burstiness: 1, Planned: 2, MaxDurationS: 60,
+				End: &records.TierEnd{Kind: records.KindTierEnd, Tier: 1, Planned: 2, ArrivalsEndS: 0.5, Reason: records.EndedDecided}},
+		},
+		Records:       []records.Record{records.NewRecord(0, 0, 0), records.NewRecord(1, 0, time.Second/4), records.NewRecord(1, 1, time.Second/2)},
+		ServerMetrics: map[int]json.RawMessage{1: json.RawMessage(`{"x":1}`)},
+	}
+	path := t.TempDir() + "/records.jsonl"
+	if err := records.WriteFile(path, f); err != nil {
+		t.Fatal(err)
+	}
+	back, err := records.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Header.StartWall = f.Header.StartWall
+	if !reflect.DeepEqual(back, f) {
+		t.Errorf("round trip changed the file:\n got %+v\nwant %+v", back, f)
 	}
 }
 
@@ -210,6 +296,9 @@ func BenchmarkScan(b *testing.B) {
 	var buf bytes.Buffer
 	w := records.NewWriter(&buf, time.Hour)
 	if err := w.WriteHeader(records.Header{Command: "run"}); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.WriteTier(records.Tier{Tier: 2, RequestRate: 4, Burstiness: 1, Planned: 1000}); err != nil {
 		b.Fatal(err)
 	}
 	r := sampleRecord()
@@ -299,7 +388,7 @@ func TestScanVisitsEveryObjectInOrder(t *testing.T) {
 	}
 	var seq []string
 	v := records.Visitor{
-		Header: func(h records.Header) error { seq = append(seq, "header "+h.Command); return nil },
+		Header: func(h records.Header) error { seq = append(seq, "header "+string(h.Command)); return nil },
 		Tier:   func(tr records.Tier) error { seq = append(seq, fmt.Sprintf("tier %d", tr.Tier)); return nil },
 		Record: func(r *records.Record) error {
 			if len(r.ITL) == 0 {
@@ -314,7 +403,7 @@ func TestScanVisitsEveryObjectInOrder(t *testing.T) {
 		},
 	}
 	warnings, err := records.Scan(strings.NewReader(buf.String()), v)
-	if err != nil || len(warnings) != 0 {
+	if err != nil || len(warnings) != 1 || !strings.Contains(warnings[0], "tier(s) 0, 1 have no closing line") {
 		t.Fatalf("scan: %v, warnings %v", err, warnings)
 	}
 	want := []string{"header sweep", "tier 0", "record 0/0", "record 0/1", `metrics 0 {"tier":0}`,

@@ -33,8 +33,8 @@ func sweep(name string, capacity, scale float64) report.CurveSeries {
 		centre := (share + z*z/(2*n)) / (1 + z*z/n)
 		half := z / (1 + z*z/n) * math.Sqrt(share*(1-share)/n+z*z/(4*n*n))
 		s.Points = append(s.Points, report.CurvePoint{
-			OfferedRate:               r,
-			RealisedRate:              r * 0.99,
+			Rate:                      r,
+			NominalRate:               r * 0.99,
 			RawOutputThroughput:       raw,
 			CompliantOutputThroughput: raw * share,
 			CompliantRequestShare:     share,

@@ -153,7 +153,7 @@ func TestHTMLPage(t *testing.T) {
 		t.Errorf("page has %d <svg> elements, want 2", len(got))
 	}
 	for _, f := range find(all, "figure") {
-		if !strings.Contains(f.text, "offered rate (req/s)") {
+		if !strings.Contains(f.text, "arrival rate (req/s, realised in the steady-state window)") {
 			t.Errorf("figure without the plot's axis label: %q", f.text)
 		}
 	}

@@ -43,7 +43,7 @@ var ErrNoData = errors.New("no data to plot")
 // CurvePoint is one tier of a load curve: one offered rate and what it
 // produced.
 type CurvePoint struct {
-	OfferedRate, RealisedRate float64 // req/s
+	Rate, NominalRate float64 // req/s: Rate is the x-axis (the realised rate in the steady state)
 
 	RawOutputThroughput, CompliantOutputThroughput float64 // tok/s
 
@@ -165,11 +165,11 @@ func finite(vs ...float64) bool {
 func sortedPoints(s CurveSeries) []CurvePoint {
 	pts := make([]CurvePoint, 0, len(s.Points))
 	for _, p := range s.Points {
-		if finite(p.OfferedRate) {
+		if finite(p.Rate) {
 			pts = append(pts, p)
 		}
 	}
-	sort.SliceStable(pts, func(i, j int) bool { return pts[i].OfferedRate < pts[j].OfferedRate })
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].Rate < pts[j].Rate })
 	return pts
 }
 
@@ -178,7 +178,7 @@ func xys(pts []CurvePoint, f func(CurvePoint) float64) plotter.XYs {
 	var out plotter.XYs
 	for _, p := range pts {
 		if y := f(p); finite(y) {
-			out = append(out, plotter.XY{X: p.OfferedRate, Y: y})
+			out = append(out, plotter.XY{X: p.Rate, Y: y})
 		}
 	}
 	return out
@@ -211,7 +211,7 @@ func newPlot(c Curve, title string) (*plot.Plot, *legend) {
 	p.Title.Text = head
 	p.Title.TextStyle.Font.Size = vg.Points(13)
 	p.Title.Padding = vg.Points(6)
-	p.X.Label.Text = "offered rate (req/s)"
+	p.X.Label.Text = "arrival rate (req/s, realised in the steady-state window)"
 	p.Y.Tick.Marker = linearTicks{}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{Y: 0xDD}
@@ -289,7 +289,7 @@ func ThroughputPlot(c Curve) (*plot.Plot, error) {
 	if err := checkCurve(c); err != nil {
 		return nil, err
 	}
-	p, lg := newPlot(c, "output throughput vs offered rate")
+	p, lg := newPlot(c, "output throughput vs arrival rate")
 	p.Y.Label.Text = "output throughput (tok/s)"
 	n := 0
 	for i, s := range c.Series {
@@ -396,7 +396,7 @@ func LatencyPlot(c Curve, metric string, percentiles []string) (*plot.Plot, erro
 	log := lo > 0 && hi/lo >= LogScaleRatio
 
 	name := metricName(metric)
-	p, lg := newPlot(c, name+" vs offered rate")
+	p, lg := newPlot(c, name+" vs arrival rate")
 	p.Y.Label.Text = name + " (ms)"
 	if log {
 		p.Y.Label.Text = name + " (ms, log scale)"
@@ -432,7 +432,7 @@ func SharePlot(c Curve) (*plot.Plot, error) {
 	if err := checkCurve(c); err != nil {
 		return nil, err
 	}
-	p, lg := newPlot(c, "compliant request share vs offered rate")
+	p, lg := newPlot(c, "compliant request share vs arrival rate")
 	p.Y.Label.Text = "share of requests (%)"
 	lg.top = false
 	n := 0
@@ -500,10 +500,10 @@ func addBand(p *plot.Plot, i int, pts []CurvePoint, col color.Color) (plot.Thumb
 			continue
 		}
 		lo, hi = math.Min(lo, s), math.Max(hi, s)
-		mid = append(mid, plotter.XY{X: q.OfferedRate, Y: 100 * s})
+		mid = append(mid, plotter.XY{X: q.Rate, Y: 100 * s})
 		errs = append(errs, struct{ Low, High float64 }{100 * (s - lo), 100 * (hi - s)})
-		lower = append(lower, plotter.XY{X: q.OfferedRate, Y: 100 * lo})
-		upper = append(upper, plotter.XY{X: q.OfferedRate, Y: 100 * hi})
+		lower = append(lower, plotter.XY{X: q.Rate, Y: 100 * lo})
+		upper = append(upper, plotter.XY{X: q.Rate, Y: 100 * hi})
 	}
 	if len(mid) == 0 {
 		return nil, nil

@@ -103,9 +103,9 @@ func TestPlotsRender(t *testing.T) {
 			name:  "throughput",
 			build: func() (*plot.Plot, error) { return report.ThroughputPlot(fixtureCurve()) },
 			want: []string{
-				"sim latency-tuned — output throughput vs offered rate",
+				"sim latency-tuned — output throughput vs arrival rate",
 				"model sim-7b · synthetic 512/200 · Poisson · seed 42",
-				"offered rate (req/s)", "output throughput (tok/s)",
+				"arrival rate (req/s, realised in the steady-state window)", "output throughput (tok/s)",
 				"raw output", "compliant output",
 				"plateau 12 req/s", "knee 9.5 req/s", "operating point 8 req/s", "capacity at objective 10 req/s",
 				// Y ticks every 500 tok/s: about six labels over 0–2300.
@@ -226,7 +226,7 @@ func TestPlotErrors(t *testing.T) {
 	empty := report.Curve{Title: "empty", Series: []report.CurveSeries{{Name: "A"}}}
 	nan := math.NaN()
 	allNaN := report.Curve{Series: []report.CurveSeries{{Points: []report.CurvePoint{{
-		OfferedRate: 1, RawOutputThroughput: nan, CompliantOutputThroughput: nan, CompliantRequestShare: nan,
+		Rate: 1, RawOutputThroughput: nan, CompliantOutputThroughput: nan, CompliantRequestShare: nan,
 	}}}}}
 	tests := []struct {
 		name string
@@ -259,7 +259,7 @@ func TestPlotsSkipNonFinite(t *testing.T) {
 	c := fixtureCurve()
 	s := &c.Series[0]
 	s.Points = append(s.Points, report.CurvePoint{
-		OfferedRate: math.Inf(1), RawOutputThroughput: 2400, CompliantRequestShare: 0.1,
+		Rate: math.Inf(1), RawOutputThroughput: 2400, CompliantRequestShare: 0.1,
 		Latency: map[string]map[string]float64{"ttft": {"p50": 9000}},
 	})
 	s.Points[0].CompliantOutputThroughput = math.NaN()
@@ -365,9 +365,9 @@ func BenchmarkWritePlots(b *testing.B) {
 
 func TestWritePlotsSkipsLatencyMetricsWithoutData(t *testing.T) {
 	c := report.Curve{Title: "one-token outputs", TargetShare: 0.99, Series: []report.CurveSeries{{Name: "x", Points: []report.CurvePoint{
-		{OfferedRate: 1, RawOutputThroughput: 10, CompliantOutputThroughput: 10, CompliantRequestShare: 1, WilsonLow: 0.9, WilsonHigh: 1,
+		{Rate: 1, RawOutputThroughput: 10, CompliantOutputThroughput: 10, CompliantRequestShare: 1, WilsonLow: 0.9, WilsonHigh: 1,
 			Latency: map[string]map[string]float64{"ttft": {"p50": 10, "p99": 20}, "itl": {"p50": math.NaN(), "p99": math.NaN()}}},
-		{OfferedRate: 2, RawOutputThroughput: 20, CompliantOutputThroughput: 20, CompliantRequestShare: 1, WilsonLow: 0.9, WilsonHigh: 1,
+		{Rate: 2, RawOutputThroughput: 20, CompliantOutputThroughput: 20, CompliantRequestShare: 1, WilsonLow: 0.9, WilsonHigh: 1,
 			Latency: map[string]map[string]float64{"ttft": {"p50": 11, "p99": 22}, "itl": {"p50": math.NaN(), "p99": math.NaN()}}},
 	}}}}
 	dir := t.TempDir()

@@ -197,7 +197,7 @@ func TestShardedRunMatchesSingleRun(t *testing.T) {
 	const premiseLateness = 5 * time.Millisecond
 	prefill := time.Duration(float64(inLen) / cfg.PrefillRate * float64(time.Second))
 	tau := cfg.StepBase + 20*cfg.StepPerSeq + 20*(inLen+outLen)*cfg.StepPerKVToken + prefill
-	info := measure.TierInfo{Tier: 0, Arrival: spec.String(), NominalRate: rate, Burstiness: 1, Planned: n}
+	info := records.Tier{Tier: 0, Arrival: spec.String(), RequestRate: records.Rate(rate), Burstiness: 1, Planned: n}
 	sm := measure.Summarize(merged.TierRecords(0), info, measure.Options{})
 	ss := measure.Summarize(sf.TierRecords(0), info, measure.Options{})
 	if sm.Completed != n || ss.Completed != n || sm.TotalOutputTokens != ss.TotalOutputTokens {

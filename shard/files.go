@@ -77,38 +77,10 @@ func ReadInputs(args []string) ([]Input, error) {
 	return in, nil
 }
 
-// WriteFile writes f as a records.jsonl at path with records.Writer: the header, then each tier
-// line followed by that tier's records in their order in f. It writes a temporary file next to
-// path and renames it, so an existing file is replaced only by a complete one.
-func WriteFile(path string, f *records.File) (err error) {
-	tmp := path + ".tmp"
-	w, err := records.Create(tmp, f.Header)
-	if err != nil {
-		return fmt.Errorf("write merged records: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			w.Close()
-			os.Remove(tmp)
-		}
-	}()
-	for _, t := range f.Tiers {
-		if err := w.WriteTier(t); err != nil {
-			return fmt.Errorf("write merged records %s: %w", path, err)
-		}
-		for i := range f.Records {
-			if f.Records[i].Tier != t.Tier {
-				continue
-			}
-			if err := w.Write(&f.Records[i]); err != nil {
-				return fmt.Errorf("write merged records %s: %w", path, err)
-			}
-		}
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("write merged records %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+// WriteFile writes f as a records.jsonl at path (records.WriteFile: through a temporary file
+// renamed into place, so an existing file is replaced only by a complete one).
+func WriteFile(path string, f *records.File) error {
+	if err := records.WriteFile(path, f); err != nil {
 		return fmt.Errorf("write merged records: %w", err)
 	}
 	return nil

@@ -260,7 +260,7 @@ var headerFields = []struct {
 }{
 	{"tool version", func(h *records.Header) string { return h.Tool + " " + h.Version }},
 	{"metric-definition version", func(h *records.Header) string { return h.MetricsVersion }},
-	{"command", func(h *records.Header) string { return h.Command }},
+	{"command", func(h *records.Header) string { return string(h.Command) }},
 	{"target", func(h *records.Header) string { return h.Target }},
 	{"sim profile", func(h *records.Header) string { return h.Sim }},
 	{"endpoint", func(h *records.Header) string { return h.Endpoint }},
@@ -466,6 +466,7 @@ func (m *merger) merge() *records.File {
 		tl := t
 		tl.Planned = m.planned[t.Tier]
 		tl.StartWall = earliest(m.in, func(f *records.File) time.Time { return tierLine(f, t.Tier).StartWall })
+		tl.End = m.mergedEnd(t.Tier)
 		out.Tiers = append(out.Tiers, tl)
 		start := len(out.Records)
 		for _, in := range m.in {
@@ -480,6 +481,26 @@ func (m *merger) merge() *records.File {
 		})
 	}
 	return out
+}
+
+// mergedEnd closes a merged tier: every shard's planned count added up, the latest end of the
+// arrival phase, and the gravest reason (an interruption of any shard interrupts the tier); nil
+// when a shard's tier has no closing line (it was killed, or the file is older).
+func (m *merger) mergedEnd(tier int) *records.TierEnd {
+	end := &records.TierEnd{Kind: records.KindTierEnd, Tier: tier, Reason: records.EndedSchedule}
+	for _, in := range m.in {
+		e := tierLine(in.File, tier).End
+		if e == nil {
+			return nil
+		}
+		end.Planned += e.Planned
+		end.ArrivalsEndS = max(end.ArrivalsEndS, e.ArrivalsEndS)
+		end.RateLimited = end.RateLimited || e.RateLimited
+		if e.Reason != records.EndedSchedule && end.Reason != records.EndedInterrupted {
+			end.Reason = e.Reason
+		}
+	}
+	return end
 }
 
 // earliest returns the earliest non-zero time of the inputs, or the zero time.

@@ -12,33 +12,63 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/time/rate"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
 // Defaults printed in --help and echoed in results.
 const (
-	defaultSeed           = 0
-	defaultInputLen       = workloads.DefaultInputLen
-	defaultOutputLen      = workloads.DefaultOutputLen
-	defaultTimeout        = 5 * time.Minute
-	defaultEndpoint       = "chat"
-	defaultMaxScheduleLag = 5 * time.Millisecond
+	defaultSeed      = 0
+	defaultInputLen  = workloads.DefaultInputLen
+	defaultOutputLen = workloads.DefaultOutputLen
+	defaultTimeout   = 5 * time.Minute
+	defaultEndpoint  = "chat"
 )
 
 const (
 	catTarget    = "Target"
 	catLoad      = "Load"
 	catWorkload  = "Workload"
-	catObjective = "Objectives"
+	catObjective = "Objectives and analysis"
 	catOutput    = "Output"
 	catSim       = "Embedded simulated deployment (used when --base-url is not given)"
 )
+
+func concat(groups ...[]cli.Flag) []cli.Flag {
+	var out []cli.Flag
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// flagError names the flag of a library's field error once ("--target-share: …"), and leaves
+// other errors as they are.
+func flagError(err error) error {
+	if fe := field.Of(err); fe != nil && err.Error() == fe.Error() {
+		return fmt.Errorf("--%s: %s", fe.Name, fe.Msg)
+	}
+	return err
+}
+
+// flagErrors maps every error with flagError.
+func flagErrors(errs []error) []error {
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = flagError(e)
+	}
+	return out
+}
+
+// --- target ---
 
 func targetFlags() []cli.Flag {
 	return []cli.Flag{
@@ -55,138 +85,8 @@ func targetFlags() []cli.Flag {
 	}
 }
 
-func loadFlags(defaultRate string, defaultN int) []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "request-rate", Category: catLoad, Value: defaultRate, Usage: "arrival rate in requests/s, or inf to send everything at once"},
-		&cli.StringFlag{Name: "burstiness", Category: catLoad, Value: "1", Usage: "Gamma shape of the inter-arrival gaps: 1 = Poisson, <1 burstier, inf = constant spacing"},
-		&cli.IntFlag{Name: "max-concurrency", Category: catLoad, Usage: "cap on requests in flight; excess arrivals wait in the client (measured as client_queue_time) (default: no cap)"},
-		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, Value: defaultN, Usage: "requests per tier (vLLM's --num-prompts)"},
-		&cli.DurationFlag{Name: "duration", Category: catLoad, Usage: "tier length instead of --num-requests: arrivals planned within it are sent"},
-		&cli.Int64Flag{Name: "seed", Category: catLoad, Value: defaultSeed, Usage: "seed of the schedule and the request set"},
-		&cli.StringFlag{Name: "ramp-up-strategy", Category: catLoad, Usage: "linear or exponential ramp of the rate from --ramp-up-start-rps to --ramp-up-end-rps"},
-		&cli.Float64Flag{Name: "ramp-up-start-rps", Category: catLoad, Usage: "ramp start rate (requests/s)"},
-		&cli.Float64Flag{Name: "ramp-up-end-rps", Category: catLoad, Usage: "ramp end rate (requests/s)"},
-		&cli.Float64Flag{Name: "rate-limit", Category: catLoad, Usage: "hard safety ceiling in requests/s guarding shared endpoints; holding requests back shows as schedule lag (default: off)"},
-		retriesFlag(),
-	}
-}
-
-func objectiveFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys ttft, tpot, e2el, client_queue_time, e2el_including_client_queue, e.g. --goodput ttft:500 tpot:50"},
-		&cli.StringFlag{Name: "metric-percentiles", Category: catObjective, Value: measure.DefaultPercentiles, Usage: "percentiles to report"},
-		&cli.StringFlag{Name: "percentile-metrics", Category: catObjective,
-			Usage: "metrics to report statistics for, comma-separated among " + strings.Join(measure.MetricNames(), ",") + " (default: all; vLLM's is ttft,tpot,itl)"},
-		&cli.DurationFlag{Name: "window-warmup", Category: catObjective, Usage: "steady-state window: leave out of the metrics the requests planned in the tier's first DURATION (default: none)"},
-		&cli.DurationFlag{Name: "window-cooldown", Category: catObjective, Usage: "steady-state window: leave out of the metrics the requests planned in the tier's last DURATION (default: none)"},
-		&cli.DurationFlag{Name: "max-schedule-lag", Category: catObjective, Value: defaultMaxScheduleLag, Usage: "schedule-lag p99 above which the run is marked client_bound"},
-	}
-}
-
-// boundedMemoryFlag is --bounded-memory for a command whose summaries are computed as records
-// arrive (run, sweep) or are read (report).
-func boundedMemoryFlag(what string) cli.Flag {
-	return &cli.BoolFlag{Name: "bounded-memory", Category: catOutput,
-		Usage: what + ": counts, throughputs, means exact; medians and percentiles within ±0.5 % (records.jsonl keeps everything; `report` on it is exact)"}
-}
-
-// boundedMemory reads --bounded-memory, which cannot apply a cooldown window.
-func boundedMemory(c *cli.Context, opts measure.Options) (bool, error) {
-	if !c.Bool("bounded-memory") {
-		return false, nil
-	}
-	if opts.Cooldown > 0 {
-		return true, usagef("--bounded-memory cannot apply --window-cooldown: the window's end depends on the tier's length, known only at its end (run without it, then `loadcurve report --window-cooldown` on the records)")
-	}
-	return true, nil
-}
-
-func outputFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "directory for records.jsonl, summaries and plots"},
-		&cli.StringFlag{Name: "format", Category: catOutput, Value: "table", Usage: "stdout format: table, json or csv"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Category: catOutput, Usage: "no progress display"},
-	}
-}
-
-// parseRate parses a number > 0 or "inf".
-func parseRate(flag, s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	if strings.EqualFold(s, "inf") {
-		return math.Inf(1), nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) {
-		return 0, fmt.Errorf("--%s must be a number > 0 or inf, got %q", flag, s)
-	}
-	return v, nil
-}
-
-// arrivalSpec reads the load flags into a validated arrival spec.
-func arrivalSpec(c *cli.Context) (arrival.Spec, []error) {
-	var errs []error
-	r, err := parseRate("request-rate", c.String("request-rate"))
-	if err != nil {
-		errs = append(errs, err)
-	}
-	b, err := parseRate("burstiness", c.String("burstiness"))
-	if err != nil {
-		errs = append(errs, err)
-	}
-	ramp, err := arrival.ParseRampStrategy(c.String("ramp-up-strategy"))
-	if err != nil {
-		errs = append(errs, fmt.Errorf("--ramp-up-strategy: %w", err))
-	}
-	spec := arrival.Spec{Rate: r, Burstiness: b, Ramp: ramp,
-		RampStart: c.Float64("ramp-up-start-rps"), RampEnd: c.Float64("ramp-up-end-rps")}
-	if len(errs) == 0 {
-		errs = append(errs, spec.Validate()...)
-	}
-	return spec, errs
-}
-
-// loadCount reads --num-requests / --duration.
-func loadCount(c *cli.Context) (n int, d time.Duration, errs []error) {
-	n, d = c.Int("num-requests"), c.Duration("duration")
-	if c.IsSet("duration") {
-		if d <= 0 {
-			errs = append(errs, fmt.Errorf("--duration must be > 0, got %v", d))
-		}
-		if c.IsSet("num-requests") {
-			errs = append(errs, errors.New("give --num-requests or --duration, not both"))
-		}
-		return 0, d, errs
-	}
-	if n < 1 {
-		errs = append(errs, fmt.Errorf("--num-requests must be >= 1, got %d", n))
-	}
-	return n, 0, errs
-}
-
-// maxConcurrency reads --max-concurrency: unset means no cap; an explicit value must be >= 1.
-func maxConcurrency(c *cli.Context) (int, error) {
-	if !c.IsSet("max-concurrency") {
-		return 0, nil
-	}
-	if v := c.Int("max-concurrency"); v >= 1 {
-		return v, nil
-	}
-	return 0, fmt.Errorf("--max-concurrency must be >= 1 (omit it for no cap), got %d", c.Int("max-concurrency"))
-}
-
-func rateLimiter(c *cli.Context) (*rate.Limiter, error) {
-	if !c.IsSet("rate-limit") {
-		return nil, nil
-	}
-	v := c.Float64("rate-limit")
-	if !(v > 0) || math.IsInf(v, 0) {
-		return nil, fmt.Errorf("--rate-limit must be a finite number of requests/s > 0, got %v", v)
-	}
-	return rate.NewLimiter(rate.Limit(v), 1), nil
-}
-
-// target reads the target flags (the base URL may be empty: the caller starts the sim).
-func target(c *cli.Context) (loadgen.Target, []error) {
+// readTarget reads the target flags (the base URL may be empty: the session starts the sim).
+func readTarget(c *cli.Context) (loadgen.Target, []error) {
 	var errs []error
 	ep, err := loadgen.ParseEndpoint(c.String("endpoint"))
 	if err != nil {
@@ -225,114 +125,6 @@ func target(c *cli.Context) (loadgen.Target, []error) {
 	return t, errs
 }
 
-// objectives reads --goodput, including vLLM's space-separated form in which further KEY:MS
-// pairs arrive as positional arguments (the command's own positionals, `skip` of them, come first).
-func objectives(c *cli.Context, skip int) (measure.Objectives, error) {
-	args := c.StringSlice("goodput")
-	pos := c.Args().Slice()
-	pos = pos[min(skip, len(pos)):]
-	if len(args) > 0 {
-		for _, a := range pos {
-			if strings.Contains(a, ":") {
-				args = append(args, a)
-			} else {
-				return measure.Objectives{}, usagef("unexpected argument %q (objectives look like KEY:MS)", a)
-			}
-		}
-	} else if len(pos) > 0 {
-		return measure.Objectives{}, usagef("unexpected argument %q", pos[0])
-	}
-	if len(args) == 0 {
-		return measure.Objectives{}, nil
-	}
-	return measure.ParseGoodput(args)
-}
-
-// measureOptions reads the objective and percentile flags; the command takes `positional`
-// arguments of its own.
-func measureOptions(c *cli.Context, positional int) (measure.Options, []error) {
-	var errs []error
-	obj, err := objectives(c, positional)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	ps, err := measure.ParsePercentiles(c.String("metric-percentiles"))
-	if err != nil {
-		errs = append(errs, err)
-	}
-	lag := c.Duration("max-schedule-lag")
-	if lag <= 0 {
-		errs = append(errs, fmt.Errorf("--max-schedule-lag must be > 0, got %v", lag))
-	}
-	opts := measure.Options{Objectives: obj, Percentiles: ps, MaxScheduleLag: lag,
-		Warmup: c.Duration("window-warmup"), Cooldown: c.Duration("window-cooldown")}
-	if c.IsSet("percentile-metrics") {
-		if opts.Metrics, err = measure.ParsePercentileMetrics(c.String("percentile-metrics")); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	for _, w := range []struct {
-		flag string
-		d    time.Duration
-	}{{"window-warmup", opts.Warmup}, {"window-cooldown", opts.Cooldown}} {
-		if w.d < 0 {
-			errs = append(errs, fmt.Errorf("--%s must be >= 0, got %v", w.flag, w.d))
-		}
-	}
-	return opts, errs
-}
-
-func outputFormat(c *cli.Context) (string, error) {
-	switch f := c.String("format"); f {
-	case "table", "json", "csv":
-		return f, nil
-	default:
-		return "", fmt.Errorf("--format must be table, json or csv, got %q", f)
-	}
-}
-
-// retriesFlag: retries distort the offered load, so there are none unless asked for.
-func retriesFlag() cli.Flag {
-	return &cli.IntFlag{Name: "retries", Category: catLoad, Usage: "re-send a request that got 429/5xx or lost its connection before any output, up to N times (attempts are recorded; retries distort the load) (default: 0)"}
-}
-
-func retries(c *cli.Context) (int, error) {
-	if n := c.Int("retries"); n >= 0 {
-		return n, nil
-	}
-	return 0, fmt.Errorf("--retries must be >= 0, got %d", c.Int("retries"))
-}
-
-func shardFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "shard", Category: catLoad, Usage: "send only shard i of k of the run: i/k, or auto/k to take i from JOB_COMPLETION_INDEX (Kubernetes Indexed Job); merge the shards' results with `loadcurve merge`"},
-		&cli.StringFlag{Name: "start-at", Category: catLoad, Usage: "RFC 3339 wall-clock time at which every shard starts (its T0), e.g. 2026-05-01T12:00:00Z"},
-	}
-}
-
-// shardOptions reads --shard and --start-at.
-func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
-	var errs []error
-	var sp shard.Spec
-	var at time.Time
-	if v := c.String("shard"); v != "" {
-		var err error
-		if sp, err = shard.Parse(v); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if v := c.String("start-at"); v != "" {
-		var err error
-		if at, err = shard.ParseStartAt(v, time.Now()); err != nil {
-			errs = append(errs, fmt.Errorf("--start-at: %w", err))
-		}
-	}
-	if sp.Sharded() && at.IsZero() && sp.Count > 1 {
-		errs = append(errs, errors.New("--shard needs --start-at: the shards must share one T0 for their union to be the planned schedule"))
-	}
-	return sp, at, errs
-}
-
 // withIgnoreEOS adds "ignore_eos":true to an extra body (nil: none yet).
 func withIgnoreEOS(body []byte) ([]byte, error) {
 	if len(body) == 0 {
@@ -358,4 +150,331 @@ func withIgnoreEOS(body []byte) ([]byte, error) {
 		return body, fmt.Errorf("--ignore-eos: %w", err)
 	}
 	return out, nil
+}
+
+// --- load (the fragment run, sweep and schedule share) ---
+
+// loadFlags are the arrival process of one tier (run, schedule): rate, burstiness, ramps, count
+// or duration, seed.
+func loadFlags(defaultRate string, defaultN int) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "request-rate", Category: catLoad, Value: defaultRate, Usage: "arrival rate in requests/s, or inf to send everything at once"},
+		burstinessFlag(),
+		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, Value: defaultN, Usage: "requests of the tier (vLLM's --num-prompts)"},
+		&cli.DurationFlag{Name: "duration", Category: catLoad, Usage: "tier length instead of --num-requests: arrivals planned within it are sent"},
+		seedFlag(),
+		&cli.StringFlag{Name: "ramp-up-strategy", Category: catLoad, Usage: "linear or exponential ramp of the rate from --ramp-up-start-rps to --ramp-up-end-rps"},
+		&cli.Float64Flag{Name: "ramp-up-start-rps", Category: catLoad, Usage: "ramp start rate (requests/s)"},
+		&cli.Float64Flag{Name: "ramp-up-end-rps", Category: catLoad, Usage: "ramp end rate (requests/s)"},
+	}
+}
+
+func burstinessFlag() cli.Flag {
+	return &cli.StringFlag{Name: "burstiness", Category: catLoad, Value: "1", Usage: "Gamma shape of the inter-arrival gaps: 1 = Poisson, <1 burstier, inf = constant spacing"}
+}
+
+func seedFlag() cli.Flag {
+	return &cli.Int64Flag{Name: "seed", Category: catLoad, Value: defaultSeed, Usage: "seed of the schedules and request sets"}
+}
+
+// clientFlags govern how the client sends: concurrency cap, safety ceiling, retries.
+func clientFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "max-concurrency", Category: catLoad, Usage: "cap on requests in flight; excess arrivals wait in the client (measured as client_queue_time) (default: no cap)"},
+		&cli.Float64Flag{Name: "rate-limit", Category: catLoad, Usage: "hard safety ceiling in requests/s guarding shared endpoints; holding requests back shows as schedule lag (default: off)"},
+		&cli.IntFlag{Name: "retries", Category: catLoad, Usage: "re-send a request that got 429/5xx or lost its connection before any output, up to N times (attempts are recorded; retries distort the load) (default: 0)"},
+	}
+}
+
+// clientOptions reads clientFlags.
+type clientOptions struct {
+	maxConc   int
+	rateLimit float64
+	retries   int
+}
+
+func readClient(c *cli.Context) (clientOptions, []error) {
+	var o clientOptions
+	var errs []error
+	if c.IsSet("max-concurrency") {
+		if o.maxConc = c.Int("max-concurrency"); o.maxConc < 1 {
+			errs = append(errs, fmt.Errorf("--max-concurrency must be >= 1 (omit it for no cap), got %d", o.maxConc))
+		}
+	}
+	if c.IsSet("rate-limit") {
+		if o.rateLimit = c.Float64("rate-limit"); !(o.rateLimit > 0) || math.IsInf(o.rateLimit, 0) {
+			errs = append(errs, fmt.Errorf("--rate-limit must be a finite number of requests/s > 0, got %v", o.rateLimit))
+		}
+	}
+	if o.retries = c.Int("retries"); o.retries < 0 {
+		errs = append(errs, fmt.Errorf("--retries must be >= 0, got %d", o.retries))
+	}
+	return o, errs
+}
+
+// parseRate parses a number > 0 or "inf".
+func parseRate(flag, s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if strings.EqualFold(s, "inf") {
+		return math.Inf(1), nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || !(v > 0) {
+		return 0, fmt.Errorf("--%s must be a number > 0 or inf, got %q", flag, s)
+	}
+	return v, nil
+}
+
+// arrivalSpec reads the load flags into a validated arrival spec.
+func arrivalSpec(c *cli.Context) (arrival.Spec, []error) {
+	var errs []error
+	spec := arrival.Spec{RampStart: c.Float64("ramp-up-start-rps"), RampEnd: c.Float64("ramp-up-end-rps")}
+	var err error
+	if spec.Rate, err = parseRate("request-rate", c.String("request-rate")); err != nil {
+		errs = append(errs, err)
+	}
+	if spec.Burstiness, err = parseRate("burstiness", c.String("burstiness")); err != nil {
+		errs = append(errs, err)
+	}
+	if spec.Ramp, err = arrival.ParseRampStrategy(c.String("ramp-up-strategy")); err != nil {
+		errs = append(errs, fmt.Errorf("--ramp-up-strategy: %w", err))
+	}
+	if len(errs) == 0 {
+		errs = append(errs, spec.Validate()...)
+	}
+	return spec, errs
+}
+
+// loadCount reads --num-requests / --duration.
+func loadCount(c *cli.Context) (n int, d time.Duration, errs []error) {
+	n, d = c.Int("num-requests"), c.Duration("duration")
+	if c.IsSet("duration") {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("--duration must be > 0, got %v", d))
+		}
+		if c.IsSet("num-requests") {
+			errs = append(errs, errors.New("give --num-requests or --duration, not both"))
+		}
+		return 0, d, errs
+	}
+	if n < 1 {
+		errs = append(errs, fmt.Errorf("--num-requests must be >= 1, got %d", n))
+	}
+	return n, 0, errs
+}
+
+// --- workload ---
+
+func sourceFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "workload", Category: catWorkload, Value: workloads.KindSynthetic,
+			Usage: "request source: synthetic, shared-prefix, FILE.jsonl (your requests), FILE.json (ShareGPT), FILE.csv (Azure trace), or FORMAT:FILE with FORMAT jsonl, sharegpt, azure, mooncake"},
+		&cli.IntFlag{Name: "random-input-len", Category: catWorkload, Value: defaultInputLen, Usage: "synthetic prompt length in tokens"},
+		&cli.IntFlag{Name: "random-output-len", Category: catWorkload, Value: defaultOutputLen, Usage: "synthetic and shared-prefix output length in tokens (sent as max_tokens)"},
+		&cli.Float64Flag{Name: "random-range-ratio", Category: catWorkload, Usage: "uniform: lengths in [len·(1-r), len·(1+r)]; normal/lognormal: coefficient of variation"},
+		&cli.StringFlag{Name: "random-length-dist", Category: catWorkload, Value: workloads.DistUniform, Usage: "synthetic length distribution: uniform, normal or lognormal (mean = the length)"},
+		&cli.IntFlag{Name: "shared-prefix-groups", Category: catWorkload, Value: 8, Usage: "shared-prefix: number of groups (request i belongs to group i mod G)"},
+		&cli.IntFlag{Name: "shared-prefix-len", Category: catWorkload, Value: 512, Usage: "shared-prefix: tokens of the prefix common to a group"},
+		&cli.IntFlag{Name: "shared-suffix-len", Category: catWorkload, Value: 64, Usage: "shared-prefix: tokens unique to each request"},
+		&cli.Float64Flag{Name: "trace-time-scale", Category: catWorkload, Value: 1, Usage: "trace replay: multiply the trace's arrival times (0.5 = twice as fast)"},
+		&cli.StringFlag{Name: "cache", Category: catWorkload, Usage: "cache policy: cold (a fresh nonce in front of every prompt, per tier), warm (send the tier's requests once unmeasured first) or replay (send exactly as given) (default: cold for generated workloads, replay for files and traces)"},
+	}
+}
+
+// readSource validates the workload flags (reading a file whole: nothing is sent before the
+// workload is known good).
+func readSource(c *cli.Context) (*workloads.Source, []error) {
+	opts := workloads.LoadOptions{
+		Seed: c.Int64("seed"),
+		Synthetic: workloads.Synthetic{InputLen: c.Int("random-input-len"), OutputLen: c.Int("random-output-len"),
+			RangeRatio: c.Float64("random-range-ratio"), Dist: c.String("random-length-dist")},
+		SharedPrefix: workloads.SharedPrefix{Groups: c.Int("shared-prefix-groups"), PrefixLen: c.Int("shared-prefix-len"),
+			SuffixLen: c.Int("shared-suffix-len"), OutputLen: c.Int("random-output-len")},
+		TimeScale: c.Float64("trace-time-scale"),
+	}
+	src, errs := workloads.NewSource(c.String("workload"), opts, c.String("cache"))
+	for i, e := range errs {
+		if !strings.HasPrefix(e.Error(), "--") {
+			errs[i] = fmt.Errorf("--%w", e) // the library names the option without its dashes
+		}
+	}
+	return src, errs
+}
+
+// --- objectives and analysis ---
+
+func objectiveFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys ttft, tpot, e2el, client_queue_time, e2el_including_client_queue, e.g. --goodput ttft:500 tpot:50"},
+		&cli.StringFlag{Name: "metric-percentiles", Category: catObjective, Value: measure.DefaultPercentiles, Usage: "percentiles to report"},
+		&cli.StringFlag{Name: "percentile-metrics", Category: catObjective,
+			Usage: "metrics to report statistics for, comma-separated among " + strings.Join(measure.MetricNames(), ",") + " (default: all; vLLM's is ttft,tpot,itl)"},
+		&cli.DurationFlag{Name: "window-warmup", Category: catObjective, Usage: "a fixed steady-state window: leave out of the metrics the requests planned in the tier's first DURATION (default: sized from the time in system for the decisions, none for vLLM's keys)"},
+		&cli.DurationFlag{Name: "window-cooldown", Category: catObjective, Usage: "a fixed steady-state window: leave out of the metrics the requests planned in the tier's last DURATION (default: none)"},
+		&cli.DurationFlag{Name: "max-schedule-lag", Category: catObjective, Value: measure.DefaultMaxScheduleLag, Usage: "schedule-lag p99 above which the run is marked client_bound"},
+		&cli.Float64Flag{Name: "target-share", Category: catObjective, Value: curve.DefaultTargetShare, Usage: "compliant request share a rate must reach to meet the objectives, in (0,1]"},
+		&cli.Float64Flag{Name: "confidence", Category: catObjective, Value: curve.DefaultConfidence, Usage: "confidence of the verdicts and intervals, in (0,1)"},
+		&cli.Float64Flag{Name: "headroom", Category: catObjective, Value: curve.DefaultHeadroom, Usage: "operating point = capacity × (1 − headroom); a business choice, in [0,1)"},
+	}
+}
+
+// objectives reads --goodput, including vLLM's space-separated form in which further KEY:MS
+// pairs arrive as positional arguments (the command's own positionals, `skip` of them, come first).
+func objectives(c *cli.Context, skip int) (measure.Objectives, error) {
+	args := c.StringSlice("goodput")
+	pos := c.Args().Slice()
+	pos = pos[min(skip, len(pos)):]
+	if len(args) > 0 {
+		for _, a := range pos {
+			if !strings.Contains(a, ":") {
+				return measure.Objectives{}, usagef("unexpected argument %q (objectives look like KEY:MS)", a)
+			}
+			args = append(args, a)
+		}
+	} else if len(pos) > 0 {
+		return measure.Objectives{}, usagef("unexpected argument %q", pos[0])
+	}
+	if len(args) == 0 {
+		return measure.Objectives{}, nil
+	}
+	return measure.ParseGoodput(args)
+}
+
+// readSettings reads the objective and analysis flags; a flag the user did not set keeps the
+// value of base (a result's own settings, for report; the defaults otherwise). The command takes
+// `positional` arguments of its own.
+func readSettings(c *cli.Context, positional int, base sweep.Settings) (sweep.Settings, []error) {
+	var errs []error
+	s := base
+	if c.IsSet("goodput") {
+		obj, err := objectives(c, positional)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		s.Measure.Objectives = obj
+	} else if _, err := objectives(c, positional); err != nil {
+		errs = append(errs, err)
+	}
+	if c.IsSet("metric-percentiles") || s.Measure.Percentiles == nil {
+		ps, err := measure.ParsePercentiles(c.String("metric-percentiles"))
+		if err != nil {
+			errs = append(errs, err)
+		}
+		s.Measure.Percentiles = ps
+	}
+	if c.IsSet("percentile-metrics") {
+		ms, err := measure.ParsePercentileMetrics(c.String("percentile-metrics"))
+		if err != nil {
+			errs = append(errs, err)
+		}
+		s.Measure.Metrics = ms
+	}
+	for _, w := range []struct {
+		flag string
+		to   *time.Duration
+	}{{"window-warmup", &s.Measure.Warmup}, {"window-cooldown", &s.Measure.Cooldown}} {
+		if c.IsSet(w.flag) {
+			if d := c.Duration(w.flag); d < 0 {
+				errs = append(errs, fmt.Errorf("--%s must be >= 0, got %v", w.flag, d))
+			} else {
+				*w.to = d
+			}
+		}
+	}
+	if c.IsSet("max-schedule-lag") || s.Measure.MaxScheduleLag <= 0 {
+		if lag := c.Duration("max-schedule-lag"); lag <= 0 {
+			errs = append(errs, fmt.Errorf("--max-schedule-lag must be > 0, got %v", lag))
+		} else {
+			s.Measure.MaxScheduleLag = lag
+		}
+	}
+	p := s.Params
+	if c.IsSet("target-share") || p.TargetShare == 0 {
+		p.TargetShare = c.Float64("target-share")
+		if p.TargetShare == 0 {
+			errs = append(errs, errors.New("--target-share must be in (0, 1], got 0"))
+		}
+	}
+	if c.IsSet("confidence") || p.Confidence == 0 {
+		p.Confidence = c.Float64("confidence")
+		if p.Confidence == 0 {
+			errs = append(errs, errors.New("--confidence must be in (0, 1), got 0"))
+		}
+	}
+	if c.IsSet("headroom") || base.Params == (curve.Params{}) {
+		p.Headroom = c.Float64("headroom")
+	}
+	s.Params = p.WithDefaults()
+	errs = append(errs, flagErrors(s.Params.Validate())...)
+	return s, errs
+}
+
+// --- output ---
+
+func outputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "directory for records.jsonl, summaries, plots and report.html"},
+		&cli.BoolFlag{Name: "replace", Category: catOutput, Usage: "let --out replace a result already in that directory (all of it)"},
+		&cli.StringFlag{Name: "format", Category: catOutput, Value: report.FormatTable, Usage: "stdout format: table, json or csv"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: catOutput, Usage: "also print the reasoning behind every judgement (trend tests, variance factors, windows)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Category: catOutput, Usage: "no progress display"},
+	}
+}
+
+// boundedMemoryFlag is --bounded-memory for a command whose summaries are computed as records
+// arrive (run, sweep) or are read (report).
+func boundedMemoryFlag(what string) cli.Flag {
+	return &cli.BoolFlag{Name: "bounded-memory", Category: catOutput,
+		Usage: what + ": counts, throughputs, means exact; medians and percentiles within ±0.5 % (records.jsonl keeps everything; `report` on it is exact)"}
+}
+
+// boundedMemory reads --bounded-memory, which cannot apply a cooldown window.
+func boundedMemory(c *cli.Context, opts measure.Options) (bool, error) {
+	if !c.Bool("bounded-memory") {
+		return false, nil
+	}
+	if opts.Cooldown > 0 {
+		return true, usagef("--bounded-memory cannot apply --window-cooldown: the window's end depends on the tier's length, known only at its end (run without it, then `loadcurve report --window-cooldown` on the records)")
+	}
+	return true, nil
+}
+
+func outputFormat(c *cli.Context) (string, error) {
+	f, err := report.ParseFormat(c.String("format"))
+	if err != nil {
+		return "", fmt.Errorf("--format %w", err)
+	}
+	return f, nil
+}
+
+// --- shards ---
+
+func shardFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "shard", Category: catLoad, Usage: "send only shard i of k of the run: i/k, or auto/k to take i from JOB_COMPLETION_INDEX (Kubernetes Indexed Job); merge the shards' results with `loadcurve merge`"},
+		&cli.StringFlag{Name: "start-at", Category: catLoad, Usage: "RFC 3339 wall-clock time at which every shard starts (its T0), e.g. 2026-05-01T12:00:00Z"},
+	}
+}
+
+// shardOptions reads --shard and --start-at.
+func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
+	var errs []error
+	var sp shard.Spec
+	var at time.Time
+	if v := c.String("shard"); v != "" {
+		var err error
+		if sp, err = shard.Parse(v); err != nil {
+			errs = append(errs, flagError(err))
+		}
+	}
+	if v := c.String("start-at"); v != "" {
+		var err error
+		if at, err = shard.ParseStartAt(v, time.Now()); err != nil {
+			errs = append(errs, fmt.Errorf("--start-at: %w", err))
+		}
+	}
+	if sp.Sharded() && at.IsZero() && sp.Count > 1 {
+		errs = append(errs, errors.New("--shard needs --start-at: the shards must share one T0 for their union to be the planned schedule"))
+	}
+	return sp, at, errs
 }

@@ -44,8 +44,10 @@ func usageErrors(errs []error) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return usageError{errors.Join(errs...)}
+	return usageError{errors.Join(flagErrors(errs)...)}
 }
+
+var errInterrupted = errors.New("interrupted: results are incomplete")
 
 func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
@@ -85,7 +87,7 @@ func runApp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "loadcurve: %v\n", err)
+	fmt.Fprintf(stderr, "loadcurve: %v\n", flagError(err))
 	var ue usageError
 	var ee cli.ExitCoder
 	switch {

@@ -16,17 +16,21 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 )
 
 // runCLI runs the command line in-process and returns exit code, stdout and stderr.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runCLIFor(t, 2*time.Minute, args...)
+}
+
+// runCLIFor is runCLI with its own deadline.
+func runCLIFor(t *testing.T, d time.Duration, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	code := runApp(ctx, append([]string{"loadcurve"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
@@ -34,6 +38,35 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 
 // small keeps end-to-end runs short: short prompts and outputs against the embedded sim.
 var small = []string{"--random-input-len", "32", "--random-output-len", "8", "--quiet"}
+
+// reportTo re-derives the result in dir with `loadcurve report` (and flags) into a new directory,
+// which it returns.
+func reportTo(t *testing.T, dir string, flags ...string) string {
+	t.Helper()
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, append([]string{"report", dir, "--out", out, "-q"}, flags...)...); code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	return out
+}
+
+// snapshot reads every file of dir.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[e.Name()] = string(b)
+	}
+	return m
+}
 
 func TestRunAgainstEmbeddedSim(t *testing.T) {
 	dir := t.TempDir()
@@ -89,14 +122,35 @@ func TestRunAgainstEmbeddedSim(t *testing.T) {
 	if sum["completed"].(float64) != 30 {
 		t.Errorf("completed = %v", sum["completed"])
 	}
-	// report re-derives the same summary from the records alone.
-	before := b
-	if code, _, stderr := runCLI(t, "report", dir, "-q"); code != exitOK {
-		t.Fatalf("report: exit %d: %s", code, stderr)
+	// report re-derives the same summary from the records alone, byte for byte, and without
+	// --out it writes nothing: the result it reads stays as it was.
+	files := snapshot(t, dir)
+	code, stdout, stderr = runCLI(t, "report", dir, "-q")
+	if code != exitOK || !strings.Contains(stdout, "Successful requests:") || strings.Contains(stderr, "wrote") {
+		t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	after, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if !bytes.Equal(before, after) {
-		t.Errorf("report changed summary.json:\n%s\n---\n%s", before, after)
+	if !reflect.DeepEqual(snapshot(t, dir), files) {
+		t.Error("report without --out changed the result directory")
+	}
+	if after, _ := os.ReadFile(filepath.Join(reportTo(t, dir), "summary.json")); !bytes.Equal(b, after) {
+		t.Errorf("report did not reproduce summary.json:\n%s\n---\n%s", b, after)
+	}
+	// report --out onto a directory holding a result refuses, unless --replace.
+	if code, _, stderr := runCLI(t, "report", dir, "--out", dir, "-q"); code != exitUsage || !strings.Contains(stderr, "--replace") {
+		t.Errorf("report --out onto its own result: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "report", dir, "--out", dir, "--replace", "-q"); code != exitOK {
+		t.Errorf("report --out DIR --replace: exit %d: %s", code, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "summary.json")); !bytes.Equal(b, after) {
+		t.Error("report --replace onto its own directory changed summary.json")
+	}
+	if _, err := records.ReadFile(filepath.Join(dir, "records.jsonl")); err != nil {
+		t.Errorf("report --replace onto its own directory lost the records: %v", err)
+	}
+	// run --out over an existing result refuses, unless --replace, which replaces all of it.
+	if code, _, stderr := runCLI(t, append([]string{"run", "--num-requests", "3", "--request-rate", "inf", "--out", dir}, small...)...); code != exitUsage || !strings.Contains(stderr, "already holds a result") {
+		t.Errorf("run --out over a result: exit %d: %s", code, stderr)
 	}
 }
 
@@ -157,7 +211,7 @@ func TestBadInputIsAClearError(t *testing.T) {
 			"--b-cost-per-hour", "1", "--b-raw-throughput", "0", "--b-compliant-share", "1"}, exitUsage, "--a-compliant-share"},
 		{"cost missing", []string{"cost", "--a-cost-per-hour", "1"}, exitUsage, "--b-cost-per-hour"},
 		{"compare missing file", []string{"compare", "/nonexistent/a", "/nonexistent/b"}, exitUsage, "/nonexistent/a"},
-		{"report not a result", []string{"report", "main.go"}, exitFailure, "not a loadcurve records file"},
+		{"report not a result", []string{"report", "main.go"}, exitUsage, "not a loadcurve records file"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -310,51 +364,6 @@ func TestSecretsNeverReachAnyOutput(t *testing.T) {
 	}
 }
 
-func TestCheckDeliveredFlagsAClientThatFellBehind(t *testing.T) {
-	tests := []struct {
-		name              string
-		delivered, issued int
-		maxConc           int
-		complete          bool
-		want              bool
-	}{
-		{"on schedule", 995, 1000, 0, true, false},
-		{"5 % short", 950, 1000, 0, true, true},
-		{"short, but a cap holds requests back by design", 950, 1000, 8, true, false},
-		{"interrupted tier", 950, 1000, 0, false, false},
-		{"too few requests to judge", 5, 10, 0, true, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := measure.Summary{RealisedRate: 100, DeliveredRate: float64(tc.delivered) / 10, Issued: tc.issued, Complete: tc.complete}
-			checkDelivered(&s, tc.maxConc)
-			if s.ClientBound != tc.want {
-				t.Errorf("client_bound = %v (%s), want %v", s.ClientBound, s.ClientBoundReason, tc.want)
-			}
-		})
-	}
-}
-
-func TestBoundByServiceMarksUnsustainableTiers(t *testing.T) {
-	pts := []curve.Point{
-		{Tier: 1, RealisedRate: 5, RequestThroughput: 4.9, Issued: 40},
-		{Tier: 2, RealisedRate: 10.4, RequestThroughput: 9.8, Issued: 40}, // within 5 % of the best completion rate
-		{Tier: 3, RealisedRate: 14, RequestThroughput: 10, Issued: 60},    // arrivals 40 % above it
-		{Tier: 4, RealisedRate: 30, RequestThroughput: 10.1, Issued: 10},  // too few requests to judge
-	}
-	probe := &measure.Summary{RequestThroughput: 9.9}
-	boundByService(pts, probe)
-	want := []bool{false, false, true, false}
-	for i, p := range pts {
-		if p.Trend.Growing != want[i] {
-			t.Errorf("tier %d: growing = %v (%s), want %v", p.Tier, p.Trend.Growing, p.Trend.Reason, want[i])
-		}
-	}
-	if !strings.Contains(pts[2].Trend.Reason, "10.10 req/s") {
-		t.Errorf("the reason should name the best completion rate: %s", pts[2].Trend.Reason)
-	}
-}
-
 func TestCompareAndCostOfTwoBurstRuns(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	for _, dir := range []string{a, b} {
@@ -364,7 +373,7 @@ func TestCompareAndCostOfTwoBurstRuns(t *testing.T) {
 	}
 	// A run at rate inf is a tier, not a sweep's probe: it must appear in the comparison.
 	code, stdout, stderr := runCLI(t, "compare", a, b)
-	if code != exitOK || !strings.Contains(stdout, "\n          inf ") {
+	if code != exitOK || !strings.Contains(stdout, "\n       inf ") {
 		t.Errorf("compare of two burst runs: exit %d, no inf row:\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, stderr = runCLI(t, "cost", "--a", a, "--b", b, "--a-cost-per-hour", "10", "--b-cost-per-hour", "8")
@@ -401,15 +410,10 @@ func TestBoundedMemoryRunAgreesWithTheExactReport(t *testing.T) {
 	approx := load()
 	// report --bounded-memory streams the same records into the same sketches: the same summary.
 	before, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if code, _, stderr := runCLI(t, "report", dir, "-q", "--goodput", "ttft:500", "--bounded-memory"); code != exitOK {
-		t.Fatalf("report --bounded-memory: exit %d: %s", code, stderr)
+	if after, _ := os.ReadFile(filepath.Join(reportTo(t, dir, "--bounded-memory"), "summary.json")); !bytes.Equal(before, after) {
+		t.Errorf("report --bounded-memory did not reproduce the run's bounded summary:\n%s\n---\n%s", before, after)
 	}
-	if after, _ := os.ReadFile(filepath.Join(dir, "summary.json")); !bytes.Equal(before, after) {
-		t.Errorf("report --bounded-memory changed the run's bounded summary:\n%s\n---\n%s", before, after)
-	}
-	if code, _, stderr := runCLI(t, "report", dir, "-q", "--goodput", "ttft:500"); code != exitOK {
-		t.Fatalf("report: exit %d: %s", code, stderr)
-	}
+	dir = reportTo(t, dir)
 	exact := load()
 	if approx["percentile_relative_error"] != 0.005 {
 		t.Errorf("percentile_relative_error = %v, want 0.005", approx["percentile_relative_error"])
@@ -500,11 +504,9 @@ func TestPercentileMetricsWindowAndCSV(t *testing.T) {
 		t.Errorf("metric_percentiles cell %q", row["metric_percentiles"])
 	}
 	before, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if code, _, stderr := runCLI(t, append([]string{"report", dir, "-q"}, flags...)...); code != exitOK {
-		t.Fatalf("report: exit %d: %s", code, stderr)
-	}
-	if after, _ := os.ReadFile(filepath.Join(dir, "summary.json")); !bytes.Equal(before, after) {
-		t.Errorf("report under the same flags changed summary.json:\n%s\n---\n%s", before, after)
+	// The window is in the records header: report reproduces it without the flags.
+	if after, _ := os.ReadFile(filepath.Join(reportTo(t, dir), "summary.json")); !bytes.Equal(before, after) {
+		t.Errorf("report changed summary.json:\n%s\n---\n%s", before, after)
 	}
 	// The table says what the window did and shows only the selected metrics.
 	code, stdout, _ = runCLI(t, append([]string{"report", dir, "-q"}, flags...)...)

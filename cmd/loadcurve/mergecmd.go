@@ -11,6 +11,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/sweep"
 )
 
 func mergeCommand() *cli.Command {
@@ -27,6 +28,7 @@ func mergeCommand() *cli.Command {
 			"A PATTERN such as /results/shard-* is expanded by merge itself when no shell did.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Category: catOutput, Usage: "directory for the merged records.jsonl and merge.json (required)"},
+			&cli.BoolFlag{Name: "replace", Category: catOutput, Usage: "let --out replace a result already in that directory"},
 			&cli.DurationFlag{Name: "max-anchor-spread", Category: catOutput, Value: shard.DefaultMaxAnchorSpread, Usage: "warn when the shards' wall-clock anchors of a tier spread more"},
 			&cli.DurationFlag{Name: "max-schedule-lag", Category: catObjective, Value: measure.DefaultMaxScheduleLag, Usage: "a shard whose schedule-lag p99 exceeds this was client-bound"},
 		},
@@ -52,6 +54,16 @@ func mergeAction(c *cli.Context) error {
 			return usagef("merge: --out %s would overwrite the shard file %s: choose another directory", out, x.Name)
 		}
 	}
+	if held, err := sweep.HoldsResult(out); err != nil {
+		return fmt.Errorf("merge: --out %s: %w", out, err)
+	} else if held {
+		if !c.Bool("replace") {
+			return usagef("merge: --out %s already holds a result: choose another directory, or pass --replace to replace all of it", out)
+		}
+		if err := sweep.ClearResult(out); err != nil {
+			return fmt.Errorf("merge: --out %s: %w", out, err)
+		}
+	}
 	merged, rep, err := shard.MergeInputs(in, shard.Options{
 		MaxAnchorSpread: c.Duration("max-anchor-spread"), MaxScheduleLag: c.Duration("max-schedule-lag")})
 	if err != nil {
@@ -74,11 +86,7 @@ func mergeAction(c *cli.Context) error {
 		return fmt.Errorf("merge: %w", err)
 	}
 	fmt.Fprintf(c.App.Writer, "\nwrote %s (%d requests in %d tiers) and merge.json\n", target, len(merged.Records), len(merged.Tiers))
-	hint := "loadcurve report " + out
-	if obj := shardObjectives(in); obj != "" {
-		hint += " --goodput '" + obj + "'"
-	}
-	fmt.Fprintf(c.App.Writer, "next: %s\n", hint)
+	fmt.Fprintf(c.App.Writer, "next: loadcurve report %s (the shards' settings travel in the records header)\n", out)
 	return nil
 }
 
@@ -92,25 +100,4 @@ func samePath(a, b string) bool {
 	aa, errA := filepath.Abs(a)
 	ab, errB := filepath.Abs(b)
 	return errA == nil && errB == nil && aa == ab
-}
-
-// shardObjectives returns the objectives the shards' curve.json files agree on, or "".
-func shardObjectives(in []shard.Input) string {
-	obj := ""
-	for i, x := range in {
-		b, err := os.ReadFile(filepath.Join(filepath.Dir(x.Name), "curve.json"))
-		if err != nil {
-			return ""
-		}
-		var cf struct {
-			Options struct {
-				Objectives string `json:"objectives"`
-			} `json:"options"`
-		}
-		if json.Unmarshal(b, &cf) != nil || (i > 0 && cf.Options.Objectives != obj) {
-			return ""
-		}
-		obj = cf.Options.Objectives
-	}
-	return obj
 }

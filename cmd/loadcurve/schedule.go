@@ -3,13 +3,15 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
-	"time"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -28,13 +30,7 @@ func scheduleCommand() *cli.Command {
 			if errs = append(errs, cErrs...); len(errs) > 0 {
 				return usageErrors(errs)
 			}
-			var offsets []time.Duration
-			var err error
-			if d > 0 {
-				offsets, err = spec.OffsetsWithin(d, c.Int64("seed"), maxDurationRequests)
-			} else {
-				offsets, err = spec.Offsets(n, c.Int64("seed"))
-			}
+			offsets, err := spec.Arrivals(n, d, c.Int64("seed"), sweep.MaxDurationRequests)
 			if err != nil {
 				return usageError{err}
 			}
@@ -68,7 +64,7 @@ func workloadCommand() *cli.Command {
 			if c.Args().Len() > 0 {
 				return usagef("unexpected argument %q", c.Args().First())
 			}
-			src, errs := newWorkloadSource(c)
+			src, errs := readSource(c)
 			n := c.Int("num-requests")
 			if n < 1 {
 				errs = append(errs, fmt.Errorf("--num-requests must be >= 1, got %d", n))
@@ -76,11 +72,11 @@ func workloadCommand() *cli.Command {
 			if len(errs) > 0 {
 				return usageErrors(errs)
 			}
-			printNotes(c.App.ErrWriter, src.notes)
-			if !src.generated() && !c.IsSet("num-requests") {
-				n = src.size()
+			printNotes(c.App.ErrWriter, src.Notes)
+			if !src.Generated() && !c.IsSet("num-requests") {
+				n = src.Size()
 			}
-			set, notes, err := src.tierSet(n, c.Int64("seed"))
+			set, notes, err := src.TierSet(n, c.Int64("seed"))
 			if err != nil {
 				return usageError{err}
 			}
@@ -94,5 +90,11 @@ func workloadCommand() *cli.Command {
 			fmt.Fprintf(c.App.Writer, "%s  %s  %d requests\n", set.Fingerprint, set.Source, len(set.Requests))
 			return nil
 		},
+	}
+}
+
+func printNotes(wr io.Writer, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(wr, "loadcurve: workload: %s\n", strings.TrimSpace(n))
 	}
 }

@@ -18,6 +18,8 @@ const defaultSimProfile = "default"
 // sweep, none on `loadcurve sim`). Unset flags keep the profile's value.
 func simFlags(prefix string) []cli.Flag {
 	flags := []cli.Flag{
+		&cli.StringFlag{Name: prefix + "model", Category: catSim, Value: "batching",
+			Usage: "batching (a continuous-batching server, see --" + prefix + "profile) or mdc (an exact M/D/c FIFO queue, whose steady state is known: --" + prefix + "queue-*)"},
 		&cli.StringFlag{Name: prefix + "profile", Category: catSim, Value: defaultSimProfile,
 			Usage: "simulated deployment profile: " + strings.Join(sim.ProfileNames(), ", ")},
 	}
@@ -25,7 +27,7 @@ func simFlags(prefix string) []cli.Flag {
 		flags = append(flags, &cli.StringFlag{Name: prefix + p.Name, Category: catSim,
 			Usage: fmt.Sprintf("%s (profile default: %s)", p.Usage, p.Default)})
 	}
-	return flags
+	return append(flags, simQueueFlags(prefix)...)
 }
 
 // simConfig builds the sim configuration from the profile and any overriding flags.
@@ -58,22 +60,41 @@ func simCommand() *cli.Command {
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Usage: "listen address"},
 		}, simFlags("")...),
 		Action: func(c *cli.Context) error {
-			cfg, err := simConfig(c, "")
-			if err != nil {
-				return err
+			var handler http.Handler
+			var label, model string
+			switch c.String("model") {
+			case "mdc":
+				q, err := queueConfig(c, "")
+				if err != nil {
+					return err
+				}
+				srv, err := sim.NewQueue(q)
+				if err != nil {
+					return usageError{err}
+				}
+				defer srv.Close()
+				handler, label, model = srv, q.String(), q.ModelName
+			case "batching":
+				cfg, err := simConfig(c, "")
+				if err != nil {
+					return err
+				}
+				srv, err := sim.New(cfg)
+				if err != nil {
+					return usageError{err}
+				}
+				defer srv.Close()
+				handler, label, model = srv, "profile "+c.String("profile"), cfg.ModelName
+			default:
+				return usagef("--model must be batching or mdc, got %q", c.String("model"))
 			}
-			srv, err := sim.New(cfg)
-			if err != nil {
-				return usageError{err}
-			}
-			defer srv.Close()
 			ln, err := net.Listen("tcp", c.String("addr"))
 			if err != nil {
 				return fmt.Errorf("listen on --addr %s: %w", c.String("addr"), err)
 			}
-			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-			fmt.Fprintf(c.App.ErrWriter, "loadcurve sim: profile %s serving model %q at http://%s/v1 (a model, not a measurement; Ctrl-C to stop)\n",
-				c.String("profile"), cfg.ModelName, ln.Addr())
+			hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+			fmt.Fprintf(c.App.ErrWriter, "loadcurve sim: %s serving model %q at http://%s/v1 (a model, not a measurement; Ctrl-C to stop)\n",
+				label, model, ln.Addr())
 			errc := make(chan error, 1)
 			go func() { errc <- hs.Serve(ln) }()
 			select {

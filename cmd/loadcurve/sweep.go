@@ -1,270 +1,149 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/curve"
-	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/sweep"
 )
 
-// Sweep defaults, printed with every result.
-const (
-	defaultSweepRates    = "auto"
-	defaultTierDuration  = 4 * time.Second
-	defaultDrainTimeout  = 20 * time.Second
-	defaultPrecision     = 0.1
-	defaultMaxTiers      = 10
-	defaultSweepObjectiv = "ttft:2000 tpot:100"
-)
+// defaultSweepObjectives are the objectives of a sweep that gives none: a sweep without
+// objectives cannot place a knee. They are printed with every result.
+const defaultSweepObjectives = "ttft:2000 tpot:100"
 
 func sweepFlags() []cli.Flag {
 	load := []cli.Flag{
-		&cli.StringFlag{Name: "request-rates", Category: catLoad, Value: defaultSweepRates, Usage: "tiers: a list 1,2,4,8; a range LO:HI:geom:N or LO:HI:lin:N; or auto (probe saturation, then place and refine tiers)"},
-		&cli.StringFlag{Name: "burstiness", Category: catLoad, Value: "1", Usage: "Gamma shape of the inter-arrival gaps: 1 = Poisson, <1 burstier, inf = constant spacing"},
-		&cli.IntFlag{Name: "max-concurrency", Category: catLoad, Usage: "cap on requests in flight in every tier (default: no cap)"},
-		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, Usage: "requests per tier instead of --duration (vLLM's --num-prompts)"},
-		&cli.DurationFlag{Name: "duration", Category: catLoad, Value: defaultTierDuration, Usage: "length of each tier: arrivals planned within it are sent"},
-		&cli.DurationFlag{Name: "drain-timeout", Category: catLoad, Value: defaultDrainTimeout, Usage: "after a tier's last arrival, how long its stragglers may run before they are canceled, so no tier's tail leaks into the next"},
+		&cli.StringFlag{Name: "request-rates", Category: catLoad, Value: "auto", Usage: "tiers: a list 1,2,4,8; a range LO:HI:geom:N or LO:HI:lin:N; or auto (probe saturation, then search the capacity)"},
+		burstinessFlag(),
+		seedFlag(),
+		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, Usage: "fixed tiers of this many requests instead of tiers that run until their verdict is decided (vLLM's --num-prompts)"},
+		&cli.DurationFlag{Name: "duration", Category: catLoad, Usage: "fixed tiers of this length instead of tiers that run until their verdict is decided (sharded sweeps need it)"},
+		&cli.IntFlag{Name: "tier-requests", Category: catLoad, Value: sweep.DefaultTierRequests, Usage: "a tier that runs until decided is planned for this many arrivals at most (within --min/--max-tier-duration)"},
+		&cli.DurationFlag{Name: "min-tier-duration", Category: catLoad, Value: sweep.DefaultMinTierDuration, Usage: "shortest cap of a tier that runs until decided"},
+		&cli.DurationFlag{Name: "max-tier-duration", Category: catLoad, Value: sweep.DefaultMaxTierDuration, Usage: "longest cap of a tier that runs until decided (the confirmation may run three times as long, for three times --tier-requests)"},
+		&cli.DurationFlag{Name: "drain-timeout", Category: catLoad, Value: sweep.DefaultDrain, Usage: "after a tier's arrivals, how long its stragglers may run before they are canceled, so no tier's tail leaks into the next"},
 		&cli.DurationFlag{Name: "cooldown", Category: catLoad, Usage: "pause between tiers"},
-		&cli.Int64Flag{Name: "seed", Category: catLoad, Value: defaultSeed, Usage: "seed of every tier's schedule and request set"},
-		&cli.Float64Flag{Name: "rate-limit", Category: catLoad, Usage: "hard safety ceiling in requests/s (default: off)"},
-		retriesFlag(),
-		&cli.Float64Flag{Name: "target-share", Category: catObjective, Value: curve.DefaultTargetShare, Usage: "compliant request share a tier must reach to count as within objective, in (0,1]"},
-		&cli.Float64Flag{Name: "headroom", Category: catObjective, Value: curve.DefaultHeadroom, Usage: "operating point = capacity at objective × (1 − headroom); a business choice, in [0,1)"},
-		&cli.Float64Flag{Name: "precision", Category: catLoad, Value: defaultPrecision, Usage: "auto: refine the capacity until the bracketing tiers are within this relative distance"},
-		&cli.IntFlag{Name: "max-tiers", Category: catLoad, Value: defaultMaxTiers, Usage: "auto: most tiers to run after the probe"},
+		&cli.Float64Flag{Name: "precision", Category: catLoad, Value: sweep.DefaultPrecision, Usage: "auto: the search wants tiers within this relative distance on either side of its capacity estimate"},
+		&cli.IntFlag{Name: "max-tiers", Category: catLoad, Value: sweep.DefaultMaxTiers, Usage: "auto: most tiers of the search (probes and the confirmation apart)"},
+		&cli.BoolFlag{Name: "no-confirm", Category: catLoad, Usage: "do not run the tier that verifies the operating point"},
+		&cli.IntFlag{Name: "repeat", Category: catLoad, Value: 1, Usage: "run the whole decision this many times with fresh seeds, and report the run-to-run spread of the capacity"},
 	}
-	return concat(targetFlags(), load, shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(),
+	return concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(),
 		[]cli.Flag{boundedMemoryFlag("summarise every tier as its records arrive and keep none in memory, for long tiers")}, simFlags("sim-"))
 }
 
 func sweepCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "sweep",
-		Usage:     "sweep arrival-rate tiers into a load curve: plateau, knee, capacity at objective, operating point",
+		Usage:     "find the capacity of a deployment at its objectives, and verify an operating point below it",
 		ArgsUsage: " ",
-		Description: "Each tier sends a seeded schedule (the same for every deployment swept with the same arguments),\n" +
-			"stops starting requests at its end, waits for stragglers up to --drain-timeout, and is summarised.\n" +
-			"Compliance = success AND every --goodput objective met (default " + defaultSweepObjectiv + ").",
+		Description: "With --request-rates auto (the default) it probes the saturation rate, then searches the capacity: each\n" +
+			"tier runs until its verdict against --target-share is decided at --confidence (or its cap), in steady state\n" +
+			"(warm-up and drain left out), and the capacity is where the monotone fit of the compliant share against the\n" +
+			"realised rate crosses the target. The operating point (capacity less --headroom) is then verified by a tier\n" +
+			"run at it. Compliance = success AND every --goodput objective met (default " + defaultSweepObjectives + ").",
 		Flags:  sweepFlags(),
 		Action: sweepAction,
 	}
 }
 
-// sweepSettings are the analysis inputs echoed into curve.json.
-type sweepSettings struct {
-	params curve.Params
-	rates  curve.Rates
-}
-
 func sweepAction(c *cli.Context) error {
 	var errs []error
-	rates, err := curve.ParseRates(c.String("request-rates"))
+	rates, err := sweep.ParseRates(c.String("request-rates"))
 	if err != nil {
 		errs = append(errs, err)
 	}
 	burst, err := parseRate("burstiness", c.String("burstiness"))
 	if err != nil {
 		errs = append(errs, err)
-	} else if !(burst > 0) {
-		errs = append(errs, fmt.Errorf("--burstiness must be > 0 or inf, got %v", burst))
 	}
-	n, d := c.Int("num-requests"), c.Duration("duration")
-	if c.IsSet("num-requests") {
-		if n < 1 {
-			errs = append(errs, fmt.Errorf("--num-requests must be >= 1, got %d", n))
-		}
-		d = 0
-	} else if d <= 0 {
-		errs = append(errs, fmt.Errorf("--duration must be > 0, got %v", d))
-	}
-	drain := c.Duration("drain-timeout")
-	if drain <= 0 {
-		errs = append(errs, fmt.Errorf("--drain-timeout must be > 0, got %v", drain))
-	}
-	params := curve.Params{TargetShare: c.Float64("target-share"), Headroom: c.Float64("headroom")}
-	errs = append(errs, params.Validate()...)
-	prec, maxTiers := c.Float64("precision"), c.Int("max-tiers")
-	if !(prec > 0 && prec < 1) {
-		errs = append(errs, fmt.Errorf("--precision must be in (0,1), got %v", prec))
-	}
-	if rates.Auto && maxTiers < len(curve.AutoFractions()) {
-		errs = append(errs, fmt.Errorf("--max-tiers must be >= %d with --request-rates auto (its first pass alone places %d tiers), got %d",
-			len(curve.AutoFractions()), len(curve.AutoFractions()), maxTiers))
-	}
-	if !c.IsSet("goodput") {
-		// A sweep without objectives cannot place a knee: use printed defaults.
-		if err := c.Set("goodput", defaultSweepObjectiv); err != nil {
+	defaultObjectives := !c.IsSet("goodput")
+	if defaultObjectives {
+		if err := c.Set("goodput", defaultSweepObjectives); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if c.String("shard") != "" && rates.Auto {
-		errs = append(errs, errors.New("--shard needs explicit --request-rates: auto tiers follow each shard's own results, so shards would diverge"))
+	lc, e := readLoadCommand(c, sweep.DefaultSettings())
+	errs = append(errs, e...)
+	cfg := sweep.Config{Rates: rates, Burstiness: burst, MaxConcurrency: lc.client.maxConc, Requests: c.Int("num-requests"),
+		Duration: c.Duration("duration"), TierRequests: c.Int("tier-requests"), MinTierDuration: c.Duration("min-tier-duration"),
+		MaxTierDuration: c.Duration("max-tier-duration"), Drain: c.Duration("drain-timeout"), Cooldown: c.Duration("cooldown"),
+		Seed: c.Int64("seed"), Settings: lc.settings, Precision: c.Float64("precision"), MaxTiers: c.Int("max-tiers"),
+		Confirm: !c.Bool("no-confirm"), Repeat: c.Int("repeat"), Bounded: lc.bounded, StartAt: lc.startAt}
+	// Zero means "the default" to the library: given explicitly, it is a mistake.
+	for _, name := range []string{"num-requests", "tier-requests", "max-tiers", "repeat"} {
+		if c.IsSet(name) && c.Int(name) == 0 {
+			errs = append(errs, fmt.Errorf("--%s must be >= 1, got 0", name))
+		}
 	}
-	if c.String("shard") != "" && c.IsSet("num-requests") {
-		errs = append(errs, errors.New("--shard needs duration-bound tiers (--duration), so that every shard starts each tier at the same time"))
+	for _, name := range []string{"duration", "drain-timeout", "min-tier-duration", "max-tier-duration"} {
+		if c.IsSet(name) && c.Duration(name) == 0 {
+			errs = append(errs, fmt.Errorf("--%s must be > 0, got 0s", name))
+		}
 	}
-	s, err := openSession(c, "sweep", errs)
+	if c.IsSet("precision") && c.Float64("precision") == 0 {
+		errs = append(errs, fmt.Errorf("--precision must be in (0, 1), got 0"))
+	}
+	errs = append(errs, flagErrors(cfg.Validate())...)
+	if lc.source != nil && lc.source.Trace != nil {
+		errs = append(errs, fmt.Errorf("--workload %s is a trace: a trace is its own schedule, one tier; replay it with `loadcurve run` (and --trace-time-scale)", lc.source.Spec))
+	}
+	if len(errs) > 0 {
+		return usageErrors(errs)
+	}
+	if err := lc.prepareOut(); err != nil {
+		return err
+	}
+	stderr := c.App.ErrWriter
+	if defaultObjectives {
+		fmt.Fprintf(stderr, "loadcurve: objectives: %s (default; set --goodput)\n", lc.settings.Measure.Objectives)
+	}
+	p := lc.settings.Params
+	fmt.Fprintf(stderr, "loadcurve: target share %.3g at %.3g confidence, headroom %.3g (set --target-share, --confidence, --headroom)\n",
+		p.TargetShare, p.Confidence, p.Headroom)
+	if cfg.Requests == 0 && cfg.Duration == 0 {
+		fmt.Fprintf(stderr, "loadcurve: each tier runs until its verdict is decided, or for %d arrivals (within %v to %v): up to about %s of load in all; set --max-tier-duration or --tier-requests to bound it\n",
+			c.Int("tier-requests"), c.Duration("min-tier-duration"), c.Duration("max-tier-duration"), worstCase(cfg, rates))
+	}
+	s, err := lc.open(c, records.CommandSweep, fmt.Sprintf("sweep(%s, burstiness=%s)", rates, c.String("burstiness")))
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	if s.boundedMemory, err = boundedMemory(c, s.measureOpts); err != nil {
+	defer s.Close()
+	res, err := runExecutor(c.Context, c, s, cfg)
+	if err != nil {
 		return err
 	}
-	if s.source.trace != nil {
-		return usagef("--workload %s is a trace: a trace is its own schedule, one tier; replay it with `loadcurve run` (and --trace-time-scale)", s.source.spec)
-	}
-	if !c.IsSet("goodput") || c.StringSlice("goodput")[0] == defaultSweepObjectiv {
-		fmt.Fprintf(s.stderr, "loadcurve: objectives: %s (default; set --goodput)\n", s.measureOpts.Objectives)
-	}
-	fmt.Fprintf(s.stderr, "loadcurve: target share %.3g, headroom %.3g (set --target-share, --headroom)\n", params.TargetShare, params.Headroom)
-	s.header.Arrival = fmt.Sprintf("sweep(%s, burstiness=%s)", c.String("request-rates"), c.String("burstiness"))
-
-	sw := &sweeper{s: s, burst: burst, n: n, d: d, drain: drain, cooldown: c.Duration("cooldown")}
-	ctx := c.Context
-	if rates.Auto {
-		err = sw.auto(ctx, params, prec, maxTiers)
-	} else {
-		for i, r := range rates.List {
-			if ctx.Err() != nil {
-				break
-			}
-			if _, err = sw.tier(ctx, r, fmt.Sprintf("tier %d/%d", i+1, len(rates.List))); err != nil {
-				break
-			}
-		}
-	}
-	if err != nil && ctx.Err() == nil {
-		return err
-	}
-	if len(sw.tiers) == 0 {
+	if len(res.Tiers) == 0 {
 		return errInterrupted
 	}
-	cf := buildCurve(s.header, sw.tiers, optionsOf(s.measureOpts, params), s.measureOpts)
-	cf.Complete = ctx.Err() == nil && cf.Complete
-	if err := s.close(); err != nil {
+	if err := lc.finish(c, s, res); err != nil {
 		return err
 	}
-	if err := emitCurve(s.stdout, s.stderr, s.format, s.outDir, cf); err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
+	if c.Context.Err() != nil {
 		return errInterrupted
 	}
 	return nil
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// sweeper runs the tiers of one sweep, in order, keeping what each measured.
-type sweeper struct {
-	s        *session
-	burst    float64
-	n        int
-	d        time.Duration
-	drain    time.Duration
-	cooldown time.Duration
-	tiers    []tierData
-}
-
-// tier runs one tier at rate r (+Inf for the saturation probe).
-func (sw *sweeper) tier(ctx context.Context, r float64, label string) (*tierOutcome, error) {
-	if len(sw.tiers) > 0 && sw.cooldown > 0 && sw.s.startAt.IsZero() {
-		select {
-		case <-time.After(sw.cooldown):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+// worstCase is the most load a sweep can put on the target: every tier to its cap, the
+// confirmation to twice it, plus drains (the probes apart).
+func worstCase(cfg sweep.Config, rates sweep.Rates) string {
+	maxTier := cfg.MaxTierDuration
+	if maxTier == 0 {
+		maxTier = sweep.DefaultMaxTierDuration
 	}
-	spec := arrival.Spec{Rate: r, Burstiness: sw.burst}
-	p := tierPlan{index: len(sw.tiers), spec: spec, n: sw.n, duration: sw.d, seed: tierSeed(sw.s.seed, r), grace: sw.drain}
-	if !sw.s.startAt.IsZero() {
-		// Fixed slots: every shard starts tier k at the same wall-clock time, whatever its own
-		// drain took. A tier ends by duration + drain; the cooldown follows.
-		slot := sw.d + sw.drain + sw.cooldown + time.Second
-		p.startAt = sw.s.startAt.Add(time.Duration(p.index) * slot)
+	tiers := cfg.MaxTiers
+	if tiers == 0 {
+		tiers = sweep.DefaultMaxTiers
 	}
-	if math.IsInf(r, 1) {
-		p.duration, p.n = 0, probeRequests(sw.s.maxConc)
+	if !rates.Auto {
+		tiers = len(rates.List)
 	}
-	out, err := sw.s.runTier(ctx, p, fmt.Sprintf("%s  rate %s/s", label, rateString(r)))
-	var none errNoArrivals
-	if errors.As(err, &none) {
-		fmt.Fprintf(sw.s.stderr, "loadcurve: WARNING: %v; the tier is skipped\n", err)
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	sw.s.warnClientBound(out.summary)
-	sw.tiers = append(sw.tiers, tierData{info: out.tierInfo(), recs: out.records, server: out.server,
-		approx: out.approx, trendX: out.trendX, trendY: out.trendY})
-	if !sw.s.progress {
-		sum := out.summary
-		fmt.Fprintf(sw.s.stderr, "loadcurve: %s rate %s/s: %d ok of %d, %.0f tok/s raw, %.0f tok/s compliant, compliant share %.3f\n",
-			label, rateString(r), sum.Completed, sum.Planned, sum.RawOutputThroughput, sum.CompliantOutputThroughput, sum.CompliantRequestShare)
-	}
-	return out, nil
-}
-
-// probeRequests sizes the saturation probe: enough simultaneous requests to fill the deployment.
-func probeRequests(maxConc int) int {
-	if maxConc > 0 {
-		return max(4*maxConc, 32)
-	}
-	return 128
-}
-
-// auto probes the saturation throughput with a burst, then lets the planner place and refine
-// tiers around the capacity at objective.
-func (sw *sweeper) auto(ctx context.Context, params curve.Params, prec float64, maxTiers int) error {
-	probe, err := sw.tier(ctx, math.Inf(1), "probe (burst at rate inf)")
-	if err != nil || probe == nil {
-		return err
-	}
-	sat := probe.summary.RequestThroughput
-	if !(sat > 0) {
-		return fmt.Errorf("the saturation probe completed no request (%d planned): nothing to sweep; check the target", probe.summary.Planned)
-	}
-	fmt.Fprintf(sw.s.stderr, "loadcurve: probe: saturation throughput ≈ %.2f req/s (%.0f output tok/s); placing tiers around it\n",
-		sat, probe.summary.OutputThroughput)
-	pl := curve.NewPlanner(sat, params, prec, maxTiers)
-	for i := 1; ctx.Err() == nil; i++ {
-		r, ok := pl.Next(sw.points(sw.s))
-		if !ok {
-			return nil
-		}
-		if _, err := sw.tier(ctx, r, fmt.Sprintf("tier %d", i)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// points are the finite-rate tiers measured so far, as the planner sees them.
-func (sw *sweeper) points(s *session) []curve.Point {
-	var pts []curve.Point
-	var probe *measure.Summary
-	for _, t := range sw.tiers {
-		if math.IsInf(t.info.rate, 1) {
-			p := summarize(t, s.measureOpts)
-			probe = &p
-			continue
-		}
-		pts = append(pts, pointOf(t, s.measureOpts))
-	}
-	boundByService(pts, probe)
-	return pts
-}
-
-func msDuration(v float64) time.Duration {
-	return time.Duration(math.Round(v * float64(time.Millisecond)))
+	reps := max(cfg.Repeat, 1)
+	d := time.Duration(reps) * (time.Duration(tiers+2) * maxTier)
+	return d.Round(time.Minute).String()
 }

@@ -1,11 +1,11 @@
-package curve_test
+package sweep_test
 
 import (
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/sweep"
 )
 
 func TestParseRates(t *testing.T) {
@@ -33,7 +33,7 @@ func TestParseRates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := curve.ParseRates(tt.in)
+			got, err := sweep.ParseRates(tt.in)
 			if err != nil {
 				t.Fatalf("ParseRates(%q): %v", tt.in, err)
 			}
@@ -54,7 +54,7 @@ func TestParseRates(t *testing.T) {
 
 func TestParseRatesEndsExact(t *testing.T) {
 	// The ends of a range are the numbers written, not a rounding of them.
-	r, err := curve.ParseRates("0.3:7.7:geom:9")
+	r, err := sweep.ParseRates("0.3:7.7:geom:9")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestParseRatesErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			_, err := curve.ParseRates(tt.in)
+			_, err := sweep.ParseRates(tt.in)
 			if err == nil {
 				t.Fatalf("ParseRates(%q) = nil error", tt.in)
 			}
@@ -118,7 +118,7 @@ func TestParseRatesErrors(t *testing.T) {
 
 func TestParseRatesAllowedForms(t *testing.T) {
 	// Syntax errors say what is allowed.
-	_, err := curve.ParseRates("1:8")
+	_, err := sweep.ParseRates("1:8")
 	if err == nil || !strings.Contains(err.Error(), "LO:HI:geom:N") || !strings.Contains(err.Error(), `"auto"`) {
 		t.Errorf("error %v does not list the allowed forms", err)
 	}
@@ -126,14 +126,14 @@ func TestParseRatesAllowedForms(t *testing.T) {
 
 func TestRatesString(t *testing.T) {
 	for _, in := range []string{"1,2.5,4,inf", "auto", "0.25"} {
-		r, err := curve.ParseRates(in)
+		r, err := sweep.ParseRates(in)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := r.String(); got != in {
 			t.Errorf("String() = %q, want %q", got, in)
 		}
-		back, err := curve.ParseRates(r.String())
+		back, err := sweep.ParseRates(r.String())
 		if err != nil || back.String() != in {
 			t.Errorf("round trip of %q: %v, %v", in, back, err)
 		}

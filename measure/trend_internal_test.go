@@ -1,4 +1,4 @@
-package curve
+package measure
 
 import (
 	"math/rand/v2"
@@ -22,13 +22,13 @@ func TestMedianMatchesSort(t *testing.T) {
 			if n%2 == 0 {
 				want = (c[n/2-1] + c[n/2]) / 2
 			}
-			if got := median(xs); got != want {
+			if got := medianInPlace(xs); got != want {
 				t.Fatalf("median of %v = %v, want %v", c, got, want)
 			}
 		}
 	}
-	if median(nil) != 0 {
-		t.Error("median(nil) != 0")
+	if medianInPlace(nil) != 0 {
+		t.Error("medianInPlace(nil) != 0")
 	}
 }
 

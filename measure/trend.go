@@ -1,7 +1,8 @@
-package curve
+package measure
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -89,7 +90,7 @@ type Trend struct {
 // untested Trend (PValue 1, not Growing) whose Reason says why.
 func TrendTest(plannedS, valueMs []float64) Trend {
 	if len(plannedS) != len(valueMs) {
-		panic(fmt.Sprintf("curve.TrendTest: %d planned times but %d values", len(plannedS), len(valueMs)))
+		panic(fmt.Sprintf("measure.TrendTest: %d planned times but %d values", len(plannedS), len(valueMs)))
 	}
 	type pair struct{ t, x float64 }
 	pairs := make([]pair, 0, len(plannedS))
@@ -115,7 +116,7 @@ func TrendTest(plannedS, valueMs []float64) Trend {
 	for i := range first {
 		first[i] = pairs[i].x
 	}
-	base := median(first)
+	base := medianInPlace(first)
 
 	// The series tested: the pairs themselves, or block summaries.
 	m := min(n, TrendMaxPoints)
@@ -134,7 +135,7 @@ func TrendTest(plannedS, valueMs []float64) Trend {
 				sumT += p.t
 				block = append(block, p.x)
 			}
-			ts[b], xs[b] = sumT/float64(hi-lo), median(block)
+			ts[b], xs[b] = sumT/float64(hi-lo), medianInPlace(block)
 		}
 	}
 
@@ -153,8 +154,8 @@ func TrendTest(plannedS, valueMs []float64) Trend {
 	tr.Growing = significant && large
 	stats := fmt.Sprintf("Theil–Sen %s ms/s, %s ms over %s s; Mann–Kendall S = %d, one-sided p = %.2g "+
 		"(variance ×%.3g for autocorrelation, the larger of Hamed–Rao ×%.3g and AR(1) ×%.3g; level %g); growth threshold %s ms (max of %g ms and %g %% of the first fifth's median %s ms); n = %d",
-		fmtG(slope), fmtG(tr.Growth), fmtG(span), s, tr.PValue, inflation, hr, ar1, TrendAlpha,
-		fmtG(threshold), float64(TrendMinGrowthMs), 100*TrendMinGrowthFraction, fmtG(base), n)
+		fmtSig(slope), fmtSig(tr.Growth), fmtSig(span), s, tr.PValue, inflation, hr, ar1, TrendAlpha,
+		fmtSig(threshold), float64(TrendMinGrowthMs), 100*TrendMinGrowthFraction, fmtSig(base), n)
 	switch {
 	case tr.Growing:
 		tr.Reason = "growing: " + stats
@@ -181,7 +182,7 @@ func theilSen(ts, xs []float64) float64 {
 	if len(slopes) == 0 {
 		return 0
 	}
-	return median(slopes)
+	return medianInPlace(slopes)
 }
 
 // mannKendall returns S = Σ_{i<j} sgn(t_j−t_i)·sgn(x_j−x_i) and its variance
@@ -320,9 +321,9 @@ func ranks(xs []float64) []float64 {
 	return r
 }
 
-// median of xs (reordered in place); 0 for none. Linear time on average
+// medianInPlace is the median of xs (reordered in place); 0 for none. Linear time on average
 // (quickselect), which matters for Theil–Sen's n(n−1)/2 slopes.
-func median(xs []float64) float64 {
+func medianInPlace(xs []float64) float64 {
 	n := len(xs)
 	if n == 0 {
 		return 0
@@ -391,6 +392,49 @@ func sign(v float64) int {
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// fmtG prints a number with 4 significant digits, without exponent for
+// fmtSig prints a number with 4 significant digits, without exponent for
 // ordinary magnitudes.
-func fmtG(v float64) string { return fmt.Sprintf("%.4g", v) }
+func fmtSig(v float64) string { return fmt.Sprintf("%.4g", v) }
+
+// trendJSON is Trend on the wire, with null for a non-finite number.
+type trendJSON struct {
+	Tested      bool     `json:"tested"`
+	N           int      `json:"n"`
+	SlopeMsPerS *float64 `json:"slope_ms_per_s"`
+	Growth      *float64 `json:"growth_ms"`
+	PValue      *float64 `json:"p_value"`
+	Growing     bool     `json:"growing"`
+	Reason      string   `json:"reason,omitempty"`
+}
+
+// MarshalJSON writes snake_case keys with null for a non-finite number (TrendTest itself never
+// produces one).
+func (t Trend) MarshalJSON() ([]byte, error) {
+	return json.Marshal(trendJSON{Tested: t.Tested, N: t.N, SlopeMsPerS: finiteOrNil(t.SlopeMsPerS), Growth: finiteOrNil(t.Growth),
+		PValue: finiteOrNil(t.PValue), Growing: t.Growing, Reason: t.Reason})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; a null number reads as NaN.
+func (t *Trend) UnmarshalJSON(b []byte) error {
+	var j trendJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return fmt.Errorf("trend: %w", err)
+	}
+	*t = Trend{Tested: j.Tested, N: j.N, SlopeMsPerS: nanIfNil(j.SlopeMsPerS), Growth: nanIfNil(j.Growth),
+		PValue: nanIfNil(j.PValue), Growing: j.Growing, Reason: j.Reason}
+	return nil
+}
+
+func finiteOrNil(v float64) *float64 {
+	if !isFinite(v) {
+		return nil
+	}
+	return &v
+}
+
+func nanIfNil(v *float64) float64 {
+	if v == nil {
+		return math.NaN()
+	}
+	return *v
+}

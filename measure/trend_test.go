@@ -1,4 +1,4 @@
-package curve_test
+package measure_test
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/measure"
 )
 
 // series draws n requests with Poisson arrivals at rate req/s (planned
@@ -86,7 +86,7 @@ func TestTrendTest(t *testing.T) {
 			tested: true, growing: false, slope: 6, tol: 0.1, reason: "significant but small",
 		},
 		{
-			name: "too few requests", gen: func() ([]float64, []float64) { return series(seed, curve.TrendMinPoints-1, 10, 200, 50, 0, 20) },
+			name: "too few requests", gen: func() ([]float64, []float64) { return series(seed, measure.TrendMinPoints-1, 10, 200, 50, 0, 20) },
 			tested: false, growing: false, reason: "not tested",
 		},
 		{
@@ -103,7 +103,7 @@ func TestTrendTest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, v := tt.gen()
-			tr := curve.TrendTest(p, v)
+			tr := measure.TrendTest(p, v)
 			if tr.Tested != tt.tested || tr.Growing != tt.growing {
 				t.Fatalf("Tested %v Growing %v, want %v %v (%s)", tr.Tested, tr.Growing, tt.tested, tt.growing, tr.Reason)
 			}
@@ -118,7 +118,7 @@ func TestTrendTest(t *testing.T) {
 				if math.Abs(tr.Growth-tr.SlopeMsPerS*span) > 1e-9*math.Abs(tr.Growth) {
 					t.Errorf("growth %v ≠ slope %v × span %v", tr.Growth, tr.SlopeMsPerS, span)
 				}
-				if tt.growing && tr.PValue >= curve.TrendAlpha {
+				if tt.growing && tr.PValue >= measure.TrendAlpha {
 					t.Errorf("growing with p = %v", tr.PValue)
 				}
 			} else if tr.PValue != 1 {
@@ -134,7 +134,7 @@ func TestTrendTest(t *testing.T) {
 func TestTrendTestSkipsNonFinite(t *testing.T) {
 	p, v := series(1, 100, 10, 200, 50, 0, 20)
 	v[3], v[50], p[70] = math.NaN(), math.Inf(1), math.NaN()
-	tr := curve.TrendTest(p, v)
+	tr := measure.TrendTest(p, v)
 	if tr.N != 97 || !tr.Growing {
 		t.Errorf("N = %d growing %v, want 97 true", tr.N, tr.Growing)
 	}
@@ -144,11 +144,11 @@ func TestTrendTestOrderFree(t *testing.T) {
 	// The test sorts by planned time itself: a shuffled tier gives the same
 	// verdict and statistics, and the input is left alone.
 	p, v := series(3, 200, 10, 200, 30, 0.5, 20)
-	tr := curve.TrendTest(p, v)
+	tr := measure.TrendTest(p, v)
 	rng := rand.New(rand.NewPCG(9, 9))
 	rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i]; v[i], v[j] = v[j], v[i] })
 	p2, v2 := append([]float64(nil), p...), append([]float64(nil), v...)
-	tr2 := curve.TrendTest(p, v)
+	tr2 := measure.TrendTest(p, v)
 	if tr != tr2 {
 		t.Errorf("shuffled: %+v\nwant %+v", tr2, tr)
 	}
@@ -165,7 +165,7 @@ func TestTrendTestPanicsOnLengths(t *testing.T) {
 			t.Error("no panic for slices of different lengths")
 		}
 	}()
-	curve.TrendTest([]float64{1, 2}, []float64{1})
+	measure.TrendTest([]float64{1, 2}, []float64{1})
 }
 
 // falseAlarms runs TrendTest on reps seeded stationary series and returns
@@ -173,8 +173,8 @@ func TestTrendTestPanicsOnLengths(t *testing.T) {
 func falseAlarms(reps, n int, phi float64) (significant, growing float64) {
 	for s := range reps {
 		p, v := series(uint64(1000+s), n, 10, 200, 0, phi, 20)
-		tr := curve.TrendTest(p, v)
-		if tr.PValue < curve.TrendAlpha {
+		tr := measure.TrendTest(p, v)
+		if tr.PValue < measure.TrendAlpha {
 			significant++
 		}
 		if tr.Growing {
@@ -195,7 +195,7 @@ func TestTrendFalseAlarmIID(t *testing.T) {
 	// deviations: 0.01 + 3·√(0.01·0.99/200) = 0.031.
 	const reps = 200
 	sig, grow := falseAlarms(reps, 300, 0)
-	bound := curve.TrendAlpha + binomialSlack(curve.TrendAlpha, reps)
+	bound := measure.TrendAlpha + binomialSlack(measure.TrendAlpha, reps)
 	t.Logf("iid: significant %.3f, growing %.3f (bound %.3f)", sig, grow, bound)
 	if sig > bound || grow > bound {
 		t.Errorf("false alarms: significant %.3f, growing %.3f, bound %.3f", sig, grow, bound)
@@ -230,18 +230,18 @@ func TestTrendPowerAR1(t *testing.T) {
 	// (φ = 0.9, stationary sd 46 ms) is flagged in every one of 50 seeds.
 	for s := range 50 {
 		p, v := series(uint64(5000+s), 300, 10, 200, 20, 0.9, 20)
-		if tr := curve.TrendTest(p, v); !tr.Growing {
+		if tr := measure.TrendTest(p, v); !tr.Growing {
 			t.Errorf("seed %d: not flagged: %s", s, tr.Reason)
 		}
 	}
 }
 
 func BenchmarkTrendTest(b *testing.B) {
-	for _, n := range []int{curve.TrendMaxPoints, 20000} {
+	for _, n := range []int{measure.TrendMaxPoints, 20000} {
 		p, v := series(1, n, 50, 200, 0, 0.9, 20)
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				curve.TrendTest(p, v)
+				measure.TrendTest(p, v)
 			}
 		})
 	}

@@ -3,12 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/cost"
-	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/curve"
 )
 
 func costFlags() []cli.Flag {
@@ -20,8 +19,8 @@ func costFlags() []cli.Flag {
 			&cli.Float64Flag{Name: side + "-raw-throughput", Usage: S + "'s raw output throughput, tok/s (or from --" + side + ")"},
 			&cli.Float64Flag{Name: side + "-compliant-share", Usage: S + "'s compliant token share in [0,1] (or from --" + side + ")"},
 			&cli.Float64Flag{Name: side + "-maintenance", Usage: S + "'s extra maintenance cost per period"},
-			&cli.StringFlag{Name: side, Usage: "take " + S + "'s throughput and share from a result directory or file (at its operating point, or --" + side + "-tier)"},
-			&cli.IntFlag{Name: side + "-tier", Value: -1, Usage: "with --" + side + ": use this tier instead of the operating point"},
+			&cli.StringFlag{Name: side, Usage: "take " + S + "'s throughput and share from a result directory or records file: at its verified operating point (the confirmation tier's measured figures), else the curve there, or --" + side + "-tier"},
+			&cli.IntFlag{Name: side + "-tier", Value: -1, Usage: "with --" + side + ": use this tier's steady-state figures instead"},
 		)
 	}
 	return append(fl,
@@ -40,7 +39,8 @@ func costCommand() *cli.Command {
 		Description: "Effective output = raw output × compliant token share. B's break-even share s* = (cost_B·Q_A/cost_A)/raw_B.\n" +
 			"Example (the seed article's constructed numbers):\n" +
 			"  loadcurve cost --a-cost-per-hour 100 --a-raw-throughput 10000 --a-compliant-share 0.95 \\\n" +
-			"                 --b-cost-per-hour 80 --b-raw-throughput 12000 --b-compliant-share 0.60",
+			"                 --b-cost-per-hour 80 --b-raw-throughput 12000 --b-compliant-share 0.60\n" +
+			"From results (--a DIR): the figures its records give under the settings they were made with.",
 		Flags:  costFlags(),
 		Action: costAction,
 	}
@@ -58,11 +58,12 @@ func sideFigures(c *cli.Context, side string) (cost.Option, []error) {
 		if c.IsSet(side+"-raw-throughput") || c.IsSet(side+"-compliant-share") {
 			errs = append(errs, fmt.Errorf("give --%s or --%s-raw-throughput/--%s-compliant-share, not both", side, side, side))
 		}
-		raw, share, where, err := figuresFromResult(path, c.Int(side+"-tier"))
+		f, err := figuresFromResult(c, path, c.Int(side+"-tier"))
 		if err != nil {
 			return o, append(errs, fmt.Errorf("--%s %s: %w", side, path, err))
 		}
-		o.RawThroughput, o.CompliantShare, o.Name = raw, share, o.Name+" ("+where+")"
+		o.RawThroughput, o.CompliantShare = f.RawOutputThroughput, f.CompliantTokenShare()
+		o.Name += fmt.Sprintf(" (%s req/s, %s)", fmtG3(f.Rate), f.Source)
 	} else {
 		for _, f := range []string{"-raw-throughput", "-compliant-share"} {
 			if !c.IsSet(side + f) {
@@ -74,36 +75,19 @@ func sideFigures(c *cli.Context, side string) (cost.Option, []error) {
 	return o, append(errs, o.ValidateFlags(side)...)
 }
 
-// figuresFromResult returns raw output throughput and compliant token share of a result: at a
-// sweep's operating point (interpolated between the bracketing tiers), at a named tier, or of a
-// single run, under the objectives its curve.json was made with.
-func figuresFromResult(path string, tier int) (raw, share float64, where string, err error) {
-	sd, err := loadSide("result", path, measure.Options{Percentiles: []float64{50, 99}, MaxScheduleLag: defaultMaxScheduleLag}, false)
-	if err != nil {
-		return 0, 0, "", err
-	}
-	if tier < 0 {
-		return figuresFromCurve(sd.curve)
-	}
-	for _, s := range sd.curve.Tiers {
-		if s.Tier == tier {
-			return s.RawOutputThroughput, s.CompliantTokenShare, fmt.Sprintf("tier %d at %s req/s", s.Tier, rateString(s.NominalRate)), nil
-		}
-	}
-	return 0, 0, "", fmt.Errorf("no tier %d (the file has %d tiers)", tier, len(sd.tiers))
-}
+func fmtG3(v float64) string { return fmt.Sprintf("%.3g", v) }
 
-// savedCurve reads dir/curve.json when present.
-func savedCurve(dir string) (*curveFile, error) {
-	b, err := readFileIfExists(filepath.Join(dir, "curve.json"))
-	if err != nil || b == nil {
-		return nil, err
+// figuresFromResult: a result's figures at its operating point (the confirmation's measured
+// ones when it verified it), or at a named tier, under the settings its records were made with.
+func figuresFromResult(c *cli.Context, path string, tier int) (curve.Figures, error) {
+	l, err := loadResult(nil, path, 0, false, c.App.ErrWriter)
+	if err != nil {
+		return curve.Figures{}, err
 	}
-	var cf curveFile
-	if err := json.Unmarshal(b, &cf); err != nil {
-		return nil, fmt.Errorf("%s: not a loadcurve curve.json: %w", filepath.Join(dir, "curve.json"), err)
+	if tier >= 0 {
+		return l.result.TierFigures(tier)
 	}
-	return &cf, nil
+	return l.result.PricedFigures()
 }
 
 func costAction(c *cli.Context) error {

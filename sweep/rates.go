@@ -1,4 +1,4 @@
-package curve
+package sweep
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package curve_test
+package sweep_test
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // FuzzParseRates: ParseRates never panics, and what it accepts is either auto or a non-empty,
@@ -19,7 +19,7 @@ func FuzzParseRates(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		r, err := curve.ParseRates(s)
+		r, err := sweep.ParseRates(s)
 		if err != nil {
 			if !strings.Contains(err.Error(), "--request-rates") {
 				t.Fatalf("%q: the error does not name the flag: %v", s, err)
@@ -32,7 +32,7 @@ func FuzzParseRates(f *testing.F) {
 			}
 			return
 		}
-		if len(r.List) == 0 || len(r.List) > curve.MaxRateTiers {
+		if len(r.List) == 0 || len(r.List) > sweep.MaxRateTiers {
 			t.Fatalf("%q: %d tiers", s, len(r.List))
 		}
 		for i, v := range r.List {
@@ -40,7 +40,7 @@ func FuzzParseRates(f *testing.F) {
 				t.Fatalf("%q: rate %v at %d of %v", s, v, i, r.List)
 			}
 		}
-		back, err := curve.ParseRates(r.String())
+		back, err := sweep.ParseRates(r.String())
 		if err != nil || back.Auto || !slices.Equal(back.List, r.List) {
 			t.Fatalf("%q: %v prints as %q, which parses to %+v (%v)", s, r.List, r.String(), back, err)
 		}

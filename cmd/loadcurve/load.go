@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/target"
+	"github.com/loadcurve/loadcurve/workloads"
+)
+
+// loadCommand is what run and sweep share: the validated options of the target, the client,
+// the workload, the settings and the output, from which the command builds its sweep.Config.
+type loadCommand struct {
+	target   target.Options
+	settings sweep.Settings
+	client   clientOptions
+	source   *workloads.Source
+	shard    shard.Spec
+	startAt  time.Time
+	bounded  bool
+	format   string
+	verbose  bool
+	outDir   string
+	replace  bool
+	progress bool
+}
+
+// readLoadCommand reads every flag run and sweep share, returning every problem at once.
+func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error) {
+	lc := &loadCommand{outDir: c.String("out"), replace: c.Bool("replace"), verbose: c.Bool("verbose")}
+	var errs, e []error
+	var err error
+	t, e := readTarget(c)
+	errs = append(errs, e...)
+	lc.source, e = readSource(c)
+	errs = append(errs, e...)
+	lc.settings, e = readSettings(c, 0, base)
+	errs = append(errs, e...)
+	lc.client, e = readClient(c)
+	errs = append(errs, e...)
+	lc.shard, lc.startAt, e = shardOptions(c)
+	errs = append(errs, e...)
+	if lc.format, err = outputFormat(c); err != nil {
+		errs = append(errs, err)
+	}
+	lc.target = target.Options{Target: t, Workload: lc.source, MaxConcurrency: lc.client.maxConc, Retries: lc.client.retries,
+		RateLimit: lc.client.rateLimit, ServerMetrics: c.String("server-metrics"), Shard: lc.shard, StartAt: lc.startAt,
+		Seed: c.Int64("seed"), Version: version}
+	if t.BaseURL == "" {
+		if err := simOptions(c, "sim-", &lc.target); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		if lc.bounded, err = boundedMemory(c, lc.settings.Measure); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	lc.progress = !c.Bool("quiet") && isTerminal(os.Stderr)
+	return lc, errs
+}
+
+// prepareOut checks --out before any load is sent: a directory holding a result is refused
+// unless --replace, which clears it (all of the old result, nothing else).
+func (lc *loadCommand) prepareOut() error {
+	if lc.outDir == "" {
+		return nil
+	}
+	held, err := sweep.HoldsResult(lc.outDir)
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", lc.outDir, err)
+	}
+	if held {
+		if !lc.replace {
+			return usagef("--out %s already holds a result (records.jsonl, curve.json, …): choose another directory, or pass --replace to replace all of it", lc.outDir)
+		}
+		if err := sweep.ClearResult(lc.outDir); err != nil {
+			return fmt.Errorf("--out %s: clear the old result: %w", lc.outDir, err)
+		}
+	}
+	if err := os.MkdirAll(lc.outDir, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", lc.outDir, err)
+	}
+	lc.target.OutDir = lc.outDir
+	return nil
+}
+
+// open opens the target (starting the embedded deployment when there is no --base-url) with
+// the header completed for the command.
+func (lc *loadCommand) open(c *cli.Context, cmd records.Command, arrival string) (*target.Session, error) {
+	stderr := c.App.ErrWriter
+	lc.target.Log = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }
+	if lc.progress {
+		lc.target.Progress = progressDisplay(stderr)
+	}
+	for _, n := range lc.source.Notes {
+		fmt.Fprintf(stderr, "loadcurve: workload: %s\n", n)
+	}
+	s, err := target.Open(c.Context, lc.target)
+	if err != nil {
+		return nil, err
+	}
+	s.Header.Command, s.Header.Arrival, s.Header.Settings = cmd, arrival, lc.settings.Record()
+	return s, nil
+}
+
+// finish closes the session (the records file is complete), writes the result files, and
+// prints the result.
+func (lc *loadCommand) finish(c *cli.Context, s *target.Session, res *sweep.Result) error {
+	if err := s.Close(); err != nil {
+		return err
+	}
+	res.Header = s.Header
+	if lc.outDir != "" {
+		if err := writeResult(lc.outDir, res); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result to %s (records.jsonl, report.html and the rest)\n", lc.outDir)
+	}
+	return report.Print(c.App.Writer, lc.format, res, lc.verbose)
+}
+
+// writeResult writes a result's files into dir: summary.json (a run) or curve.json (a sweep),
+// then the rendered files.
+func writeResult(dir string, res *sweep.Result) error {
+	if res.Header.Command == records.CommandRun {
+		rf, err := res.RunSummary()
+		if err != nil {
+			return err
+		}
+		if err := sweep.WriteJSON(dir, sweep.SummaryName, rf); err != nil {
+			return err
+		}
+	} else if err := sweep.WriteJSON(dir, sweep.CurveName, res.Curve()); err != nil {
+		return err
+	}
+	_, err := report.WriteFiles(dir, res)
+	return err
+}
+
+// simOptions reads the embedded deployment's flags (prefix "sim-" on run and sweep).
+func simOptions(c *cli.Context, prefix string, o *target.Options) error {
+	if c.String(prefix+"model") == "mdc" {
+		q, err := queueConfig(c, prefix)
+		if err != nil {
+			return err
+		}
+		o.Queue, o.SimLabel = &q, q.String()
+		return nil
+	}
+	cfg, err := simConfig(c, prefix)
+	if err != nil {
+		return err
+	}
+	o.Sim, o.SimLabel = cfg, c.String(prefix+"profile")
+	return nil
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// progressDisplay draws "label done/planned, in flight, errors" on w for each tier.
+func progressDisplay(w io.Writer) func(string, *loadgen.Progress) func() {
+	return func(label string, p *loadgen.Progress) func() {
+		done := make(chan struct{})
+		var wg sync.WaitGroup
+		start := time.Now()
+		draw := func() {
+			fmt.Fprintf(w, "\r%s  %d/%d done  %d in flight  %d errors  %.1fs ",
+				label, p.Done.Load(), p.Planned.Load(), p.InFlight.Load(), p.Errors.Load(), time.Since(start).Seconds())
+		}
+		wg.Go(func() {
+			t := time.NewTicker(250 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					draw()
+				case <-done:
+					draw()
+					fmt.Fprintln(w)
+					return
+				}
+			}
+		})
+		return func() { close(done); wg.Wait() }
+	}
+}
+
+// runExecutor runs an executor against a session, logging to stderr, and returns its result
+// (incomplete and with errInterrupted when interrupted).
+func runExecutor(ctx context.Context, c *cli.Context, s *target.Session, cfg sweep.Config) (*sweep.Result, error) {
+	stderr := c.App.ErrWriter
+	x := sweep.Executor{Config: cfg, Runner: s, Server: s.ServerMetrics,
+		Log: func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }}
+	res, err := x.Run(ctx)
+	if res == nil {
+		return nil, flagError(err)
+	}
+	if err != nil && ctx.Err() == nil {
+		return res, flagError(err)
+	}
+	return res, nil
+}
+
+// simQueueFlags are the parameters of the embedded M/D/c queue (--sim-model mdc).
+func simQueueFlags(prefix string) []cli.Flag {
+	var flags []cli.Flag
+	for _, p := range sim.QueueParams() {
+		if p.Name == "model-name" {
+			continue // shared with the engine's flags
+		}
+		flags = append(flags, &cli.StringFlag{Name: prefix + "queue-" + p.Name, Category: catSim,
+			Usage: fmt.Sprintf("with --%smodel mdc: %s (default: %s)", prefix, p.Usage, p.Default)})
+	}
+	return flags
+}
+
+// queueConfig builds the embedded M/D/c queue from its flags.
+func queueConfig(c *cli.Context, prefix string) (sim.QueueConfig, error) {
+	q := sim.DefaultQueueConfig()
+	for _, p := range sim.QueueParams() {
+		name := prefix + "queue-" + p.Name
+		if p.Name == "model-name" {
+			name = prefix + "model-name"
+		}
+		if c.IsSet(name) {
+			if err := q.Set(p.Name, c.String(name)); err != nil {
+				return q, usagef("--%s: %v", name, err)
+			}
+		}
+	}
+	if err := q.Validate(); err != nil {
+		return q, usageError{err}
+	}
+	return q, nil
+}

@@ -1,0 +1,347 @@
+package measure
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/loadcurve/loadcurve/records"
+)
+
+// Steady is a tier's steady state: the figures a sweep's decisions rest on (METRICS.md, "Steady
+// state and the decisions of a sweep"). vLLM's keys keep vLLM's whole-tier definitions; these are
+// measured inside a window on planned time that leaves out the warm-up transient at the start
+// and the drain after the arrival phase:
+//
+//   - the window ends where the arrival phase ended (the tier's duration, the time dispatching
+//     stopped, or the last planned arrival): requests still running then are counted with their
+//     arrival, but nothing after it is throughput of the window;
+//   - it starts after a warm-up sized from the observed time in system: WarmupMultiple times the
+//     median time in system (end − planned) of the tier's requests, at most MaxWarmupFraction of
+//     the arrival phase. A tier starts from an idle deployment, so its first requests meet
+//     shorter queues than the steady state: the transient is optimistic, and lasts about as long
+//     as a few passes through the system. (Truncation rules that minimise the variance of what
+//     is kept, such as MSER, were measured here to cut congestion episodes as if they were
+//     warm-up: on M/D/c queues at capacity they raised the compliant share by 0.3 points, a third
+//     of the whole 1 % miss budget; this rule does not chase variance.)
+//     A window given by the user (--window-warmup, --window-cooldown) replaces the rule.
+//
+// Inside the window: the realised rate is the arrivals planned in it per second of it; throughputs
+// are the completions, and the output tokens, that happened inside it per second of it (a
+// request's tokens after the first are spread evenly between its first and last output); the
+// compliant share is compliant over issued requests planned in it. Misses come in clusters (a slow
+// stretch delays everyone queued behind it), so the share's variance is not binomial. Its
+// variance factor f ≥ 1 (the variance of the mean over the independent case) is estimated by
+// batch means in planned order, at every batch size b = 1, 2, 4, … that leaves at least
+// MinBatches batches, keeping the largest value: of the compliance indicator itself (when it
+// has at least MinClusterMisses misses; fewer say nothing about their clustering), and of the
+// time in system, whose correlation is what clusters the misses and which is measured well
+// even when misses are rare (on M/D/c queues its factor is 1.1 to 1.5 times the indicator's: a
+// conservative stand-in). EffectiveRequests = n/f is the sample size the share's confidence
+// interval uses.
+type Steady struct {
+	// Start and End bound the window on planned time, in seconds from T0.
+	Start float64
+	End   float64
+	// Warmup says how Start was chosen: WarmupTimeInSystem, WarmupGiven or WarmupNone.
+	Warmup string
+	// Requests is the number of issued requests planned in the window, Compliant of them
+	// compliant, Ok of them ok.
+	Requests, Compliant, Ok int
+	// RealisedRate is Requests per second of the window (requests/s).
+	RealisedRate float64
+	// RequestThroughput is ok requests that ended inside the window, per second of it.
+	RequestThroughput float64
+	// RawOutputThroughput and CompliantOutputThroughput are output tokens received inside the
+	// window per second of it: of every request, and of compliant requests.
+	RawOutputThroughput       float64
+	CompliantOutputThroughput float64
+	// CompliantShare is Compliant/Requests.
+	CompliantShare float64
+	// VarianceFactor is the factor by which clustering inflates the share's variance over the
+	// binomial one (≥ 1); EffectiveRequests = Requests/VarianceFactor.
+	VarianceFactor    float64
+	EffectiveRequests float64
+	// Trend tests the time to first token from the planned arrival for growth inside the window.
+	Trend Trend
+	// Stationary is false when its queueing grows in the window (Trend), or the window holds too
+	// few requests to say.
+	Stationary bool
+	// Note says why the window is not stationary, or anything else worth knowing; "" when none.
+	Note string
+}
+
+// How a steady-state window's start was chosen.
+const (
+	WarmupTimeInSystem = "time-in-system" // WarmupMultiple × the median time in system
+	WarmupGiven        = "given"          // the user's --window-warmup
+	WarmupNone         = "none"           // no request ended: the window starts at T0
+)
+
+// Constants of the steady-state window and its statistics.
+const (
+	// WarmupMultiple and MaxWarmupFraction size the warm-up: this many median times in system,
+	// at most this fraction of the arrival phase.
+	WarmupMultiple    = 10
+	MaxWarmupFraction = 0.25
+	// MinSteadyRequests is the fewest requests a window must hold to describe a steady state.
+	MinSteadyRequests = 30
+	// MinBatches is the fewest batches a batch-means estimate of the variance factor rests on.
+	MinBatches = 20
+	// MinClusterMisses is the fewest misses whose clustering the compliance indicator's own
+	// variance factor is estimated from.
+	MinClusterMisses = 20
+)
+
+// Obs is what the steady state needs of one request: its moments, output tokens and standing.
+// It is 40 bytes, so a bounded-memory summary can keep one per request of a long tier.
+type Obs struct {
+	Planned, First, Last, End time.Duration // records.Unset when the moment never came
+	Tokens                    int32         // output tokens received, whatever the outcome
+	Flags                     uint8         // ObsOK | ObsCompliant
+}
+
+// Flags of an Obs.
+const (
+	ObsOK        uint8 = 1 << iota // the request ended ok
+	ObsCompliant                   // ok, every objective met and the quality check passed
+)
+
+// ObsOf is the observation of an issued record.
+func ObsOf(r *records.Record, compliant bool) Obs {
+	o := Obs{Planned: r.Planned, First: r.First, Last: r.Last, End: r.End, Tokens: int32(min(r.OutputTokens, math.MaxInt32))}
+	if r.Outcome == records.OK {
+		o.Flags |= ObsOK
+	}
+	if compliant {
+		o.Flags |= ObsCompliant
+	}
+	return o
+}
+
+// SteadyWindow is an optional fixed window on planned time; the zero value means "search".
+type SteadyWindow struct {
+	Given      bool
+	Start, End time.Duration
+}
+
+// SteadyState computes the steady state of a tier from the observations of its issued requests
+// (in any order; obs is sorted in place) and the end of its arrival phase (0: the last planned
+// arrival). It returns nil when there is no observation.
+func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
+	if len(obs) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(obs, func(a, b Obs) int { return cmp.Compare(a.Planned, b.Planned) })
+	end := arrivalsEnd
+	if end <= 0 {
+		end = obs[len(obs)-1].Planned
+	}
+	if w.Given && w.End > 0 && w.End < end {
+		end = w.End
+	}
+	st := &Steady{Warmup: WarmupNone}
+	var start time.Duration
+	switch {
+	case w.Given:
+		start, st.Warmup = w.Start, WarmupGiven
+	default:
+		if m, ok := medianTimeInSystem(obs); ok {
+			start = min(time.Duration(WarmupMultiple*float64(m)), time.Duration(MaxWarmupFraction*float64(end)))
+			st.Warmup = WarmupTimeInSystem
+		}
+	}
+	lo := sortSearch(obs, start)
+	hi := sortSearch(obs, end+1)
+	win := obs[lo:hi]
+	st.Start, st.End = start.Seconds(), end.Seconds()
+	length := (end - start).Seconds()
+
+	st.Requests = len(win)
+	xs := make([]float64, 0, len(win))
+	tis := make([]float64, 0, len(win))
+	var tps, tvs []float64
+	misses := 0
+	for _, o := range win {
+		x := 0.0
+		if o.Flags&ObsCompliant != 0 {
+			st.Compliant++
+			x = 1
+		} else {
+			misses++
+		}
+		xs = append(xs, x)
+		tis = append(tis, timeInSystem(o, end).Seconds())
+		if o.Flags&ObsOK != 0 {
+			st.Ok++
+			if o.First != records.Unset {
+				tps = append(tps, o.Planned.Seconds())
+				tvs = append(tvs, float64(o.First-o.Planned)/1e6)
+			}
+		}
+	}
+	var completions int
+	var raw, compliant float64
+	for _, o := range obs { // tokens and completions of every request, whenever planned, that fell inside
+		if o.Flags&ObsOK != 0 && o.End != records.Unset && o.End >= start && o.End <= end {
+			completions++
+		}
+		tok := tokensWithin(o, start, end)
+		raw += tok
+		if o.Flags&ObsCompliant != 0 {
+			compliant += tok
+		}
+	}
+	st.RealisedRate = ratio(float64(st.Requests), length)
+	st.RequestThroughput = ratio(float64(completions), length)
+	st.RawOutputThroughput = ratio(raw, length)
+	st.CompliantOutputThroughput = ratio(compliant, length)
+	st.CompliantShare = ratio(float64(st.Compliant), float64(st.Requests))
+	st.VarianceFactor = varianceFactor(tis)
+	if misses >= MinClusterMisses {
+		st.VarianceFactor = math.Max(st.VarianceFactor, varianceFactor(xs))
+	}
+	st.EffectiveRequests = float64(st.Requests) / st.VarianceFactor
+	st.Trend = TrendTest(tps, tvs)
+
+	st.Stationary = true
+	switch {
+	case st.Requests < MinSteadyRequests:
+		st.Stationary = false
+		st.Note = fmt.Sprintf("the window holds %d requests, fewer than the %d a steady state needs: the tier is too short to say anything", st.Requests, MinSteadyRequests)
+	case st.Trend.Growing:
+		st.Stationary = false
+		st.Note = "no steady state: queueing grows inside the window (" + st.Trend.Reason + ")"
+	}
+	return st
+}
+
+// sortSearch returns the index of the first observation planned at or after t.
+func sortSearch(obs []Obs, t time.Duration) int {
+	i, _ := slices.BinarySearchFunc(obs, t, func(o Obs, t time.Duration) int { return cmp.Compare(o.Planned, t) })
+	for i > 0 && obs[i-1].Planned >= t {
+		i--
+	}
+	return i
+}
+
+// timeInSystem is end − planned; a request still running at the end of the arrival phase has
+// at least end − planned in system (it counts as that).
+func timeInSystem(o Obs, end time.Duration) time.Duration {
+	stop := o.End
+	if stop == records.Unset {
+		stop = max(end, o.Planned)
+	}
+	return stop - o.Planned
+}
+
+// medianTimeInSystem is the median time in system of the requests that ended.
+func medianTimeInSystem(obs []Obs) (time.Duration, bool) {
+	xs := make([]float64, 0, len(obs))
+	for _, o := range obs {
+		if o.End != records.Unset {
+			xs = append(xs, float64(o.End-o.Planned))
+		}
+	}
+	if len(xs) == 0 {
+		return 0, false
+	}
+	return time.Duration(medianInPlace(xs)), true
+}
+
+// tokensWithin is the output tokens of o received inside [start, end]: the first at First, the
+// others spread evenly over (First, Last].
+func tokensWithin(o Obs, start, end time.Duration) float64 {
+	if o.Tokens <= 0 || o.First == records.Unset {
+		return 0
+	}
+	in := 0.0
+	if o.First >= start && o.First <= end {
+		in = 1
+	}
+	rest := float64(o.Tokens - 1)
+	if rest <= 0 {
+		return in
+	}
+	last := o.Last
+	if last == records.Unset || last < o.First {
+		last = o.First
+	}
+	if last == o.First {
+		if o.First >= start && o.First <= end {
+			in += rest
+		}
+		return in
+	}
+	a, b := max(o.First, start), min(last, end)
+	if b > a {
+		in += rest * float64(b-a) / float64(last-o.First)
+	}
+	return in
+}
+
+// varianceFactor estimates by batch means how much autocorrelation inflates the variance of the
+// mean of xs over the independent case: at each batch size b = 1, 2, 4, … leaving at least
+// MinBatches batches, f_b = b·s²_batch / s²_x (batch means over b consecutive values, the last
+// partial batch left out); f is the largest f_b, floored at 1. The factor grows with b until
+// the batches are longer than the correlation, then levels off: the largest value is the
+// conservative reading of that level. It is 1 when xs does not vary.
+func varianceFactor(xs []float64) float64 {
+	n := len(xs)
+	if n < 2*MinBatches {
+		return 1
+	}
+	mean := 0.0
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(n)
+	v0 := 0.0
+	for _, x := range xs {
+		v0 += (x - mean) * (x - mean)
+	}
+	v0 /= float64(n - 1)
+	if !(v0 > 0) {
+		return 1
+	}
+	f := 1.0
+	for b := 2; n/b >= MinBatches; b *= 2 {
+		k := n / b
+		m, sum := 0.0, make([]float64, k)
+		for j := range sum {
+			s := 0.0
+			for _, x := range xs[j*b : (j+1)*b] {
+				s += x
+			}
+			sum[j] = s / float64(b)
+			m += sum[j]
+		}
+		m /= float64(k)
+		ss := 0.0
+		for _, v := range sum {
+			ss += (v - m) * (v - m)
+		}
+		f = math.Max(f, float64(b)*ss/float64(k-1)/v0)
+	}
+	return f
+}
+
+// Throughputs are the tier's raw and compliant output throughputs: its steady state's, or, when
+// it has no steady-state window of any length (a burst at rate inf), the whole tier's.
+func (s *Summary) Throughputs() (raw, compliant float64, steady bool) {
+	if st := s.Steady; st != nil && st.End > st.Start && isFinite(st.RawOutputThroughput) {
+		return st.RawOutputThroughput, st.CompliantOutputThroughput, true
+	}
+	return s.RawOutputThroughput, s.CompliantOutputThroughput, false
+}
+
+// Share is the tier's compliant request share: its steady state's, or the whole tier's (see
+// Throughputs).
+func (s *Summary) Share() float64 {
+	if st := s.Steady; st != nil && st.End > st.Start && st.Requests > 0 {
+		return st.CompliantShare
+	}
+	return s.CompliantRequestShare
+}

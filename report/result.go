@@ -1,0 +1,722 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/servermetrics"
+	"github.com/loadcurve/loadcurve/sweep"
+)
+
+// Formats of Print.
+const (
+	FormatTable = "table"
+	FormatJSON  = "json"
+	FormatCSV   = "csv"
+)
+
+// ParseFormat checks an output format.
+func ParseFormat(s string) (string, error) {
+	switch s {
+	case FormatTable, FormatJSON, FormatCSV:
+		return s, nil
+	}
+	return "", fmt.Errorf("must be table, json or csv, got %q", s)
+}
+
+// Print writes a result to w in format: a run (a result of the run command) as its summary in
+// the layout of vLLM's benchmark client, as summary.json, or as one CSV row; a sweep as the
+// answer in a few lines and the tier table, as curve.json, or as curve.csv. verbose adds, to
+// the table format, the reasoning behind each judgement (the analysis notes).
+func Print(w io.Writer, format string, r *sweep.Result, verbose bool) error {
+	run := r.Header.Command == records.CommandRun
+	switch format {
+	case FormatJSON:
+		var v any = r.Curve()
+		if run {
+			rf, err := r.RunSummary()
+			if err != nil {
+				return err
+			}
+			v = rf
+		}
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(w, string(b))
+		return err
+	case FormatCSV:
+		if run {
+			rf, err := r.RunSummary()
+			if err != nil {
+				return err
+			}
+			return SummaryCSV(w, rf.Summary)
+		}
+		return CurveTable(r).CSV(w)
+	}
+	if run {
+		rf, err := r.RunSummary()
+		if err != nil {
+			return err
+		}
+		RunText(w, rf)
+		if verbose {
+			notes(w, r.Analysis.Notes)
+		}
+		return nil
+	}
+	Answer(w, r)
+	fmt.Fprintln(w)
+	if err := CurveTable(r).Text(w); err != nil {
+		return err
+	}
+	if verbose {
+		notes(w, append(append([]string(nil), r.Notes...), r.Analysis.Notes...))
+	} else {
+		fmt.Fprintln(w, "(the reasoning behind every judgement: --verbose, curve.json and report.html)")
+	}
+	return nil
+}
+
+func notes(w io.Writer, ns []string) {
+	if len(ns) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nHow each judgement was made:")
+	for _, n := range ns {
+		fmt.Fprintf(w, "  - %s\n", n)
+	}
+}
+
+// Answer writes what a sweep found, in a few lines: the capacity with its interval, the
+// operating point and whether a tier verified it (with what it delivered), the plateau and the
+// knee, and what the decision cost in time on the target.
+func Answer(w io.Writer, r *sweep.Result) {
+	a := r.Analysis
+	p := a.Params
+	obj := r.Settings.Measure.Objectives.String()
+	if obj == "" {
+		obj = "no latency objective"
+	}
+	fmt.Fprintf(w, "Objectives %s; a rate meets them when at least %s of its requests are compliant, at %s confidence.\n",
+		obj, pctText(p.TargetShare), pctText(p.Confidence))
+	switch c := a.Capacity; {
+	case c == nil:
+		fmt.Fprintln(w, "Capacity: none found: "+capacityWhy(a))
+	case c.LowerBoundOnly():
+		fmt.Fprintf(w, "Capacity: %s (no tier was heavy enough to miss the objectives).\n", c.String())
+	default:
+		interval := fmt.Sprintf("it meets the target with confidence up to %s req/s", fmtRate(c.Low))
+		if c.Low == 0 {
+			interval = "no tier meets the target with confidence yet"
+		}
+		if c.High != nil {
+			interval += fmt.Sprintf(" and misses it with confidence from %s req/s", fmtRate(*c.High))
+		}
+		fmt.Fprintf(w, "Capacity: %s req/s (%s).\n", fmtRate(c.Rate), interval)
+	}
+	if op := a.OperatingPoint; op != nil {
+		line := fmt.Sprintf("Operating point: %s req/s (capacity less %s headroom)", fmtRate(op.Rate), pctText(p.Headroom))
+		switch cf := op.Confirmation; {
+		case cf == nil:
+			line += fmt.Sprintf(", NOT verified (no confirmation tier ran); the curve expects %s tok/s compliant of %s tok/s raw there.",
+				FormatFloat(op.ExpectedCompliantThroughput, 0), FormatFloat(op.ExpectedRawThroughput, 0))
+		case !cf.AtThisPoint:
+			line += fmt.Sprintf(", NOT verified: the confirmation tier %d ran at %s req/s, the operating point of other settings.", cf.Tier, fmtRate(cf.NominalRate))
+		default:
+			status := "verified"
+			if cf.Verdict != curve.VerdictMeets {
+				status = "NOT verified (" + string(cf.Verdict) + ")"
+			}
+			line += fmt.Sprintf(", %s by tier %d: %s compliant [%s, %s], %s tok/s compliant of %s tok/s raw at %s req/s realised.",
+				status, cf.Tier, pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi),
+				FormatFloat(cf.CompliantOutputThroughput, 0), FormatFloat(cf.RawOutputThroughput, 0), fmtRate(cf.Rate))
+		}
+		fmt.Fprintln(w, line)
+	}
+	var shape []string
+	if a.Plateau != nil {
+		shape = append(shape, fmt.Sprintf("raw throughput levels off at %s tok/s from %s req/s", FormatFloat(a.Plateau.Throughput, 0), fmtRate(a.Plateau.StartRate)))
+	}
+	if a.Knee != nil {
+		shape = append(shape, fmt.Sprintf("non-compliance turns systematic at %s req/s (the knee)", fmtRate(a.Knee.Rate)))
+	}
+	if len(shape) > 0 {
+		fmt.Fprintf(w, "Curve: %s.\n", strings.Join(shape, "; "))
+	}
+	if s := r.Spread(); s != nil {
+		fmt.Fprintf(w, "Repeatability: %d repetitions found capacities %s to %s req/s (median %s; range %s of the median, relative standard deviation %s); %d of them verified their operating point.\n",
+			s.N, fmtRate(s.Min), fmtRate(s.Max), fmtRate(s.Median), pctText(s.RelativeRange), pctText(s.RelativeStdDev), s.VerifiedOperations)
+	}
+	fmt.Fprintf(w, "Cost of the decision: %d tiers, %s of load on the target.\n", len(r.Tiers), durText(r.TargetSeconds))
+	if !r.Complete {
+		fmt.Fprintln(w, "INCOMPLETE: some tiers were interrupted, cut, or had requests canceled at their drain deadline.")
+	}
+}
+
+func capacityWhy(a curve.Analysis) string {
+	for _, n := range a.Notes {
+		if strings.HasPrefix(n, "no capacity") || strings.HasPrefix(n, "no tier") {
+			return n
+		}
+	}
+	return "see the notes (--verbose)"
+}
+
+// CurveTable is the one-row-per-tier table of a result, in the order the tiers ran, with the
+// confirmation tier marked. Rates and throughputs are steady-state figures; "compl. req. share"
+// is the compliant *request* share (the cost ledger prices the token share, in the JSON).
+func CurveTable(r *sweep.Result) Table {
+	a := r.Analysis
+	t := Table{
+		Title: fmt.Sprintf("Tiers (objectives %s, target %s of requests, %s confidence)", orNone(r.Settings.Measure.Objectives.String()),
+			pctText(a.Params.TargetShare), pctText(a.Params.Confidence)),
+		Columns: []string{"tier", "role", "rate req/s", "realised", "requests", "compl. req. share", "interval", "verdict",
+			"raw tok/s", "compliant tok/s", "p99 ttft ms", "ended"},
+		Align:          []bool{true, false, true, true, true, true, false, false, true, true, true, false},
+		Highlight:      -1,
+		HighlightLabel: "◀ operating point verified here",
+	}
+	verdicts := map[int]curve.PointVerdict{}
+	for _, v := range a.Points {
+		verdicts[v.Tier] = v
+	}
+	withServer := false
+	for _, tr := range r.Tiers {
+		withServer = withServer || tr.Server != nil
+	}
+	if withServer {
+		t.Columns = append(t.Columns, "srv waiting", "srv prefix hit")
+		t.Align = append(t.Align, true, true)
+	}
+	f := FormatFloat
+	for i, tr := range r.Tiers {
+		s, id := tr.Summary, tr.Tier
+		row := []string{strconv.Itoa(id.Tier), roleText(id), rateCell(s.NominalRate)}
+		st := s.Steady
+		verdict, interval := "—", "—"
+		if v, ok := verdicts[id.Tier]; ok {
+			verdict = string(v.Verdict)
+			if !v.Stable {
+				verdict = "fails (unstable)"
+			}
+			interval = fmt.Sprintf("[%s, %s]", f(v.ShareLo, 4), f(v.ShareHi, 4))
+		}
+		if id.Role == records.RoleConfirm {
+			if cf := confirmationOf(a, id.Tier); cf != nil {
+				verdict, interval = string(cf.Verdict), fmt.Sprintf("[%s, %s]", f(cf.ShareLo, 4), f(cf.ShareHi, 4))
+				if cf.AtThisPoint && cf.Verdict == curve.VerdictMeets {
+					t.Highlight = i
+				}
+			}
+		}
+		if st != nil && !math.IsInf(s.NominalRate, 1) {
+			row = append(row, f(st.RealisedRate, 2), strconv.Itoa(st.Requests), f(st.CompliantShare, 4), interval, verdict,
+				f(st.RawOutputThroughput, 0), f(st.CompliantOutputThroughput, 0))
+		} else {
+			row = append(row, NaNText, strconv.Itoa(s.Issued), f(s.CompliantRequestShare, 4), "—", "off the axis",
+				f(s.RawOutputThroughput, 0), f(s.CompliantOutputThroughput, 0))
+		}
+		row = append(row, f(s.TTFT.Percentiles["p99"], 1), endText(id))
+		if withServer {
+			tm := decodeServer(tr.Server)
+			row = append(row, optF(tm.MeanWaiting, 1, 1), optF(tm.PrefixCacheHitRate, 100, 1))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func confirmationOf(a curve.Analysis, tier int) *curve.Confirmation {
+	if op := a.OperatingPoint; op != nil && op.Confirmation != nil && op.Confirmation.Tier == tier {
+		return op.Confirmation
+	}
+	return nil
+}
+
+func roleText(t records.Tier) string {
+	s := string(t.Role)
+	if s == "" {
+		s = string(records.RoleTier)
+	}
+	if t.Repeat > 0 {
+		s += fmt.Sprintf(" (rep %d)", t.Repeat+1)
+	}
+	return s
+}
+
+func rateCell(r float64) string {
+	if math.IsInf(r, 1) {
+		return "inf"
+	}
+	return FormatFloat(r, 2)
+}
+
+// endText says how a tier's arrival phase ended.
+func endText(t records.Tier) string {
+	e := t.End
+	if e == nil {
+		return "cut"
+	}
+	switch e.Reason {
+	case records.EndedDecided:
+		return fmt.Sprintf("decided at %ss", FormatFloat(e.ArrivalsEndS, 0))
+	case records.EndedCap:
+		return fmt.Sprintf("cap %ss", FormatFloat(e.ArrivalsEndS, 0))
+	case records.EndedInterrupted:
+		return "interrupted"
+	}
+	return fmt.Sprintf("%ss", FormatFloat(e.ArrivalsEndS, 0))
+}
+
+// CurveOf is the plot model of a result: the curve's tiers (finite rate, not a confirmation)
+// at their steady-state realised rates, the analysis's markers, the objectives and the target.
+func CurveOf(r *sweep.Result) Curve {
+	h := r.Header
+	c := Curve{
+		Title:       fmt.Sprintf("%s @ %s", h.Model, h.Target),
+		Subtitle:    fmt.Sprintf("%s, %s, seed %d, objectives %s", h.Workload, h.Arrival, h.Seed, orNone(r.Settings.Measure.Objectives.String())),
+		Series:      []CurveSeries{SeriesOf(r, "")},
+		Objectives:  objectiveMap(r.Settings.Measure.Objectives),
+		TargetShare: r.Analysis.Params.TargetShare,
+	}
+	a := r.Analysis
+	if a.Plateau != nil {
+		c.Plateau = &Marker{Label: "plateau", Rate: a.Plateau.StartRate}
+	}
+	if a.Knee != nil {
+		c.Knee = &Marker{Label: "knee", Rate: a.Knee.Rate}
+	}
+	if a.Capacity != nil {
+		c.Capacity = &Marker{Label: "capacity", Rate: a.Capacity.Rate}
+	}
+	if a.OperatingPoint != nil {
+		label := "operating point (not verified)"
+		if a.OperatingPoint.Verified() {
+			label = "operating point (verified)"
+		}
+		c.OperatingPoint = &Marker{Label: label, Rate: a.OperatingPoint.Rate}
+	}
+	return c
+}
+
+// SeriesOf is a result's curve as one plotted series, named name (the model or sim profile when
+// empty).
+func SeriesOf(r *sweep.Result, name string) CurveSeries {
+	if name == "" {
+		name = r.Header.Model
+		if r.Header.Sim != "" {
+			name = "sim:" + r.Header.Sim
+		}
+	}
+	cs := CurveSeries{Name: name}
+	verdicts := map[int]curve.PointVerdict{}
+	for _, v := range r.Analysis.Points {
+		verdicts[v.Tier] = v
+	}
+	for _, tr := range r.Tiers {
+		v, ok := verdicts[tr.Tier.Tier]
+		if !ok || v.Verdict == curve.VerdictExcluded {
+			continue
+		}
+		s := tr.Summary
+		lat := map[string]map[string]float64{}
+		for metric, st := range map[string]measure.Stats{"ttft": s.TTFT, "tpot": s.TPOT, "itl": s.ITL, "e2el": s.E2EL,
+			"e2el_including_client_queue": s.E2ELIncludingClientQueue} {
+			if s.Reports(metric) {
+				lat[metric] = st.Percentiles
+			}
+		}
+		cs.Points = append(cs.Points, CurvePoint{Rate: v.Rate, NominalRate: v.NominalRate,
+			RawOutputThroughput: v.RawOutputThroughput, CompliantOutputThroughput: v.CompliantOutputThroughput,
+			CompliantRequestShare: v.Share, WilsonLow: v.ShareLo, WilsonHigh: v.ShareHi, Latency: lat, FailureRatio: s.FailureRatio})
+	}
+	sort.Slice(cs.Points, func(i, j int) bool { return cs.Points[i].Rate < cs.Points[j].Rate })
+	return cs
+}
+
+// objectiveMap maps each objective's metric to its value in ms.
+func objectiveMap(o measure.Objectives) map[string]float64 {
+	m := map[string]float64{}
+	add := func(k string, d time.Duration) {
+		if d > 0 {
+			m[k] = float64(d) / 1e6
+		}
+	}
+	add("ttft", o.TTFT)
+	add("tpot", o.TPOT)
+	add("e2el", o.E2EL)
+	add("client_queue_time", o.ClientQueueTime)
+	add("e2el_including_client_queue", o.E2ELIncludingClientQueue)
+	return m
+}
+
+// IdentityRows are the key facts of a result, for the top of report.html.
+func IdentityRows(r *sweep.Result) [][2]string {
+	h, p := r.Header, r.Analysis.Params
+	m := r.Settings.Measure
+	rows := [][2]string{
+		{"target", h.Target}, {"model", h.Model}, {"endpoint", h.Endpoint}, {"workload", h.Workload},
+		{"arrival", h.Arrival}, {"seed", strconv.FormatInt(h.Seed, 10)}, {"cache policy", h.CachePolicy},
+		{"objectives", orNone(m.Objectives.String())}, {"target share", FormatFloat(p.TargetShare, 3)},
+		{"confidence", FormatFloat(p.Confidence, 3)}, {"headroom", FormatFloat(p.Headroom, 3)},
+		{"metric definitions", h.MetricsVersion}, {"started", h.StartWall.Format(time.RFC3339)}, {"tool", h.Tool + " " + h.Version},
+		{"load on the target", durText(r.TargetSeconds)},
+	}
+	if len(h.ExtraBody) > 0 {
+		rows = append(rows, [2]string{"extra body", string(h.ExtraBody)})
+	}
+	if h.Sim != "" {
+		rows = append(rows, [2]string{"simulated deployment", h.Sim + " (a model, not a measurement)"})
+	}
+	if h.MaxConcurrency > 0 {
+		rows = append(rows, [2]string{"max concurrency", strconv.Itoa(h.MaxConcurrency)})
+	}
+	return rows
+}
+
+// WriteFiles renders a result into dir: curve.csv, every tier's summary (summary_tierNN.json),
+// the plots (SVG and PNG) and report.html; a run writes report.html only beside its
+// summary.json. It returns the names written.
+func WriteFiles(dir string, r *sweep.Result) ([]string, error) {
+	var written []string
+	if r.Header.Command != records.CommandRun {
+		for _, tr := range r.Tiers {
+			name := fmt.Sprintf("summary_tier%02d.json", tr.Tier.Tier)
+			if err := sweep.WriteJSON(dir, name, tr.Summary); err != nil {
+				return written, err
+			}
+			written = append(written, name)
+		}
+		var b bytes.Buffer
+		if err := CurveTable(r).CSV(&b); err != nil {
+			return written, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "curve.csv"), b.Bytes(), 0o644); err != nil {
+			return written, fmt.Errorf("write curve.csv: %w", err)
+		}
+		written = append(written, "curve.csv")
+	}
+	var svgs [][]byte
+	c := CurveOf(r)
+	if len(c.Series[0].Points) > 0 {
+		paths, err := WritePlots(dir, c)
+		if err != nil {
+			return written, err
+		}
+		for _, p := range paths {
+			written = append(written, filepath.Base(p))
+			if filepath.Ext(p) == ".svg" {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return written, fmt.Errorf("read back %s: %w", p, err)
+				}
+				svgs = append(svgs, b)
+			}
+		}
+	}
+	var answer bytes.Buffer
+	Answer(&answer, r)
+	notes := append(strings.Split(strings.TrimSpace(answer.String()), "\n"), r.Notes...)
+	notes = append(notes, r.Analysis.Notes...)
+	page := HTML{Title: "loadcurve: " + r.Header.Model + " at " + r.Header.Target, Identity: IdentityRows(r),
+		Tables: []Table{CurveTable(r)}, PlotsSVG: svgs, Notes: notes}
+	if err := WriteHTML(dir, page); err != nil {
+		return written, err
+	}
+	return append(written, "report.html"), nil
+}
+
+// WriteHTML writes dir/report.html.
+func WriteHTML(dir string, h HTML) error {
+	var b bytes.Buffer
+	if err := h.Write(&b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.html"), b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write report.html: %w", err)
+	}
+	return nil
+}
+
+// RunText prints a run's summary in the layout of vLLM's benchmark client, with loadcurve's
+// additions: the steady state and the verdict against the target share, and what the target's
+// own metrics said.
+func RunText(w io.Writer, f sweep.RunFile) {
+	s := f.Summary
+	line := func(label string, v any) {
+		switch x := v.(type) {
+		case float64:
+			fmt.Fprintf(w, "%-44s %12.2f\n", label, x)
+		default:
+			fmt.Fprintf(w, "%-44s %12v\n", label, x)
+		}
+	}
+	rule := func(title string) {
+		pad := 57 - len(title)
+		fmt.Fprintf(w, "%s%s%s\n", strings.Repeat("-", pad/2), title, strings.Repeat("-", pad-pad/2))
+	}
+	fmt.Fprintln(w, strings.Repeat("=", 20)+" loadcurve result "+strings.Repeat("=", 19))
+	line("Target:", f.Run.Target)
+	line("Model:", f.Run.Model)
+	line("Arrival:", s.Arrival)
+	if s.MaxConcurrency > 0 {
+		line("Maximum request concurrency:", s.MaxConcurrency)
+	}
+	line("Planned / issued requests:", fmt.Sprintf("%d / %d", s.Planned, s.Issued))
+	line("Successful requests:", s.Completed)
+	line("Failed requests:", s.Failed)
+	for _, k := range []string{"http_error", "timeout", "stream_error", "canceled"} {
+		if s.Outcomes[k] > 0 {
+			line("  "+k+":", s.Outcomes[k])
+		}
+	}
+	line("Benchmark duration (s):", s.Duration)
+	line("Total input tokens:", s.TotalInputTokens)
+	line("Total generated tokens:", s.TotalOutputTokens)
+	line("Nominal / realised offered rate (req/s):", fmt.Sprintf("%s / %.2f", rateCell(s.NominalRate), s.RealisedRate))
+	line("Request throughput (req/s):", s.RequestThroughput)
+	if s.Objectives != "" {
+		line("Request goodput (req/s):", s.RequestGoodput)
+	}
+	line("Output token throughput (tok/s):", s.OutputThroughput)
+	line("Total token throughput (tok/s):", s.TotalTokenThroughput)
+	line("Raw output throughput (tok/s):", s.RawOutputThroughput)
+	line("Compliant output throughput (tok/s):", s.CompliantOutputThroughput)
+	line("Compliant token share:", fmt.Sprintf("%.4f", s.CompliantTokenShare))
+	line("Compliant request share:", fmt.Sprintf("%.4f", s.CompliantRequestShare))
+	if s.Objectives != "" {
+		line("Objectives:", s.Objectives)
+	}
+	if s.LatencyFailures > 0 || s.QualityFailures > 0 {
+		line("Not compliant: latency / quality:", fmt.Sprintf("%d / %d", s.LatencyFailures, s.QualityFailures))
+	}
+	if s.Window != "" {
+		line("Metric window:", "steady state (below)")
+	}
+	for _, m := range []struct {
+		name, title, abbr string
+		st                measure.Stats
+	}{
+		{"ttft", "Time to First Token", "TTFT", s.TTFT},
+		{"tpot", "Time per Output Token (excl. 1st token)", "TPOT", s.TPOT},
+		{"itl", "Inter-token Latency", "ITL", s.ITL},
+		{"e2el", "End-to-end Latency", "E2EL", s.E2EL},
+		{"client_queue_time", "Client Queue Time (from planned arrival)", "client queue", s.ClientQueueTime},
+		{"e2el_including_client_queue", "E2EL including Client Queue", "E2EL+queue", s.E2ELIncludingClientQueue},
+		{"schedule_lag", "Schedule Lag (client's own lateness)", "lag", s.ScheduleLag},
+	} {
+		if !s.Reports(m.name) {
+			continue
+		}
+		rule(m.title)
+		if m.st.Count == 0 {
+			line("(no samples)", "")
+			continue
+		}
+		line(fmt.Sprintf("Mean %s (ms):", m.abbr), m.st.Mean)
+		line(fmt.Sprintf("Median %s (ms):", m.abbr), m.st.Median)
+		for _, p := range s.Percentiles {
+			if p == 50 {
+				continue // printed as the median
+			}
+			key := measure.PercentileKey(p)
+			line(fmt.Sprintf("P%s %s (ms):", strings.TrimPrefix(key, "p"), m.abbr), m.st.Percentiles[key])
+		}
+	}
+	if st := s.Steady; st != nil {
+		rule("Steady State (the decisions' figures)")
+		line("Window (s):", fmt.Sprintf("%.2f – %.2f", st.Start, st.End))
+		line("Realised rate in the window (req/s):", st.RealisedRate)
+		line("Completions in the window (req/s):", st.RequestThroughput)
+		line("Raw / compliant output (tok/s):", fmt.Sprintf("%.0f / %.0f", st.RawOutputThroughput, st.CompliantOutputThroughput))
+		line("Compliant request share:", fmt.Sprintf("%.4f", st.CompliantShare))
+		if v := f.Verdict; v != nil {
+			line("Interval, on effective requests:", fmt.Sprintf("[%.4f, %.4f] on %.0f", v.ShareLo, v.ShareHi, v.EffectiveRequests))
+			line("Verdict against the target share:", string(v.Verdict))
+		}
+		if st.Note != "" {
+			fmt.Fprintf(w, "  %s\n", st.Note)
+		}
+	}
+	fmt.Fprintln(w, strings.Repeat("=", 57))
+	if s.Window != "" {
+		fmt.Fprintf(w, "Note: %s.\n", s.Window)
+	}
+	if s.ClientBound {
+		fmt.Fprintf(w, "CLIENT-BOUND: %s\n", s.ClientBoundReason)
+	}
+	if !s.Complete {
+		fmt.Fprintln(w, "INCOMPLETE: the run was stopped before every planned request finished.")
+	}
+	if s.PercentileError > 0 {
+		fmt.Fprintf(w, "Note: --bounded-memory: medians and percentiles are within ±%g %% (relative) of the exact values; counts, throughputs, means and standard deviations are exact. `loadcurve report` on records.jsonl gives the exact percentiles.\n", 100*s.PercentileError)
+	}
+	if s.OutputTokensFromChunks > 0 {
+		fmt.Fprintf(w, "Note: %d requests had no usage message; their output tokens were counted as chunks.\n", s.OutputTokensFromChunks)
+	}
+	ServerText(w, f.Server)
+}
+
+// ServerText prints what the target's own metrics endpoint reported over a tier (nothing when
+// it was not scraped).
+func ServerText(w io.Writer, raw json.RawMessage) {
+	if raw == nil {
+		return
+	}
+	tm := decodeServer(raw)
+	fmt.Fprintf(w, "Server-side, from the target's metrics (%s, %d scrapes, %d failed):\n", tm.Source, tm.Scrapes, tm.Failures)
+	row := func(label string, v *float64, scale float64, digits int, unit string) {
+		if v != nil {
+			fmt.Fprintf(w, "  %-42s %12s%s\n", label, FormatFloat(*v*scale, digits), unit)
+		}
+	}
+	row("mean running requests:", tm.MeanRunning, 1, 1, "")
+	row("max running:", tm.MaxRunning, 1, 0, "")
+	row("mean waiting requests:", tm.MeanWaiting, 1, 1, "")
+	row("max waiting:", tm.MaxWaiting, 1, 0, "")
+	row("mean KV-cache usage:", tm.MeanKVUsage, 100, 1, " %")
+	row("prefix-cache hit rate (tokens):", tm.PrefixCacheHitRate, 100, 1, " %")
+	row("preemptions:", tm.Preemptions, 1, 0, "")
+	row("generated tokens:", tm.GenerationTokens, 1, 0, "")
+	row("requests received:", tm.RequestsReceived, 1, 0, "")
+	row("engine step lateness p99 (ms):", tm.StepLatenessP99, 1, 2, "")
+	for _, n := range tm.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}
+
+// decodeServer reads a tier's server metrics; the zero value when absent.
+func decodeServer(raw json.RawMessage) servermetrics.TierMetrics {
+	var tm servermetrics.TierMetrics
+	if raw != nil {
+		_ = json.Unmarshal(raw, &tm) // written by loadcurve; a damaged value shows as absent
+	}
+	return tm
+}
+
+// optF formats an optional value times scale, NaNText when absent.
+func optF(v *float64, scale float64, digits int) string {
+	if v == nil {
+		return NaNText
+	}
+	return FormatFloat(*v*scale, digits)
+}
+
+// SummaryCSV writes a summary as CSV: a header of summary.json's keys, in its order, and one row
+// of values. The outcome counts become outcomes_<outcome> columns, the list of percentiles one
+// space-separated cell and the steady state steady_state_<key> columns; a null is an empty cell.
+func SummaryCSV(w io.Writer, s measure.Summary) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	var keys, vals []string
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil { // {
+		return err
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		key := k.(string)
+		switch x := v.(type) {
+		case map[string]any:
+			if key == "outcomes" {
+				for _, o := range records.Outcomes() {
+					keys = append(keys, key+"_"+o.String())
+					vals = append(vals, fmt.Sprint(x[o.String()]))
+				}
+				continue
+			}
+			sub := make([]string, 0, len(x))
+			for sk := range x {
+				if _, nested := x[sk].(map[string]any); !nested {
+					sub = append(sub, sk)
+				}
+			}
+			sort.Strings(sub)
+			for _, sk := range sub {
+				keys = append(keys, key+"_"+sk)
+				if x[sk] == nil {
+					vals = append(vals, "")
+				} else {
+					vals = append(vals, fmt.Sprint(x[sk]))
+				}
+			}
+		case []any:
+			parts := make([]string, len(x))
+			for i, e := range x {
+				parts[i] = fmt.Sprint(e)
+			}
+			keys, vals = append(keys, key), append(vals, strings.Join(parts, " "))
+		case nil:
+			keys, vals = append(keys, key), append(vals, "")
+		default:
+			keys, vals = append(keys, key), append(vals, fmt.Sprint(x))
+		}
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(keys); err != nil {
+		return err
+	}
+	if err := cw.Write(vals); err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// pctText prints a fraction as a percentage with up to 4 significant digits.
+func pctText(v float64) string { return strconv.FormatFloat(100*v, 'g', 4, 64) + " %" }
+
+// fmtRate prints a rate with 3 significant digits (whole numbers from 1000 up).
+func fmtRate(r float64) string {
+	switch {
+	case math.IsInf(r, 1):
+		return "inf"
+	case math.Abs(r) >= 1000:
+		return strconv.FormatFloat(r, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(r, 'g', 3, 64)
+}
+
+// durText prints seconds as "95 s" or "12.5 min" or "2.1 h".
+func durText(s float64) string {
+	switch {
+	case s < 120:
+		return FormatFloat(s, 0) + " s"
+	case s < 7200:
+		return FormatFloat(s/60, 1) + " min"
+	}
+	return FormatFloat(s/3600, 1) + " h"
+}

@@ -1,0 +1,195 @@
+package sweep
+
+import (
+	"math"
+	"time"
+
+	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
+)
+
+// Documented defaults of a sweep, printed with every result.
+const (
+	// DefaultTierRequests sizes a tier that runs until its verdict is decided: it is planned long
+	// enough for this many arrivals (within the bounds below). Near a 99 % target, misses cluster
+	// (a variance factor of 3 to 15 on M/D/c queues), so a verdict there takes thousands of
+	// requests; far from it a tier stops much earlier.
+	DefaultTierRequests = 2000
+	// DefaultMinTierDuration and DefaultMaxTierDuration bound such a tier's length.
+	DefaultMinTierDuration = 30 * time.Second
+	DefaultMaxTierDuration = 300 * time.Second
+	// ConfirmFactor: the confirmation tier is planned for this many times TierRequests, within
+	// this many times MaxTierDuration: it is the one verdict the result rests on.
+	ConfirmFactor = 3
+	// DefaultDrain is how long a tier's stragglers may run after its arrival phase.
+	DefaultDrain = 20 * time.Second
+	// DefaultPrecision: the automatic search stops once the capacity interval is this narrow
+	// relative to its lower end.
+	DefaultPrecision = 0.1
+	// DefaultMaxTiers bounds the tiers of an automatic search, probes and confirmation apart.
+	DefaultMaxTiers = 8
+	// MaxDurationRequests bounds the arrivals one duration-bound tier may plan.
+	MaxDurationRequests = 2_000_000
+)
+
+// Config says what a sweep sends and how it decides. Zero durations and counts take the
+// documented defaults where they have one (see Validate).
+type Config struct {
+	// Rates are the tiers: a list, or Auto (probe, then search the capacity).
+	Rates Rates
+	// Schedule, when set, makes the run one tier of this schedule (a run: an arrival process,
+	// ramps included, or a trace), Requests long (0: a replay's every arrival) or Duration long,
+	// seeded with Seed as it is. Rates are not used then.
+	Schedule arrival.Schedule
+	// Burstiness is the Gamma shape of the inter-arrival gaps (1: Poisson).
+	Burstiness float64
+	// MaxConcurrency caps the requests in flight in every tier (0: none).
+	MaxConcurrency int
+	// Requests makes every tier count-bound: this many requests, no early stop.
+	Requests int
+	// Duration makes every tier duration-bound with this fixed length, no early stop (sharded
+	// sweeps need it: every shard must start each tier at the same time).
+	Duration time.Duration
+	// A sequential tier (neither Requests nor Duration) runs until its verdict is decided at the
+	// stated confidence, or until its cap: the time of TierRequests arrivals at its rate, within
+	// [MinTierDuration, MaxTierDuration].
+	TierRequests                     int
+	MinTierDuration, MaxTierDuration time.Duration
+	// Drain is the grace after a tier's arrival phase; Cooldown the pause between tiers.
+	Drain, Cooldown time.Duration
+	// Seed seeds every tier's schedule and request set.
+	Seed int64
+	// Settings are the objectives, statistics and analysis parameters.
+	Settings Settings
+	// Precision and MaxTiers bound the automatic search.
+	Precision float64
+	MaxTiers  int
+	// Confirm runs a tier at the operating point to verify it (not with StartAt: the shards
+	// cannot agree on an operating point before they are merged).
+	Confirm bool
+	// Repeat runs the whole decision this many times with fresh seeds (≥ 1), to measure its
+	// run-to-run spread.
+	Repeat int
+	// Bounded summarises tiers in bounded memory (percentiles within ±0.5 %).
+	Bounded bool
+	// StartAt is the wall-clock start of the first tier of a sharded sweep: every tier then runs
+	// in a fixed slot (Duration + Drain + Cooldown + 1 s) after it.
+	StartAt time.Time
+}
+
+// withDefaults fills the zero fields that have a default.
+func (c Config) withDefaults() Config {
+	if c.TierRequests == 0 {
+		c.TierRequests = DefaultTierRequests
+	}
+	if c.MinTierDuration == 0 {
+		c.MinTierDuration = DefaultMinTierDuration
+	}
+	if c.MaxTierDuration == 0 {
+		c.MaxTierDuration = DefaultMaxTierDuration
+	}
+	if c.Drain == 0 {
+		c.Drain = DefaultDrain
+	}
+	if c.Precision == 0 {
+		c.Precision = DefaultPrecision
+	}
+	if c.MaxTiers == 0 {
+		c.MaxTiers = DefaultMaxTiers
+	}
+	if c.Repeat == 0 {
+		c.Repeat = 1
+	}
+	if c.Burstiness == 0 {
+		c.Burstiness = arrival.DefaultBurstiness
+	}
+	return c
+}
+
+// sequential reports whether tiers run until decided (rather than a fixed count or length).
+func (c Config) sequential() bool { return c.Requests == 0 && c.Duration == 0 }
+
+// tierCap is the cap of a sequential tier at rate: the time of TierRequests arrivals, within
+// [MinTierDuration, MaxTierDuration]; a confirmation's is ConfirmFactor times longer.
+func (c Config) tierCap(rate float64, confirm bool) time.Duration {
+	n, hi := float64(c.TierRequests), c.MaxTierDuration
+	if confirm {
+		n, hi = n*ConfirmFactor, hi*ConfirmFactor
+	}
+	d := time.Duration(n / rate * float64(time.Second))
+	return min(max(d, c.MinTierDuration), hi)
+}
+
+// Validate returns every problem of the configuration at once, each naming its field.
+func (c Config) Validate() []error {
+	c = c.withDefaults()
+	var errs []error
+	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(name, format, a...)) }
+	if c.Schedule == nil && !c.Rates.Auto && len(c.Rates.List) == 0 {
+		bad("request-rates", "no tier")
+	}
+	if !(c.Burstiness > 0) {
+		bad("burstiness", "must be > 0 or inf, got %v", c.Burstiness)
+	}
+	if c.MaxConcurrency < 0 {
+		bad("max-concurrency", "must be ≥ 1 (omit it for no cap), got %d", c.MaxConcurrency)
+	}
+	if c.Requests < 0 {
+		bad("num-requests", "must be ≥ 1, got %d", c.Requests)
+	}
+	if c.Duration < 0 {
+		bad("duration", "must be > 0, got %v", c.Duration)
+	}
+	if c.Requests > 0 && c.Duration > 0 {
+		bad("duration", "give a request count or a duration per tier, not both")
+	}
+	if c.MaxTierDuration < time.Second {
+		bad("max-tier-duration", "must be at least 1s, got %v", c.MaxTierDuration)
+	}
+	if c.MinTierDuration < time.Second || c.MinTierDuration > c.MaxTierDuration {
+		bad("min-tier-duration", "must be at least 1s and at most --max-tier-duration (%v), got %v", c.MaxTierDuration, c.MinTierDuration)
+	}
+	if c.TierRequests < 2*measure.MinSteadyRequests {
+		bad("tier-requests", "must be at least %d, got %d", 2*measure.MinSteadyRequests, c.TierRequests)
+	}
+	if c.Drain <= 0 {
+		bad("drain-timeout", "must be > 0, got %v", c.Drain)
+	}
+	if c.Cooldown < 0 {
+		bad("cooldown", "must be ≥ 0, got %v", c.Cooldown)
+	}
+	if !(c.Precision > 0 && c.Precision < 1) {
+		bad("precision", "must be in (0, 1), got %v", c.Precision)
+	}
+	if c.MaxTiers < 2 {
+		bad("max-tiers", "must be at least 2 (a search brackets the capacity between two tiers), got %d", c.MaxTiers)
+	}
+	if c.Repeat < 1 || c.Repeat > 100 {
+		bad("repeat", "must be in [1, 100], got %d", c.Repeat)
+	}
+	if !c.StartAt.IsZero() && c.Schedule == nil {
+		if c.Rates.Auto {
+			bad("request-rates", "a sharded sweep needs explicit rates: auto tiers follow each shard's own results, so shards would diverge")
+		}
+		if c.Duration == 0 {
+			bad("duration", "a sharded sweep needs fixed-length tiers (--duration), so that every shard starts each tier at the same time")
+		}
+		if c.Repeat > 1 {
+			bad("repeat", "a sharded sweep cannot repeat its decision")
+		}
+	}
+	for _, err := range c.Settings.Params.Validate() {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+// rateOrInf is a tier's rate as records keep it.
+func rateOrInf(r float64) records.Rate {
+	if math.IsInf(r, 1) {
+		return records.Rate(math.Inf(1))
+	}
+	return records.Rate(r)
+}

@@ -1,0 +1,392 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
+)
+
+// Executor runs a sweep: it plans tiers, runs each through Runner until its verdict is decided
+// (or its cap, or its fixed length), analyses the curve and confirms the operating point.
+// Config is validated by Run; Log, when set, receives one line per tier and per decision.
+type Executor struct {
+	Config Config
+	Runner Runner
+	Log    func(format string, a ...any)
+	// Server, when set, is asked for what the target's metrics endpoint said over a tier (nil
+	// when nothing was scraped); the result keeps it beside the tier's summary.
+	Server func(tier int) json.RawMessage
+}
+
+// TierResult is one tier of a result: its identity (with its closing line), its summary and
+// what the target's metrics endpoint said over it.
+type TierResult struct {
+	Tier    records.Tier
+	Summary measure.Summary
+	Server  json.RawMessage
+}
+
+// Probe constants.
+const (
+	// ProbeRequests is the size of the burst that estimates the saturation rate first (without a
+	// concurrency cap; with one, four times the cap and at least 32).
+	ProbeRequests = 128
+	// probeMinDuration and probeArrivals size the sustained probe: at least this long, and long
+	// enough for this many arrivals.
+	probeMinDuration = 10 * time.Second
+	probeArrivals    = 100
+	// probeSaturated: a sustained probe saturates the deployment when it completes fewer than
+	// this share of its arrivals per second (in its steady window).
+	probeSaturated = 0.85
+	probeTries     = 4
+)
+
+// errNoArrivals: a tier whose schedule plans nothing.
+var errNoArrivals = errors.New("the schedule plans no arrival")
+
+// Run runs the sweep and returns its result (built from the tiers' records exactly as Build
+// builds it from a records file). Interrupted (ctx canceled), it returns what it has, marked
+// incomplete, with ctx's error.
+func (x *Executor) Run(ctx context.Context) (*Result, error) {
+	cfg := x.Config.withDefaults()
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if x.Runner == nil {
+		return nil, errors.New("sweep: no runner")
+	}
+	e := &exec{x: x, cfg: cfg}
+	var err error
+	for k := 0; k < cfg.Repeat && err == nil && ctx.Err() == nil; k++ {
+		e.repeat = k
+		if cfg.Repeat > 1 {
+			e.logf("repetition %d of %d", k+1, cfg.Repeat)
+		}
+		err = e.decide(ctx)
+	}
+	res := Build(records.Header{}, cfg.Settings, e.tiers)
+	if ctx.Err() != nil {
+		res.Complete = false
+		return res, ctx.Err()
+	}
+	return res, err
+}
+
+// exec is the state of one Run.
+type exec struct {
+	x      *Executor
+	cfg    Config
+	tiers  []TierResult
+	repeat int
+}
+
+func (e *exec) logf(format string, a ...any) {
+	if e.x.Log != nil {
+		e.x.Log(format, a...)
+	}
+}
+
+// decide runs one repetition: its tiers, then the confirmation of its operating point.
+func (e *exec) decide(ctx context.Context) error {
+	var err error
+	if sch := e.cfg.Schedule; sch != nil {
+		rate := 0.0 // a ramp or a replay has no one nominal rate
+		if sp, ok := sch.(arrival.Spec); ok && sp.Ramp == arrival.RampNone {
+			rate = sp.Rate
+		}
+		_, err = e.run(ctx, records.RoleTier, sch, rate, e.cfg.Seed)
+		return err
+	}
+	if e.cfg.Rates.Auto {
+		err = e.search(ctx)
+	} else {
+		for _, r := range e.cfg.Rates.List {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if _, err = e.tier(ctx, records.RoleTier, r); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil || ctx.Err() != nil || !e.cfg.Confirm || !e.cfg.StartAt.IsZero() {
+		return err
+	}
+	a := curve.Analyze(e.summaries(), e.cfg.Settings.Params)
+	op := a.OperatingPoint
+	if op == nil {
+		e.logf("no operating point to confirm: %s", lastNote(a))
+		return nil
+	}
+	e.logf("capacity %s; confirming the operating point %.3g req/s", a.Capacity.String(), op.Rate)
+	_, err = e.tier(ctx, records.RoleConfirm, op.Rate)
+	return err
+}
+
+// summaries are the summaries of this repetition's tiers.
+func (e *exec) summaries() []measure.Summary {
+	var out []measure.Summary
+	for _, t := range e.tiers {
+		if t.Tier.Repeat == e.repeat {
+			out = append(out, t.Summary)
+		}
+	}
+	return out
+}
+
+func lastNote(a curve.Analysis) string {
+	if len(a.Notes) == 0 {
+		return "no tier to analyse"
+	}
+	return a.Notes[len(a.Notes)-1]
+}
+
+// search probes the saturation rate, then lets the Planner place the tiers.
+func (e *exec) search(ctx context.Context) error {
+	sat, err := e.probe(ctx)
+	if err != nil || ctx.Err() != nil {
+		return err
+	}
+	pl := Planner{Saturation: sat, Params: e.cfg.Settings.Params, Precision: e.cfg.Precision, MaxTiers: e.cfg.MaxTiers}
+	for ctx.Err() == nil {
+		r, why, ok := pl.Next(e.summaries())
+		if !ok {
+			e.logf("search done: %s", why)
+			return nil
+		}
+		e.logf("next tier at %.3g req/s: %s", r, why)
+		if _, err := e.tier(ctx, records.RoleTier, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// probe estimates the saturation rate: a burst first (fast, but a server that sheds excess load
+// with 429s completes only what it admitted), then open-loop tiers at a multiple of the estimate,
+// long enough for their steady-state completion rate to show what the deployment sustains. A
+// probe that completes nearly everything it was offered did not saturate: the next one is
+// heavier.
+func (e *exec) probe(ctx context.Context) (float64, error) {
+	burst, err := e.tier(ctx, records.RoleProbe, math.Inf(1))
+	if err != nil || burst == nil {
+		return 0, err
+	}
+	s0 := burst.Summary.RequestThroughput
+	if !(s0 > 0) {
+		return 0, fmt.Errorf("the saturation probe (a burst of %d requests) completed none: nothing to sweep; check the target", burst.Summary.Planned)
+	}
+	rate, best := 2*s0, 0.0
+	for try := 0; try < probeTries && ctx.Err() == nil; try++ {
+		t, err := e.tier(ctx, records.RoleProbe, rate)
+		if err != nil || t == nil {
+			return 0, err
+		}
+		st := t.Summary.Steady
+		if st == nil || !(st.RequestThroughput > 0) {
+			return 0, fmt.Errorf("the saturation probe at %.3g req/s completed no request in its steady window: nothing to sweep; check the target", rate)
+		}
+		best = math.Max(best, st.RequestThroughput)
+		if st.RequestThroughput < probeSaturated*st.RealisedRate {
+			e.logf("saturation: %.3g req/s completed in steady state at %.3g req/s offered (the burst suggested %.3g)", st.RequestThroughput, st.RealisedRate, s0)
+			return st.RequestThroughput, nil
+		}
+		rate *= 3
+	}
+	e.logf("the deployment completed everything offered up to %.3g req/s: using %.3g req/s as its saturation rate", rate/3, best)
+	return best, nil
+}
+
+// tier plans and runs one tier of the given role at rate (+Inf: a burst), seeded from the
+// sweep's seed and the rate, and keeps its result. It returns nil without error for a tier whose
+// schedule plans nothing.
+func (e *exec) tier(ctx context.Context, role records.Role, rate float64) (*TierResult, error) {
+	salt := uint64(e.repeat) << 8
+	if role == records.RoleConfirm {
+		salt |= 1
+	}
+	spec := arrival.Spec{Rate: rate, Burstiness: e.cfg.Burstiness}
+	return e.run(ctx, role, spec, rate, TierSeed(e.cfg.Seed, rate, salt))
+}
+
+// run plans and runs one tier of schedule sch.
+func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule, rate float64, seed int64) (*TierResult, error) {
+	cfg := e.cfg
+	if len(e.tiers) > 0 && cfg.Cooldown > 0 && cfg.StartAt.IsZero() {
+		select {
+		case <-time.After(cfg.Cooldown):
+		case <-ctx.Done():
+			return nil, nil
+		}
+	}
+	idx := len(e.tiers)
+	id := records.Tier{Tier: idx, Role: role, Repeat: e.repeat, Arrival: sch.String(), RequestRate: rateOrInf(rate),
+		Burstiness: rateOrInf(cfg.Burstiness), MaxConcurrency: cfg.MaxConcurrency, Seed: seed}
+	if sp, ok := sch.(arrival.Spec); ok {
+		id.Burstiness = rateOrInf(sp.Burstiness)
+	}
+	var offsets []time.Duration
+	var err error
+	var stop *stopRule
+	var end time.Duration
+	switch {
+	case math.IsInf(rate, 1) && role == records.RoleProbe:
+		n := ProbeRequests
+		if cfg.MaxConcurrency > 0 {
+			n = max(4*cfg.MaxConcurrency, 32)
+		}
+		offsets, err = sch.Arrivals(n, 0, seed, 0)
+	case role == records.RoleProbe:
+		d := max(probeMinDuration, time.Duration(float64(probeArrivals)/rate*float64(time.Second)))
+		d = min(d, cfg.MaxTierDuration)
+		id.DurationS, end = d.Seconds(), d
+		offsets, err = sch.Arrivals(0, d, seed, MaxDurationRequests)
+	case cfg.Requests > 0:
+		offsets, err = sch.Arrivals(cfg.Requests, 0, seed, 0)
+	case cfg.Duration > 0:
+		id.DurationS, end = cfg.Duration.Seconds(), cfg.Duration
+		offsets, err = sch.Arrivals(0, cfg.Duration, seed, MaxDurationRequests)
+	case cfg.Schedule != nil: // a replay, whole
+		offsets, err = sch.Arrivals(0, 0, seed, 0)
+	default:
+		cap := cfg.tierCap(rate, role == records.RoleConfirm)
+		id.MaxDurationS, end = cap.Seconds(), cap
+		offsets, err = sch.Arrivals(0, cap, seed, MaxDurationRequests)
+		if err == nil {
+			stop = newStopRule(offsets, cap, cfg.Settings.Measure.Objectives, cfg.Settings.Params)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(offsets) == 0 {
+		if cfg.Schedule != nil {
+			return nil, fmt.Errorf("%s plans no request within %v: raise the duration or the rate", sch, cfg.Duration)
+		}
+		e.logf("WARNING: tier %d (%s) plans no request: skipped (raise the duration or the rate)", idx, sch)
+		return nil, nil
+	}
+	if end == 0 {
+		end = offsets[len(offsets)-1]
+	}
+	id.Planned = len(offsets)
+	plan := Plan{Tier: id, Offsets: offsets, ArrivalsEnd: end, Grace: cfg.Drain,
+		Label: fmt.Sprintf("%s %d (%s)", roleLabel(role), idx, rateText(rate))}
+	if !cfg.StartAt.IsZero() {
+		// Fixed slots: every shard starts tier k at the same wall-clock time, whatever its own
+		// drain took. A tier ends by duration + drain; the cooldown follows.
+		slot := cfg.Duration + cfg.Drain + cfg.Cooldown + time.Second
+		plan.StartAt = cfg.StartAt.Add(time.Duration(idx) * slot)
+	}
+	col, err := newCollector(cfg.Settings.Measure, cfg.Bounded, stop)
+	if err != nil {
+		return nil, err
+	}
+	var stopCh <-chan struct{}
+	if stop != nil {
+		stopCh = stop.stop
+	}
+	ran, err := e.x.Runner.RunTier(ctx, plan, col, stopCh)
+	if err != nil {
+		return nil, fmt.Errorf("tier %d: %w", idx, err)
+	}
+	t := TierResult{Tier: ran, Summary: col.summary(ran, cfg.Settings.Measure)}
+	if e.x.Server != nil {
+		t.Server = e.x.Server(idx)
+	}
+	e.tiers = append(e.tiers, t)
+	e.logf("%s", tierLine(t, stop, cfg.Settings.Params))
+	return &e.tiers[len(e.tiers)-1], nil
+}
+
+func roleLabel(r records.Role) string {
+	switch r {
+	case records.RoleProbe:
+		return "probe"
+	case records.RoleConfirm:
+		return "confirmation"
+	}
+	return "tier"
+}
+
+func rateText(r float64) string {
+	if math.IsInf(r, 1) {
+		return "burst at rate inf"
+	}
+	return fmt.Sprintf("%.3g req/s", r)
+}
+
+// tierLine says what one tier measured, in a line.
+func tierLine(t TierResult, stop *stopRule, p curve.Params) string {
+	s := t.Summary
+	line := fmt.Sprintf("%s %d (%s): %d ok of %d", roleLabel(t.Tier.Role), t.Tier.Tier, rateText(s.NominalRate), s.Completed, s.Planned)
+	if st := s.Steady; st != nil && !math.IsInf(s.NominalRate, 1) {
+		lo, hi := curve.WilsonN(st.CompliantShare, st.EffectiveRequests, p.WithDefaults().Confidence)
+		line += fmt.Sprintf("; steady state from %.3g s: %.3g req/s realised, %.0f tok/s raw, %.0f tok/s compliant, compliant share %.4f [%.4f, %.4f]",
+			st.Start, st.RealisedRate, st.RawOutputThroughput, st.CompliantOutputThroughput, st.CompliantShare, lo, hi)
+		if !st.Stationary {
+			line += "; " + st.Note
+		}
+	} else {
+		line += fmt.Sprintf(", %.3g req/s completed", s.RequestThroughput)
+	}
+	if stop != nil && stop.decided != "" && t.Tier.End != nil {
+		line += fmt.Sprintf(" (decided: %s, stopped at %.3g s)", stop.decided, t.Tier.End.ArrivalsEndS)
+	}
+	if s.ClientBound {
+		line += "; CLIENT-BOUND: " + s.ClientBoundReason
+	}
+	return line
+}
+
+// collector is the sink of one tier: it keeps the records (or, bounded, a streaming summary)
+// and feeds the stop rule of a sequential tier.
+type collector struct {
+	recs   []records.Record
+	approx *measure.ApproxAccumulator
+	stop   *stopRule
+}
+
+func newCollector(opts measure.Options, bounded bool, stop *stopRule) (*collector, error) {
+	c := &collector{stop: stop}
+	if bounded {
+		a, err := measure.NewApproxAccumulator(opts, 0)
+		if err != nil {
+			return nil, boundedErr(err)
+		}
+		c.approx = a
+	}
+	return c, nil
+}
+
+func (c *collector) Write(r *records.Record) error {
+	if c.approx != nil {
+		c.approx.Add(r)
+	} else {
+		c.recs = append(c.recs, *r)
+	}
+	if c.stop != nil {
+		c.stop.add(r)
+	}
+	return nil
+}
+
+// summary summarises the tier exactly as Build does from a records file.
+func (c *collector) summary(t records.Tier, opts measure.Options) measure.Summary {
+	if c.approx != nil {
+		return c.approx.Summary(t)
+	}
+	return measure.Summarize(c.recs, t, opts)
+}
+
+// boundedErr says which option a bounded summarizer refused.
+func boundedErr(err error) error { return field.Errorf("bounded-memory", "%v", err) }

@@ -1,0 +1,96 @@
+// Package sweeptest runs sweeps without HTTP and without the wall clock: QueueRunner is a
+// sweep.Runner that serves every tier with the discrete-event model of an M/D/c FIFO queue
+// (sim.SimulateQueue), whose steady state is known exactly (sim.MDCWaitCDF). Tests and the
+// time-to-decision benchmark hold the sweep's decisions against that truth in microseconds per
+// tier.
+package sweeptest
+
+import (
+	"context"
+	"time"
+
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/sweep"
+)
+
+// QueueRunner serves tiers on a virtual M/D/c queue. A request's record has planned =
+// dispatched = slot = sent (the client is perfect and uncapped: plans with a concurrency cap
+// are not supported), its first output FirstToken after the start of service, its tokens evenly
+// spaced to the end of service, and a rejected request (QueueLimit) an HTTP 429 at arrival.
+// Every tier starts from an empty queue.
+type QueueRunner struct {
+	Config sim.QueueConfig
+	// Tiers counts the tiers run and Seconds the virtual time they took (to each last end).
+	Tiers   int
+	Seconds float64
+}
+
+var _ sweep.Runner = (*QueueRunner)(nil)
+
+// RunTier implements sweep.Runner on the virtual clock.
+func (q *QueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
+	id := p.Tier
+	id.WorkloadFingerprint = "virtual-mdc"
+	id.StartWall = time.Unix(0, 0).UTC()
+	cfg := q.Config
+	emitted, stoppedAt, stopped := 0, time.Duration(0), false
+	var last time.Duration
+	var sinkErr error
+	err := sim.SimulateQueue(cfg, p.Offsets, func(r sim.QueueResult) bool {
+		rec := records.NewRecord(id.Tier, r.Index, r.Arrival)
+		rec.Dispatched, rec.Slot, rec.Sent = r.Arrival, r.Arrival, r.Arrival
+		rec.End = r.End
+		if r.Rejected {
+			rec.Outcome, rec.HTTPStatus, rec.Error = records.HTTPError, 429, "HTTP 429: the waiting room is full"
+		} else {
+			rec.FirstEvent, rec.First, rec.Last = r.First, r.First, r.Last
+			rec.Chunks, rec.OutputTokens, rec.OutputTokensSource = r.Tokens, r.Tokens, records.SourceUsage
+			rec.InputTokens, rec.InputTokensSource = 1, records.SourceWorkload
+			rec.FinishReason = "length"
+			if n := r.Tokens - 1; n > 0 {
+				rec.ITL = make([]time.Duration, n)
+				prev := r.First
+				for k := 1; k <= n; k++ {
+					at := r.First + (r.Last-r.First)*time.Duration(k)/time.Duration(n)
+					rec.ITL[k-1] = at - prev
+					prev = at
+				}
+			}
+		}
+		emitted++
+		last = max(last, r.End)
+		if sinkErr == nil {
+			sinkErr = sink.Write(&rec)
+		}
+		if stopped {
+			return false
+		}
+		select {
+		case <-stop:
+			stopped, stoppedAt = true, r.End
+			return true
+		default:
+			return ctx.Err() != nil
+		}
+	})
+	if err != nil {
+		return id, err
+	}
+	if sinkErr != nil {
+		return id, sinkErr
+	}
+	end := records.TierEnd{Kind: records.KindTierEnd, Tier: id.Tier, Planned: emitted, ArrivalsEndS: p.ArrivalsEnd.Seconds(), Reason: records.EndedSchedule}
+	switch {
+	case stopped:
+		end.Reason, end.ArrivalsEndS = records.EndedDecided, stoppedAt.Seconds()
+	case ctx.Err() != nil:
+		end.Reason = records.EndedInterrupted
+	case id.MaxDurationS > 0:
+		end.Reason = records.EndedCap
+	}
+	id.End = &end
+	q.Tiers++
+	q.Seconds += last.Seconds()
+	return id, nil
+}

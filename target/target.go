@@ -1,0 +1,380 @@
+// Package target runs tiers against one deployment over HTTP: it opens the target (or starts
+// the embedded simulated deployment), resolves the model, sends a preflight request, and then,
+// for each tier a sweep plans, builds its request set, sends it with loadgen, writes its lines
+// to records.jsonl and samples the target's Prometheus metrics. A Session is the sweep package's
+// Runner against a real (or simulated) server.
+package target
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/servermetrics"
+	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/workloads"
+)
+
+// Options configure a Session. They are validated by the command that builds them.
+type Options struct {
+	// Target is the deployment; with an empty BaseURL the embedded simulated deployment is
+	// started on a loopback port (Sim, or a queue when Queue is set) and the target points at it.
+	Target loadgen.Target
+	Sim    sim.Config
+	Queue  *sim.QueueConfig
+	// SimLabel names the embedded deployment in results (its profile, or "mdc(...)").
+	SimLabel string
+	// Workload builds each tier's requests.
+	Workload *workloads.Source
+	// MaxConcurrency sizes the connection pool (the cap itself is per tier).
+	MaxConcurrency int
+	Retries        int
+	// RateLimit is a hard ceiling in requests/s (0: none).
+	RateLimit float64
+	// ServerMetrics is the metrics URL, "off", or "" for the target's /metrics when it answers.
+	ServerMetrics string
+	// Shard sends only this shard's share of every tier; Seed and StartAt derive the shared
+	// cold-cache nonce of a sharded run.
+	Shard   shard.Spec
+	StartAt time.Time
+	Seed    int64
+	// OutDir receives records.jsonl; "" keeps no file.
+	OutDir string
+	// Progress, when set, is called as a tier starts and returns the function that ends its
+	// progress display (the counters are updated while the tier runs).
+	Progress func(label string, p *loadgen.Progress) (stop func())
+	// Log receives messages for the user (warnings, notes); nil drops them.
+	Log func(format string, a ...any)
+	// Version is the tool's version, for the header.
+	Version string
+}
+
+// Session is one target opened for a run or sweep.
+type Session struct {
+	opts    Options
+	Header  records.Header
+	client  *loadgen.Client
+	sim     io.Closer
+	scraper *servermetrics.Scraper
+	limiter *rate.Limiter
+	writer  *records.Writer
+
+	mu     sync.Mutex
+	server map[int]json.RawMessage
+}
+
+var _ sweep.Runner = (*Session)(nil)
+
+// Open starts the embedded deployment when there is no base URL, builds the client, resolves
+// the model (the first of GET /models when none is given), finds the metrics endpoint and sends
+// one preflight request, failing fast with a clear message when the target is unreachable,
+// unauthorised or does not serve the model. The header is filled in from the options; the
+// caller completes it (command, settings, arrival) before the first tier.
+func Open(ctx context.Context, opts Options) (*Session, error) {
+	s := &Session{opts: opts, server: map[int]json.RawMessage{}}
+	if opts.RateLimit > 0 {
+		s.limiter = rate.NewLimiter(rate.Limit(opts.RateLimit), 1)
+	}
+	t := opts.Target
+	if t.BaseURL == "" {
+		var url string
+		if opts.Queue != nil {
+			q, err := sim.StartQueue(*opts.Queue, "127.0.0.1:0")
+			if err != nil {
+				return nil, fmt.Errorf("start the embedded queue: %w", err)
+			}
+			s.sim, url = q, q.URL()
+		} else {
+			r, err := sim.Start(opts.Sim, "127.0.0.1:0")
+			if err != nil {
+				return nil, fmt.Errorf("start the embedded simulated deployment: %w", err)
+			}
+			s.sim, url = r, r.URL()
+		}
+		t.BaseURL = url
+		s.logf("no --base-url: started the embedded simulated deployment (%s, a model, not a measurement) at %s", opts.SimLabel, url)
+	}
+	if t.Insecure {
+		s.logf("WARNING: --insecure: TLS certificates are NOT verified")
+	}
+	var err error
+	if s.client, err = loadgen.NewClient(t, opts.MaxConcurrency); err != nil {
+		s.Close()
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if t.Model == "" {
+		if t.Model, err = s.client.ResolveModel(pctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+		if s.client, err = loadgen.NewClient(t, opts.MaxConcurrency); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	s.opts.Target = t
+	s.scraper = s.openScraper(pctx)
+	if err := s.client.Preflight(pctx, loadgen.PreflightRequest()); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("preflight request to %s: %w", loadgen.SanitizeURL(t.BaseURL), err)
+	}
+	src := opts.Workload
+	s.Header = records.Header{
+		Kind: records.KindHeader, Tool: "loadcurve", MetricsVersion: records.MetricsVersion, Version: opts.Version,
+		Target: loadgen.SanitizeURL(t.BaseURL), Endpoint: t.Endpoint.String(), Model: t.Model, Workload: src.Desc,
+		Seed: opts.Seed, MaxConcurrency: opts.MaxConcurrency, CachePolicy: src.Cache.String(), ExtraBody: t.ExtraBody,
+		TimeoutS: t.Timeout.Seconds(), Retries: opts.Retries, StartWall: time.Now(), Shard: opts.Shard.String(),
+	}
+	if s.sim != nil {
+		s.Header.Sim = opts.SimLabel
+	}
+	return s, nil
+}
+
+func (s *Session) logf(format string, a ...any) {
+	if s.opts.Log != nil {
+		s.opts.Log(format, a...)
+	}
+}
+
+// openScraper returns the scraper of the target's metrics endpoint: the one given, none for
+// "off", or the target's /metrics when it answers a first scrape.
+func (s *Session) openScraper(ctx context.Context) *servermetrics.Scraper {
+	flag := s.opts.ServerMetrics
+	if flag == "off" {
+		return nil
+	}
+	t := s.opts.Target
+	url := flag
+	if url == "" {
+		url = servermetrics.DefaultURL(t.BaseURL)
+	}
+	sc := servermetrics.NewScraper(url, nil, t.Model)
+	if _, err := sc.Scrape(ctx); err != nil {
+		if flag != "" {
+			s.logf("WARNING: --server-metrics %s: %v; continuing without server-side metrics", loadgen.SanitizeURL(url), err)
+		} else {
+			s.logf("the target exposes no Prometheus metrics at %s (%v): no server-side metrics (set --server-metrics URL)", loadgen.SanitizeURL(url), err)
+		}
+		return nil
+	}
+	s.logf("scraping server-side metrics from %s every second of every tier", loadgen.SanitizeURL(url))
+	return sc
+}
+
+// ServerMetrics returns what the target's metrics endpoint reported over a tier, nil when it
+// was not scraped.
+func (s *Session) ServerMetrics(tier int) json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.server[tier]
+}
+
+// Close closes the records file (flushing it), the client's idle connections and the embedded
+// deployment. It is safe to call more than once; the error is the records file's.
+func (s *Session) Close() error {
+	var err error
+	if s.writer != nil {
+		err = s.writer.Close()
+		s.writer = nil
+	}
+	if s.client != nil {
+		s.client.Close()
+	}
+	if s.sim != nil {
+		s.sim.Close()
+		s.sim = nil
+	}
+	return err
+}
+
+// openRecords creates records.jsonl with the header, at the first tier (when the header is
+// complete).
+func (s *Session) openRecords() error {
+	if s.opts.OutDir == "" || s.writer != nil {
+		return nil
+	}
+	w, err := records.Create(filepath.Join(s.opts.OutDir, sweep.RecordsName), s.Header)
+	if err != nil {
+		return err
+	}
+	s.writer = w
+	return nil
+}
+
+// RunTier implements sweep.Runner: it builds the tier's request set from the plan's seed (cold
+// cache: a fresh nonce per tier; warm: one unmeasured pass first), writes the tier line, runs
+// the tier with loadgen (records to the file and to sink), samples the server's metrics, and
+// writes the closing line.
+func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
+	id := p.Tier
+	src := s.opts.Workload
+	set, notes, err := src.TierSet(len(p.Offsets), id.Seed)
+	if err != nil {
+		return id, err
+	}
+	for _, n := range notes {
+		s.logf("workload: %s", n)
+	}
+	id.WorkloadFingerprint = set.Fingerprint // of the requests before any cache nonce: comparable across runs
+	if s.Header.Command == records.CommandRun && s.writer == nil {
+		s.Header.WorkloadFingerprint = set.Fingerprint // a run's request set is its tier's
+	}
+	if set, err = src.ApplyCache(set, s.nonce(id)); err != nil {
+		return id, err
+	}
+	offsets, reqs := p.Offsets, set.Requests
+	if s.opts.Shard.Sharded() {
+		// Every shard built the same global schedule and set; this one sends its share, under the
+		// global ids, and its tier line plans that share (merge adds them up).
+		offsets, reqs = s.opts.Shard.Filter(offsets, reqs)
+		id.Planned = len(offsets)
+	}
+	if src.Cache == workloads.CacheWarm {
+		if err := s.warmUp(ctx, id.Tier, reqs, id.MaxConcurrency); err != nil {
+			return id, err
+		}
+	}
+	if err := s.openRecords(); err != nil {
+		return id, err
+	}
+	if !p.StartAt.IsZero() {
+		late, err := shard.StartAt(ctx, p.StartAt)
+		if err != nil {
+			return id, fmt.Errorf("--start-at: %w", err)
+		}
+		if late > 10*time.Millisecond {
+			s.logf("WARNING: tier %d started %v after its --start-at time", id.Tier, late.Round(time.Millisecond))
+		}
+	}
+	var sampler *servermetrics.Sampler
+	if s.scraper != nil {
+		sampler = servermetrics.StartSampler(ctx, s.scraper, time.Now(), time.Second)
+		select { // the baseline scrape comes before the first request
+		case <-sampler.Ready():
+		case <-time.After(servermetrics.DefaultTimeout):
+		}
+	}
+	id.StartWall = time.Now() // T0 (loadgen takes it within microseconds of this)
+	if s.writer != nil {
+		if err := s.writer.WriteTier(id); err != nil {
+			return id, err
+		}
+	}
+	tee := teeSink{w: s.writer, sink: sink}
+	var prog loadgen.Progress
+	done := func() {}
+	if s.opts.Progress != nil {
+		done = s.opts.Progress(p.Label, &prog)
+	}
+	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{
+		Index: id.Tier, Shard: s.opts.Shard.Index, Offsets: offsets, Requests: reqs, MaxConcurrency: id.MaxConcurrency,
+		Limiter: s.limiter, Grace: p.Grace, Retries: s.opts.Retries, Stop: stop,
+	}, tee, &prog)
+	done()
+	if sampler != nil {
+		var raw json.RawMessage
+		raw, merr := json.Marshal(sampler.Stop())
+		if merr != nil {
+			return id, fmt.Errorf("encode server metrics: %w", merr)
+		}
+		s.mu.Lock()
+		s.server[id.Tier] = raw
+		s.mu.Unlock()
+		if s.writer != nil {
+			if err := s.writer.WriteServerMetrics(id.Tier, raw); err != nil {
+				return id, err
+			}
+		}
+	}
+	if err != nil {
+		return id, err
+	}
+	if res.SinkErr != nil {
+		return id, fmt.Errorf("writing records: %w", res.SinkErr)
+	}
+	end := records.TierEnd{Kind: records.KindTierEnd, Tier: id.Tier, Planned: id.Planned, Reason: records.EndedSchedule,
+		ArrivalsEndS: p.ArrivalsEnd.Seconds(), RateLimited: res.RateLimited}
+	switch {
+	case ctx.Err() != nil:
+		end.Reason, end.ArrivalsEndS = records.EndedInterrupted, res.ArrivalsEnd.Seconds()
+	case res.StoppedEarly:
+		end.Reason, end.ArrivalsEndS, end.Planned = records.EndedDecided, res.ArrivalsEnd.Seconds(), res.Planned
+	case id.MaxDurationS > 0:
+		end.Reason = records.EndedCap
+	}
+	if s.writer != nil {
+		if err := s.writer.WriteTierEnd(end); err != nil {
+			return id, err
+		}
+	}
+	id.End = &end
+	return id, nil
+}
+
+// nonce is the cold-cache nonce of a tier: random, except in a sharded run, where every shard
+// must put the same nonce in front of the same prompts (derived from the seed, the shared start
+// and the tier) so that prefixes shared within the workload stay shared across shards.
+func (s *Session) nonce(t records.Tier) string {
+	if !s.opts.Shard.Sharded() {
+		return workloads.NewNonce()
+	}
+	return fmt.Sprintf("[run:%016x]", uint64(sweep.TierSeed(s.opts.Seed^s.opts.StartAt.UnixNano(), float64(t.Tier), 0)))
+}
+
+// warmUp sends a tier's requests once, unmeasured, all at once through the concurrency gate
+// (64 when uncapped), so that the measured pass meets a warm prefix cache.
+func (s *Session) warmUp(ctx context.Context, tier int, reqs []workloads.Request, maxConc int) error {
+	conc := maxConc
+	if conc == 0 {
+		conc = 64
+	}
+	var prog loadgen.Progress
+	done := func() {}
+	if s.opts.Progress != nil {
+		done = s.opts.Progress(fmt.Sprintf("warm-up of tier %d", tier), &prog)
+	}
+	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{Index: tier, Offsets: make([]time.Duration, len(reqs)),
+		Requests: reqs, MaxConcurrency: conc}, discard{}, &prog)
+	done()
+	if err != nil {
+		return fmt.Errorf("warm-up of tier %d: %w", tier, err)
+	}
+	s.logf("warm-up: sent tier %d's %d requests once, unmeasured (%d failed)", tier, res.Planned, prog.Errors.Load())
+	return nil
+}
+
+// teeSink writes every record to the records file and hands it to the sweep's sink.
+type teeSink struct {
+	w    *records.Writer
+	sink sweep.Sink
+}
+
+func (t teeSink) Write(r *records.Record) error {
+	if t.w != nil {
+		if err := t.w.Write(r); err != nil {
+			return err
+		}
+	}
+	if t.sink != nil {
+		return t.sink.Write(r)
+	}
+	return nil
+}
+
+// discard is a sink that keeps nothing.
+type discard struct{}
+
+func (discard) Write(*records.Record) error { return nil }

@@ -1,0 +1,124 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Source builds each tier's request set from one --workload spec. Generated workloads
+// (synthetic, shared-prefix) are drawn per tier from the tier's seed; a file is read and
+// validated whole once, and its requests are the same in every tier; a trace is also the
+// schedule (Trace).
+type Source struct {
+	Spec  string
+	Cache CachePolicy
+	// Desc identifies the workload in result files: the generator's parameters or the file.
+	Desc string
+	// Trace is the trace of a trace replay, nil otherwise.
+	Trace *Trace
+	// Notes are remarks for the user from reading the workload (skipped entries, short files).
+	Notes []string
+
+	opts LoadOptions
+	file *Set
+}
+
+// NewSource validates the workload a spec names (reading a file whole: nothing is sent before
+// the workload is known good) and settles its cache policy: cache "" means cold for generated
+// workloads and replay for files and traces. It returns every problem at once; each names the
+// option it is about as the command line does (workload, cache, trace-time-scale, …).
+func NewSource(spec string, opts LoadOptions, cache string) (*Source, []error) {
+	var errs []error
+	s := &Source{Spec: spec, opts: opts}
+	if ts := opts.TimeScale; !(ts > 0) || math.IsInf(ts, 0) {
+		errs = append(errs, fmt.Errorf("trace-time-scale: must be a finite number > 0, got %v", ts))
+	}
+	switch spec {
+	case KindSynthetic, "":
+		g := opts.Synthetic
+		g.Seed = opts.Seed
+		if e := g.Validate(); len(e) > 0 {
+			return s, append(errs, e...)
+		}
+		s.Desc = g.String()
+	case KindSharedPrefix:
+		g := opts.SharedPrefix
+		g.Seed = opts.Seed
+		if e := g.Validate(); len(e) > 0 {
+			return s, append(errs, e...)
+		}
+		s.Desc = g.String()
+	default:
+		set, tr, err := Load(spec, opts)
+		if err != nil {
+			return s, append(errs, fmt.Errorf("workload: %s: %w", spec, err))
+		}
+		s.file, s.Trace, s.Desc, s.Notes = set, tr, set.Source, set.Notes
+	}
+	switch {
+	case cache == "" && s.Generated():
+		s.Cache = CacheCold
+	case cache == "":
+		s.Cache = CacheReplay
+	default:
+		p, err := ParseCachePolicy(cache)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("cache: %w", err))
+		}
+		s.Cache = p
+	}
+	return s, errs
+}
+
+// Generated reports whether the requests are generated per tier (not read from a file).
+func (s *Source) Generated() bool { return s.file == nil }
+
+// Size is the number of requests a file or trace holds (0 for generated workloads).
+func (s *Source) Size() int {
+	if s.file == nil {
+		return 0
+	}
+	return len(s.file.Requests)
+}
+
+// TierSet returns the n requests of a tier seeded with seed, before any cache policy, and notes
+// for the user. A file smaller than n is reused in order.
+func (s *Source) TierSet(n int, seed int64) (*Set, []string, error) {
+	if s.Generated() {
+		o := s.opts
+		o.N, o.Seed = n, seed
+		set, _, err := Load(s.Spec, o)
+		return set, nil, err
+	}
+	if n <= len(s.file.Requests) {
+		if n == len(s.file.Requests) {
+			return s.file, nil, nil
+		}
+		reqs := append([]Request(nil), s.file.Requests[:n]...)
+		return NewSet(fmt.Sprintf("%s[:%d]", s.file.Source, n), reqs), nil, nil
+	}
+	reqs := make([]Request, n)
+	for i := range reqs {
+		reqs[i] = s.file.Requests[i%len(s.file.Requests)]
+	}
+	note := fmt.Sprintf("the schedule plans %d requests and %s holds %d: they are reused in order (repeats can hit the prefix cache; --cache cold guards only across tiers)",
+		n, s.Spec, len(s.file.Requests))
+	return NewSet(fmt.Sprintf("%s cycled to %d", s.file.Source, n), reqs), []string{note}, nil
+}
+
+// ApplyCache returns the set to send: with the cold policy, nonce in front of every prompt.
+func (s *Source) ApplyCache(set *Set, nonce string) (*Set, error) {
+	if s.Cache != CacheCold {
+		return set, nil
+	}
+	return ApplyCold(set, nonce)
+}
+
+// TraceOffsets is the schedule of a trace replay.
+func (s *Source) TraceOffsets() []time.Duration {
+	if s.Trace == nil {
+		return nil
+	}
+	return s.Trace.Offsets
+}
