@@ -175,6 +175,44 @@ func (o Objectives) Compliant(r *records.Record) bool {
 	return r.Outcome == records.OK && r.Quality != records.QualityFail && o.Met(r)
 }
 
+// MaxSlack is the slack of a request that failed, missed its quality check, or lacks a metric an
+// objective needs: a miss, whatever its latencies.
+const MaxSlack = 2
+
+// Slack is how close r came to missing the latency objectives: the largest ratio of a metric
+// to its objective (1 is exactly on an objective; above 1 misses it), at most MaxSlack, which
+// is also the slack of a request that failed or whose quality check failed. It is the
+// continuous series compliance is a threshold of. With no objective it is 0.
+func (o Objectives) Slack(r *records.Record) float32 {
+	if r.Outcome != records.OK || r.Quality == records.QualityFail {
+		return MaxSlack
+	}
+	worst := 0.0
+	ratio := func(v, obj time.Duration, ok bool) {
+		switch {
+		case obj <= 0:
+		case !ok:
+			worst = MaxSlack
+		default:
+			worst = max(worst, float64(v)/float64(obj))
+		}
+	}
+	v, ok := r.TTFT()
+	ratio(v, o.TTFT, ok)
+	if o.TPOT > 0 {
+		if ms, ok := tpotMS(r); ok {
+			worst = max(worst, ms*1e6/float64(o.TPOT))
+		}
+	}
+	v, ok = r.E2EL()
+	ratio(v, o.E2EL, ok)
+	v, ok = r.ClientQueueTime()
+	ratio(v, o.ClientQueueTime, ok)
+	v, ok = r.E2ELIncludingClientQueue()
+	ratio(v, o.E2ELIncludingClientQueue, ok)
+	return float32(min(worst, MaxSlack))
+}
+
 // tpotMS is (E2EL-TTFT)/(output_tokens-1) = (last-first)/(output_tokens-1) in milliseconds,
 // without the truncation to whole nanoseconds of records.Record.TPOT.
 func tpotMS(r *records.Record) (float64, bool) {

@@ -37,10 +37,13 @@ import (
 // batch means in planned order, at every batch size b = 1, 2, 4, … that leaves at least
 // MinBatches batches, keeping the largest value: of the compliance indicator itself (when it
 // has at least MinClusterMisses misses; fewer say nothing about their clustering), and of the
-// time in system, whose correlation is what clusters the misses and which is measured well
-// even when misses are rare (on M/D/c queues its factor is 1.1 to 1.5 times the indicator's: a
-// conservative stand-in). EffectiveRequests = n/f is the sample size the share's confidence
-// interval uses.
+// series that decides compliance, measured well even when misses are rare: each request's
+// slack (Objectives.Slack: its largest ratio of a latency metric to its objective, 2 for a
+// request that failed or missed its quality check), or, without latency objectives, its time
+// in system. What clusters the misses is the correlation of that series (a congested stretch
+// raises the latency of every request in it): on M/D/c queues its factor is 1.1 to 1.5 times
+// the indicator's, a conservative stand-in. EffectiveRequests = n/f is the sample size the
+// share's confidence interval uses.
 type Steady struct {
 	// Start and End bound the window on planned time, in seconds from T0.
 	Start float64
@@ -95,19 +98,33 @@ const (
 	MinClusterMisses = 20
 )
 
-// Obs is what the steady state needs of one request: its moments, output tokens and standing.
-// It is 40 bytes, so a bounded-memory summary can keep one per request of a long tier.
+// Obs is what the steady state needs of one request: its moments, output tokens, standing and
+// slack. It is 40 bytes, so a bounded-memory summary can keep one per request of a long tier.
 type Obs struct {
 	Planned, First, Last, End time.Duration // records.Unset when the moment never came
 	Tokens                    int32         // output tokens received, whatever the outcome
-	Flags                     uint8         // ObsOK | ObsCompliant
+	// Slack is how close the request came to missing its latency objectives (Objectives.Slack),
+	// when Flags has ObsSlack.
+	Slack float32
+	Flags uint8 // ObsOK | ObsCompliant | ObsSlack
 }
 
 // Flags of an Obs.
 const (
 	ObsOK        uint8 = 1 << iota // the request ended ok
 	ObsCompliant                   // ok, every objective met and the quality check passed
+	ObsSlack                       // Slack is set
 )
+
+// Observe is the observation of an issued record under objectives o: its compliance and, when
+// o sets a latency objective, its slack.
+func (o Objectives) Observe(r *records.Record) Obs {
+	x := ObsOf(r, o.Compliant(r))
+	if !o.IsZero() {
+		x.Slack, x.Flags = o.Slack(r), x.Flags|ObsSlack
+	}
+	return x
+}
 
 // ObsOf is the observation of an issued record.
 func ObsOf(r *records.Record, compliant bool) Obs {
@@ -153,6 +170,7 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 			st.Warmup = WarmupTimeInSystem
 		}
 	}
+	end = max(end, start) // a given window that ends before it starts is empty, not an error
 	lo := sortSearch(obs, start)
 	hi := sortSearch(obs, end+1)
 	win := obs[lo:hi]
@@ -173,7 +191,11 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 			misses++
 		}
 		xs = append(xs, x)
-		tis = append(tis, timeInSystem(o, end).Seconds())
+		if o.Flags&ObsSlack != 0 {
+			tis = append(tis, float64(o.Slack))
+		} else {
+			tis = append(tis, timeInSystem(o, end).Seconds())
+		}
 		if o.Flags&ObsOK != 0 {
 			st.Ok++
 			if o.First != records.Unset {
@@ -303,7 +325,9 @@ func varianceFactor(xs []float64) float64 {
 		v0 += (x - mean) * (x - mean)
 	}
 	v0 /= float64(n - 1)
-	if !(v0 > 0) {
+	// A series that does not vary can still show a variance of rounding errors (the mean of
+	// 1,000 values of 0.42 is not exactly 0.42): below that scale it is constant.
+	if !(v0 > 1e-18*max(mean*mean, 1e-300)) {
 		return 1
 	}
 	f := 1.0

@@ -235,7 +235,7 @@ func (a *Accumulator) Add(r *records.Record) {
 	if r.Outcome == records.Canceled {
 		a.canceled++
 	}
-	a.obs = append(a.obs, ObsOf(r, a.opts.Objectives.Compliant(r)))
+	a.obs = append(a.obs, a.opts.Objectives.Observe(r))
 	if r.Planned < a.lo || r.Planned > a.hi {
 		return
 	}

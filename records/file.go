@@ -119,7 +119,7 @@ type Role string
 // at rate inf.
 const (
 	RoleTier    Role = "tier"    // a point of the load curve (the only tier of a run)
-	RoleProbe   Role = "probe"   // a saturation probe: not a point of the curve
+	RoleProbe   Role = "probe"   // a saturation probe: a burst (off the rate axis) or an overloaded open-loop tier (a point of the curve)
 	RoleConfirm Role = "confirm" // the confirmation of a sweep's operating point
 )
 
@@ -152,8 +152,9 @@ type Tier struct {
 	End *TierEnd `json:"-"`
 }
 
-// CurveRole reports whether the tier is a point of the load curve: RoleTier, or an older file's
-// tier at a finite rate (or the only tier of a run).
+// CurveRole reports whether the tier is one the curve is planned from: RoleTier, or an older
+// file's tier (or the only tier of a run). Probes at a finite rate are points of the curve too,
+// but not tiers a comparison pairs.
 func (t Tier) CurveRole() bool { return t.Role == RoleTier || t.Role == "" }
 
 // PlannedRequests is the number of requests the tier planned: the closing line's count when the

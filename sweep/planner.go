@@ -63,6 +63,9 @@ func (pl Planner) Next(done []measure.Summary) (rate float64, why string, ok boo
 			lightest = pl.Saturation / 2
 		}
 		r := 0.4 * lightest
+		for tried(search, r) { // the lightest was excluded (client-bound, cut): go below it
+			r *= 0.4
+		}
 		if r < 0.01*pl.Saturation {
 			return 0, "no rate down to 1 % of the saturation rate meets the objective", false
 		}

@@ -21,9 +21,11 @@ const StopLooks = 9
 //
 // Looking several times at a growing sample and stopping at the first clear answer would raise
 // the chance of a wrong answer above the nominal α = 1 − confidence; each interim look therefore
-// uses the confidence 1 − α/StopLooks (Bonferroni over the looks), so that stopping early is no
-// less safe than the fixed-length tier. The verdict itself is then stated at the nominal
-// confidence on the whole tier, from its records (curve.Analyze).
+// uses the confidence 1 − α/StopLooks (Bonferroni over the looks), so that all the interim looks
+// together err with probability at most α. The verdict itself is then stated at the nominal
+// confidence on the whole tier, from its records (curve.Analyze): a wrong verdict needs a wrong
+// interim stop or a wrong final reading, so its probability is at most 2α in the worst case, and
+// about α in practice (the final reading of a tier that stopped early is far from the target).
 type stopRule struct {
 	offsets  []time.Duration
 	done     []bool
@@ -51,7 +53,7 @@ func newStopRule(offsets []time.Duration, cap time.Duration, obj measure.Objecti
 // add takes one record; it closes stop when the verdict is decided.
 func (r *stopRule) add(rec *records.Record) {
 	if rec.Dispatched != records.Unset {
-		r.obs = append(r.obs, measure.ObsOf(rec, r.obj.Compliant(rec)))
+		r.obs = append(r.obs, r.obj.Observe(rec))
 	}
 	// The first not-yet-ended request planned at this offset is this one (ties are alike).
 	i, _ := slices.BinarySearch(r.offsets, rec.Planned)

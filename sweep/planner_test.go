@@ -1,0 +1,241 @@
+package sweep_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+)
+
+// planTier is a constructed tier for the planner: its nominal rate (and realised rate, the
+// nominal one when 0), requests and compliant requests in its steady-state window, whether its
+// queue settled, whether it is client-bound (so excluded from the curve), and its role.
+type planTier struct {
+	rate, realised float64
+	requests, ok   int
+	unstable       bool
+	clientBound    bool
+	role           records.Role
+}
+
+func (c planTier) summary(n int) measure.Summary {
+	realised := c.realised
+	if realised == 0 {
+		realised = c.rate
+	}
+	role := c.role
+	if role == "" {
+		role = records.RoleTier
+	}
+	st := &measure.Steady{End: 300, Requests: c.requests, Compliant: c.ok, Ok: c.requests, RealisedRate: realised,
+		RequestThroughput: realised, RawOutputThroughput: 16 * realised, CompliantOutputThroughput: 16 * realised,
+		CompliantShare: float64(c.ok) / float64(c.requests), VarianceFactor: 1, EffectiveRequests: float64(c.requests),
+		Stationary: !c.unstable}
+	if c.unstable {
+		st.Note = "no steady state: queueing grows inside the window"
+		st.Trend = measure.Trend{Tested: true, Growing: true}
+	}
+	s := measure.Summary{Tier: n, Role: role, NominalRate: c.rate, Planned: c.requests, Recorded: c.requests, Issued: c.requests,
+		Complete: true, RequestThroughput: realised, Steady: st}
+	if c.clientBound {
+		s.ClientBound, s.ClientBoundReason = true, "constructed"
+	}
+	return s
+}
+
+func planSummaries(ts ...planTier) []measure.Summary {
+	out := make([]measure.Summary, len(ts))
+	for i, t := range ts {
+		out[i] = t.summary(i)
+	}
+	return out
+}
+
+// Constructed tiers: meets (share 1 on 3,000 requests: lower bound 99.87 %), fails (50 %), and
+// a tier that never settled although its share was still high.
+func planMeets(rate float64) planTier { return planTier{rate: rate, requests: 3000, ok: 3000} }
+func planFails(rate float64) planTier { return planTier{rate: rate, requests: 2000, ok: 1000} }
+func planUnstable(rate float64) planTier {
+	return planTier{rate: rate, requests: 3000, ok: 2997, unstable: true}
+}
+
+// planLine is a tier on the line share(r) = 0.999 − 0.005 (r − 5) (99.9 % at 5 req/s, 97.9 % at
+// 9): the fitted curve crosses 99 % at 6.8 req/s.
+func planLine(rate float64) planTier {
+	return planTier{rate: rate, requests: 3000, ok: int(math.Round(3000 * (0.999 - 0.005*(rate-5))))}
+}
+
+func planDefault() sweep.Planner {
+	return sweep.Planner{Saturation: 10, Params: curve.DefaultParams(), Precision: 0.1, MaxTiers: 8}
+}
+
+// estimate is where the analysis of done puts the capacity (0 without one).
+func estimate(done []measure.Summary) float64 {
+	if c := curve.Analyze(done, curve.DefaultParams()).Capacity; c != nil {
+		return c.Rate
+	}
+	return 0
+}
+
+func TestPlannerNext(t *testing.T) {
+	fixed := func(r float64) func(float64) float64 { return func(float64) float64 { return r } }
+	tests := []struct {
+		name   string
+		pl     sweep.Planner
+		done   []planTier
+		method string                  // the analysis's capacity method ("" for none)
+		want   func(e float64) float64 // the rate, from the analysis's estimate e
+		ok     bool
+		whyHas string
+	}{
+		{name: "no tier: half the saturation", done: nil, want: fixed(5), ok: true, whyHas: "half the saturation"},
+		{name: "probes and a confirmation only: half the saturation",
+			done: []planTier{{rate: math.Inf(1), requests: 128, ok: 128, role: records.RoleProbe}, {rate: 20, requests: 200, ok: 20, unstable: true, role: records.RoleProbe},
+				{rate: 3, requests: 3000, ok: 3000, role: records.RoleConfirm}},
+			want: fixed(5), ok: true},
+
+		// Every tier missing: 40 % of the lightest (realised) rate, down to 1 % of saturation.
+		{name: "one tier fails: 40 % of it", done: []planTier{planFails(5)}, want: fixed(2), ok: true, whyHas: "lighter"},
+		{name: "the lightest is the realised rate", done: []planTier{{rate: 5, realised: 5.2, requests: 2000, ok: 1000}}, want: fixed(0.4 * 5.2), ok: true},
+		{name: "two tiers fail: 40 % of the lightest", done: []planTier{planFails(5), planFails(2)}, want: fixed(0.8), ok: true},
+		{name: "a lightest tier that never settled misses too", done: []planTier{planUnstable(5)}, want: fixed(2), ok: true},
+		{name: "40 % of 0.3 is 0.12, above 1 % of saturation", done: []planTier{planFails(5), planFails(0.3)}, want: fixed(0.4 * 0.3), ok: true},
+		{name: "40 % of 0.2 is below 1 % of saturation: stop", done: []planTier{planFails(5), planFails(0.2)}, ok: false, whyHas: "1 %"},
+
+		// Every stable tier meeting: up, half way (geometrically) to the lightest failing or
+		// unstable rate, at most 1.5 × the heaviest meeting and 1.5 × saturation.
+		{name: "every tier meets: 1.5 × the heaviest", done: []planTier{planMeets(2), planMeets(4)}, method: curve.CapacityLowerBound,
+			want: fixed(6), ok: true, whyHas: "meets the objective"},
+		{name: "every tier meets: at most 1.5 × saturation", done: []planTier{planMeets(12)}, method: curve.CapacityLowerBound,
+			want: fixed(15), ok: true},
+		{name: "half way to the lightest unstable", done: []planTier{planMeets(4), planUnstable(8)}, method: curve.CapacityAtTier,
+			want: fixed(math.Sqrt(4 * 8)), ok: true},
+		{name: "half way is further than 1.5 ×", done: []planTier{planMeets(2), planUnstable(9)}, method: curve.CapacityAtTier,
+			want: fixed(3), ok: true},
+		{name: "meets and unstable within the precision: stop", done: []planTier{planMeets(4), planUnstable(4.1)}, method: curve.CapacityAtTier,
+			ok: false, whyHas: "within the precision"},
+		{name: "the upward rate already ran (excluded) within 2 %: stop",
+			done:   []planTier{planMeets(4), planUnstable(9), {rate: 6.05, requests: 3000, ok: 3000, clientBound: true}},
+			method: curve.CapacityAtTier, ok: false, whyHas: "already ran"},
+
+		// An interpolated estimate e: a tier at e, then at e(1 − p/2), then at e(1 + p/2), then
+		// stop. Every tier lies on one line, so the estimate stays near 6.8 req/s.
+		{name: "interpolated: at the estimate", done: []planTier{planLine(5), planLine(9)}, method: curve.CapacityInterpolated,
+			want: func(e float64) float64 { return e }, ok: true, whyHas: "at the estimate"},
+		{name: "interpolated: then below", done: []planTier{planLine(5), planLine(9), planLine(6.8)}, method: curve.CapacityInterpolated,
+			want: func(e float64) float64 { return 0.95 * e }, ok: true, whyHas: "below"},
+		{name: "interpolated: then above", done: []planTier{planLine(5), planLine(9), planLine(6.8), planLine(6.46)}, method: curve.CapacityInterpolated,
+			want: func(e float64) float64 { return 1.05 * e }, ok: true, whyHas: "above"},
+		{name: "interpolated: then stop", done: []planTier{planLine(5), planLine(9), planLine(6.8), planLine(6.46), planLine(7.14)},
+			method: curve.CapacityInterpolated, ok: false, whyHas: "on either side"},
+		// With a precision of 2 % the slot at the estimate spans ±0.5 %; a tier at 6.9 req/s
+		// (1.5 % above it) is not in it, but the slot's rate was tried within 2 %: skip to below.
+		{name: "interpolated: a slot tried within 2 % is not proposed again",
+			pl:   sweep.Planner{Saturation: 10, Params: curve.DefaultParams(), Precision: 0.02, MaxTiers: 8},
+			done: []planTier{planLine(5), planLine(9), planLine(6.9)}, method: curve.CapacityInterpolated,
+			want: func(e float64) float64 { return 0.99 * e }, ok: true, whyHas: "below"},
+
+		// MaxTiers counts search tiers only (probes and confirmations apart).
+		{name: "max tiers: probes and confirmations do not count",
+			pl: sweep.Planner{Saturation: 10, Params: curve.DefaultParams(), Precision: 0.1, MaxTiers: 3},
+			done: []planTier{{rate: math.Inf(1), requests: 128, ok: 128, role: records.RoleProbe}, {rate: 20, requests: 200, ok: 20, unstable: true, role: records.RoleProbe},
+				planMeets(2), planMeets(4), {rate: 3, requests: 3000, ok: 3000, role: records.RoleConfirm}},
+			want: fixed(6), ok: true},
+		{name: "max tiers reached: stop", pl: sweep.Planner{Saturation: 10, Params: curve.DefaultParams(), Precision: 0.1, MaxTiers: 3},
+			done: []planTier{planMeets(2), planMeets(4), planMeets(6)}, ok: false, whyHas: "--max-tiers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pl := tt.pl
+			if pl.MaxTiers == 0 {
+				pl = planDefault()
+			}
+			done := planSummaries(tt.done...)
+			a := curve.Analyze(done, pl.Params)
+			if tt.method != "" && (a.Capacity == nil || a.Capacity.Method != tt.method) {
+				t.Fatalf("the constructed tiers give capacity %v, want method %s: %v", a.Capacity, tt.method, a.Notes)
+			}
+			rate, why, ok := pl.Next(done)
+			if ok != tt.ok || !strings.Contains(why, tt.whyHas) {
+				t.Fatalf("Next = %v, %q, %v; want ok %v and a reason with %q", rate, why, ok, tt.ok, tt.whyHas)
+			}
+			if !ok {
+				return
+			}
+			want := tt.want(estimate(done))
+			if math.Abs(rate-want) > 1e-12*want {
+				t.Errorf("Next = %v (%s), want %v", rate, why, want)
+			}
+		})
+	}
+}
+
+// TestPlannerRepeatsAnExcludedRate: the downward search goes to 40 % of the lightest tier the
+// curve has; a tier it proposed that was then excluded (client-bound, interrupted) is not on the
+// curve, so the same rate is proposed again, and the sweep reruns the same schedule (its seed
+// depends on the rate only) until MaxTiers.
+func TestPlannerRepeatsAnExcludedRate(t *testing.T) {
+	pl := planDefault()
+	done := planSummaries(planFails(5), planTier{rate: 2, requests: 2000, ok: 1000, clientBound: true})
+	rate, why, ok := pl.Next(done)
+	if ok && math.Abs(rate/2-1) < 0.02 {
+		t.Errorf("Next = %v (%s): a tier at 2 req/s already ran", rate, why)
+	}
+}
+
+// TestPlannerNeverRepeatsARate runs whole automatic sweeps on virtual M/D/c queues and checks
+// that no two search tiers ran within 2 % of each other (the planner's own notion of "already
+// tried"), so never twice at one rate.
+func TestPlannerNeverRepeatsARate(t *testing.T) {
+	cases := []struct {
+		q     sim.QueueConfig
+		seeds []int64
+	}{
+		{sim.QueueConfig{ModelName: "m", Servers: 4, Service: 400 * time.Millisecond, FirstToken: 20 * time.Millisecond, OutputTokens: 16}, []int64{11, 12}},
+		{sim.QueueConfig{ModelName: "m", Servers: 16, Service: 2 * time.Second, FirstToken: 50 * time.Millisecond, OutputTokens: 16}, []int64{13, 14}},
+	}
+	for _, c := range cases {
+		q, seeds := c.q, c.seeds
+		if testing.Short() {
+			seeds = seeds[:1]
+		}
+		for _, seed := range seeds {
+			t.Run(fmt.Sprintf("%v seed %d", q, seed), func(t *testing.T) {
+				t.Parallel()
+				cfg := sweep.Config{Rates: sweep.Rates{Auto: true}, Seed: seed,
+					Settings: sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: 500 * time.Millisecond}}, Params: curve.DefaultParams()}}
+				res, err := (&sweep.Executor{Config: cfg, Runner: &sweeptest.QueueRunner{Config: q}}).Run(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rates []float64
+				for _, tr := range res.Tiers {
+					if tr.Tier.Role == records.RoleTier {
+						rates = append(rates, tr.Summary.NominalRate)
+					}
+				}
+				t.Logf("search tiers at %.4g", rates)
+				if len(rates) < 2 {
+					t.Errorf("only %d search tiers", len(rates))
+				}
+				sorted := slices.Clone(rates)
+				slices.Sort(sorted)
+				for i := 1; i < len(sorted); i++ {
+					if sorted[i]/sorted[i-1]-1 < 0.02 {
+						t.Errorf("tiers at %v and %v req/s, within 2 %% (in order: %v)", sorted[i-1], sorted[i], rates)
+					}
+				}
+			})
+		}
+	}
+}
