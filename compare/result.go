@@ -64,14 +64,14 @@ type Result struct {
 
 // TierPair is the two sides' summaries at one nominal rate.
 type TierPair struct {
-	Rate float64          `json:"rate"`
+	Rate records.Rate     `json:"rate"`
 	A    *measure.Summary `json:"a"`
 	B    *measure.Summary `json:"b"`
 }
 
 // PairedRow is one metric compared request by request at one rate.
 type PairedRow struct {
-	Rate   float64       `json:"rate"`
+	Rate   records.Rate  `json:"rate"`
 	Metric string        `json:"metric"`
 	Result *PairedResult `json:"result,omitempty"`
 	Error  string        `json:"error,omitempty"`
@@ -91,10 +91,10 @@ type Decision struct {
 
 // EqualLoadCost prices both sides at one rate both ran.
 type EqualLoadCost struct {
-	Rate float64  `json:"rate"`
-	A    *float64 `json:"a_cost_per_million_effective"` // null when A produced no effective output
-	B    *float64 `json:"b_cost_per_million_effective"`
-	BvsA *float64 `json:"b_vs_a_unit_cost_change"`
+	Rate records.Rate `json:"rate"`
+	A    *float64     `json:"a_cost_per_million_effective"` // null when A produced no effective output
+	B    *float64     `json:"b_cost_per_million_effective"`
+	BvsA *float64     `json:"b_vs_a_unit_cost_change"`
 }
 
 // ErrNotComparable is returned (wrapped, with the mismatches in the result) when the results are
@@ -257,7 +257,7 @@ func pairTiers(a, b *sweep.Result) []TierPair {
 	}
 	var out []TierPair
 	for r := range rates {
-		p := TierPair{Rate: r}
+		p := TierPair{Rate: records.Rate(r)}
 		if t, ok := ta[r]; ok {
 			s := t.Summary
 			p.A = &s
@@ -295,7 +295,7 @@ func pairedRows(a, b Side, conf float64) []PairedRow {
 				return float64(d) / 1e6, ok
 			}},
 		} {
-			row := PairedRow{Rate: r, Metric: m.name}
+			row := PairedRow{Rate: records.Rate(r), Metric: m.name}
 			pr, err := Paired(okValues(ra, m.get), okValues(rb, m.get), conf, a.Result.Header.Seed)
 			if err != nil {
 				row.Error = err.Error()
@@ -329,7 +329,7 @@ func ledger(d [2]Decision, c Costs) (cost.Ledger, error) {
 			return cost.Ledger{}, fmt.Errorf("%s: %s", x.Side, x.FiguresError)
 		}
 		f := *x.Figures
-		opts[i] = cost.Option{Name: fmt.Sprintf("%s (%s req/s, %s)", x.Side, strconv.FormatFloat(f.Rate, 'g', 3, 64), f.Source),
+		opts[i] = cost.Option{Name: fmt.Sprintf("%s (%s req/s, %s)", x.Side, strconv.FormatFloat(float64(f.Rate), 'g', 3, 64), f.Source),
 			CostPerHour: []float64{c.A, c.B}[i], RawThroughput: f.RawOutputThroughput, CompliantShare: f.CompliantTokenShare()}
 	}
 	return cost.Compare(opts[0], opts[1], cost.Params{Currency: c.Currency, HoursPerPeriod: cost.DefaultHoursPerPeriod})

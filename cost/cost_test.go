@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -119,8 +120,8 @@ func TestJSONShape(t *testing.T) {
 	if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, wantTop) {
 		t.Errorf("top-level keys = %v, want %v", got, wantTop)
 	}
-	wantOpt := []string{"compliant_share", "cost_per_hour", "cost_per_million_effective",
-		"effective_throughput", "name", "raw_throughput"}
+	wantOpt := []string{"compliant_share", "cost_per_hour", "cost_per_million_effective", "cost_per_period",
+		"effective_throughput", "maintenance", "name", "raw_throughput"}
 	for _, k := range []string{"a", "b"} {
 		var o map[string]json.RawMessage
 		if err := json.Unmarshal(m[k], &o); err != nil {
@@ -143,6 +144,30 @@ func TestJSONShape(t *testing.T) {
 	}
 	if !bytes.Contains(js, []byte(`"notes":[]`)) {
 		t.Errorf("zero ledger: %s, want \"notes\":[]", js)
+	}
+}
+
+// TestJSONRoundTrip: a ledger read back from its JSON is the ledger written, with and without a
+// payback period.
+func TestJSONRoundTrip(t *testing.T) {
+	b := seedB
+	b.Maintenance = 300
+	for _, p := range []cost.Params{{}, {Currency: "EUR", HoursPerPeriod: 720, OneTime: 5000}} {
+		l, err := cost.Compare(seedA, b, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back cost.Ledger
+		if err := json.Unmarshal(js, &back); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(back, l) {
+			t.Errorf("round trip of %+v:\n got %+v\nwant %+v", p, back, l)
+		}
 	}
 }
 

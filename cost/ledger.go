@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // DefaultHoursPerPeriod is the period used when [Params].HoursPerPeriod is 0:
@@ -78,6 +80,18 @@ type Ledger struct {
 	Notes []string
 }
 
+// Validate returns the problems of p, each naming its field ("hours-per-period", "one-time").
+func (p Params) Validate() []error {
+	var errs []error
+	if h := p.HoursPerPeriod; math.IsNaN(h) || math.IsInf(h, 0) || h < 0 {
+		errs = append(errs, field.Errorf("hours-per-period", "hours per period = %g: must be a finite number > 0", h))
+	}
+	if math.IsNaN(p.OneTime) || math.IsInf(p.OneTime, 0) || p.OneTime < 0 {
+		errs = append(errs, field.Errorf("one-time", "one-time investment = %g: must be a finite number ≥ 0", p.OneTime))
+	}
+	return errs
+}
+
 // Compare builds the ledger of b against a. Invalid options or parameters are
 // reported all at once. It also fails when A costs nothing per hour (a
 // relative comparison against a free option is undefined) or when either
@@ -94,15 +108,10 @@ func Compare(a, b Option, p Params) (Ledger, error) {
 		}
 		errs = append(errs, v.Validate()...)
 	}
+	errs = append(errs, p.Validate()...)
 	hours := p.HoursPerPeriod
 	if hours == 0 {
 		hours = DefaultHoursPerPeriod
-	}
-	if math.IsNaN(hours) || math.IsInf(hours, 0) || hours < 0 {
-		errs = append(errs, fmt.Errorf("hours per period = %g: must be a finite number > 0", p.HoursPerPeriod))
-	}
-	if math.IsNaN(p.OneTime) || math.IsInf(p.OneTime, 0) || p.OneTime < 0 {
-		errs = append(errs, fmt.Errorf("one-time investment = %g: must be a finite number ≥ 0", p.OneTime))
 	}
 	if len(errs) > 0 {
 		return Ledger{}, fmt.Errorf("cost ledger: %w", errors.Join(errs...))
@@ -214,48 +223,72 @@ func notes(l Ledger) []string {
 	return n
 }
 
+// optionJSON and ledgerJSON are the ledger's JSON form, with snake_case keys.
+type optionJSON struct {
+	Name                    string  `json:"name"`
+	CostPerHour             float64 `json:"cost_per_hour"`
+	RawThroughput           float64 `json:"raw_throughput"`
+	CompliantShare          float64 `json:"compliant_share"`
+	EffectiveThroughput     float64 `json:"effective_throughput"`
+	CostPerMillionEffective float64 `json:"cost_per_million_effective"`
+	Maintenance             float64 `json:"maintenance"`
+	CostPerPeriod           float64 `json:"cost_per_period"`
+}
+
+type ledgerJSON struct {
+	Currency                     string     `json:"currency"`
+	HoursPerPeriod               float64    `json:"hours_per_period"`
+	A                            optionJSON `json:"a"`
+	B                            optionJSON `json:"b"`
+	BvsAUnitCostChange           float64    `json:"b_vs_a_unit_cost_change"`
+	BreakEvenCompliantShare      float64    `json:"break_even_compliant_share"`
+	BreakEvenEffectiveThroughput float64    `json:"break_even_effective_throughput"`
+	NetSavingsPerPeriod          float64    `json:"net_savings_per_period"`
+	OneTime                      float64    `json:"one_time"`
+	PaybackPeriods               *float64   `json:"payback_periods"`
+	PaybackNote                  string     `json:"payback_note"`
+	Notes                        []string   `json:"notes"`
+}
+
 // MarshalJSON encodes the ledger with snake_case keys:
 // currency, hours_per_period, a, b (each: name, cost_per_hour, raw_throughput,
-// compliant_share, effective_throughput, cost_per_million_effective),
+// compliant_share, effective_throughput, cost_per_million_effective, maintenance,
+// cost_per_period),
 // b_vs_a_unit_cost_change, break_even_compliant_share,
 // break_even_effective_throughput, net_savings_per_period, one_time,
 // payback_periods (number or null), payback_note, notes.
 func (l Ledger) MarshalJSON() ([]byte, error) {
-	type option struct {
-		Name                    string  `json:"name"`
-		CostPerHour             float64 `json:"cost_per_hour"`
-		RawThroughput           float64 `json:"raw_throughput"`
-		CompliantShare          float64 `json:"compliant_share"`
-		EffectiveThroughput     float64 `json:"effective_throughput"`
-		CostPerMillionEffective float64 `json:"cost_per_million_effective"`
-	}
-	conv := func(r OptionResult) option {
-		return option{r.Option.Name, r.Option.CostPerHour, r.Option.RawThroughput, r.Option.CompliantShare,
-			r.EffectiveThroughput, r.CostPerMillionEffective}
+	conv := func(r OptionResult) optionJSON {
+		return optionJSON{r.Option.Name, r.Option.CostPerHour, r.Option.RawThroughput, r.Option.CompliantShare,
+			r.EffectiveThroughput, r.CostPerMillionEffective, r.Option.Maintenance, r.CostPerPeriod}
 	}
 	notes := l.Notes
 	if notes == nil {
 		notes = []string{}
 	}
-	out := struct {
-		Currency                     string   `json:"currency"`
-		HoursPerPeriod               float64  `json:"hours_per_period"`
-		A                            option   `json:"a"`
-		B                            option   `json:"b"`
-		BvsAUnitCostChange           float64  `json:"b_vs_a_unit_cost_change"`
-		BreakEvenCompliantShare      float64  `json:"break_even_compliant_share"`
-		BreakEvenEffectiveThroughput float64  `json:"break_even_effective_throughput"`
-		NetSavingsPerPeriod          float64  `json:"net_savings_per_period"`
-		OneTime                      float64  `json:"one_time"`
-		PaybackPeriods               *float64 `json:"payback_periods"`
-		PaybackNote                  string   `json:"payback_note"`
-		Notes                        []string `json:"notes"`
-	}{l.Currency, l.HoursPerPeriod, conv(l.A), conv(l.B), l.BvsAUnitCostChange,
+	b, err := json.Marshal(ledgerJSON{l.Currency, l.HoursPerPeriod, conv(l.A), conv(l.B), l.BvsAUnitCostChange,
 		l.BreakEvenCompliantShare, l.BreakEvenEffectiveThroughput, l.NetSavingsPerPeriod,
-		l.OneTime, l.PaybackPeriods, l.PaybackNote, notes}
-	b, err := json.Marshal(out)
+		l.OneTime, l.PaybackPeriods, l.PaybackNote, notes})
 	if err != nil {
 		return nil, fmt.Errorf("encoding cost ledger: %w", err)
 	}
 	return b, nil
+}
+
+// UnmarshalJSON decodes what MarshalJSON wrote.
+func (l *Ledger) UnmarshalJSON(data []byte) error {
+	var in ledgerJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return fmt.Errorf("decoding cost ledger: %w", err)
+	}
+	conv := func(o optionJSON) OptionResult {
+		return OptionResult{Option: Option{Name: o.Name, CostPerHour: o.CostPerHour, RawThroughput: o.RawThroughput, CompliantShare: o.CompliantShare,
+			Maintenance: o.Maintenance}, EffectiveThroughput: o.EffectiveThroughput, CostPerMillionEffective: o.CostPerMillionEffective,
+			CostPerPeriod: o.CostPerPeriod}
+	}
+	*l = Ledger{Currency: in.Currency, HoursPerPeriod: in.HoursPerPeriod, A: conv(in.A), B: conv(in.B),
+		BvsAUnitCostChange: in.BvsAUnitCostChange, BreakEvenCompliantShare: in.BreakEvenCompliantShare,
+		BreakEvenEffectiveThroughput: in.BreakEvenEffectiveThroughput, NetSavingsPerPeriod: in.NetSavingsPerPeriod,
+		OneTime: in.OneTime, PaybackPeriods: in.PaybackPeriods, PaybackNote: in.PaybackNote, Notes: in.Notes}
+	return nil
 }

@@ -112,7 +112,8 @@ type Capacity struct {
 func (c *Capacity) LowerBoundOnly() bool { return c.Method == CapacityLowerBound }
 
 // String is the capacity as people read it: "at least 12.2 req/s" for a lower bound, else
-// "12.2 req/s (11.0–13.5)" with the interval, an open end written as such.
+// "12.2 req/s (11.0–13.5)" with the interval, a missing end said in words ("unconfirmed, below
+// 13.5" when no tier meets the target with confidence).
 func (c *Capacity) String() string {
 	if c == nil {
 		return "none"
@@ -120,15 +121,15 @@ func (c *Capacity) String() string {
 	if c.LowerBoundOnly() {
 		return fmt.Sprintf("at least %s req/s", fmtRate(c.Rate))
 	}
-	lo := "below " + fmtRate(c.Rate)
-	if c.Low > 0 {
-		lo = fmtRate(c.Low)
+	switch {
+	case c.Low > 0 && c.High != nil:
+		return fmt.Sprintf("%s req/s (%s–%s)", fmtRate(c.Rate), fmtRate(c.Low), fmtRate(*c.High))
+	case c.Low > 0:
+		return fmt.Sprintf("%s req/s (at least %s, no upper bound measured)", fmtRate(c.Rate), fmtRate(c.Low))
+	case c.High != nil:
+		return fmt.Sprintf("%s req/s (unconfirmed, below %s)", fmtRate(c.Rate), fmtRate(*c.High))
 	}
-	hi := "unbracketed"
-	if c.High != nil {
-		hi = fmtRate(*c.High)
-	}
-	return fmt.Sprintf("%s req/s (%s–%s)", fmtRate(c.Rate), lo, hi)
+	return fmt.Sprintf("%s req/s (unconfirmed, unbracketed)", fmtRate(c.Rate))
 }
 
 // OperatingPoint is where to run: capacity less the headroom, with what it should deliver and,
@@ -583,9 +584,9 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 
 // Figures are steady-state throughputs at one arrival rate.
 type Figures struct {
-	Rate                      float64 `json:"rate"`
-	RawOutputThroughput       float64 `json:"raw_output_throughput"`
-	CompliantOutputThroughput float64 `json:"compliant_output_throughput"`
+	Rate                      records.Rate `json:"rate"`
+	RawOutputThroughput       float64      `json:"raw_output_throughput"`
+	CompliantOutputThroughput float64      `json:"compliant_output_throughput"`
 	// Source says where they come from: "confirmation tier N" or "the curve interpolated".
 	Source string `json:"source"`
 }
@@ -606,7 +607,7 @@ func (a Analysis) At(rate float64) (f Figures, ok bool) {
 	if len(axis) == 0 {
 		return Figures{}, false
 	}
-	f.Rate = rate
+	f.Rate = records.Rate(rate)
 	f.RawOutputThroughput, f.CompliantOutputThroughput = interpolate(axis, rate)
 	f.Source = "the curve interpolated"
 	return f, true
@@ -621,10 +622,10 @@ func (a Analysis) OperatingFigures() (Figures, bool) {
 		return Figures{}, false
 	}
 	if cf := op.Confirmation; cf != nil && cf.AtThisPoint {
-		return Figures{Rate: cf.Rate, RawOutputThroughput: cf.RawOutputThroughput, CompliantOutputThroughput: cf.CompliantOutputThroughput,
+		return Figures{Rate: records.Rate(cf.Rate), RawOutputThroughput: cf.RawOutputThroughput, CompliantOutputThroughput: cf.CompliantOutputThroughput,
 			Source: fmt.Sprintf("confirmation tier %d (%s)", cf.Tier, cf.Verdict)}, true
 	}
-	return Figures{Rate: op.Rate, RawOutputThroughput: op.ExpectedRawThroughput, CompliantOutputThroughput: op.ExpectedCompliantThroughput,
+	return Figures{Rate: records.Rate(op.Rate), RawOutputThroughput: op.ExpectedRawThroughput, CompliantOutputThroughput: op.ExpectedCompliantThroughput,
 		Source: "the curve interpolated at the operating point (not verified)"}, true
 }
 

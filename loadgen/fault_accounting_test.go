@@ -41,7 +41,7 @@ func TestFaultAccounting(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := sim.Profile(sim.ProfileDefault)
+			cfg, err := sim.Profile(sim.ProfileMedium)
 			if err != nil {
 				t.Fatal(err)
 			}

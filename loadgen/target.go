@@ -228,3 +228,27 @@ func parseExtraBody(b json.RawMessage) (members [][2]json.RawMessage, keys map[s
 	}
 	return members, keys, nil
 }
+
+// WithIgnoreEOS adds "ignore_eos":true to an extra body (nil: none yet), as vLLM's --ignore-eos
+// does; a body that already sets ignore_eos to anything else is a contradiction.
+func WithIgnoreEOS(body json.RawMessage) (json.RawMessage, error) {
+	if len(body) == 0 {
+		return json.RawMessage(`{"ignore_eos":true}`), nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return body, err
+	}
+	if v, ok := m["ignore_eos"]; ok {
+		if string(v) != "true" {
+			return body, fmt.Errorf("contradicts the extra body's \"ignore_eos\":%s", v)
+		}
+		return body, nil
+	}
+	merged := []byte(`{"ignore_eos":true`)
+	if len(m) > 0 {
+		merged = append(merged, ',')
+	}
+	merged = append(merged, bytes.TrimSpace(body)[1:]...) // the members after '{', and '}'
+	return ParseExtraBody(string(merged))
+}

@@ -243,6 +243,25 @@ func ReadFile(path string) (*File, error) {
 	return f, nil
 }
 
+// ReadHeader reads the header line of a records file (checked as Scan checks it), without
+// reading further.
+func ReadHeader(path string) (Header, error) {
+	var h Header
+	fh, err := os.Open(path)
+	if err != nil {
+		return h, fmt.Errorf("read records: %w", err)
+	}
+	defer fh.Close()
+	_, err = Scan(fh, Visitor{Header: func(x Header) error { h = x; return errHeaderRead }})
+	if err != nil && !errors.Is(err, errHeaderRead) {
+		return h, fmt.Errorf("read records %s: %w", path, err)
+	}
+	return h, nil
+}
+
+// errHeaderRead stops a scan after the header.
+var errHeaderRead = errors.New("header read")
+
 // Read parses records.jsonl from r with Scan's checks. A final line without a newline that
 // does not parse is taken as cut off by a crash: it is ignored with a warning.
 func Read(r io.Reader) (*File, error) {

@@ -36,7 +36,7 @@ func CompareTables(res compare.Result) []Table {
 		if t.A != nil && t.B != nil && compl(t.A) > 0 {
 			ratio = f(compl(t.B)/compl(t.A), 3)
 		}
-		tiers.Rows = append(tiers.Rows, []string{rateCell(t.Rate),
+		tiers.Rows = append(tiers.Rows, []string{rateCell(float64(t.Rate)),
 			get(t.A, func(s *measure.Summary) string { return f(raw(s), 0) }),
 			get(t.B, func(s *measure.Summary) string { return f(raw(s), 0) }),
 			get(t.A, func(s *measure.Summary) string { return f(compl(s), 0) }),
@@ -55,11 +55,11 @@ func CompareTables(res compare.Result) []Table {
 		Align:   []bool{true, false, true, true, false, false}}
 	for _, p := range res.Paired {
 		if p.Result == nil {
-			paired.Rows = append(paired.Rows, []string{rateCell(p.Rate), p.Metric, NaNText, NaNText, p.Error, ""})
+			paired.Rows = append(paired.Rows, []string{rateCell(float64(p.Rate)), p.Metric, NaNText, NaNText, p.Error, ""})
 			continue
 		}
 		r := p.Result
-		paired.Rows = append(paired.Rows, []string{rateCell(p.Rate), p.Metric, strconv.Itoa(r.N), f(r.MedianDiff, 2),
+		paired.Rows = append(paired.Rows, []string{rateCell(float64(p.Rate)), p.Metric, strconv.Itoa(r.N), f(r.MedianDiff, 2),
 			"[" + f(r.CILow, 2) + ", " + f(r.CIHigh, 2) + "]", fmt.Sprintf("%d / %d", r.Wins, r.Losses)})
 	}
 	out := []Table{tiers, paired}
@@ -79,7 +79,7 @@ func CompareTables(res compare.Result) []Table {
 			return FormatFloat(*v, 2)
 		}
 		for _, r := range res.EqualLoad {
-			t.Rows = append(t.Rows, []string{rateCell(r.Rate), opt(r.A, false), opt(r.B, false), opt(r.BvsA, true)})
+			t.Rows = append(t.Rows, []string{rateCell(float64(r.Rate)), opt(r.A, false), opt(r.B, false), opt(r.BvsA, true)})
 		}
 		out = append(out, t)
 	}

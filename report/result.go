@@ -390,6 +390,24 @@ func IdentityRows(r *sweep.Result) [][2]string {
 	return rows
 }
 
+// WriteResult writes a result's files into dir: summary.json (a run) or curve.json (a sweep),
+// then the rendered files (WriteFiles).
+func WriteResult(dir string, r *sweep.Result) error {
+	if r.Header.Command == records.CommandRun {
+		rf, err := r.RunSummary()
+		if err != nil {
+			return err
+		}
+		if err := sweep.WriteJSON(dir, sweep.SummaryName, rf); err != nil {
+			return err
+		}
+	} else if err := sweep.WriteJSON(dir, sweep.CurveName, r.Curve()); err != nil {
+		return err
+	}
+	_, err := WriteFiles(dir, r)
+	return err
+}
+
 // WriteFiles renders a result into dir: curve.csv, every tier's summary (summary_tierNN.json),
 // the plots (SVG and PNG) and report.html; a run writes report.html only beside its
 // summary.json. It returns the names written.

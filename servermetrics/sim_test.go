@@ -15,7 +15,7 @@ import (
 // Against the real simulated deployment: three identical non-streaming
 // completions during a sampled tier.
 func TestAgainstSim(t *testing.T) {
-	cfg, err := sim.Profile(sim.ProfileDefault)
+	cfg, err := sim.Profile(sim.ProfileMedium)
 	if err != nil {
 		t.Fatal(err)
 	}

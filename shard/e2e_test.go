@@ -86,7 +86,7 @@ func TestShardedRunMatchesSingleRun(t *testing.T) {
 	})
 	t.Cleanup(func() { watchdog.Stop() })
 
-	cfg, err := sim.Profile(sim.ProfileDefault)
+	cfg, err := sim.Profile(sim.ProfileMedium)
 	if err != nil {
 		t.Fatal(err)
 	}

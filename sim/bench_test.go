@@ -33,7 +33,7 @@ func BenchmarkStreams(b *testing.B) {
 }
 
 func benchStreams(b *testing.B, streams int, step, window time.Duration) {
-	cfg, err := sim.Profile(sim.ProfileDefault)
+	cfg, err := sim.Profile(sim.ProfileMedium)
 	if err != nil {
 		b.Fatal(err)
 	}

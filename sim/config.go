@@ -260,6 +260,7 @@ func paramNames() string {
 const (
 	ProfileDefault    = "default"
 	ProfileLatency    = "latency"
+	ProfileMedium     = "medium"
 	ProfileThroughput = "throughput"
 )
 
@@ -280,7 +281,23 @@ func base() Config {
 	}
 }
 
+// defaultProfile is the embedded deployment of the first sweep a user runs: a small model
+// served with 4-token decode steps (speculative decoding) and short, cheap steps, so that its
+// requests are short-lived and a decision at a 99 % target takes minutes, not an hour.
 func defaultProfile() Config {
+	c := base()
+	c.MaxNumSeqs = 24
+	c.KVCacheTokens = 131072
+	c.MaxBatchedTokens = 8192
+	c.StepBase = 4 * time.Millisecond
+	c.StepPerSeq = 250 * time.Microsecond
+	c.StepPerKVToken = time.Nanosecond
+	c.PrefillRate = 1_000_000
+	c.TokensPerChunk = 4
+	return c
+}
+
+func mediumProfile() Config {
 	c := base()
 	c.MaxNumSeqs = 64
 	c.KVCacheTokens = 131072
@@ -291,12 +308,32 @@ func defaultProfile() Config {
 	return c
 }
 
+// ProfileObjectives are the latency objectives a profile's imagined deployment is held to, in
+// --goodput syntax: what a sweep of the embedded deployment uses when none are given. The default
+// profile's bind before its raw throughput saturates (TPOT grows with the batch), so its curve
+// shows compliant output falling while raw output still rises.
+func ProfileObjectives(name string) string {
+	switch name {
+	case "", ProfileDefault:
+		return "ttft:500 tpot:2.5"
+	case ProfileLatency:
+		return "ttft:1000 tpot:10"
+	case ProfileMedium:
+		return "ttft:1000 tpot:20"
+	case ProfileThroughput:
+		return "ttft:2000 tpot:25"
+	}
+	return ""
+}
+
 // Profile returns the named profile ("" means "default"). See the package
 // documentation for what each imitates and its theoretical plateau.
 func Profile(name string) (Config, error) {
 	switch name {
 	case "", ProfileDefault:
 		return defaultProfile(), nil
+	case ProfileMedium:
+		return mediumProfile(), nil
 	case ProfileLatency:
 		c := base()
 		c.MaxNumSeqs = 16
@@ -316,12 +353,12 @@ func Profile(name string) (Config, error) {
 		c.PrefillRate = 50000
 		return c, nil
 	}
-	return Config{}, fmt.Errorf("sim profile %q: unknown (known: %v)", name, ProfileNames())
+	return Config{}, fmt.Errorf("sim profile %q: unknown (known: %s)", name, strings.Join(ProfileNames(), ", "))
 }
 
 // ProfileNames lists the profile names, sorted.
 func ProfileNames() []string {
-	n := []string{ProfileDefault, ProfileLatency, ProfileThroughput}
+	n := []string{ProfileDefault, ProfileLatency, ProfileMedium, ProfileThroughput}
 	slices.Sort(n)
 	return n
 }

@@ -13,7 +13,7 @@ import (
 // completion. The text is the simulator's fixed word cycle, one word per
 // token, so the numbers in usage can be checked by counting words.
 func ExampleStart() {
-	cfg, err := sim.Profile(sim.ProfileDefault)
+	cfg, err := sim.Profile(sim.ProfileMedium)
 	if err != nil {
 		panic(err)
 	}

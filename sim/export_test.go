@@ -16,7 +16,7 @@ const (
 func PlateauConfig() Config { return plateauConfig() }
 
 func plateauConfig() Config {
-	c := defaultProfile()
+	c := mediumProfile()
 	c.MaxNumSeqs = 8
 	c.KVCacheTokens = 8192
 	c.MaxBatchedTokens = 256

@@ -20,7 +20,7 @@ import (
 // testConfig is a small, fast deployment for tests: steps of a few
 // milliseconds, no faults, no early stop.
 func testConfig() sim.Config {
-	c, err := sim.Profile(sim.ProfileDefault)
+	c, err := sim.Profile(sim.ProfileMedium)
 	if err != nil {
 		panic(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // QueueConfig describes an M/D/c FIFO queue served over the OpenAI API:
@@ -88,27 +90,27 @@ func (c QueueConfig) String() string {
 // message starts with the field's flag-style name (as in QueueParams).
 func (c QueueConfig) Validate() error {
 	var errs []error
-	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	add := func(name, format string, a ...any) { errs = append(errs, field.Errorf(name, format, a...)) }
 	if c.ModelName == "" {
-		add("model-name: must not be empty")
+		add("model-name", "must not be empty")
 	}
 	if c.Servers < 1 {
-		add("servers: %d, must be at least 1", c.Servers)
+		add("servers", "%d, must be at least 1", c.Servers)
 	}
 	if c.Service <= 0 {
-		add("service: %v, must be positive", c.Service)
+		add("service", "%v, must be positive", c.Service)
 	}
 	switch {
 	case c.FirstToken < 0 || (c.Service > 0 && c.FirstToken > c.Service):
-		add("first-token: %v, must be in [0, service] (service %v)", c.FirstToken, c.Service)
+		add("first-token", "%v, must be in [0, service] (service %v)", c.FirstToken, c.Service)
 	case c.OutputTokens == 1 && c.Service > 0 && c.FirstToken != c.Service:
-		add("first-token: %v, must equal service (%v) when output-tokens is 1: the only token is also the last, written at the end of service", c.FirstToken, c.Service)
+		add("first-token", "%v, must equal service (%v) when output-tokens is 1: the only token is also the last, written at the end of service", c.FirstToken, c.Service)
 	}
 	if c.OutputTokens < 1 || c.OutputTokens > maxQueueOutputTokens {
-		add("output-tokens: %d, must be in [1, %d]", c.OutputTokens, maxQueueOutputTokens)
+		add("output-tokens", "%d, must be in [1, %d]", c.OutputTokens, maxQueueOutputTokens)
 	}
 	if c.QueueLimit < 0 {
-		add("queue-limit: %d, must not be negative (0: unlimited)", c.QueueLimit)
+		add("queue-limit", "%d, must not be negative (0: unlimited)", c.QueueLimit)
 	}
 	return errors.Join(errs...)
 }

@@ -68,8 +68,9 @@ func TestTheoryMatchesVirtualEngine(t *testing.T) {
 		{ProfileLatency, 1024, 128},
 		{ProfileLatency, 2048, 64},
 		{ProfileLatency, 100, 1000},
-		{ProfileDefault, 1024, 128},
-		{ProfileDefault, 2048, 64},     // KV binds: 63 sequences, with preemptions
+		{ProfileMedium, 1024, 128},
+		{ProfileMedium, 2048, 64},      // KV binds: 63 sequences, with preemptions
+		{ProfileDefault, 1024, 128},    // 4 tokens a step
 		{ProfileThroughput, 1024, 128}, // KV binds too
 		{ProfileThroughput, 2048, 64},
 	}
@@ -101,7 +102,7 @@ func TestTheoryMatchesVirtualEngine(t *testing.T) {
 // tokens, in chunk-aligned steps.
 func TestEngineInvariants(t *testing.T) {
 	for _, preempt := range []bool{true, false} {
-		cfg, _ := Profile(ProfileDefault)
+		cfg, _ := Profile(ProfileMedium)
 		cfg.MaxModelLen = 400
 		cfg.KVCacheTokens = 1000
 		cfg.MaxNumSeqs = 8

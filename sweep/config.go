@@ -4,7 +4,10 @@ import (
 	"math"
 	"time"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
@@ -112,14 +115,44 @@ func (c Config) withDefaults() Config {
 func (c Config) sequential() bool { return c.Requests == 0 && c.Duration == 0 }
 
 // tierCap is the cap of a sequential tier at rate: the time of TierRequests arrivals, within
-// [MinTierDuration, MaxTierDuration]; a confirmation's is ConfirmFactor times longer.
-func (c Config) tierCap(rate float64, confirm bool) time.Duration {
+// [MinTierDuration, MaxTierDuration]. A confirmation's is planned for the larger of
+// ConfirmFactor·TierRequests and need arrivals (what its verdict needs, ConfirmRequests), within
+// ConfirmFactor·MaxTierDuration.
+func (c Config) tierCap(rate float64, confirm bool, need float64) time.Duration {
 	n, hi := float64(c.TierRequests), c.MaxTierDuration
 	if confirm {
-		n, hi = n*ConfirmFactor, hi*ConfirmFactor
+		n, hi = math.Max(n*ConfirmFactor, need), hi*ConfirmFactor
 	}
 	d := time.Duration(n / rate * float64(time.Second))
 	return min(max(d, c.MinTierDuration), hi)
+}
+
+// ConfirmMargin is how many more requests a confirmation plans than the fewest that could
+// verify the operating point with no miss at all (ConfirmRequests): room for a few misses and
+// for a variance factor above the search's.
+const ConfirmMargin = 1.5
+
+// ConfirmRequests is how many requests a confirmation tier plans so that its verdict can be
+// decided: a tier with no miss verifies a target share q at confidence γ once its effective
+// sample n/f reaches z²·q/(1 − q) (the Wilson bound), with z the two-sided γ quantile and f the
+// variance factor of the misses' clustering; f is the largest the search measured in a stable
+// tier that met the target (misses cluster alike at the lighter operating point, or less),
+// and ConfirmMargin more. It is 0 when no such tier ran.
+func ConfirmRequests(search []measure.Summary, p curve.Params) float64 {
+	f := 0.0
+	for _, s := range search {
+		st := s.Steady
+		if (s.Role != records.RoleTier && s.Role != "") || st == nil || !st.Stationary || st.CompliantShare < p.TargetShare {
+			continue
+		}
+		f = math.Max(f, st.VarianceFactor)
+	}
+	if f == 0 {
+		return 0
+	}
+	q := p.TargetShare
+	z := distuv.UnitNormal.Quantile(1 - (1-p.Confidence)/2)
+	return ConfirmMargin * z * z * f * q / (1 - q)
 }
 
 // Validate returns every problem of the configuration at once, each naming its field.
@@ -192,4 +225,19 @@ func rateOrInf(r float64) records.Rate {
 		return records.Rate(math.Inf(1))
 	}
 	return records.Rate(r)
+}
+
+// WorstCaseLoad is the most load a sweep can put on the target: every tier of every repetition
+// to its longest cap, and the confirmation to its own (probes and drains apart).
+func (c Config) WorstCaseLoad() time.Duration {
+	c = c.withDefaults()
+	tiers := c.MaxTiers
+	if !c.Rates.Auto {
+		tiers = len(c.Rates.List)
+	}
+	per := c.MaxTierDuration
+	if c.Duration > 0 {
+		per = c.Duration
+	}
+	return time.Duration(c.Repeat) * (time.Duration(tiers)*per + ConfirmFactor*c.MaxTierDuration)
 }

@@ -92,6 +92,8 @@ func TestDecisionsHoldInSteadyState(t *testing.T) {
 			}
 			if op.Verified() {
 				verified++
+			} else if cf != nil {
+				t.Logf("%s seed %d: not verified: %s, %.4f [%.4f, %.4f] on %.0f effective", qc.name, seed, cf.Verdict, cf.Share, cf.ShareLo, cf.ShareHi, cf.EffectiveRequests)
 			}
 			delivers := op.Rate * float64(qc.q.OutputTokens)
 			if math.Abs(op.ExpectedRawThroughput/delivers-1) > 0.10 {

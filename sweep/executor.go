@@ -87,6 +87,8 @@ type exec struct {
 	cfg    Config
 	tiers  []TierResult
 	repeat int
+	// confirmNeed is the arrivals the confirmation plans for (ConfirmRequests).
+	confirmNeed float64
 }
 
 func (e *exec) logf(format string, a ...any) {
@@ -127,9 +129,19 @@ func (e *exec) decide(ctx context.Context) error {
 		e.logf("no operating point to confirm: %s", lastNote(a))
 		return nil
 	}
-	e.logf("capacity %s; confirming the operating point %.3g req/s", a.Capacity.String(), op.Rate)
+	e.confirmNeed = ConfirmRequests(e.summaries(), e.cfg.Settings.Params)
+	e.logf("capacity %s; confirming the operating point %.3g req/s for up to %v (%s)", a.Capacity.String(), op.Rate,
+		e.cfg.tierCap(op.Rate, true, e.confirmNeed).Round(time.Second), confirmWhy(e.confirmNeed, e.cfg))
 	_, err = e.tier(ctx, records.RoleConfirm, op.Rate)
 	return err
+}
+
+// confirmWhy says how the confirmation was sized.
+func confirmWhy(need float64, cfg Config) string {
+	if need <= float64(ConfirmFactor*cfg.TierRequests) {
+		return fmt.Sprintf("%d arrivals, %d× --tier-requests", ConfirmFactor*cfg.TierRequests, ConfirmFactor)
+	}
+	return fmt.Sprintf("%.0f arrivals: what verifying the target takes with misses as clustered as the search measured", need)
 }
 
 // summaries are the summaries of this repetition's tiers.
@@ -258,7 +270,7 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 	case cfg.Schedule != nil: // a replay, whole
 		offsets, err = sch.Arrivals(0, 0, seed, 0)
 	default:
-		cap := cfg.tierCap(rate, role == records.RoleConfirm)
+		cap := cfg.tierCap(rate, role == records.RoleConfirm, e.confirmNeed)
 		id.MaxDurationS, end = cap.Seconds(), cap
 		offsets, err = sch.Arrivals(0, cap, seed, MaxDurationRequests)
 		if err == nil {

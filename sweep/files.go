@@ -190,13 +190,17 @@ func HoldsResult(dir string) (bool, error) {
 }
 
 // ClearResult removes every file of a result from dir (and nothing else), so that a new result
-// written there is not mixed with pieces of an old one.
-func ClearResult(dir string) error {
+// written there is not mixed with pieces of an old one; keep names a file to leave in place (the
+// records file a report derives from), "" for none.
+func ClearResult(dir, keep string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
+		if keep != "" && sameFile(filepath.Join(dir, e.Name()), keep) {
+			continue
+		}
 		if !e.IsDir() && isResultFile(e.Name()) {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
 				return err
@@ -226,4 +230,11 @@ func plotExt(name string) bool {
 		return true
 	}
 	return false
+}
+
+// sameFile reports whether a and b name the same existing file.
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }

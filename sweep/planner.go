@@ -111,7 +111,9 @@ func tried(search []measure.Summary, rate float64) bool {
 
 // upwards places the next tier when every stable tier so far meets the objective: geometrically
 // half way from the heaviest stable tier that meets it to the lightest that fails it or never
-// settles (at most 1.5 times the former, and not above 1.5 times the saturation rate).
+// settles (at most 1.5 times the former, and not above 1.5 times the saturation rate). When a
+// tier already ran at that rate and was excluded from the curve (client-bound, cut), it goes
+// half way to that rate instead, until the step is within the precision.
 func (pl Planner) upwards(a curve.Analysis, search []measure.Summary) (float64, string, bool) {
 	q := a.Params.TargetShare
 	meet, fail := 0.0, math.Inf(1)
@@ -131,11 +133,13 @@ func (pl Planner) upwards(a curve.Analysis, search []measure.Summary) (float64, 
 	if !math.IsInf(fail, 1) {
 		r = math.Min(r, math.Sqrt(meet*fail))
 	}
-	switch {
-	case r <= meet*(1+pl.Precision/2):
-		return 0, fmt.Sprintf("the heaviest stable tier meeting the objective, at %.3g req/s, and the lightest failing it, at %.3g req/s, are within the precision", meet, fail), false
-	case tried(search, r):
-		return 0, fmt.Sprintf("a tier at %.3g req/s, between the heaviest tier meeting the objective and the lightest failing it, already ran", r), false
+	why := fmt.Sprintf("every stable tier up to %.3g req/s meets the objective: half way to %.3g req/s", meet, fail)
+	for tried(search, r) && r > meet*(1+pl.Precision/2) { // it ran and was excluded (client-bound, cut): half way to it
+		why = fmt.Sprintf("a tier at %.3g req/s ran but is not on the curve: half way to it from %.3g req/s", r, meet)
+		r = math.Sqrt(meet * r)
 	}
-	return r, fmt.Sprintf("every stable tier up to %.3g req/s meets the objective: half way to %.3g req/s", meet, fail), true
+	if r <= meet*(1+pl.Precision/2) {
+		return 0, fmt.Sprintf("the heaviest stable tier meeting the objective, at %.3g req/s, and the lightest failing it or not on the curve, at %.3g req/s, are within the precision", meet, math.Min(fail, r)), false
+	}
+	return r, why, true
 }

@@ -124,9 +124,14 @@ func TestPlannerNext(t *testing.T) {
 			want: fixed(3), ok: true},
 		{name: "meets and unstable within the precision: stop", done: []planTier{planMeets(4), planUnstable(4.1)}, method: curve.CapacityAtTier,
 			ok: false, whyHas: "within the precision"},
-		{name: "the upward rate already ran (excluded) within 2 %: stop",
+		{name: "the upward rate already ran (excluded) within 2 %: half way to it",
 			done:   []planTier{planMeets(4), planUnstable(9), {rate: 6.05, requests: 3000, ok: 3000, clientBound: true}},
-			method: curve.CapacityAtTier, ok: false, whyHas: "already ran"},
+			method: curve.CapacityAtTier, want: fixed(math.Sqrt(4 * 6)), ok: true, whyHas: "not on the curve"},
+		{name: "excluded again and again down to the precision: stop",
+			done: []planTier{planMeets(4), planUnstable(9), {rate: 6, requests: 3000, ok: 3000, clientBound: true},
+				{rate: math.Sqrt(24), requests: 3000, ok: 3000, clientBound: true}, {rate: math.Sqrt(4 * math.Sqrt(24)), requests: 3000, ok: 3000, clientBound: true},
+				{rate: 4.208, requests: 3000, ok: 3000, clientBound: true}},
+			method: curve.CapacityAtTier, ok: false, whyHas: "within the precision"},
 
 		// An interpolated estimate e: a tier at e, then at e(1 − p/2), then at e(1 + p/2), then
 		// stop. Every tier lies on one line, so the estimate stays near 6.8 req/s.

@@ -215,10 +215,10 @@ func (r *Result) PricedFigures() (curve.Figures, error) {
 	if r.Header.Command == records.CommandRun && len(r.Tiers) == 1 {
 		s := r.Tiers[0].Summary
 		raw, compl, steady := s.Throughputs()
-		f := curve.Figures{Rate: s.RealisedRate, RawOutputThroughput: raw, CompliantOutputThroughput: compl,
+		f := curve.Figures{Rate: records.Rate(s.RealisedRate), RawOutputThroughput: raw, CompliantOutputThroughput: compl,
 			Source: fmt.Sprintf("the run's tier %d, steady state", s.Tier)}
 		if st := s.Steady; steady && st != nil {
-			f.Rate = st.RealisedRate
+			f.Rate = records.Rate(st.RealisedRate)
 		} else {
 			f.Source = fmt.Sprintf("the run's tier %d, whole tier (a burst has no steady state)", s.Tier)
 		}
@@ -238,7 +238,7 @@ func (r *Result) PricedFigures() (curve.Figures, error) {
 func (r *Result) TierFigures(tier int) (curve.Figures, error) {
 	for _, v := range r.Analysis.Points {
 		if v.Tier == tier {
-			return curve.Figures{Rate: v.Rate, RawOutputThroughput: v.RawOutputThroughput, CompliantOutputThroughput: v.CompliantOutputThroughput,
+			return curve.Figures{Rate: records.Rate(v.Rate), RawOutputThroughput: v.RawOutputThroughput, CompliantOutputThroughput: v.CompliantOutputThroughput,
 				Source: fmt.Sprintf("tier %d, steady state", tier)}, nil
 		}
 	}

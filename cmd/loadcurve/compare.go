@@ -80,7 +80,7 @@ func compareAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		sides[i] = compare.Side{Name: []string{"A", "B"}[i], Path: p, File: l.file, Result: l.result}
+		sides[i] = compare.Side{Name: []string{"A", "B"}[i], Path: p, File: l.File, Result: l.Result}
 	}
 	res, err := compare.Compare(sides[0], sides[1], compare.Options{Confidence: conf, Force: c.Bool("force"), Costs: costs})
 	if errors.Is(err, compare.ErrNotComparable) {

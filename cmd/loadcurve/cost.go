@@ -63,7 +63,7 @@ func sideFigures(c *cli.Context, side string) (cost.Option, []error) {
 			return o, append(errs, fmt.Errorf("--%s %s: %w", side, path, err))
 		}
 		o.RawThroughput, o.CompliantShare = f.RawOutputThroughput, f.CompliantTokenShare()
-		o.Name += fmt.Sprintf(" (%s req/s, %s)", fmtG3(f.Rate), f.Source)
+		o.Name += fmt.Sprintf(" (%s req/s, %s)", fmtG3(float64(f.Rate)), f.Source)
 	} else {
 		for _, f := range []string{"-raw-throughput", "-compliant-share"} {
 			if !c.IsSet(side + f) {
@@ -85,9 +85,9 @@ func figuresFromResult(c *cli.Context, path string, tier int) (curve.Figures, er
 		return curve.Figures{}, err
 	}
 	if tier >= 0 {
-		return l.result.TierFigures(tier)
+		return l.Result.TierFigures(tier)
 	}
-	return l.result.PricedFigures()
+	return l.Result.PricedFigures()
 }
 
 func costAction(c *cli.Context) error {
@@ -101,10 +101,12 @@ func costAction(c *cli.Context) error {
 	if format != "table" && format != "json" {
 		errs = append(errs, fmt.Errorf("--format must be table or json, got %q", format))
 	}
+	p := cost.Params{Currency: c.String("currency"), HoursPerPeriod: c.Float64("hours-per-period"), OneTime: c.Float64("one-time")}
+	errs = append(errs, p.Validate()...)
 	if len(errs) > 0 {
 		return usageErrors(errs)
 	}
-	l, err := cost.Compare(a, b, cost.Params{Currency: c.String("currency"), HoursPerPeriod: c.Float64("hours-per-period"), OneTime: c.Float64("one-time")})
+	l, err := cost.Compare(a, b, p)
 	if err != nil {
 		return usageError{err}
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -59,6 +57,18 @@ func flagError(err error) error {
 	return err
 }
 
+// named prefixes err with its flag, unless the message already starts with it (the parsers of
+// loadgen, arrival and shard name their flag themselves).
+func named(flag string, err error) error {
+	if fe := field.Of(err); fe != nil {
+		return flagError(err)
+	}
+	if strings.HasPrefix(err.Error(), "--"+flag) {
+		return err
+	}
+	return fmt.Errorf("--%s: %w", flag, err)
+}
+
 // flagErrors maps every error with flagError.
 func flagErrors(errs []error) []error {
 	out := make([]error, len(errs))
@@ -90,28 +100,29 @@ func readTarget(c *cli.Context) (loadgen.Target, []error) {
 	var errs []error
 	ep, err := loadgen.ParseEndpoint(c.String("endpoint"))
 	if err != nil {
-		errs = append(errs, fmt.Errorf("--endpoint: %w", err))
+		errs = append(errs, named("endpoint", err))
 	}
 	t := loadgen.Target{BaseURL: c.String("base-url"), APIKey: c.String("api-key"), Model: c.String("model"),
 		Endpoint: ep, Timeout: c.Duration("timeout"), Insecure: c.Bool("insecure")}
 	if s := c.String("extra-body"); s != "" {
 		body, err := loadgen.ParseExtraBody(s)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--extra-body: %w", err))
+			errs = append(errs, named("extra-body", err))
 		}
 		t.ExtraBody = body
 	}
 	if c.Bool("ignore-eos") {
-		body, err := withIgnoreEOS(t.ExtraBody)
+		body, err := loadgen.WithIgnoreEOS(t.ExtraBody)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("--ignore-eos: %w", err))
 		}
 		t.ExtraBody = body
 	}
 	for i, h := range c.StringSlice("header") {
 		name, value, err := loadgen.ParseHeader(h)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--header #%d: %w", i+1, err))
+			msg, _ := strings.CutPrefix(named("header", err).Error(), "--header")
+			errs = append(errs, fmt.Errorf("--header #%d%s", i+1, msg))
 			continue
 		}
 		if t.Headers == nil {
@@ -121,35 +132,10 @@ func readTarget(c *cli.Context) (loadgen.Target, []error) {
 	}
 	if t.BaseURL != "" {
 		errs = append(errs, t.Validate()...)
+	} else if t.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("--timeout must be >= 0, got %v", t.Timeout))
 	}
 	return t, errs
-}
-
-// withIgnoreEOS adds "ignore_eos":true to an extra body (nil: none yet).
-func withIgnoreEOS(body []byte) ([]byte, error) {
-	if len(body) == 0 {
-		return []byte(`{"ignore_eos":true}`), nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(body, &m); err != nil {
-		return body, fmt.Errorf("--ignore-eos: %w", err)
-	}
-	if v, ok := m["ignore_eos"]; ok {
-		if string(v) != "true" {
-			return body, fmt.Errorf("--ignore-eos contradicts --extra-body's \"ignore_eos\":%s", v)
-		}
-		return body, nil
-	}
-	merged := []byte(`{"ignore_eos":true`)
-	if len(m) > 0 {
-		merged = append(merged, ',')
-	}
-	merged = append(merged, bytes.TrimSpace(body)[1:]...) // the members after '{', and '}'
-	out, err := loadgen.ParseExtraBody(string(merged))
-	if err != nil {
-		return body, fmt.Errorf("--ignore-eos: %w", err)
-	}
-	return out, nil
 }
 
 // --- load (the fragment run, sweep and schedule share) ---
@@ -237,7 +223,7 @@ func arrivalSpec(c *cli.Context) (arrival.Spec, []error) {
 		errs = append(errs, err)
 	}
 	if spec.Ramp, err = arrival.ParseRampStrategy(c.String("ramp-up-strategy")); err != nil {
-		errs = append(errs, fmt.Errorf("--ramp-up-strategy: %w", err))
+		errs = append(errs, named("ramp-up-strategy", err))
 	}
 	if len(errs) == 0 {
 		errs = append(errs, spec.Validate()...)
@@ -470,7 +456,7 @@ func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
 	if v := c.String("start-at"); v != "" {
 		var err error
 		if at, err = shard.ParseStartAt(v, time.Now()); err != nil {
-			errs = append(errs, fmt.Errorf("--start-at: %w", err))
+			errs = append(errs, named("start-at", err))
 		}
 	}
 	if sp.Sharded() && at.IsZero() && sp.Count > 1 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
@@ -86,7 +87,7 @@ func (lc *loadCommand) prepareOut() error {
 		if !lc.replace {
 			return usagef("--out %s already holds a result (records.jsonl, curve.json, …): choose another directory, or pass --replace to replace all of it", lc.outDir)
 		}
-		if err := sweep.ClearResult(lc.outDir); err != nil {
+		if err := sweep.ClearResult(lc.outDir, ""); err != nil {
 			return fmt.Errorf("--out %s: clear the old result: %w", lc.outDir, err)
 		}
 	}
@@ -124,30 +125,12 @@ func (lc *loadCommand) finish(c *cli.Context, s *target.Session, res *sweep.Resu
 	}
 	res.Header = s.Header
 	if lc.outDir != "" {
-		if err := writeResult(lc.outDir, res); err != nil {
+		if err := report.WriteResult(lc.outDir, res); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result to %s (records.jsonl, report.html and the rest)\n", lc.outDir)
 	}
 	return report.Print(c.App.Writer, lc.format, res, lc.verbose)
-}
-
-// writeResult writes a result's files into dir: summary.json (a run) or curve.json (a sweep),
-// then the rendered files.
-func writeResult(dir string, res *sweep.Result) error {
-	if res.Header.Command == records.CommandRun {
-		rf, err := res.RunSummary()
-		if err != nil {
-			return err
-		}
-		if err := sweep.WriteJSON(dir, sweep.SummaryName, rf); err != nil {
-			return err
-		}
-	} else if err := sweep.WriteJSON(dir, sweep.CurveName, res.Curve()); err != nil {
-		return err
-	}
-	_, err := report.WriteFiles(dir, res)
-	return err
 }
 
 // simOptions reads the embedded deployment's flags (prefix "sim-" on run and sweep).
@@ -230,6 +213,14 @@ func simQueueFlags(prefix string) []cli.Flag {
 	return flags
 }
 
+// unjoin returns the errors errors.Join joined, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
 // queueConfig builds the embedded M/D/c queue from its flags.
 func queueConfig(c *cli.Context, prefix string) (sim.QueueConfig, error) {
 	q := sim.DefaultQueueConfig()
@@ -245,7 +236,18 @@ func queueConfig(c *cli.Context, prefix string) (sim.QueueConfig, error) {
 		}
 	}
 	if err := q.Validate(); err != nil {
-		return q, usageError{err}
+		var errs []error
+		for _, e := range unjoin(err) {
+			if fe := field.Of(e); fe != nil {
+				name := prefix + "queue-" + fe.Name
+				if fe.Name == "model-name" {
+					name = prefix + "model-name"
+				}
+				e = fmt.Errorf("--%s: %s", name, fe.Msg)
+			}
+			errs = append(errs, e)
+		}
+		return q, usageErrors(errs)
 	}
 	return q, nil
 }

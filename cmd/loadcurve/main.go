@@ -39,12 +39,21 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// usageErrors joins several input problems into one usage error, one per line.
+// usageErrors joins several input problems into one usage error, one per line, each once (the
+// command and a library may both check one setting).
 func usageErrors(errs []error) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return usageError{errors.Join(flagErrors(errs)...)}
+	var out []error
+	seen := map[string]bool{}
+	for _, e := range flagErrors(errs) {
+		if !seen[e.Error()] {
+			seen[e.Error()] = true
+			out = append(out, e)
+		}
+	}
+	return usageError{errors.Join(out...)}
 }
 
 var errInterrupted = errors.New("interrupted: results are incomplete")

@@ -70,7 +70,8 @@ func snapshot(t *testing.T, dir string) map[string]string {
 
 func TestRunAgainstEmbeddedSim(t *testing.T) {
 	dir := t.TempDir()
-	code, stdout, stderr := runCLI(t, append([]string{"run", "--num-requests", "30", "--request-rate", "40", "--out", dir}, small...)...)
+	// The medium profile streams one token per chunk: 8 tokens, 7 gaps.
+	code, stdout, stderr := runCLI(t, append([]string{"run", "--num-requests", "30", "--request-rate", "40", "--sim-profile", "medium", "--out", dir}, small...)...)
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr: %s", code, stderr)
 	}
@@ -533,11 +534,11 @@ func TestWithIgnoreEOS(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, err := withIgnoreEOS(body)
+		got, err := loadgen.WithIgnoreEOS(body)
 		switch {
 		case tc.errHas != "":
-			if err == nil || !strings.Contains(err.Error(), tc.errHas) || !strings.Contains(err.Error(), "--ignore-eos") {
-				t.Errorf("%s: err %v, want it to name --ignore-eos and say %q", tc.in, err, tc.errHas)
+			if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+				t.Errorf("%s: err %v, want it to say %q", tc.in, err, tc.errHas)
 			}
 		case err != nil:
 			t.Errorf("%s: %v", tc.in, err)
@@ -547,6 +548,11 @@ func TestWithIgnoreEOS(t *testing.T) {
 				t.Errorf("%s: %s, want %s", tc.in, got, tc.want)
 			}
 		}
+	}
+	// The command names the flag of a contradiction.
+	if code, _, stderr := runCLI(t, "run", "--ignore-eos", "--extra-body", `{"ignore_eos":false}`, "-q"); code != exitUsage ||
+		strings.Count(stderr, "--ignore-eos") != 1 {
+		t.Errorf("contradicting --ignore-eos: exit %d: %s", code, stderr)
 	}
 	// vLLM's --num-prompts is --num-requests.
 	code, stdout, stderr := runCLI(t, append([]string{"run", "--num-prompts", "3", "--request-rate", "inf", "--ignore-eos", "--format", "json"}, small...)...)

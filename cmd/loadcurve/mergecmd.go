@@ -60,7 +60,7 @@ func mergeAction(c *cli.Context) error {
 		if !c.Bool("replace") {
 			return usagef("merge: --out %s already holds a result: choose another directory, or pass --replace to replace all of it", out)
 		}
-		if err := sweep.ClearResult(out); err != nil {
+		if err := sweep.ClearResult(out, ""); err != nil {
 			return fmt.Errorf("merge: --out %s: %w", out, err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 func TestShardedRunMergesIntoTheSingleRun(t *testing.T) {
-	srv, err := sim.Start(mustProfile(t, sim.ProfileDefault), "127.0.0.1:0")
+	srv, err := sim.Start(mustProfile(t, sim.ProfileMedium), "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

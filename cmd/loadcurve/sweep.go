@@ -6,13 +6,32 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
-// defaultSweepObjectives are the objectives of a sweep that gives none: a sweep without
-// objectives cannot place a knee. They are printed with every result.
+// defaultSweepObjectives are the objectives of a sweep of a real target that gives none: a sweep
+// without objectives cannot place a knee. The embedded deployment has its own (its clock runs
+// faster than a real one's: sim.ProfileObjectives). They are printed with every result.
 const defaultSweepObjectives = "ttft:2000 tpot:100"
+
+// defaultObjectives are the objectives of a sweep that gives none, for its target.
+func defaultObjectives(c *cli.Context) (string, string) {
+	switch {
+	case c.String("base-url") != "":
+		return defaultSweepObjectives, "the default for a real target"
+	case c.String("sim-model") == "mdc":
+		q, err := queueConfig(c, "sim-")
+		if err != nil {
+			return defaultSweepObjectives, "the default"
+		}
+		ms := float64(q.Service+q.FirstToken) / float64(time.Millisecond)
+		return fmt.Sprintf("ttft:%g", ms), "the embedded queue's: its service time plus its first token"
+	}
+	return sim.ProfileObjectives(c.String("sim-profile")), "the embedded deployment's own"
+}
 
 func sweepFlags() []cli.Flag {
 	load := []cli.Flag{
@@ -44,7 +63,8 @@ func sweepCommand() *cli.Command {
 			"tier runs until its verdict against --target-share is decided at --confidence (or its cap), in steady state\n" +
 			"(warm-up and drain left out), and the capacity is where the monotone fit of the compliant share against the\n" +
 			"realised rate crosses the target. The operating point (capacity less --headroom) is then verified by a tier\n" +
-			"run at it. Compliance = success AND every --goodput objective met (default " + defaultSweepObjectives + ").",
+			"run at it. Compliance = success AND every --goodput objective met (default: " + defaultSweepObjectives + " for a real target,\n" +
+			"the embedded deployment's own without --base-url: " + sim.ProfileObjectives(sim.ProfileDefault) + " for its default profile).",
 		Flags:  sweepFlags(),
 		Action: sweepAction,
 	}
@@ -60,9 +80,10 @@ func sweepAction(c *cli.Context) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	defaultObjectives := !c.IsSet("goodput")
-	if defaultObjectives {
-		if err := c.Set("goodput", defaultSweepObjectives); err != nil {
+	defaulted := !c.IsSet("goodput")
+	objs, whose := defaultObjectives(c)
+	if defaulted {
+		if err := c.Set("goodput", objs); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -87,7 +108,12 @@ func sweepAction(c *cli.Context) error {
 	if c.IsSet("precision") && c.Float64("precision") == 0 {
 		errs = append(errs, fmt.Errorf("--precision must be in (0, 1), got 0"))
 	}
-	errs = append(errs, flagErrors(cfg.Validate())...)
+	for _, e := range cfg.Validate() {
+		if fe := field.Of(e); fe != nil && fe.Name == "request-rates" && rates.Auto == false && len(rates.List) == 0 && c.IsSet("request-rates") {
+			continue // ParseRates already said what is wrong with them
+		}
+		errs = append(errs, flagError(e))
+	}
 	if lc.source != nil && lc.source.Trace != nil {
 		errs = append(errs, fmt.Errorf("--workload %s is a trace: a trace is its own schedule, one tier; replay it with `loadcurve run` (and --trace-time-scale)", lc.source.Spec))
 	}
@@ -98,15 +124,15 @@ func sweepAction(c *cli.Context) error {
 		return err
 	}
 	stderr := c.App.ErrWriter
-	if defaultObjectives {
-		fmt.Fprintf(stderr, "loadcurve: objectives: %s (default; set --goodput)\n", lc.settings.Measure.Objectives)
+	if defaulted {
+		fmt.Fprintf(stderr, "loadcurve: objectives: %s (%s; set --goodput)\n", lc.settings.Measure.Objectives, whose)
 	}
 	p := lc.settings.Params
 	fmt.Fprintf(stderr, "loadcurve: target share %.3g at %.3g confidence, headroom %.3g (set --target-share, --confidence, --headroom)\n",
 		p.TargetShare, p.Confidence, p.Headroom)
 	if cfg.Requests == 0 && cfg.Duration == 0 {
 		fmt.Fprintf(stderr, "loadcurve: each tier runs until its verdict is decided, or for %d arrivals (within %v to %v): up to about %s of load in all; set --max-tier-duration or --tier-requests to bound it\n",
-			c.Int("tier-requests"), c.Duration("min-tier-duration"), c.Duration("max-tier-duration"), worstCase(cfg, rates))
+			c.Int("tier-requests"), c.Duration("min-tier-duration"), c.Duration("max-tier-duration"), cfg.WorstCaseLoad().Round(time.Minute))
 	}
 	s, err := lc.open(c, records.CommandSweep, fmt.Sprintf("sweep(%s, burstiness=%s)", rates, c.String("burstiness")))
 	if err != nil {
@@ -127,23 +153,4 @@ func sweepAction(c *cli.Context) error {
 		return errInterrupted
 	}
 	return nil
-}
-
-// worstCase is the most load a sweep can put on the target: every tier to its cap, the
-// confirmation to twice it, plus drains (the probes apart).
-func worstCase(cfg sweep.Config, rates sweep.Rates) string {
-	maxTier := cfg.MaxTierDuration
-	if maxTier == 0 {
-		maxTier = sweep.DefaultMaxTierDuration
-	}
-	tiers := cfg.MaxTiers
-	if tiers == 0 {
-		tiers = sweep.DefaultMaxTiers
-	}
-	if !rates.Auto {
-		tiers = len(rates.List)
-	}
-	reps := max(cfg.Repeat, 1)
-	d := time.Duration(reps) * (time.Duration(tiers+2) * maxTier)
-	return d.Round(time.Minute).String()
 }

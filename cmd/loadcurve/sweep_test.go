@@ -42,7 +42,7 @@ func TestSweepReportAndCompare(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("sweep: exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, "Capacity") || !strings.Contains(stdout, "compl. req. share") || !strings.Contains(stderr, "objectives: ttft:2000 tpot:100") {
+	if !strings.Contains(stdout, "Capacity") || !strings.Contains(stdout, "compl. req. share") || !strings.Contains(stderr, "objectives: ttft:1000 tpot:10") {
 		t.Errorf("sweep output lacks the answer, the table or the printed default objectives:\n%s\n%s", stdout, stderr)
 	}
 	for _, f := range []string{"records.jsonl", "curve.json", "curve.csv", "report.html", "throughput.png", "throughput.svg", "summary_tier00.json"} {
@@ -60,7 +60,7 @@ func TestSweepReportAndCompare(t *testing.T) {
 	fh.Close()
 	orig, _ := os.ReadFile(filepath.Join(a, "curve.json"))
 	cf := readCurve(t, a)
-	if len(cf.Tiers) != 3 || cf.Run.Settings == nil || cf.Run.Settings.Objectives != "ttft:2000 tpot:100" {
+	if len(cf.Tiers) != 3 || cf.Run.Settings == nil || cf.Run.Settings.Objectives != "ttft:1000 tpot:10" {
 		t.Fatalf("curve.json: %d tiers, settings %+v", len(cf.Tiers), cf.Run.Settings)
 	}
 	// The records header holds the settings: report reproduces curve.json byte for byte from the
@@ -107,8 +107,9 @@ func TestSweepReportAndCompare(t *testing.T) {
 		}
 	}
 
-	// Same arguments, another profile: comparable.
-	if code, _, stderr := runCLI(t, sweepArgs(b, "throughput", "1")...); code != exitOK {
+	// Same arguments, another profile, judged by A's objectives (each profile has its own
+	// default): comparable.
+	if code, _, stderr := runCLI(t, append(sweepArgs(b, "throughput", "1"), "--goodput", "ttft:1000 tpot:10")...); code != exitOK {
 		t.Fatalf("sweep B: exit %d\n%s", code, stderr)
 	}
 	code, stdout, stderr = runCLI(t, "compare", a, b, "--a-cost-per-hour", "100", "--b-cost-per-hour", "80")

@@ -30,7 +30,7 @@ type policyRun struct {
 // simulated deployment whose prefix cache outlives the runs.
 func TestCachePoliciesOnASharedPrefixWorkload(t *testing.T) {
 	stalls := startStallProbe(t)
-	srv, err := sim.Start(mustProfile(t, sim.ProfileDefault), "127.0.0.1:0")
+	srv, err := sim.Start(mustProfile(t, sim.ProfileMedium), "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

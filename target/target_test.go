@@ -1,0 +1,261 @@
+package target_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/target"
+	"github.com/loadcurve/loadcurve/workloads"
+)
+
+// server is the embedded M/D/c queue behind a handler that can slow down its metrics endpoint
+// and notes, once armed, when each completion request arrives and when the first metrics scrape
+// was answered.
+type server struct {
+	queue        *sim.Queue
+	metricsDelay time.Duration
+
+	mu          sync.Mutex
+	armed       bool
+	completions []time.Time // arrival of each completion request since armed
+	baseline    time.Time   // when the first metrics scrape since armed was answered
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/metrics":
+		if s.metricsDelay > 0 {
+			select {
+			case <-time.After(s.metricsDelay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		s.mu.Lock()
+		if s.armed && s.baseline.IsZero() {
+			s.baseline = time.Now() // before the answer is written: the client reads it later
+		}
+		s.mu.Unlock()
+	case "/v1/chat/completions":
+		now := time.Now()
+		s.mu.Lock()
+		if s.armed {
+			s.completions = append(s.completions, now)
+		}
+		s.mu.Unlock()
+	}
+	s.queue.ServeHTTP(w, r)
+}
+
+// arm starts noting arrivals: what Open sent (the preflight, the first scrape) is not the tier's.
+func (s *server) arm() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.armed = true
+}
+
+func (s *server) seen() (completions []time.Time, baseline time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.completions...), s.baseline
+}
+
+// startServer serves a fast queue (8 slots, 20 ms of service, 2 tokens) behind the handler.
+func startServer(t *testing.T, metricsDelay time.Duration) (*server, string) {
+	t.Helper()
+	q, err := sim.NewQueue(sim.QueueConfig{ModelName: "m", Servers: 8, Service: 20 * time.Millisecond,
+		FirstToken: 5 * time.Millisecond, OutputTokens: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{queue: q, metricsDelay: metricsDelay}
+	hs := httptest.NewServer(s)
+	t.Cleanup(func() { hs.Close(); q.Close() })
+	return s, hs.URL + "/v1"
+}
+
+// open opens a session on the server for a run whose records go to outDir ("" for none).
+func open(t *testing.T, baseURL, serverMetrics, outDir string) *target.Session {
+	t.Helper()
+	src, errs := workloads.NewSource(workloads.KindSynthetic, workloads.LoadOptions{Seed: 1, TimeScale: 1,
+		Synthetic: workloads.Synthetic{InputLen: 8, OutputLen: 2}}, "")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	s, err := target.Open(context.Background(), target.Options{
+		Target:   loadgen.Target{BaseURL: baseURL, Model: "m", Endpoint: loadgen.Chat, Timeout: 30 * time.Second},
+		Workload: src, ServerMetrics: serverMetrics, OutDir: outDir, Seed: 1, Version: "test",
+		Log: func(format string, a ...any) { t.Logf(format, a...) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	s.Header.Command, s.Header.Arrival, s.Header.Settings = records.CommandRun, "constant(rate=10)", sweep.DefaultSettings().Record()
+	return s
+}
+
+// plan is one count-bound tier of n arrivals every gap from T0.
+func plan(n int, gap time.Duration) sweep.Plan {
+	offsets := make([]time.Duration, n)
+	for i := range offsets {
+		offsets[i] = time.Duration(i) * gap
+	}
+	rate := float64(time.Second) / float64(gap)
+	return sweep.Plan{
+		Tier: records.Tier{Kind: records.KindTier, Tier: 0, Role: records.RoleTier, Arrival: fmt.Sprintf("constant(rate=%g)", rate),
+			RequestRate: records.Rate(rate), Burstiness: records.Rate(1), Seed: 7, Planned: n},
+		Offsets: offsets, ArrivalsEnd: offsets[n-1], Grace: 10 * time.Second, Label: "tier 0",
+	}
+}
+
+// counter is a sink that keeps nothing but counts, and calls at once after the n-th record.
+type counter struct {
+	mu   sync.Mutex
+	n    int
+	at   int
+	once func()
+}
+
+func (c *counter) Write(*records.Record) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	if c.n == c.at && c.once != nil {
+		c.once()
+	}
+	return nil
+}
+
+func (c *counter) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// tierLine is the tier line of tier 0 in the records file of dir, with its closing line.
+func tierLine(t *testing.T, dir string) (records.Tier, []records.Record) {
+	t.Helper()
+	f, err := records.ReadFile(filepath.Join(dir, sweep.RecordsName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Tiers) != 1 {
+		t.Fatalf("%d tier lines, want 1", len(f.Tiers))
+	}
+	return f.Tiers[0], f.TierRecords(0)
+}
+
+// TestStartWallIsT0AfterTheBaselineScrape: a tier's start_wall is its T0, the moment from which
+// its planned offsets count, taken after the baseline scrape of the target's metrics. Before the
+// redesign it was taken before that scrape: with a /metrics that answers in 300 ms, start_wall
+// was 300 ms early, and merge put shards started 300 ms apart 0.85 ms apart. Here start_wall must
+// come after the baseline scrape was answered and before the first request (planned at 0) arrived.
+func TestStartWallIsT0AfterTheBaselineScrape(t *testing.T) {
+	const delay = 300 * time.Millisecond
+	srv, url := startServer(t, delay)
+	dir := t.TempDir()
+	s := open(t, url, "", dir)
+	srv.arm()
+	p := plan(4, 20*time.Millisecond)
+	id, err := s.RunTier(context.Background(), p, &counter{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	completions, baseline := srv.seen()
+	if len(completions) != len(p.Offsets) || baseline.IsZero() {
+		t.Fatalf("the server saw %d completion requests (want %d) and baseline scrape %v", len(completions), len(p.Offsets), baseline)
+	}
+	first := completions[0]
+	for _, c := range completions {
+		if c.Before(first) {
+			first = c
+		}
+	}
+	// The first arrival is planned at offset 0: T0 = start_wall precedes it and follows the
+	// baseline scrape (two orderings, no bound on how fast this machine is; the bug put
+	// start_wall a whole scrape, 300 ms, before the scrape's answer).
+	t.Logf("start_wall is %v after the baseline scrape was answered and %v before the first request arrived",
+		id.StartWall.Sub(baseline), first.Sub(id.StartWall))
+	if id.StartWall.Before(baseline) {
+		t.Errorf("start_wall is %v before the baseline scrape was answered: taken before the scrape, not at T0",
+			baseline.Sub(id.StartWall))
+	}
+	if first.Before(id.StartWall) {
+		t.Errorf("the request planned at T0 arrived %v before start_wall", id.StartWall.Sub(first))
+	}
+	// The records file says the same, and closes the tier.
+	line, recs := tierLine(t, dir)
+	if !line.StartWall.Equal(id.StartWall) {
+		t.Errorf("records.jsonl's tier line has start_wall %v, RunTier returned %v", line.StartWall, id.StartWall)
+	}
+	if line.End == nil || id.End == nil || *line.End != *id.End {
+		t.Errorf("closing line %+v, RunTier's %+v", line.End, id.End)
+	} else if line.End.Reason != records.EndedSchedule || line.End.Planned != len(p.Offsets) {
+		t.Errorf("closing line %+v: want the schedule's end with %d planned", *line.End, len(p.Offsets))
+	}
+	if len(recs) != len(p.Offsets) {
+		t.Errorf("%d records in the file, want %d", len(recs), len(p.Offsets))
+	}
+}
+
+// TestStopEndsTheTierAsDecided: a tier whose stop channel closes (its verdict was decided) ends
+// its arrival phase there: its closing line says "decided", plans the requests it dispatched
+// (every one of which has a record), and its arrival phase ends where it stopped, not at the end
+// of the schedule.
+func TestStopEndsTheTierAsDecided(t *testing.T) {
+	_, url := startServer(t, 0)
+	dir := t.TempDir()
+	s := open(t, url, "off", dir)
+	p := plan(40, 50*time.Millisecond) // 1.95 s of arrivals; the stop comes after the third record
+	stop := make(chan struct{})
+	sink := &counter{at: 3, once: func() { close(stop) }}
+	id, err := s.RunTier(context.Background(), p, sink, stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	line, recs := tierLine(t, dir)
+	end := line.End
+	if end == nil || id.End == nil || *end != *id.End {
+		t.Fatalf("closing line %+v, RunTier's %+v", end, id.End)
+	}
+	if end.Reason != records.EndedDecided {
+		t.Errorf("closing line reason %q, want %q", end.Reason, records.EndedDecided)
+	}
+	if end.Planned != len(recs) || end.Planned != sink.count() {
+		t.Errorf("closing line plans %d requests; the file holds %d records, the sink got %d", end.Planned, len(recs), sink.count())
+	}
+	if end.Planned < 3 || end.Planned >= len(p.Offsets) {
+		t.Errorf("closing line plans %d of the schedule's %d: want the ones dispatched before the stop", end.Planned, len(p.Offsets))
+	}
+	if line.Planned != len(p.Offsets) || line.PlannedRequests() != end.Planned {
+		t.Errorf("tier line plans %d (want the schedule's %d), PlannedRequests %d (want the closing line's %d)",
+			line.Planned, len(p.Offsets), line.PlannedRequests(), end.Planned)
+	}
+	// Where it stopped: after every dispatched request's planned arrival, before the schedule's end.
+	stoppedAt := time.Duration(end.ArrivalsEndS * float64(time.Second))
+	var lastPlanned time.Duration
+	for _, r := range recs {
+		lastPlanned = max(lastPlanned, r.Planned)
+	}
+	if stoppedAt < lastPlanned || stoppedAt >= p.ArrivalsEnd {
+		t.Errorf("arrivals_end_s %v: want it where dispatching stopped, in [%v, %v) (last dispatched arrival, the schedule's end)",
+			stoppedAt, lastPlanned, p.ArrivalsEnd)
+	}
+}
