@@ -1,11 +1,14 @@
-// Package compare holds the statistics for putting two result sets side by
-// side: the comparability check of DESIGN.md "Comparability" ([Check]) and
-// paired comparisons of a per-request metric over the request ids both runs
-// share ([Paired], [PairedBootstrap]).
+// Package compare puts two results ([sweep.Result]) side by side
+// ([Compare]): the comparability check of DESIGN.md "Comparability"
+// ([Check]: request sets, schedules, seeds, cache policy, metric definitions,
+// objectives, request body parameters, common rates), the tiers at equal
+// rate, paired comparisons of a per-request metric over the request ids both
+// runs share ([Paired], [PairedBootstrap]), both sides' decisions and the cost
+// ledger at their operating points and at equal load.
 //
 // The paired comparison estimates the median of the differences d = B − A
 // with a distribution-free confidence interval from order statistics (the
 // interval that inverts the sign test), and cross-checks it with a seeded
-// paired bootstrap. It is pure computation: no I/O, and it imports nothing
-// else of loadcurve.
+// paired bootstrap. Apart from reading and writing compare.json
+// ([ReadResult], [Result.Write]) it is pure computation.
 package compare

@@ -1,18 +1,16 @@
-// Package curve turns the summaries of a sweep's tiers into a load curve and
-// judges it: for each tier whether the compliant request share meets the
-// objective (with a Wilson score interval, so a short tier is "uncertain"
-// rather than failed), whether its queueing was stable (a trend test on
-// client queue time plus TTFT against planned time), where raw throughput
-// reaches its plateau, where non-compliance turns systematic (the knee), the
-// capacity at the objective and the operating point below it.
+// Package curve judges a sweep: from the tiers' summaries ([measure.Summary],
+// each with its steady state) it gives every tier a verdict on its compliant
+// request share (meets, fails, uncertain, insufficient or excluded, from a
+// Wilson interval on the tier's effective sample), fits the share against the
+// realised rate (isotonic regression over all tiers), and from the fit
+// derives the capacity at the objective with its interval, the knee, the
+// plateau, and the operating point below the capacity, with the tier that
+// confirmed it. docs/DECISIONS.md states every rule.
 //
-// It also parses the sweep's --request-rates flag ([ParseRates]) and plans
-// the tiers of an automatic sweep ([Planner]).
-//
-// The package is pure computation: no I/O, no clock, and it imports nothing
-// else of loadcurve. Every judgement [Analyze] makes is also written out in
-// words, with the numbers behind it, in [Analysis.Notes], and the parameters
-// that produced it are echoed in [Analysis.Params].
+// The package is pure computation: no I/O and no clock. Every judgement
+// [Analyze] makes is also written out in words, with the numbers behind it,
+// in [Analysis.Notes], and the parameters that produced it are echoed in
+// [Analysis.Params]. Planning tiers and running them is package sweep's job.
 //
 // Rates are requests per second. Compliant shares are request shares
 // (compliant requests / requests issued, METRICS.md); they are never mixed

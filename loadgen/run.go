@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"runtime"
 	"strings"
@@ -101,6 +102,36 @@ type Progress struct {
 	InFlight   atomic.Int64 // admitted by the gate and not finished
 	Done       atomic.Int64 // dispatched requests that finished, whatever their outcome
 	Errors     atomic.Int64 // finished requests whose outcome is not ok
+}
+
+// ProgressLine returns a progress display for a terminal: for each tier (label, p) it redraws
+// "label done/planned done, in flight, errors, seconds" on one line of w four times a second,
+// until the returned stop function is called.
+func ProgressLine(w io.Writer) func(label string, p *Progress) (stop func()) {
+	return func(label string, p *Progress) func() {
+		done := make(chan struct{})
+		var wg sync.WaitGroup
+		start := time.Now()
+		draw := func() {
+			fmt.Fprintf(w, "\r%s  %d/%d done  %d in flight  %d errors  %.1fs ",
+				label, p.Done.Load(), p.Planned.Load(), p.InFlight.Load(), p.Errors.Load(), time.Since(start).Seconds())
+		}
+		wg.Go(func() {
+			t := time.NewTicker(250 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					draw()
+				case <-done:
+					draw()
+					fmt.Fprintln(w)
+					return
+				}
+			}
+		})
+		return func() { close(done); wg.Wait() }
+	}
 }
 
 // Result sums up a tier run. The records are the detail.

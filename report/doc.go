@@ -3,9 +3,10 @@
 // PNG through gonum.org/v1/plot ([ThroughputPlot], [LatencyPlot],
 // [SharePlot], [WritePlots]) and a single self-contained HTML page ([HTML]).
 //
-// The package only renders. It takes its own plain input types ([Curve],
-// [CurvePoint], [Table], [HTML]) and imports nothing else of loadcurve; the
-// command line maps measured summaries and curve analyses into them. Units
+// The package only renders: it takes loadcurve's results as they are
+// ([sweep.Result] for a run or sweep, [compare.Result] for a comparison) and
+// writes them as tables, JSON, CSV, plots and HTML ([Print], [WriteResult],
+// [CompareText], [WriteCompareFiles]); it decides nothing. Units
 // follow METRICS.md: rates in requests per second, throughputs in output
 // tokens per second, latencies in milliseconds, shares as fractions in [0, 1]
 // (plots show shares in per cent).

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -75,6 +76,49 @@ func ReadInputs(args []string) ([]Input, error) {
 		in = append(in, Input{Name: p, File: f})
 	}
 	return in, nil
+}
+
+// CheckOut refuses an output directory whose records.jsonl is one of the inputs.
+func CheckOut(dir string, in []Input) error {
+	target := filepath.Join(dir, RecordsName)
+	for _, x := range in {
+		if samePath(x.Name, target) {
+			return fmt.Errorf("--out %s would overwrite the shard file %s: choose another directory", dir, x.Name)
+		}
+	}
+	return nil
+}
+
+// WriteResult writes a merged run into dir: records.jsonl and merge.json (the report). It
+// refuses what CheckOut refuses.
+func WriteResult(dir string, in []Input, merged *records.File, rep MergeReport) error {
+	if err := CheckOut(dir, in); err != nil {
+		return err
+	}
+	target := filepath.Join(dir, RecordsName)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", dir, err)
+	}
+	if err := WriteFile(target, merged); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode merge.json: %w", err)
+	}
+	return os.WriteFile(filepath.Join(dir, "merge.json"), append(b, '\n'), 0o644)
+}
+
+// samePath reports whether a and b name the same file (b need not exist).
+func samePath(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	aa, errA := filepath.Abs(a)
+	ab, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && aa == ab
 }
 
 // WriteFile writes f as a records.jsonl at path (records.WriteFile: through a temporary file

@@ -184,6 +184,27 @@ func QueueParams() []Param {
 
 // Set sets the tunable called name (as in QueueParams) from its text form.
 // It does not validate the resulting QueueConfig; call Validate.
+// QueueConfigFrom builds a QueueConfig from DefaultQueueConfig and the parameters lookup finds
+// (by QueueParams name), validated. Every problem is a field.Error named by its parameter.
+func QueueConfigFrom(lookup func(name string) (string, bool)) (QueueConfig, []error) {
+	c := DefaultQueueConfig()
+	var errs []error
+	for _, p := range queueParams {
+		if v, ok := lookup(p.name); ok {
+			if err := p.set(&c, v); err != nil {
+				errs = append(errs, field.Errorf(p.name, "%q: %v", v, err))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return c, errs
+	}
+	if err := c.Validate(); err != nil {
+		return c, err.(interface{ Unwrap() []error }).Unwrap()
+	}
+	return c, nil
+}
+
 func (c *QueueConfig) Set(name, value string) error {
 	for _, p := range queueParams {
 		if p.name == name {

@@ -70,7 +70,7 @@ func TestTheoryMatchesVirtualEngine(t *testing.T) {
 		{ProfileLatency, 100, 1000},
 		{ProfileMedium, 1024, 128},
 		{ProfileMedium, 2048, 64},      // KV binds: 63 sequences, with preemptions
-		{ProfileDefault, 1024, 128},    // 4 tokens a step
+		{ProfileDefault, 1024, 128},    // 8 tokens a step
 		{ProfileThroughput, 1024, 128}, // KV binds too
 		{ProfileThroughput, 2048, 64},
 	}

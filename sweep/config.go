@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -135,21 +136,24 @@ const ConfirmMargin = 1.5
 // ConfirmRequests is how many requests a confirmation tier plans so that its verdict can be
 // decided: a tier with no miss verifies a target share q at confidence γ once its effective
 // sample n/f reaches z²·q/(1 − q) (the Wilson bound), with z the two-sided γ quantile and f the
-// variance factor of the misses' clustering; f is the largest the search measured in a stable
-// tier that met the target (misses cluster alike at the lighter operating point, or less),
-// and ConfirmMargin more. It is 0 when no such tier ran.
+// variance factor of the misses' clustering; f is the median of those the search measured in
+// its stationary tiers that met the target (each tier's estimate is noisy, and their largest
+// would overstate it; misses cluster alike at the lighter operating point, or less), and
+// ConfirmMargin more. It is 0 when no such tier ran.
 func ConfirmRequests(search []measure.Summary, p curve.Params) float64 {
-	f := 0.0
+	var fs []float64
 	for _, s := range search {
 		st := s.Steady
 		if (s.Role != records.RoleTier && s.Role != "") || st == nil || !st.Stationary || st.CompliantShare < p.TargetShare {
 			continue
 		}
-		f = math.Max(f, st.VarianceFactor)
+		fs = append(fs, st.VarianceFactor)
 	}
-	if f == 0 {
+	if len(fs) == 0 {
 		return 0
 	}
+	slices.Sort(fs)
+	f := fs[len(fs)/2] // the median, or the upper of the two middle ones
 	q := p.TargetShare
 	z := distuv.UnitNormal.Quantile(1 - (1-p.Confidence)/2)
 	return ConfirmMargin * z * z * f * q / (1 - q)

@@ -27,8 +27,9 @@ func TestConfirmRequests(t *testing.T) {
 		{"none ran", nil, 0},
 		{"only a probe and a failing tier", []measure.Summary{tier(records.RoleProbe, 1, 30, true), tier(records.RoleTier, 0.9, 40, true)}, 0},
 		{"one meeting tier, f = 10", []measure.Summary{tier(records.RoleTier, 1, 10, true)}, sweep.ConfirmMargin * z2 * 10 * 99},
-		{"the largest f of the meeting tiers", []measure.Summary{tier(records.RoleTier, 1, 4, true), tier(records.RoleTier, 0.995, 12, true),
-			tier(records.RoleTier, 1, 50, false), tier(records.RoleConfirm, 1, 60, true)}, sweep.ConfirmMargin * z2 * 12 * 99},
+		{"the median f of the meeting tiers", []measure.Summary{tier(records.RoleTier, 1, 4, true), tier(records.RoleTier, 0.995, 12, true),
+			tier(records.RoleTier, 1, 7, true), tier(records.RoleTier, 1, 50, false), tier(records.RoleConfirm, 1, 60, true)}, sweep.ConfirmMargin * z2 * 7 * 99},
+		{"of two, the larger", []measure.Summary{tier(records.RoleTier, 1, 4, true), tier(records.RoleTier, 0.995, 12, true)}, sweep.ConfirmMargin * z2 * 12 * 99},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -88,7 +88,7 @@ func (pl Planner) Next(done []measure.Summary) (rate float64, why string, ok boo
 		lo, hi, at float64
 		why        string
 	}{
-		{e * (1 - p/4), e * (1 + p/4), e, fmt.Sprintf("at the estimate %.3g req/s (%s)", e, c.String())},
+		{e * (1 - p/4), e * (1 + p/4), e, fmt.Sprintf("at the estimate %s", c.String())},
 		{e * (1 - p), e * (1 - p/4), e * (1 - p/2), fmt.Sprintf("just below the estimate %.3g req/s", e)},
 		{e * (1 + p/4), e * (1 + p), e * (1 + p/2), fmt.Sprintf("just above the estimate %.3g req/s", e)},
 	} {

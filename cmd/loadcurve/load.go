@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -79,23 +77,26 @@ func (lc *loadCommand) prepareOut() error {
 	if lc.outDir == "" {
 		return nil
 	}
-	held, err := sweep.HoldsResult(lc.outDir)
+	lc.target.OutDir = lc.outDir
+	return prepareOut(lc.outDir, lc.replace)
+}
+
+// prepareOut refuses a directory holding a result unless replace, which clears all of the old
+// result and nothing else, and creates the directory.
+func prepareOut(dir string, replace bool) error {
+	held, err := sweep.HoldsResult(dir)
 	if err != nil {
-		return fmt.Errorf("--out %s: %w", lc.outDir, err)
+		return fmt.Errorf("--out %s: %w", dir, err)
+	}
+	if held && !replace {
+		return usagef("--out %s already holds a result (records.jsonl, curve.json, …): choose another directory, or pass --replace to replace all of it", dir)
 	}
 	if held {
-		if !lc.replace {
-			return usagef("--out %s already holds a result (records.jsonl, curve.json, …): choose another directory, or pass --replace to replace all of it", lc.outDir)
-		}
-		if err := sweep.ClearResult(lc.outDir, ""); err != nil {
-			return fmt.Errorf("--out %s: clear the old result: %w", lc.outDir, err)
+		if err := sweep.ClearResult(dir, ""); err != nil {
+			return fmt.Errorf("--out %s: clear the old result: %w", dir, err)
 		}
 	}
-	if err := os.MkdirAll(lc.outDir, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", lc.outDir, err)
-	}
-	lc.target.OutDir = lc.outDir
-	return nil
+	return os.MkdirAll(dir, 0o755)
 }
 
 // open opens the target (starting the embedded deployment when there is no --base-url) with
@@ -104,7 +105,7 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, arrival string)
 	stderr := c.App.ErrWriter
 	lc.target.Log = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }
 	if lc.progress {
-		lc.target.Progress = progressDisplay(stderr)
+		lc.target.Progress = loadgen.ProgressLine(stderr)
 	}
 	for _, n := range lc.source.Notes {
 		fmt.Fprintf(stderr, "loadcurve: workload: %s\n", n)
@@ -156,34 +157,6 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// progressDisplay draws "label done/planned, in flight, errors" on w for each tier.
-func progressDisplay(w io.Writer) func(string, *loadgen.Progress) func() {
-	return func(label string, p *loadgen.Progress) func() {
-		done := make(chan struct{})
-		var wg sync.WaitGroup
-		start := time.Now()
-		draw := func() {
-			fmt.Fprintf(w, "\r%s  %d/%d done  %d in flight  %d errors  %.1fs ",
-				label, p.Done.Load(), p.Planned.Load(), p.InFlight.Load(), p.Errors.Load(), time.Since(start).Seconds())
-		}
-		wg.Go(func() {
-			t := time.NewTicker(250 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-t.C:
-					draw()
-				case <-done:
-					draw()
-					fmt.Fprintln(w)
-					return
-				}
-			}
-		})
-		return func() { close(done); wg.Wait() }
-	}
-}
-
 // runExecutor runs an executor against a session, logging to stderr, and returns its result
 // (incomplete and with errInterrupted when interrupted).
 func runExecutor(ctx context.Context, c *cli.Context, s *target.Session, cfg sweep.Config) (*sweep.Result, error) {
@@ -213,41 +186,19 @@ func simQueueFlags(prefix string) []cli.Flag {
 	return flags
 }
 
-// unjoin returns the errors errors.Join joined, or err alone.
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
-}
-
 // queueConfig builds the embedded M/D/c queue from its flags.
 func queueConfig(c *cli.Context, prefix string) (sim.QueueConfig, error) {
-	q := sim.DefaultQueueConfig()
-	for _, p := range sim.QueueParams() {
-		name := prefix + "queue-" + p.Name
-		if p.Name == "model-name" {
-			name = prefix + "model-name"
+	flag := func(param string) string {
+		if param == "model-name" {
+			return prefix + param
 		}
-		if c.IsSet(name) {
-			if err := q.Set(p.Name, c.String(name)); err != nil {
-				return q, usagef("--%s: %v", name, err)
-			}
+		return prefix + "queue-" + param
+	}
+	q, errs := sim.QueueConfigFrom(func(param string) (string, bool) { return c.String(flag(param)), c.IsSet(flag(param)) })
+	for i, e := range errs {
+		if fe := field.Of(e); fe != nil {
+			errs[i] = fmt.Errorf("--%s: %s", flag(fe.Name), fe.Msg)
 		}
 	}
-	if err := q.Validate(); err != nil {
-		var errs []error
-		for _, e := range unjoin(err) {
-			if fe := field.Of(e); fe != nil {
-				name := prefix + "queue-" + fe.Name
-				if fe.Name == "model-name" {
-					name = prefix + "model-name"
-				}
-				e = fmt.Errorf("--%s: %s", name, fe.Msg)
-			}
-			errs = append(errs, e)
-		}
-		return q, usageErrors(errs)
-	}
-	return q, nil
+	return q, usageErrors(errs)
 }

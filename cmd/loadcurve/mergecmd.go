@@ -1,17 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/shard"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 func mergeCommand() *cli.Command {
@@ -48,56 +45,24 @@ func mergeAction(c *cli.Context) error {
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)}
 	}
-	target := filepath.Join(out, shard.RecordsName)
-	for _, x := range in {
-		if samePath(x.Name, target) {
-			return usagef("merge: --out %s would overwrite the shard file %s: choose another directory", out, x.Name)
-		}
+	if err := shard.CheckOut(out, in); err != nil {
+		return usageError{fmt.Errorf("merge: %w", err)}
 	}
-	if held, err := sweep.HoldsResult(out); err != nil {
-		return fmt.Errorf("merge: --out %s: %w", out, err)
-	} else if held {
-		if !c.Bool("replace") {
-			return usagef("merge: --out %s already holds a result: choose another directory, or pass --replace to replace all of it", out)
-		}
-		if err := sweep.ClearResult(out, ""); err != nil {
-			return fmt.Errorf("merge: --out %s: %w", out, err)
-		}
+	if err := prepareOut(out, c.Bool("replace")); err != nil {
+		return fmt.Errorf("merge: %w", err)
 	}
 	merged, rep, err := shard.MergeInputs(in, shard.Options{
 		MaxAnchorSpread: c.Duration("max-anchor-spread"), MaxScheduleLag: c.Duration("max-schedule-lag")})
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)} // the files are not the shards of one run
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("merge: --out %s: %w", out, err)
-	}
-	if err := shard.WriteFile(target, merged); err != nil {
-		return fmt.Errorf("merge: %w", err)
-	}
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fmt.Errorf("merge: encode merge.json: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(out, "merge.json"), append(b, '\n'), 0o644); err != nil {
+	if err := shard.WriteResult(out, in, merged, rep); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	if err := rep.WriteText(c.App.Writer); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	fmt.Fprintf(c.App.Writer, "\nwrote %s (%d requests in %d tiers) and merge.json\n", target, len(merged.Records), len(merged.Tiers))
+	fmt.Fprintf(c.App.Writer, "\nwrote %s (%d requests in %d tiers) and merge.json\n", filepath.Join(out, shard.RecordsName), len(merged.Records), len(merged.Tiers))
 	fmt.Fprintf(c.App.Writer, "next: loadcurve report %s (the shards' settings travel in the records header)\n", out)
 	return nil
-}
-
-// samePath reports whether a and b name the same file (b need not exist).
-func samePath(a, b string) bool {
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	if errA == nil && errB == nil {
-		return os.SameFile(fa, fb)
-	}
-	aa, errA := filepath.Abs(a)
-	ab, errB := filepath.Abs(b)
-	return errA == nil && errB == nil && aa == ab
 }

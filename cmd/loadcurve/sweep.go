@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -130,8 +131,13 @@ func sweepAction(c *cli.Context) error {
 	p := lc.settings.Params
 	fmt.Fprintf(stderr, "loadcurve: target share %.3g at %.3g confidence, headroom %.3g (set --target-share, --confidence, --headroom)\n",
 		p.TargetShare, p.Confidence, p.Headroom)
+	if o, q := lc.settings.Measure.Objectives, lc.target.Queue; q != nil && o == (measure.Objectives{TTFT: o.TTFT}) && o.TTFT > q.FirstToken {
+		if truth, err := sim.MDCCapacity(q.Service, q.Servers, o.TTFT-q.FirstToken, p.TargetShare); err == nil {
+			fmt.Fprintf(stderr, "loadcurve: for comparison: the embedded M/D/c queue's exact capacity at these objectives is %.4g req/s (sim.MDCCapacity; loopback network time aside)\n", truth)
+		}
+	}
 	if cfg.Requests == 0 && cfg.Duration == 0 {
-		fmt.Fprintf(stderr, "loadcurve: each tier runs until its verdict is decided, or for %d arrivals (within %v to %v): up to about %s of load in all; set --max-tier-duration or --tier-requests to bound it\n",
+		fmt.Fprintf(stderr, "loadcurve: each tier runs until its verdict is decided, at most for %d arrivals (%v to %v): tiers near the capacity often run that long, so a sweep takes several minutes (at most %s; bound it with --max-tier-duration, --tier-requests or --max-tiers)\n",
 			c.Int("tier-requests"), c.Duration("min-tier-duration"), c.Duration("max-tier-duration"), cfg.WorstCaseLoad().Round(time.Minute))
 	}
 	s, err := lc.open(c, records.CommandSweep, fmt.Sprintf("sweep(%s, burstiness=%s)", rates, c.String("burstiness")))
