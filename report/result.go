@@ -161,7 +161,7 @@ func Answer(w io.Writer, r *sweep.Result) {
 	}
 	if s := r.Spread(); s != nil {
 		fmt.Fprintf(w, "Repeatability: %d repetitions found capacities %s to %s req/s (median %s; range %s of the median, relative standard deviation %s); %d of them verified their operating point.\n",
-			s.N, fmtRate(s.Min), fmtRate(s.Max), fmtRate(s.Median), pctText(s.RelativeRange), pctText(s.RelativeStdDev), s.VerifiedOperations)
+			s.N, fmtRate(s.Min), fmtRate(s.Max), fmtRate(s.Median), spreadPct(s.RelativeRange), spreadPct(s.RelativeStdDev), s.VerifiedOperations)
 	}
 	fmt.Fprintf(w, "Cost of the decision: %d tiers, %s of load on the target.\n", len(r.Tiers), durText(r.TargetSeconds))
 	if !r.Complete {
@@ -715,6 +715,10 @@ func orNone(s string) string {
 }
 
 // pctText prints a fraction as a percentage with up to 4 significant digits.
+// spreadPct prints a run-to-run spread as a percentage with one decimal: a few repetitions do
+// not know it better than that.
+func spreadPct(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + " %" }
+
 func pctText(v float64) string { return strconv.FormatFloat(100*v, 'g', 4, 64) + " %" }
 
 // fmtRate prints a rate with 3 significant digits (whole numbers from 1000 up).

@@ -26,7 +26,8 @@ import (
 // The deployments are the M/D/c queues of decisions_test.go, whose capacity at a 500 ms TTFT
 // objective and a 99 % target is known exactly (sim.MDCCapacity).
 //
-// The metrics per method and deployment, and the markdown table of docs/time-to-decision.md:
+// The metrics per method and deployment, and the markdown table of the time-to-decision
+// section of docs/PERFORMANCE.md:
 //
 //	go test -run '^$' -bench TimeToDecision ./sweep
 //	LOADCURVE_DECISION_TABLE=1 go test -count=1 -v -run TestTimeToDecisionTable ./sweep
@@ -288,9 +289,9 @@ func BenchmarkTimeToDecision(b *testing.B) {
 	}
 }
 
-// TestTimeToDecisionTable prints the markdown table of docs/time-to-decision.md when
-// LOADCURVE_DECISION_TABLE=1 (run it with -v to see the output). It checks nothing: the
-// assertions on the default sweep are TestDecisionsHoldInSteadyState's.
+// TestTimeToDecisionTable prints the markdown table of the time-to-decision section of
+// docs/PERFORMANCE.md when LOADCURVE_DECISION_TABLE=1 (run it with -v to see the output). It
+// checks nothing: the assertions on the default sweep are TestDecisionsHoldInSteadyState's.
 func TestTimeToDecisionTable(t *testing.T) {
 	if os.Getenv("LOADCURVE_DECISION_TABLE") != "1" {
 		t.Skip("set LOADCURVE_DECISION_TABLE=1 to print the time-to-decision table")
