@@ -126,7 +126,6 @@ var palette = []color.Color{
 var (
 	objectiveColor = color.RGBA{0xC0, 0x00, 0x00, 0xFF}
 	markerColor    = color.RGBA{0x55, 0x55, 0x55, 0xFF}
-	failureColor   = color.RGBA{0x88, 0x88, 0x88, 0xFF}
 )
 
 // Dash patterns, indexed by the role of a line.

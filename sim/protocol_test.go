@@ -43,8 +43,10 @@ func TestChatStreamWithGoOpenAI(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := openai.ChatCompletionRequest{
-				Model:     sim.DefaultModelName,
-				MaxTokens: tt.maxTokens,
+				Model: sim.DefaultModelName,
+				// max_tokens is what vLLM's benchmark client sends; the sim honours both
+				// it and max_completion_tokens (input_test.go).
+				MaxTokens: tt.maxTokens, //lint:ignore SA1019 the deprecated field is the one under test
 				Messages: []openai.ChatCompletionMessage{
 					{Role: "system", Content: "be brief"},
 					{Role: "user", Content: "say something nice"},

@@ -112,9 +112,6 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// sequential reports whether tiers run until decided (rather than a fixed count or length).
-func (c Config) sequential() bool { return c.Requests == 0 && c.Duration == 0 }
-
 // tierCap is the cap of a sequential tier at rate: the time of TierRequests arrivals, within
 // [MinTierDuration, MaxTierDuration]. A confirmation's is planned for the larger of
 // ConfirmFactor·TierRequests and need arrivals (what its verdict needs, ConfirmRequests), within
@@ -217,10 +214,7 @@ func (c Config) Validate() []error {
 			bad("repeat", "a sharded sweep cannot repeat its decision")
 		}
 	}
-	for _, err := range c.Settings.Params.Validate() {
-		errs = append(errs, err)
-	}
-	return errs
+	return append(errs, c.Settings.Params.Validate()...)
 }
 
 // rateOrInf is a tier's rate as records keep it.

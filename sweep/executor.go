@@ -50,9 +50,6 @@ const (
 	probeTries     = 4
 )
 
-// errNoArrivals: a tier whose schedule plans nothing.
-var errNoArrivals = errors.New("the schedule plans no arrival")
-
 // Run runs the sweep and returns its result (built from the tiers' records exactly as Build
 // builds it from a records file). Interrupted (ctx canceled), it returns what it has, marked
 // incomplete, with ctx's error.

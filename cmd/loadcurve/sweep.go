@@ -110,7 +110,7 @@ func sweepAction(c *cli.Context) error {
 		errs = append(errs, fmt.Errorf("--precision must be in (0, 1), got 0"))
 	}
 	for _, e := range cfg.Validate() {
-		if fe := field.Of(e); fe != nil && fe.Name == "request-rates" && rates.Auto == false && len(rates.List) == 0 && c.IsSet("request-rates") {
+		if fe := field.Of(e); fe != nil && fe.Name == "request-rates" && !rates.Auto && len(rates.List) == 0 && c.IsSet("request-rates") {
 			continue // ParseRates already said what is wrong with them
 		}
 		errs = append(errs, flagError(e))
