@@ -331,6 +331,27 @@ func boundByService(pts []PointVerdict, tiers []measure.Summary) {
 	}
 }
 
+// noCapacity says why no rate meets the target when even first, the lightest judged tier,
+// misses it, and what to do: excluded tiers below it (interrupted, client-bound, cut) mean the
+// lighter loads were not judged, which is not the deployment's fault.
+func (a *Analysis) noCapacity(first *PointVerdict, q float64) string {
+	how := fmt.Sprintf("fitted share %s against a %s target", pct(first.Fit), pct(q))
+	if !first.Stable {
+		how = "it never reaches a steady state: its queue keeps growing"
+	}
+	note := fmt.Sprintf("no capacity: even the lightest judged tier, %s, misses the objective (%s)", tierName(first), how)
+	var lighter []string
+	for _, v := range a.Points {
+		if v.Verdict == VerdictExcluded && v.Rate < first.Rate {
+			lighter = append(lighter, fmt.Sprintf("tier %d", v.Tier))
+		}
+	}
+	if len(lighter) > 0 {
+		return note + fmt.Sprintf("; lighter loads were not judged: %s excluded (see why in the table), so rerun them", strings.Join(lighter, ", "))
+	}
+	return note + ": loosen the objectives, fix the deployment, or sweep lighter loads"
+}
+
 // axis returns the points the curve is made of: judged, with a rate.
 func (a *Analysis) axis() []*PointVerdict {
 	var axis []*PointVerdict
@@ -471,9 +492,7 @@ func (a *Analysis) kneeAndCapacity(axis []*PointVerdict) {
 	}
 	switch {
 	case last < 0:
-		first := axis[0]
-		a.Notes = append(a.Notes, fmt.Sprintf("no capacity: even the lightest tier, %s, misses the objective (fitted share %s against a %s target; %s): loosen the objectives, fix the deployment, or sweep lighter loads",
-			tierName(first), pct(first.Fit), pct(q), first.Reason))
+		a.Notes = append(a.Notes, a.noCapacity(axis[0], q))
 		return
 	case next >= 0:
 		l, n := axis[last], axis[next]

@@ -209,16 +209,34 @@ func TestBoundByServiceMarksUnsustainableTiers(t *testing.T) {
 }
 
 func TestNoCapacityWhenEvenTheLightestTierFails(t *testing.T) {
-	ts := summaries(
-		tier{n: 1, rate: 2, requests: 1000, ok: 800, raw: 200, compliant: 160},
-		tier{n: 2, rate: 4, requests: 1000, ok: 500, raw: 400, compliant: 200},
-	)
-	a := curve.Analyze(ts, curve.DefaultParams())
-	if a.Capacity != nil || a.OperatingPoint != nil {
-		t.Errorf("capacity %+v, operating point %+v: want none", a.Capacity, a.OperatingPoint)
+	interrupted := tier{n: 3, rate: 1, requests: 500, ok: 500, raw: 100, compliant: 100}.summary()
+	interrupted.Interrupted = true
+	tests := []struct {
+		name        string
+		tiers       []measure.Summary
+		want, avoid string
+	}{
+		{"the deployment misses", summaries(
+			tier{n: 1, rate: 2, requests: 1000, ok: 800, raw: 200, compliant: 160},
+			tier{n: 2, rate: 4, requests: 1000, ok: 500, raw: 400, compliant: 200},
+		), "no capacity: even the lightest judged tier, tier 1 (2 req/s), misses the objective (fitted share 80 % against a 99 % target): loosen the objectives", "not judged"},
+		// Ctrl-C during the first tier below the saturation probe: the lighter load was never
+		// judged, and the advice must not blame the objectives or the deployment.
+		{"a lighter tier was interrupted", append(summaries(
+			tier{n: 1, rate: 2, requests: 1000, ok: 800, raw: 200, compliant: 160},
+		), interrupted), "lighter loads were not judged: tier 3 excluded", "loosen the objectives"},
 	}
-	if !strings.Contains(strings.Join(a.Notes, "\n"), "no capacity: even the lightest tier") {
-		t.Errorf("notes: %v", a.Notes)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := curve.Analyze(tt.tiers, curve.DefaultParams())
+			if a.Capacity != nil || a.OperatingPoint != nil {
+				t.Errorf("capacity %+v, operating point %+v: want none", a.Capacity, a.OperatingPoint)
+			}
+			notes := strings.Join(a.Notes, "\n")
+			if !strings.Contains(notes, tt.want) || strings.Contains(notes, tt.avoid) {
+				t.Errorf("notes should say %q and not %q:\n%s", tt.want, tt.avoid, notes)
+			}
+		})
 	}
 }
 

@@ -117,7 +117,7 @@ func Answer(w io.Writer, r *sweep.Result) {
 		obj, pctText(p.TargetShare), pctText(p.Confidence))
 	switch c := a.Capacity; {
 	case c == nil:
-		fmt.Fprintln(w, "Capacity: none found: "+capacityWhy(a))
+		fmt.Fprintln(w, "Capacity: none found: "+strings.TrimPrefix(capacityWhy(a), "no capacity: "))
 	case c.LowerBoundOnly():
 		fmt.Fprintf(w, "Capacity: %s (no tier was heavy enough to miss the objectives).\n", c.String())
 	default:
