@@ -17,6 +17,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -53,7 +54,7 @@ type Client struct {
 	hc       *http.Client // no Timeout: deadlines are per request, from sent
 	tr       *http.Transport
 	oa       *openai.Client
-	redact   redactor
+	secrets  *redact.Secrets
 	bodyPlan bodyPlan
 }
 
@@ -117,10 +118,10 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--extra-body: %w", err)
 	}
-	hc := &http.Client{Transport: tr}
+	hc := &http.Client{Transport: tr, CheckRedirect: refuseRedirect}
 	c := &Client{
 		target: t, model: t.Model, url: endpoint.String(), header: h, hc: hc, tr: tr,
-		redact: newRedactor(t), bodyPlan: plan,
+		secrets: secretsOf(t), bodyPlan: plan,
 	}
 	// go-openai builds "<BaseURL>/models" by string concatenation, so it gets the base URL
 	// without its query; the doer below adds the query and the extra headers back.
@@ -132,6 +133,24 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 	c.oa = openai.NewClientWithConfig(cfg)
 	return c, nil
 }
+
+// refuseRedirect keeps a 3xx answer as the answer. Following it would turn a POST into a GET
+// without its body (301, 302, 303), send the request's headers on to another host, and pass the
+// URL's query on in Referer; a load test of the address given must not measure another one. The
+// answer is recorded as an HTTP error naming the refused location (redirectMessage).
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// redirectMessage says which redirect was refused, and what to do.
+func redirectMessage(resp *http.Response) string {
+	where := "another address"
+	if loc, err := resp.Location(); err == nil {
+		where = redact.URL(loc.String())
+	}
+	return "redirect to " + where + " refused: loadcurve does not follow redirects (a POST would be re-sent as a GET, headers would go to another host); point --base-url at the final address"
+}
+
+// clean redacts every secret of the target from s, then bounds it to maxErrorLen bytes.
+func (c *Client) clean(s string) string { return c.secrets.Clean(s, maxErrorLen) }
 
 // extrasDoer adds the base URL's query and the target's headers to go-openai's requests.
 type extrasDoer struct {
@@ -229,9 +248,9 @@ func (c *Client) describeModelsError(err error) error {
 	var se *statusError
 	switch {
 	case errors.As(err, &apiErr):
-		se = &statusError{apiErr.HTTPStatusCode, c.redact.clean(apiErr.Message)}
+		se = &statusError{apiErr.HTTPStatusCode, c.clean(apiErr.Message)}
 	case errors.As(err, &reqErr):
-		se = &statusError{reqErr.HTTPStatusCode, c.redact.clean(serverMessage(reqErr.Body))}
+		se = &statusError{reqErr.HTTPStatusCode, c.clean(serverMessage(reqErr.Body))}
 	default:
 		return c.unreachable(base, err)
 	}
@@ -316,11 +335,11 @@ func (c *Client) unreachable(base string, err error) error {
 		return fmt.Errorf("%w: cannot reach %s: cannot resolve host %q — check --base-url", ErrUnreachable, base, dnsErr.Name)
 	case errors.As(err, &tlsErr):
 		return fmt.Errorf("%w: cannot reach %s: TLS certificate not trusted (%s) — for a self-signed certificate, skip verification (Target.Insecure)",
-			ErrUnreachable, base, c.redact.clean(tlsErr.Err.Error()))
+			ErrUnreachable, base, c.clean(tlsErr.Err.Error()))
 	case errors.As(err, &recErr):
 		return fmt.Errorf("%w: cannot reach %s: the server does not speak TLS — use http:// in --base-url", ErrUnreachable, base)
 	}
-	return fmt.Errorf("%w: cannot reach %s: %s", ErrUnreachable, base, c.redact.clean(describeTransportError(err)))
+	return fmt.Errorf("%w: cannot reach %s: %s", ErrUnreachable, base, c.clean(describeTransportError(err)))
 }
 
 // explainNotFound tells a missing model from a wrong URL or endpoint by asking GET /models.

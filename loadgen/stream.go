@@ -80,7 +80,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil { // only an invalid method or URL, both fixed and validated
-		rec.Outcome, rec.Error = records.StreamError, c.redact.clean("build request: "+err.Error())
+		rec.Outcome, rec.Error = records.StreamError, c.clean("build request: "+err.Error())
 		return res
 	}
 	// Shared by every request, read-only: net/http never modifies a client request's Header
@@ -95,7 +95,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 			return res
 		}
 		rec.Outcome = records.StreamError
-		rec.Error = c.redact.clean("no response: " + describeTransportError(err))
+		rec.Error = c.clean("no response: " + describeTransportError(err))
 		res.transport = err
 		return res
 	}
@@ -106,9 +106,13 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // a short read still has the status
 		rec.End = time.Since(t0)
-		res.serverMsg = c.redact.clean(serverMessage(b))
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			res.serverMsg = c.clean(redirectMessage(resp))
+		} else {
+			res.serverMsg = c.clean(serverMessage(b))
+		}
 		rec.Outcome = records.HTTPError
-		rec.Error = c.redact.clean((&statusError{resp.StatusCode, res.serverMsg}).Error())
+		rec.Error = c.clean((&statusError{resp.StatusCode, res.serverMsg}).Error())
 		return res
 	}
 	if isJSONMediaType(resp.Header.Get("Content-Type")) {
@@ -119,7 +123,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		if m := serverMessage(b); m != "" && bytes.Contains(b, []byte(`"error"`)) {
 			msg += ": " + m
 		}
-		rec.Error = c.redact.clean(msg)
+		rec.Error = c.clean(msg)
 		return res
 	}
 
@@ -155,11 +159,11 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		rec.Error = "stream broken: " + describeTransportError(readErr)
 	}
 	if rec.Error != "" {
-		rec.Error = c.redact.clean(rec.Error)
+		rec.Error = c.clean(rec.Error)
 	}
 	st.finish(req)
 	if st.errMsg != "" && rec.Outcome == records.OK {
-		rec.Error = c.redact.clean(st.errMsg) // the quality check's reason
+		rec.Error = c.clean(st.errMsg) // the quality check's reason
 	}
 	return res
 }
@@ -277,7 +281,7 @@ func (s *streamState) data(payload []byte, now time.Duration) (stop, done bool) 
 	}
 	if err := parseChunk(payload, &s.chunk); err != nil {
 		rec.Outcome = records.StreamError
-		rec.Error = fmt.Sprintf("malformed event data (%v): %s", err, truncate(string(payload), 120))
+		rec.Error = fmt.Sprintf("malformed event data (%v): %s", err, payload) // redacted, then bounded, by the client
 		return true, false
 	}
 	ci := &s.chunk
@@ -378,12 +382,12 @@ func streamErrorMessage(payload, errRaw []byte) string {
 		if json.Unmarshal(errRaw, &e) == nil && e.Message != "" {
 			return e.Message
 		}
-		return truncate(string(errRaw), 200)
+		return string(errRaw)
 	}
 	if m := serverMessage(payload); m != "" {
 		return m
 	}
-	return truncate(string(payload), 200)
+	return string(payload)
 }
 
 // serverMessage extracts the human message from an error body: OpenAI's {"error":{"message"}},
@@ -415,11 +419,11 @@ func serverMessage(body []byte) string {
 		case nil:
 		default:
 			if b, err := json.Marshal(d); err == nil {
-				return truncate(string(b), 300)
+				return string(b)
 			}
 		}
 	}
-	return truncate(strings.Join(strings.Fields(string(body)), " "), 300)
+	return strings.Join(strings.Fields(string(body)), " ")
 }
 
 // describeTransportError says what went wrong on the connection, without the request URL that

@@ -10,7 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/loadcurve/loadcurve/redact"
 )
 
 // Endpoint is the OpenAI API a target is driven through.
@@ -88,96 +89,28 @@ func (t Target) Validate() []error {
 	return errs
 }
 
-// SanitizeURL returns u without user info, query or fragment, fit for result files and messages.
-func SanitizeURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(invalid URL)"
-	}
-	p.User = nil
-	p.RawQuery = ""
-	p.ForceQuery = false
-	p.Fragment = ""
-	p.RawFragment = ""
-	return p.String()
-}
-
-// minSecretLen is the shortest value redact hides. Shorter "secrets" (a header "1", a query
-// flag "on") would turn every message into noise, and no real credential is that short.
-const minSecretLen = 4
+// SanitizeURL returns u without user info, query or fragment, fit for result files and messages
+// (redact.URL).
+func SanitizeURL(u string) string { return redact.URL(u) }
 
 // maxErrorLen bounds Record.Error, in bytes.
 const maxErrorLen = 512
 
-// redactor hides the target's secrets (API key, header values, URL password and query values) in
-// any text that leaves the client.
-type redactor struct{ r *strings.Replacer }
-
-func newRedactor(t Target) redactor {
-	var secrets []string
-	add := func(s string) {
-		if len(s) >= minSecretLen {
-			secrets = append(secrets, s)
-			if q := url.QueryEscape(s); q != s {
-				secrets = append(secrets, q)
-			}
-			if j, err := json.Marshal(s); err == nil && string(j[1:len(j)-1]) != s {
-				secrets = append(secrets, string(j[1:len(j)-1]))
-			}
-		}
-	}
-	add(t.APIKey)
+// secretsOf is the set of every secret t carries: the API key, header values, the base URL's
+// user info and query values.
+func secretsOf(t Target) *redact.Secrets {
+	s := redact.New(t.APIKey)
 	for _, vs := range t.Headers {
 		for _, v := range vs {
-			add(v)
-			// "Bearer xyz" style values: hide the credential part on its own too.
-			if _, cred, ok := strings.Cut(v, " "); ok {
-				add(cred)
-			}
+			s.AddHeaderValue(v)
 		}
 	}
-	if u, err := url.Parse(t.BaseURL); err == nil {
-		if u.User != nil {
-			add(u.User.Username())
-			if p, ok := u.User.Password(); ok {
-				add(p)
-			}
-		}
-		for _, vs := range u.Query() {
-			for _, v := range vs {
-				add(v)
-			}
-		}
-	}
-	if len(secrets) == 0 {
-		return redactor{}
-	}
-	pairs := make([]string, 0, 2*len(secrets))
-	for _, s := range secrets {
-		pairs = append(pairs, s, "[REDACTED]")
-	}
-	return redactor{strings.NewReplacer(pairs...)}
+	s.AddURL(t.BaseURL)
+	return s
 }
 
-// clean redacts s and bounds it to maxErrorLen bytes (at a rune boundary).
-func (r redactor) clean(s string) string {
-	if r.r != nil {
-		s = r.r.Replace(s)
-	}
-	return truncate(s, maxErrorLen)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const ell = "…"
-	cut := n - len(ell)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + ell
-}
+// truncate bounds a text that holds no secret (already cleaned, or the client's own words).
+func truncate(s string, n int) string { return redact.Bound(s, n) }
 
 // parseExtraBody checks that b is a JSON object and returns its members (encoded key, raw value)
 // in their original order, and the set of their keys. "stream" may only be true and

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/loadcurve/loadcurve/redact"
 )
 
 // DefaultTimeout bounds one scrape: connection, request and body.
@@ -27,6 +29,8 @@ const acceptHeader = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
 // use.
 type Scraper struct {
 	url     string
+	shown   string          // url without user info or query: the form errors quote
+	secrets *redact.Secrets // the url's user info and query values, hidden in error texts
 	client  *http.Client
 	model   string
 	timeout time.Duration
@@ -38,9 +42,36 @@ type Scraper struct {
 // model_name=model (see the package documentation).
 func NewScraper(url string, client *http.Client, model string) *Scraper {
 	if client == nil {
-		client = &http.Client{Transport: newTransport()}
+		// A redirect is not followed: it would carry the URL's credentials elsewhere.
+		client = &http.Client{Transport: newTransport(), CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		}}
 	}
-	return &Scraper{url: url, client: client, model: model, timeout: DefaultTimeout}
+	secrets := redact.New()
+	secrets.AddURL(url)
+	return &Scraper{url: url, shown: redact.URL(url), secrets: secrets, client: client, model: model, timeout: DefaultTimeout}
+}
+
+// maxErrorLen bounds the text of a scrape error.
+const maxErrorLen = 512
+
+// cleanError is a scrape error whose text holds no secret of the URL; it still unwraps to its
+// cause, so that a caller's cancellation is recognised.
+type cleanError struct {
+	msg string
+	err error
+}
+
+func (e *cleanError) Error() string { return e.msg }
+func (e *cleanError) Unwrap() error { return e.err }
+
+// fail returns err with the URL's secrets hidden and its text bounded. A transport error's own
+// quotation of the request URL (url.Error) is dropped: the message names s.shown instead.
+func (s *Scraper) fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &cleanError{msg: s.secrets.Clean(err.Error(), maxErrorLen), err: err}
 }
 
 func newTransport() http.RoundTripper {
@@ -91,28 +122,35 @@ func (s *Scraper) snapshot(parent context.Context) (Snapshot, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("scrape %s: %w", s.url, err)
+		return Snapshot{}, s.fail(errors.New("scrape: not a valid URL (not quoted here: it may hold credentials)"))
 	}
 	req.Header.Set("Accept", acceptHeader)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("scrape: %w", timedOut(err))
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL it quotes in full
+		}
+		return Snapshot{}, s.fail(fmt.Errorf("scrape %s: %w", s.shown, timedOut(err)))
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return Snapshot{}, fmt.Errorf("scrape %s: HTTP %s: %q", s.url, resp.Status, strings.TrimSpace(string(snippet)))
+		if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			return Snapshot{}, s.fail(fmt.Errorf("scrape %s: HTTP %s: redirect to %s not followed: give --server-metrics the final address", s.shown, resp.Status, redact.URL(loc)))
+		}
+		return Snapshot{}, s.fail(fmt.Errorf("scrape %s: HTTP %s: %q", s.shown, resp.Status, strings.TrimSpace(string(snippet))))
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes+1))
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("scrape %s: read body: %w", s.url, timedOut(err))
+		return Snapshot{}, s.fail(fmt.Errorf("scrape %s: read body: %w", s.shown, timedOut(err)))
 	}
 	if len(body) > MaxBodyBytes {
-		return Snapshot{}, fmt.Errorf("scrape %s: body larger than %d bytes", s.url, MaxBodyBytes)
+		return Snapshot{}, s.fail(fmt.Errorf("scrape %s: body larger than %d bytes", s.shown, MaxBodyBytes))
 	}
 	snap, err := Parse(bytes.NewReader(body), s.model)
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("scrape %s (Content-Type %q): %w", s.url, resp.Header.Get("Content-Type"), err)
+		return Snapshot{}, s.fail(fmt.Errorf("scrape %s (Content-Type %q): %w", s.shown, resp.Header.Get("Content-Type"), err))
 	}
 	return snap, nil
 }

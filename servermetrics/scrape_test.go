@@ -108,7 +108,7 @@ func TestScrapeErrors(t *testing.T) {
 		{"garbage body", page(http.StatusOK, "hello, world\n"), []string{"parse text format", "/metrics"}},
 		{"empty body", page(http.StatusOK, ""), []string{"no metrics"}},
 		{"no answer", hanging.URL + "/metrics", []string{"no complete answer within 100ms"}},
-		{"bad URL", "::not a url", []string{"scrape ::not a url"}},
+		{"bad URL", "::not a url", []string{"scrape: not a valid URL"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
