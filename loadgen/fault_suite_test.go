@@ -140,6 +140,33 @@ func faultCases() []faultCase {
 				sseHeaders(w)
 			}
 		}, outcome: records.Timeout, errHas: "request timeout", timedOut: true},
+		{name: "a line cut by the deadline is the deadline's, not malformed", fault: afterChunks(2, func(_ *testing.T, w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
+			writeFlush(w, `data: {"choices":[{"index":0,"delta":{"content":"half a li`)
+			waitGone(r, quit)
+		}), outcome: records.Timeout, status: 200, errHas: "request timeout", chunks: 2, timedOut: true},
+		{name: "a line cut by a reset is a broken stream, not malformed", fault: afterChunks(1, func(t *testing.T, w http.ResponseWriter, _ *http.Request, _ <-chan struct{}) {
+			writeFlush(w, `data: {"choices":[{"index":0,"delta":{"content":"half a li`)
+			hijackClose(t, w, true)
+		}), outcome: records.StreamError, status: 200, errHas: "stream broken: connection reset by the server", chunks: 1},
+		{name: "a redirect is refused, not followed", fault: func(*testing.T) faultFunc {
+			return func(w http.ResponseWriter, _ *http.Request, _ <-chan struct{}) {
+				w.Header().Set("Location", "http://127.0.0.1:1/elsewhere?token=abc")
+				w.WriteHeader(http.StatusFound)
+			}
+		}, outcome: records.HTTPError, status: 302, errHas: "HTTP 302 Found: redirect to http://127.0.0.1:1/elsewhere refused"},
+		{name: "lines ended by a bare CR", fault: afterChunks(0, func(_ *testing.T, w http.ResponseWriter, _ *http.Request, _ <-chan struct{}) {
+			c := "data: " + fakesse.ChatChunk("w ", "") + "\r\r"
+			writeFlush(w, c)
+			writeFlush(w, c+"data: [DONE]\r\r")
+		}), outcome: records.OK, status: 200, chunks: 2},
+		{name: "CRLF line endings, split between writes", fault: afterChunks(0, func(_ *testing.T, w http.ResponseWriter, _ *http.Request, _ <-chan struct{}) {
+			c := "data: " + fakesse.ChatChunk("w ", "")
+			writeFlush(w, c+"\r")
+			time.Sleep(5 * time.Millisecond)
+			writeFlush(w, "\n\r\n"+c+"\r\n\r")
+			time.Sleep(5 * time.Millisecond)
+			writeFlush(w, "\ndata: [DONE]\r\n\r\n")
+		}), outcome: records.OK, status: 200, chunks: 2},
 		{name: "slow headers within the deadline", fault: func(*testing.T) faultFunc {
 			return func(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) {
 				time.Sleep(100 * time.Millisecond)

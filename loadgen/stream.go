@@ -44,7 +44,55 @@ const (
 	itlPreallocCap = 1024
 )
 
-var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readerSize) }}
+var readerPool = sync.Pool{New: func() any {
+	r := &pooledReader{}
+	r.br = bufio.NewReaderSize(&r.ends, readerSize)
+	return r
+}}
+
+// pooledReader is a response body's line reader: a bufio.Reader over the body with its line
+// endings made uniform.
+type pooledReader struct {
+	ends lineEndings
+	br   *bufio.Reader
+}
+
+// lineEndings turns the three line endings SSE allows (CRLF, LF and a bare CR) into LF, so
+// that lines are read with one delimiter: a server that ends its lines with a bare CR gets
+// every event read (and timed) as it arrives, not all at the end of the stream. A stream
+// without CR (vLLM's, SGLang's) passes untouched, at the cost of one byte search per read.
+type lineEndings struct {
+	r      io.Reader
+	lastCR bool // the previous read ended in CR: an LF first in this one belongs to it
+}
+
+func (l *lineEndings) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n == 0 || (!l.lastCR && bytes.IndexByte(p[:n], '\r') < 0) {
+		return n, err
+	}
+	w := 0
+	for _, c := range p[:n] {
+		switch {
+		case c == '\n' && l.lastCR:
+			l.lastCR = false // the LF of a CRLF, already ended by its CR
+			continue
+		case c == '\r':
+			l.lastCR = true
+			c = '\n'
+		default:
+			l.lastCR = false
+		}
+		p[w] = c
+		w++
+	}
+	if w == 0 && err == nil {
+		// Only the LF of a CRLF split across reads: report it as a zero-byte read, which
+		// bufio retries.
+		return 0, nil
+	}
+	return w, err
+}
 
 // doResult is what Preflight needs beyond the record.
 type doResult struct {
@@ -127,8 +175,10 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		return res
 	}
 
-	br := readerPool.Get().(*bufio.Reader)
-	br.Reset(resp.Body)
+	pr := readerPool.Get().(*pooledReader)
+	pr.ends = lineEndings{r: resp.Body}
+	br := pr.br
+	br.Reset(&pr.ends)
 	st := streamState{rec: rec, t0: t0, needText: req.Expect.NeedsText()}
 	if req.MaxTokens > 1 {
 		rec.ITL = make([]time.Duration, 0, min(req.MaxTokens-1, itlPreallocCap))
@@ -141,8 +191,9 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		_, _ = io.Copy(io.Discard, io.LimitReader(br, maxDrainBytes))
 		stop.Stop()
 	}
-	br.Reset(nil)
-	readerPool.Put(br)
+	pr.ends = lineEndings{}
+	br.Reset(&pr.ends)
+	readerPool.Put(pr)
 
 	switch {
 	case done:
@@ -213,6 +264,12 @@ func (s *streamState) read(br *bufio.Reader) (done bool, err error) {
 	for {
 		line, err := s.readLine(br)
 		now := time.Since(s.t0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			// The read was cut (the request's deadline, a cancel, a reset): what came of the
+			// last line is a fragment, and parsing it would blame the server for the cut.
+			rec.End = now
+			return false, err
+		}
 		if len(line) > 0 {
 			stop, isDone := s.line(line, now)
 			if isDone {
