@@ -11,8 +11,11 @@ type chunkInfo struct {
 	output     bool   // some choice carries output: text, content, reasoning or a tool call
 	finish     []byte // the last non-empty finish_reason, raw (a slice of the payload)
 	usageSet   bool   // a non-null usage object
-	prompt     int    // usage.prompt_tokens
-	completion int    // usage.completion_tokens
+	prompt     int    // usage.prompt_tokens (when promptOK)
+	completion int    // usage.completion_tokens (when completionOK)
+	promptOK   bool   // usage.prompt_tokens is an integer in [0, maxUsageTokens]
+	completeOK bool   // usage.completion_tokens is an integer in [0, maxUsageTokens]
+	usageBad   string // what is wrong with the usage object, if anything
 	isError    bool   // a non-null "error" member, or "object":"error"
 	errRaw     []byte // the raw "error" value
 }
@@ -141,11 +144,12 @@ func (s *jscan) usage(ci *chunkInfo) error {
 	ci.usageSet = true
 	return s.object(func(key []byte) error {
 		var dst *int
+		var ok *bool
 		switch string(key) {
 		case "prompt_tokens":
-			dst = &ci.prompt
+			dst, ok = &ci.prompt, &ci.promptOK
 		case "completion_tokens":
-			dst = &ci.completion
+			dst, ok = &ci.completion, &ci.completeOK
 		default:
 			_, err := s.value()
 			return err
@@ -157,14 +161,21 @@ func (s *jscan) usage(ci *chunkInfo) error {
 		if err := s.number(); err != nil {
 			return err
 		}
+		// Valid JSON, but a count nobody should trust (negative, fractional, beyond any
+		// response): the stream is not broken, the count is not used (streamState.finish).
 		n, err := strconv.Atoi(string(s.b[start:s.i]))
-		if err != nil {
-			return fmt.Errorf("%s is not an integer: %q", key, s.b[start:s.i])
+		if err != nil || n < 0 || n > maxUsageTokens {
+			ci.usageBad = fmt.Sprintf("usage.%s is %s, not a count in [0, %d]", key, s.b[start:s.i], maxUsageTokens)
+			return nil
 		}
-		*dst = n
+		*dst, *ok = n, true
 		return nil
 	})
 }
+
+// maxUsageTokens bounds a usage count loadcurve believes: 2^30 tokens is far beyond any
+// response or prompt, and far from the int64 overflow of a summary's totals.
+const maxUsageTokens = 1 << 30
 
 // maxDepth bounds the nesting the scanner follows (encoding/json allows 10000).
 const maxDepth = 10000

@@ -105,8 +105,34 @@ var malformedChunks = []string{
 	``, `null`, `[]`, `{`, `{"choices":[{"delta":`, `{"choices":[}`, `{"a":1,}`, `{"a" 1}`, `{"a":01}`, `{"a":1.}`,
 	`{"a":.5}`, `{"a":-}`, `{"a":1e}`, `{"a":tru}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\x01\"}", `{"a":"x}`,
 	`{} {}`, `{}x`, `{"choices":{}}`, `{"choices":[1]}`, `{"choices":[{"delta":"x"}]}`,
-	`{"choices":[{"finish_reason":5}]}`, `{"usage":[]}`, `{"usage":{"completion_tokens":1.5}}`,
-	`{"usage":{"completion_tokens":99999999999999999999}}`, `{'a':1}`,
+	`{"choices":[{"finish_reason":5}]}`, `{"usage":[]}`, `{"usage":{"completion_tokens":"3"}}`, `{'a':1}`,
+}
+
+// TestParseChunkDoesNotBelieveAbsurdUsage: valid JSON whose counts cannot be true is not a
+// broken stream; the count is flagged and left unused.
+func TestParseChunkDoesNotBelieveAbsurdUsage(t *testing.T) {
+	for _, tt := range []struct {
+		in                   string
+		promptOK, completeOK bool
+		bad                  string
+	}{
+		{`{"usage":{"prompt_tokens":5,"completion_tokens":3}}`, true, true, ""},
+		{`{"usage":{}}`, false, false, ""},
+		{`{"usage":{"prompt_tokens":5,"completion_tokens":-3}}`, true, false, "usage.completion_tokens is -3"},
+		{`{"usage":{"completion_tokens":1.5}}`, false, false, "usage.completion_tokens is 1.5"},
+		{`{"usage":{"completion_tokens":9223372036854775807}}`, false, false, "not a count in [0, 1073741824]"},
+		{`{"usage":{"completion_tokens":99999999999999999999}}`, false, false, "usage.completion_tokens is 99999999999999999999"},
+		{`{"usage":{"prompt_tokens":-1,"completion_tokens":4}}`, false, true, "usage.prompt_tokens is -1"},
+	} {
+		var ci chunkInfo
+		if err := parseChunk([]byte(tt.in), &ci); err != nil {
+			t.Errorf("%s: %v", tt.in, err)
+			continue
+		}
+		if ci.promptOK != tt.promptOK || ci.completeOK != tt.completeOK || !strings.Contains(ci.usageBad, tt.bad) || (tt.bad == "") != (ci.usageBad == "") {
+			t.Errorf("%s: prompt ok %v, completion ok %v, bad %q; want %v %v %q", tt.in, ci.promptOK, ci.completeOK, ci.usageBad, tt.promptOK, tt.completeOK, tt.bad)
+		}
+	}
 }
 
 func TestParseChunkAgreesWithEncodingJSON(t *testing.T) {

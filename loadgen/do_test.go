@@ -304,6 +304,46 @@ func TestDoScenarios(t *testing.T) {
 			},
 		},
 		{
+			name: "usage: {} does not turn the chunks into 0 tokens",
+			script: steps(
+				fakesse.Data(0, `{"choices":[{"delta":{"content":"a b "}}]}`),
+				fakesse.Data(0, `{"choices":[{"delta":{"content":"c "},"finish_reason":"stop"}]}`),
+				fakesse.Data(0, `{"choices":[],"usage":{}}`),
+				fakesse.Done(0)),
+			outcome: records.OK,
+			check: func(t *testing.T, r records.Record) {
+				if r.OutputTokens != 2 || r.OutputTokensSource != records.SourceChunksBadUsage || r.InputTokensSource != records.SourceWorkload {
+					t.Errorf("output %d from %q, input from %q", r.OutputTokens, r.OutputTokensSource, r.InputTokensSource)
+				}
+			},
+		},
+		{
+			name: "a negative or overflowing usage count is not believed",
+			script: steps(
+				fakesse.Data(0, `{"choices":[{"delta":{"content":"a b "}}]}`),
+				fakesse.Data(0, `{"choices":[],"usage":{"prompt_tokens":9223372036854775807,"completion_tokens":-9}}`),
+				fakesse.Done(0)),
+			outcome: records.OK,
+			check: func(t *testing.T, r records.Record) {
+				if r.OutputTokens != 1 || r.OutputTokensSource != records.SourceChunksBadUsage || r.InputTokensSource != records.SourceWorkload || r.InputTokens < 0 {
+					t.Errorf("output %d from %q, input %d from %q", r.OutputTokens, r.OutputTokensSource, r.InputTokens, r.InputTokensSource)
+				}
+			},
+		},
+		{
+			name: "completion_tokens 0 after output chunks is not believed",
+			script: steps(
+				fakesse.Data(0, `{"choices":[{"delta":{"content":"a b "}}]}`),
+				fakesse.Data(0, `{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":0}}`),
+				fakesse.Done(0)),
+			outcome: records.OK,
+			check: func(t *testing.T, r records.Record) {
+				if r.OutputTokens != 1 || r.OutputTokensSource != records.SourceChunksBadUsage || r.InputTokens != 5 || r.InputTokensSource != records.SourceUsage {
+					t.Errorf("output %d from %q, input %d from %q", r.OutputTokens, r.OutputTokensSource, r.InputTokens, r.InputTokensSource)
+				}
+			},
+		},
+		{
 			name:    "quality check passes on the streamed text",
 			req:     func(r *workloads.Request) { r.Expect = &workloads.Expectation{Contains: "t1 t2", MinTokens: 3} },
 			script:  fakesse.Stream{Chunks: 3, Usage: true}.Script(),

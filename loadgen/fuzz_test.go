@@ -154,14 +154,24 @@ func coherent(r *records.Record, body []byte) error {
 			return fmt.Errorf("gaps sum to %v, last-first %v", sum, r.Last-r.First)
 		}
 	}
+	if r.OutputTokens < 0 || r.OutputTokens > 1<<30 || r.InputTokens < 0 || r.InputTokens > 1<<30 {
+		return fmt.Errorf("token counts %d in, %d out: beyond belief", r.InputTokens, r.OutputTokens)
+	}
 	switch r.OutputTokensSource {
 	case records.SourceChunks:
 		if r.OutputTokens != r.Chunks || r.InputTokensSource != records.SourceWorkload {
 			return fmt.Errorf("%d tokens counted from %d chunks, input from %q", r.OutputTokens, r.Chunks, r.InputTokensSource)
 		}
+	case records.SourceChunksBadUsage: // a usage message came, and could not be believed
+		if r.OutputTokens != r.Chunks || (r.InputTokensSource != records.SourceUsage && r.InputTokensSource != records.SourceWorkload) {
+			return fmt.Errorf("%d tokens counted from %d chunks after a bad usage, input from %q", r.OutputTokens, r.Chunks, r.InputTokensSource)
+		}
 	case records.SourceUsage:
-		if r.InputTokensSource != records.SourceUsage {
+		if r.InputTokensSource != records.SourceUsage && r.InputTokensSource != records.SourceWorkload {
 			return fmt.Errorf("output from usage, input from %q", r.InputTokensSource)
+		}
+		if r.OutputTokens == 0 && r.Chunks > 0 {
+			return fmt.Errorf("0 tokens from usage after %d output chunks", r.Chunks)
 		}
 	default:
 		return fmt.Errorf("output token source %q", r.OutputTokensSource)

@@ -252,6 +252,9 @@ type streamState struct {
 	usageSet     bool // a usage message was received; prompt and complete are its counts
 	prompt       int
 	complete     int
+	promptOK     bool   // the last usage's prompt_tokens was a valid count
+	completeOK   bool   // the last usage's completion_tokens was a valid count
+	usageBad     string // what was wrong with the last usage message
 	finishReason string
 	isError      bool // the current event was announced as "event: error"
 	errMsg       string
@@ -368,6 +371,7 @@ func (s *streamState) data(payload []byte, now time.Duration) (stop, done bool) 
 	if ci.usageSet {
 		// The last usage wins: it is cumulative when the server streams usage with every chunk.
 		s.usageSet, s.prompt, s.complete = true, ci.prompt, ci.completion
+		s.promptOK, s.completeOK, s.usageBad = ci.promptOK, ci.completeOK, ci.usageBad
 	}
 	return false, false
 }
@@ -409,13 +413,29 @@ func (s *streamState) appendText(payload []byte) {
 // finish fills the token counts, the finish reason and the quality check.
 func (s *streamState) finish(req *workloads.Request) {
 	rec := s.rec
-	if s.usageSet {
-		rec.OutputTokens, rec.OutputTokensSource = s.complete, records.SourceUsage
-		rec.InputTokens, rec.InputTokensSource = s.prompt, records.SourceUsage
-	} else {
-		rec.OutputTokens, rec.OutputTokensSource = rec.Chunks, records.SourceChunks
-		rec.InputTokens, rec.InputTokensSource = req.InputTokens, records.SourceWorkload
+	rec.OutputTokens, rec.OutputTokensSource = rec.Chunks, records.SourceChunks
+	rec.InputTokens, rec.InputTokensSource = req.InputTokens, records.SourceWorkload
+	if !s.usageSet {
+		s.finishQuality(req)
+		return
 	}
+	// A usage message counts only where it can be believed: a valid completion_tokens, not 0
+	// after output chunks (`usage: {}` would otherwise turn 8 chunks into 0 tokens). Otherwise
+	// the output is counted from the chunks, and the record's source says so.
+	if s.usageBad == "" && s.completeOK && (s.complete > 0 || rec.Chunks == 0) {
+		rec.OutputTokens, rec.OutputTokensSource = s.complete, records.SourceUsage
+	} else {
+		rec.OutputTokensSource = records.SourceChunksBadUsage
+	}
+	if s.promptOK {
+		rec.InputTokens, rec.InputTokensSource = s.prompt, records.SourceUsage
+	}
+	s.finishQuality(req)
+}
+
+// finishQuality fills the finish reason and the quality check.
+func (s *streamState) finishQuality(req *workloads.Request) {
+	rec := s.rec
 	rec.FinishReason = s.finishReason
 	if req.Expect == nil || rec.Outcome != records.OK {
 		return

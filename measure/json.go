@@ -64,6 +64,7 @@ type summaryTail struct {
 	RawOutputTokens           int           `json:"raw_output_tokens"`
 	CompliantOutputTokens     int           `json:"compliant_output_tokens"`
 	OutputTokensFromChunks    int           `json:"output_tokens_from_chunks"`
+	OutputTokensBadUsage      int           `json:"output_tokens_bad_usage,omitempty"`
 	RawOutputThroughput       Number        `json:"raw_output_throughput"`
 	CompliantOutputThroughput Number        `json:"compliant_output_throughput"`
 	CompliantTokenShare       Number        `json:"compliant_token_share"`
@@ -119,7 +120,7 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		Outcomes: outcomeCounts(s.Outcomes), TimeoutRatio: Number(s.TimeoutRatio), FailureRatio: Number(s.FailureRatio),
 		Objectives: s.Objectives, GoodRequests: s.GoodRequests, LatencyFailures: s.LatencyFailures,
 		QualityFailures: s.QualityFailures, CompliantRequests: s.CompliantRequests, RawOutputTokens: s.RawOutputTokens,
-		CompliantOutputTokens: s.CompliantOutputTokens, OutputTokensFromChunks: s.OutputTokensFromChunks,
+		CompliantOutputTokens: s.CompliantOutputTokens, OutputTokensFromChunks: s.OutputTokensFromChunks, OutputTokensBadUsage: s.OutputTokensBadUsage,
 		RawOutputThroughput: Number(s.RawOutputThroughput), CompliantOutputThroughput: Number(s.CompliantOutputThroughput),
 		CompliantTokenShare: Number(s.CompliantTokenShare), CompliantRequestShare: Number(s.CompliantRequestShare),
 		NominalRate: Number(s.NominalRate), RealisedRate: Number(s.RealisedRate), DeliveredRate: Number(s.DeliveredRate),
@@ -202,7 +203,7 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		Outcomes: map[string]int(tail.Outcomes), TimeoutRatio: float64(tail.TimeoutRatio), FailureRatio: float64(tail.FailureRatio),
 		Objectives: tail.Objectives, GoodRequests: tail.GoodRequests, LatencyFailures: tail.LatencyFailures,
 		QualityFailures: tail.QualityFailures, CompliantRequests: tail.CompliantRequests, RawOutputTokens: tail.RawOutputTokens,
-		CompliantOutputTokens: tail.CompliantOutputTokens, OutputTokensFromChunks: tail.OutputTokensFromChunks,
+		CompliantOutputTokens: tail.CompliantOutputTokens, OutputTokensFromChunks: tail.OutputTokensFromChunks, OutputTokensBadUsage: tail.OutputTokensBadUsage,
 		RawOutputThroughput: float64(tail.RawOutputThroughput), CompliantOutputThroughput: float64(tail.CompliantOutputThroughput),
 		CompliantTokenShare: float64(tail.CompliantTokenShare), CompliantRequestShare: float64(tail.CompliantRequestShare),
 		NominalRate: float64(tail.NominalRate), RealisedRate: float64(tail.RealisedRate), DeliveredRate: float64(tail.DeliveredRate),

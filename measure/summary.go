@@ -59,6 +59,7 @@ type Summary struct {
 	RawOutputTokens        int // every issued request
 	CompliantOutputTokens  int // compliant requests
 	OutputTokensFromChunks int // issued requests whose output count came from counting chunks, not usage
+	OutputTokensBadUsage   int // of those, the requests whose server sent a usage message that could not be believed
 
 	RequestThroughput         float64 // Completed / Duration
 	RequestGoodput            float64 // GoodRequests / Duration; NaN when there are no objectives (vLLM writes null)
@@ -246,8 +247,12 @@ func (a *Accumulator) Add(r *records.Record) {
 		a.outcomes[r.Outcome]++
 	}
 	s.RawOutputTokens += r.OutputTokens
-	if r.OutputTokensSource == records.SourceChunks {
+	switch r.OutputTokensSource {
+	case records.SourceChunks:
 		s.OutputTokensFromChunks++
+	case records.SourceChunksBadUsage:
+		s.OutputTokensFromChunks++
+		s.OutputTokensBadUsage++
 	}
 	if v, ok := r.ScheduleLag(); ok {
 		a.lag = append(a.lag, v)

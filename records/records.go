@@ -70,9 +70,13 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 
 // Token-count sources.
 const (
-	SourceUsage    = "usage"    // from the server's usage message
-	SourceChunks   = "chunks"   // output: counted output-bearing messages (no usage was sent)
-	SourceWorkload = "workload" // input: the workload's own count (no usage was sent)
+	SourceUsage  = "usage"  // from the server's usage message
+	SourceChunks = "chunks" // output: counted output-bearing messages (no usage was sent)
+	// SourceChunksBadUsage: output counted as SourceChunks because the usage message sent could
+	// not be believed (a negative, fractional or absurd count, no completion_tokens, or 0 after
+	// output chunks).
+	SourceChunksBadUsage = "chunks_bad_usage"
+	SourceWorkload       = "workload" // input: the workload's own count (no usage was sent)
 )
 
 // Quality is the result of a workload's quality check on a request.

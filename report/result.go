@@ -585,8 +585,11 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	if s.PercentileError > 0 {
 		fmt.Fprintf(w, "Note: --bounded-memory: medians and percentiles are within ±%g %% (relative) of the exact values; counts, throughputs, means and standard deviations are exact. `loadcurve report` on records.jsonl gives the exact percentiles.\n", 100*s.PercentileError)
 	}
-	if s.OutputTokensFromChunks > 0 {
-		fmt.Fprintf(w, "Note: %d requests had no usage message; their output tokens were counted as chunks.\n", s.OutputTokensFromChunks)
+	if s.OutputTokensBadUsage > 0 {
+		fmt.Fprintf(w, "Note: %d requests had a usage message that cannot be believed (negative, fractional or absurd counts, no completion_tokens, or 0 after output chunks); their output tokens were counted as chunks.\n", s.OutputTokensBadUsage)
+	}
+	if n := s.OutputTokensFromChunks - s.OutputTokensBadUsage; n > 0 {
+		fmt.Fprintf(w, "Note: %d requests had no usage message; their output tokens were counted as chunks.\n", n)
 	}
 	ServerText(w, f.Server)
 }
