@@ -50,6 +50,7 @@ type summaryHead struct {
 type summaryTail struct {
 	Planned                   int           `json:"planned"`
 	Issued                    int           `json:"issued"`
+	NotIssued                 int           `json:"not_issued,omitempty"`
 	Recorded                  int           `json:"recorded"`
 	Interrupted               bool          `json:"interrupted,omitempty"`
 	EndReason                 string        `json:"end_reason,omitempty"`
@@ -116,7 +117,7 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		head.MaxConcurrency = &mc
 	}
 	tail := summaryTail{
-		Planned: s.Planned, Issued: s.Issued, Recorded: s.Recorded, Interrupted: s.Interrupted, EndReason: s.EndReason,
+		Planned: s.Planned, Issued: s.Issued, NotIssued: s.NotIssued, Recorded: s.Recorded, Interrupted: s.Interrupted, EndReason: s.EndReason,
 		Outcomes: outcomeCounts(s.Outcomes), TimeoutRatio: Number(s.TimeoutRatio), FailureRatio: Number(s.FailureRatio),
 		Objectives: s.Objectives, GoodRequests: s.GoodRequests, LatencyFailures: s.LatencyFailures,
 		QualityFailures: s.QualityFailures, CompliantRequests: s.CompliantRequests, RawOutputTokens: s.RawOutputTokens,
@@ -199,7 +200,7 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		OutputThroughput: float64(head.OutputThroughput), TotalTokenThroughput: float64(head.TotalTokenThroughput),
 		Percentiles: floats(head.Percentiles), Metrics: head.PercentileMetrics,
 
-		Planned: tail.Planned, Issued: tail.Issued, Recorded: tail.Recorded, Interrupted: tail.Interrupted, EndReason: tail.EndReason,
+		Planned: tail.Planned, Issued: tail.Issued, NotIssued: tail.NotIssued, Recorded: tail.Recorded, Interrupted: tail.Interrupted, EndReason: tail.EndReason,
 		Outcomes: map[string]int(tail.Outcomes), TimeoutRatio: float64(tail.TimeoutRatio), FailureRatio: float64(tail.FailureRatio),
 		Objectives: tail.Objectives, GoodRequests: tail.GoodRequests, LatencyFailures: tail.LatencyFailures,
 		QualityFailures: tail.QualityFailures, CompliantRequests: tail.CompliantRequests, RawOutputTokens: tail.RawOutputTokens,

@@ -52,7 +52,12 @@ type Summary struct {
 	Duration float64 // seconds, see the package documentation
 
 	Planned, Issued, Completed, Failed int
-	Outcomes                           map[string]int // every outcome of records.Outcomes, over issued requests
+	// NotIssued counts the recorded requests that were never dispatched (canceled before their
+	// turn); Issued + NotIssued = Recorded, which is Planned unless records are missing.
+	NotIssued int
+	// Outcomes counts every outcome of records.Outcomes over the recorded requests, issued or
+	// not: they add up to Issued + NotIssued. Failed and the ratios are over issued requests.
+	Outcomes map[string]int
 
 	TotalInputTokens       int // ok requests (vLLM's total_input_tokens)
 	TotalOutputTokens      int // ok requests (vLLM's total_output_tokens)
@@ -230,6 +235,13 @@ func (a *Accumulator) Add(r *records.Record) {
 		a.lastSent = max(a.lastSent, r.Sent)
 	}
 	if r.Dispatched == records.Unset {
+		// Never sent: canceled before its turn (an interruption, the tier's end). It is not
+		// issued, but it is one of the planned requests, and the outcomes account for all of
+		// them (planned = ok + http_error + timeout + stream_error + canceled).
+		if r.Planned >= a.lo && r.Planned <= a.hi && int(r.Outcome) < len(a.outcomes) {
+			a.s.NotIssued++
+			a.outcomes[r.Outcome]++
+		}
 		return
 	}
 	a.allIssued++

@@ -130,7 +130,10 @@ func TestSummarizeHandComputed(t *testing.T) {
 		{"outcome http_error", s.Outcomes["http_error"], 1},
 		{"outcome timeout", s.Outcomes["timeout"], 1},
 		{"outcome stream_error", s.Outcomes["stream_error"], 1},
-		{"outcome canceled (R6 was never issued)", s.Outcomes["canceled"], 0},
+		{"outcome canceled: R6, never issued, is one of the planned requests", s.Outcomes["canceled"], 1},
+		{"not issued: R6", s.NotIssued, 1},
+		{"planned = ok + http_error + timeout + stream_error + canceled", s.Outcomes["ok"] + s.Outcomes["http_error"] +
+			s.Outcomes["timeout"] + s.Outcomes["stream_error"] + s.Outcomes["canceled"], s.Planned},
 		{"TTFT count", s.TTFT.Count, 4},
 		{"TPOT count: R2 has one token", s.TPOT.Count, 3},
 		{"ITL count: 4+2+0+4", s.ITL.Count, 10},

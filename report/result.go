@@ -504,6 +504,9 @@ func RunText(w io.Writer, f sweep.RunFile) {
 			line("  "+k+":", s.Outcomes[k])
 		}
 	}
+	if s.NotIssued > 0 {
+		line("  not issued (canceled before dispatch):", s.NotIssued)
+	}
 	line("Benchmark duration (s):", s.Duration)
 	line("Total input tokens:", s.TotalInputTokens)
 	line("Total generated tokens:", s.TotalOutputTokens)

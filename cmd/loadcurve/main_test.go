@@ -324,6 +324,19 @@ func TestInterruptedRunWritesEverythingMarkedIncomplete(t *testing.T) {
 	if sum["complete"] != false {
 		t.Errorf("summary complete = %v, want false", sum["complete"])
 	}
+	// The summary accounts for every planned request, as the records do.
+	outcomes, _ := sum["outcomes"].(map[string]any)
+	total := 0.0
+	for _, o := range records.Outcomes() {
+		n, _ := outcomes[o.String()].(float64)
+		total += n
+		if int(n) != counts[o] {
+			t.Errorf("summary outcome %s = %v, the records hold %d", o, n, counts[o])
+		}
+	}
+	if total != 200 || sum["planned"] != 200.0 {
+		t.Errorf("summary outcomes add up to %v of %v planned: %v", total, sum["planned"], outcomes)
+	}
 	if !strings.Contains(out.String(), "INCOMPLETE") {
 		t.Errorf("the table does not say it is incomplete:\n%s", out.String())
 	}
