@@ -480,6 +480,10 @@ func TestTraceTimestampsMustNotDecrease(t *testing.T) {
 		{"other", "x", `unknown format "other"`},
 		// Numeric timestamps 570 years apart overflowed the int64 difference before it was checked.
 		{workloads.TraceAzure, "TIMESTAMP,ContextTokens,GeneratedTokens\n-9e9,1,1\n9e9,1,1\n", "request 2 arrives more than 292 years after the first"},
+		// A row dated decades ahead would make the replay wait that long.
+		{workloads.TraceAzure, "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.5,1,1\n2023-11-16 18:15:47,1,1\n2099-01-01 00:00:00,1,1\n",
+			"t:4: this request arrives 75.1 years after the first"},
+		{workloads.TraceMooncake, `{"timestamp": 0, "input_length": 1}` + "\n" + `{"timestamp": 2678400001, "input_length": 1}`, "t:2: this request arrives 31.0 days after the first"},
 	} {
 		if _, err := workloads.ReadTrace(strings.NewReader(tc.input), "t", tc.format, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %q: error %v, want %q", tc.format, tc.input, err, tc.want)

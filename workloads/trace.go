@@ -129,6 +129,11 @@ func ReadTrace(r io.Reader, name, format string, timeScale float64) (*Trace, err
 		if d >= math.MaxInt64 {
 			return nil, fmt.Errorf("trace %s: request %d arrives %gs after the first at scale %g, beyond what a schedule can hold", name, i+1, d/1e9, timeScale)
 		}
+		if d > float64(MaxReplaySpan) {
+			return nil, &LineError{Path: name, Line: rows.line[i], Msg: fmt.Sprintf(
+				"this request arrives %s after the first (at --trace-time-scale %g): a replay would wait that long, and at most %s is replayed; fix the row, or replay faster with a smaller --trace-time-scale",
+				durationText(d), timeScale, durationText(float64(MaxReplaySpan)))}
+		}
 		tr.Offsets[i] = time.Duration(math.Round(d))
 	}
 	if n := countZero(rows.out); n > 0 {
@@ -142,7 +147,13 @@ type traceRows struct {
 	at      []int64
 	in, out []int
 	hashes  [][]int64
+	line    []int // each row's line in the file, for errors
 }
+
+// MaxReplaySpan bounds how long after the first request a replayed trace may plan one (after
+// --trace-time-scale): a row dated decades ahead (a typo, a sentinel date) would otherwise
+// make the run wait for decades.
+const MaxReplaySpan = 31 * 24 * time.Hour
 
 // azureColumns are the Azure trace's columns.
 var azureColumns = [3]string{"TIMESTAMP", "ContextTokens", "GeneratedTokens"}
@@ -226,6 +237,7 @@ func readAzure(r io.Reader, name string) (*traceRows, error) {
 		rows.at = append(rows.at, at)
 		rows.in = append(rows.in, in)
 		rows.out = append(rows.out, out)
+		rows.line = append(rows.line, line)
 	}
 	if err := p.err(); err != nil {
 		return nil, err
@@ -308,6 +320,7 @@ func readMooncake(r io.Reader, name string) (*traceRows, error) {
 			rows.in = append(rows.in, in)
 			rows.out = append(rows.out, out)
 			rows.hashes = append(rows.hashes, hashes)
+			rows.line = append(rows.line, lineNo)
 		}
 		if errors.Is(err, io.EOF) {
 			break
@@ -477,4 +490,15 @@ func TraceRequests(tr *Trace, seed int64) (*Set, error) {
 		reqs[i] = Request{gen: g, InputTokens: words, MaxTokens: tr.OutputLens[i]}
 	}
 	return NewSet(fmt.Sprintf("%s, prompts(seed=%d)", tr.Source, seed), reqs), nil
+}
+
+// durationText prints ns as days, hours or a Go duration, whichever reads best.
+func durationText(ns float64) string {
+	switch d := ns / float64(time.Hour); {
+	case d >= 24*365:
+		return fmt.Sprintf("%.1f years", d/(24*365.25))
+	case d >= 48:
+		return fmt.Sprintf("%.1f days", d/24)
+	}
+	return time.Duration(ns).Round(time.Second).String()
 }

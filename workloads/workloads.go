@@ -158,14 +158,20 @@ func (s Synthetic) Validate() []error {
 			errs = append(errs, fmt.Errorf("--random-range-ratio must be in [0, 1), got %v", s.RangeRatio))
 		}
 	case DistNormal, DistLogNormal:
-		if !(s.RangeRatio >= 0) || math.IsInf(s.RangeRatio, 0) {
-			errs = append(errs, fmt.Errorf("--random-range-ratio must be a finite number >= 0 for the %s distribution, got %v", s.Dist, s.RangeRatio))
+		if !(s.RangeRatio >= 0 && s.RangeRatio <= MaxLengthCV) {
+			errs = append(errs, fmt.Errorf("--random-range-ratio is the coefficient of variation of the %s distribution: it must be in [0, %g], got %v",
+				s.Dist, float64(MaxLengthCV), s.RangeRatio))
 		}
 	default:
 		errs = append(errs, fmt.Errorf("--random-length-dist must be %s, %s or %s, got %q", DistUniform, DistNormal, DistLogNormal, s.Dist))
 	}
 	return errs
 }
+
+// MaxLengthCV bounds the coefficient of variation of normal and log-normal lengths. Beyond it
+// the draws are no longer lengths around a mean: a normal one is mostly clamped to 1 token, and
+// a log-normal one's σ² = ln(1 + cv²) overflows (cv 1e308 made every length 1).
+const MaxLengthCV = 10
 
 // String names the set's recipe. The uniform form is the one earlier versions printed.
 func (s Synthetic) String() string {
