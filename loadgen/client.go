@@ -127,6 +127,8 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 	// without its query; the doer below adds the query and the extra headers back.
 	noQuery := *base
 	noQuery.RawQuery = ""
+	noQuery.Path = strings.TrimRight(noQuery.Path, "/") // go-openai appends "/models"
+	noQuery.RawPath = ""
 	cfg := openai.DefaultConfig(t.APIKey)
 	cfg.BaseURL = noQuery.String()
 	cfg.HTTPClient = extrasDoer{hc: hc, query: base.Query(), header: t.Headers}
@@ -241,7 +243,7 @@ func (e *statusError) Error() string {
 // describeModelsError gives a failed GET /models the same actionable messages as Preflight: it
 // is the first request a run makes when no --model is given.
 func (c *Client) describeModelsError(err error) error {
-	base := SanitizeURL(c.target.BaseURL)
+	base := strings.TrimRight(SanitizeURL(c.target.BaseURL), "/")
 	where := "GET " + base + "/models"
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
@@ -257,6 +259,9 @@ func (c *Client) describeModelsError(err error) error {
 	if se.status == http.StatusUnauthorized || se.status == http.StatusForbidden {
 		return fmt.Errorf("%w (HTTP %d from %s): check --api-key or OPENAI_API_KEY%s", ErrUnauthorized, se.status, where, suffix(se.msg))
 	}
+	if se.status == http.StatusNotFound && !strings.HasSuffix(strings.TrimRight(base, "/"), "/v1") {
+		return fmt.Errorf("%s: %w: is --base-url right? It usually ends in /v1 (%s/v1)", where, se, strings.TrimRight(base, "/"))
+	}
 	return fmt.Errorf("%s: %w", where, se)
 }
 
@@ -265,6 +270,9 @@ var (
 	ErrUnreachable    = errors.New("target unreachable")
 	ErrUnauthorized   = errors.New("unauthorised")
 	ErrModelNotServed = errors.New("model not served")
+	// ErrNoOutput: the preflight succeeded without a single output token. The caller decides
+	// whether to go on (a warning) or stop.
+	ErrNoOutput = errors.New("no output")
 )
 
 // PreflightRequest is a small request for Preflight that shares no prefix with a typical
@@ -307,6 +315,9 @@ func (c *Client) Preflight(ctx context.Context, req workloads.Request) error {
 		return fmt.Errorf("preflight request to %s failed: %s", c.endpointForMessages(), rec.Error)
 	case rec.Outcome != records.OK:
 		return fmt.Errorf("preflight request to %s failed (%s): %s", c.endpointForMessages(), rec.Outcome, rec.Error)
+	case rec.Chunks == 0:
+		return fmt.Errorf("%w: the preflight request to %s ended with [DONE] but streamed no output (no content, text or reasoning in any choice): every measured request may too, with 0 tokens counted as ok",
+			ErrNoOutput, c.endpointForMessages())
 	}
 	return nil
 }
@@ -334,7 +345,7 @@ func (c *Client) unreachable(base string, err error) error {
 	case errors.As(err, &dnsErr):
 		return fmt.Errorf("%w: cannot reach %s: cannot resolve host %q — check --base-url", ErrUnreachable, base, dnsErr.Name)
 	case errors.As(err, &tlsErr):
-		return fmt.Errorf("%w: cannot reach %s: TLS certificate not trusted (%s) — for a self-signed certificate, skip verification (Target.Insecure)",
+		return fmt.Errorf("%w: cannot reach %s: TLS certificate not trusted (%s) — for a self-signed certificate, skip verification with --insecure",
 			ErrUnreachable, base, c.clean(tlsErr.Err.Error()))
 	case errors.As(err, &recErr):
 		return fmt.Errorf("%w: cannot reach %s: the server does not speak TLS — use http:// in --base-url", ErrUnreachable, base)

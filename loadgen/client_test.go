@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -188,6 +189,32 @@ func TestResolveModel(t *testing.T) {
 	}
 }
 
+func TestResolveModelBaseURLMistakes(t *testing.T) {
+	mux := http.NewServeMux() // serves exactly /v1/models, as vLLM does
+	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"only","object":"model"}]}`))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	resolve := func(base string) (string, error) {
+		c, err := loadgen.NewClient(loadgen.Target{BaseURL: base}, 0) // no model: it is resolved
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return c.ResolveModel(context.Background())
+	}
+	// A trailing slash is not a "//models" 404.
+	if m, err := resolve(srv.URL + "/v1/"); err != nil || m != "only" {
+		t.Errorf("base URL with a trailing slash: %q, %v", m, err)
+	}
+	// Without /v1 the 404 says what is probably wrong.
+	_, err := resolve(srv.URL)
+	if err == nil || !strings.Contains(err.Error(), "404") || !strings.Contains(err.Error(), "It usually ends in /v1 ("+srv.URL+"/v1)") {
+		t.Errorf("base URL without /v1: %v", err)
+	}
+}
+
 func closedPortURL(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -239,6 +266,14 @@ func TestPreflight(t *testing.T) {
 		{name: "broken stream", model: "m",
 			handler: func(fakesse.Received) fakesse.Script { return fakesse.Stream{Chunks: 1, NoDone: true}.Script() },
 			want:    "preflight request to URL/chat/completions failed (stream_error): stream ended without data: [DONE] after 1 output chunks"},
+		{name: "a web page: the cause, not only the missing [DONE]", model: "m",
+			handler: func(fakesse.Received) fakesse.Script {
+				return fakesse.Script{ContentType: "text/html; charset=utf-8", Body: "<html><body>Welcome</body></html>"}
+			},
+			want: `preflight request to URL/chat/completions failed (stream_error): stream ended without data: [DONE] after 0 output chunks: the answer's Content-Type is "text/html; charset=utf-8", not text/event-stream: is --base-url the API (it usually ends in /v1), not a web page or a proxy's?`},
+		{name: "[DONE] and nothing else", model: "m", is: loadgen.ErrNoOutput,
+			handler: func(fakesse.Received) fakesse.Script { return fakesse.Script{Body: "data: [DONE]\n\n"} },
+			want:    "no output: the preflight request to URL/chat/completions ended with [DONE] but streamed no output (no content, text or reasoning in any choice): every measured request may too, with 0 tokens counted as ok"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

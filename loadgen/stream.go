@@ -205,6 +205,9 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	case errors.Is(readErr, io.EOF):
 		rec.Outcome = records.StreamError
 		rec.Error = fmt.Sprintf("stream ended without data: [DONE] after %d output chunks", rec.Chunks)
+		if why := notAnEventStream(resp.Header); why != "" && rec.Chunks == 0 {
+			rec.Error += ": " + why
+		}
 	default:
 		rec.Outcome = records.StreamError
 		rec.Error = "stream broken: " + describeTransportError(readErr)
@@ -217,6 +220,23 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		rec.Error = c.clean(st.errMsg) // the quality check's reason
 	}
 	return res
+}
+
+// notAnEventStream says why an answer that ended without a single event was not an event
+// stream, when its headers tell: a compressed body (the client asks for none) or another media
+// type, such as a web page at the base URL.
+func notAnEventStream(h http.Header) string {
+	if ce := strings.TrimSpace(h.Get("Content-Encoding")); ce != "" && !strings.EqualFold(ce, "identity") {
+		return fmt.Sprintf("the answer is compressed (Content-Encoding %q), and an event stream must not be: is a proxy compressing it?", ce)
+	}
+	ct := strings.TrimSpace(h.Get("Content-Type"))
+	if mt, _, _ := strings.Cut(ct, ";"); !strings.EqualFold(strings.TrimSpace(mt), "text/event-stream") {
+		if ct == "" {
+			ct = "none"
+		}
+		return fmt.Sprintf("the answer's Content-Type is %q, not text/event-stream: is --base-url the API (it usually ends in /v1), not a web page or a proxy's?", ct)
+	}
+	return ""
 }
 
 // isJSONMediaType reports whether a Content-Type value names application/json, whatever its

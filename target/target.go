@@ -8,9 +8,11 @@ package target
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -126,9 +128,17 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	}
 	s.opts.Target = t
 	s.scraper = s.openScraper(pctx)
-	if err := s.client.Preflight(pctx, loadgen.PreflightRequest()); err != nil {
+	err = s.client.Preflight(pctx, loadgen.PreflightRequest())
+	if errors.Is(err, loadgen.ErrNoOutput) {
+		s.logf("WARNING: %v", err)
+		err = nil
+	}
+	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("preflight request to %s: %w", loadgen.SanitizeURL(t.BaseURL), err)
+		if strings.HasPrefix(err.Error(), "preflight") {
+			return nil, err // it names the request and the target already
+		}
+		return nil, fmt.Errorf("preflight: %w", err)
 	}
 	src := opts.Workload
 	s.Header = records.Header{

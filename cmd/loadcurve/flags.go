@@ -411,7 +411,7 @@ func outputFlags() []cli.Flag {
 // arrive (run, sweep) or are read (report).
 func boundedMemoryFlag(what string) cli.Flag {
 	return &cli.BoolFlag{Name: "bounded-memory", Category: catOutput,
-		Usage: what + ": counts, throughputs, means exact; medians and percentiles within ±0.5 % (records.jsonl keeps everything; `report` on it is exact)"}
+		Usage: what + ": counts, throughputs, means exact; medians and percentiles within ±0.5 % (records.jsonl keeps everything; 'loadcurve report' on it is exact)"}
 }
 
 // boundedMemory reads --bounded-memory, which cannot apply a cooldown window.
@@ -437,7 +437,7 @@ func outputFormat(c *cli.Context) (string, error) {
 
 func shardFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "shard", Category: catLoad, Usage: "send only shard i of k of the run: i/k, or auto/k to take i from JOB_COMPLETION_INDEX (Kubernetes Indexed Job); merge the shards' results with `loadcurve merge`"},
+		&cli.StringFlag{Name: "shard", Category: catLoad, Usage: "send only shard i of k of the run: i/k, or auto/k to take i from JOB_COMPLETION_INDEX (Kubernetes Indexed Job); merge the shards' results with 'loadcurve merge'"},
 		&cli.StringFlag{Name: "start-at", Category: catLoad, Usage: "RFC 3339 wall-clock time at which every shard starts (its T0), e.g. 2026-05-01T12:00:00Z"},
 	}
 }

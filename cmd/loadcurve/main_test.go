@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/loadgen"
@@ -587,4 +590,26 @@ var lagP99 = regexp.MustCompile(`p99 is [0-9.]+ ms`)
 // verdict that a bounded-memory run takes from its sketch.
 func withoutLagP99(t *testing.T, v any) string {
 	return lagP99.ReplaceAllString(mustJSON(t, v), "p99 is _ ms")
+}
+
+// TestUsageTextsHaveNoBackquotes: urfave/cli renders a backquoted word in a flag's usage as the
+// flag's value placeholder ("--shard loadcurve merge"), so usage texts quote with '…'.
+func TestUsageTextsHaveNoBackquotes(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	checked := 0
+	for _, cmd := range app.Commands {
+		for _, f := range cmd.Flags {
+			df, ok := f.(cli.DocGenerationFlag)
+			if !ok {
+				continue
+			}
+			checked++
+			if strings.Contains(df.GetUsage(), "`") {
+				t.Errorf("%s --%s: usage %q has a backquote", cmd.Name, f.Names()[0], df.GetUsage())
+			}
+		}
+	}
+	if checked < 50 {
+		t.Errorf("only %d flags checked", checked)
+	}
 }
