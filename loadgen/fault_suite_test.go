@@ -31,6 +31,7 @@ type faultCase struct {
 	errHas   string // a substring of Record.Error
 	chunks   int    // output chunks received before the fault (-1: at least one, any number)
 	timedOut bool   // ended by --timeout: End-Sent within slack of the timeout
+	maxBytes int64  // Target.MaxResponseBytes (0: the default)
 }
 
 func faultCases() []faultCase {
@@ -116,7 +117,12 @@ func faultCases() []faultCase {
 					}
 				}
 			}
-		}), outcome: records.Timeout, status: 200, errHas: "request timeout", chunks: -1, timedOut: true},
+		}), outcome: records.StreamError, status: 200, errHas: "response cut after 49 output chunks: the server ignores max_tokens", chunks: 49},
+		{name: "a response bigger than the byte cap", maxBytes: 64 << 10, fault: afterChunks(0, func(_ *testing.T, w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
+			pad := ": " + repeat('k', 1000) + "\n" // comments: bytes without output chunks
+			for i := 0; i < 1000 && writeFlush(w, pad); i++ {
+			}
+		}), outcome: records.StreamError, status: 200, errHas: "response cut at 65536 bytes (--max-response-mib) after 0 output chunks"},
 		{name: "keep-alive comments forever", fault: afterChunks(0, func(_ *testing.T, w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
 			for i := 0; i < 10_000 && writeFlush(w, ": keep-alive\n\n"); i++ {
 				select {
@@ -204,7 +210,7 @@ func runFaultCase(t *testing.T, tc faultCase) {
 		srv = newFaultServer(t, nil, tc.fault(t))
 		base = srv.URL
 	}
-	c, err := loadgen.NewClient(loadgen.Target{BaseURL: base, Model: "m", Timeout: faultTimeout}, 2)
+	c, err := loadgen.NewClient(loadgen.Target{BaseURL: base, Model: "m", Timeout: faultTimeout, MaxResponseBytes: tc.maxBytes}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,11 +63,22 @@ type pooledReader struct {
 // without CR (vLLM's, SGLang's) passes untouched, at the cost of one byte search per read.
 type lineEndings struct {
 	r      io.Reader
-	lastCR bool // the previous read ended in CR: an LF first in this one belongs to it
+	lastCR bool  // the previous read ended in CR: an LF first in this one belongs to it
+	left   int64 // bytes the response may still stream (Target.MaxResponseBytes)
 }
 
+// errResponseCap ends a response that streamed more than Target.MaxResponseBytes.
+var errResponseCap = errors.New("response cap reached")
+
 func (l *lineEndings) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, errResponseCap
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
 	n, err := l.r.Read(p)
+	l.left -= int64(n)
 	if n == 0 || (!l.lastCR && bytes.IndexByte(p[:n], '\r') < 0) {
 		return n, err
 	}
@@ -176,10 +187,10 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	}
 
 	pr := readerPool.Get().(*pooledReader)
-	pr.ends = lineEndings{r: resp.Body}
+	pr.ends = lineEndings{r: resp.Body, left: c.target.maxResponseBytes()}
 	br := pr.br
 	br.Reset(&pr.ends)
-	st := streamState{rec: rec, t0: t0, needText: req.Expect.NeedsText()}
+	st := streamState{rec: rec, t0: t0, needText: req.Expect.NeedsText(), maxChunks: maxChunksFor(req.MaxTokens)}
 	if req.MaxTokens > 1 {
 		rec.ITL = make([]time.Duration, 0, min(req.MaxTokens-1, itlPreallocCap))
 	}
@@ -202,6 +213,9 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		rec.Outcome, rec.Error = c.ctxFailure(rctx)
 	case readErr == nil:
 		// read stopped on a malformed or error-carrying event: outcome and text already set
+	case errors.Is(readErr, errResponseCap):
+		rec.Outcome = records.StreamError
+		rec.Error = fmt.Sprintf("response cut at %s (--max-response-mib) after %d output chunks: the server does not stop", sizeText(c.target.maxResponseBytes()), rec.Chunks)
 	case errors.Is(readErr, io.EOF):
 		rec.Outcome = records.StreamError
 		rec.Error = fmt.Sprintf("stream ended without data: [DONE] after %d output chunks", rec.Chunks)
@@ -220,6 +234,25 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		rec.Error = c.clean(st.errMsg) // the quality check's reason
 	}
 	return res
+}
+
+// sizeText prints a byte count in MiB when it is a whole number of them.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// maxChunksFor is the number of output chunks beyond which a response to max_tokens is cut:
+// a chunk carries at least one token, so twice max_tokens (and a few for servers that send
+// empty-content chunks) is already a server ignoring it. Without max_tokens there is no such
+// cap (the byte cap remains).
+func maxChunksFor(maxTokens int) int {
+	if maxTokens <= 0 {
+		return 0
+	}
+	return 2*maxTokens + 16
 }
 
 // notAnEventStream says why an answer that ended without a single event was not an event
@@ -277,6 +310,7 @@ type streamState struct {
 	usageBad     string // what was wrong with the last usage message
 	finishReason string
 	isError      bool // the current event was announced as "event: error"
+	maxChunks    int  // output chunks beyond which the server is ignoring max_tokens (0: no cap)
 	errMsg       string
 }
 
@@ -384,6 +418,11 @@ func (s *streamState) data(payload []byte, now time.Duration) (stop, done bool) 
 		}
 		rec.Last = now
 		rec.Chunks++
+		if s.maxChunks > 0 && rec.Chunks > s.maxChunks {
+			rec.Outcome = records.StreamError
+			rec.Error = fmt.Sprintf("response cut after %d output chunks: the server ignores max_tokens", rec.Chunks)
+			return true, false
+		}
 		if s.needText {
 			s.appendText(payload)
 		}

@@ -62,6 +62,23 @@ type Target struct {
 	Headers   http.Header     // extra request headers; their values are treated as secrets too
 	Timeout   time.Duration   // per-request deadline counted from sent; 0 = none
 	Insecure  bool            // skip TLS certificate verification
+	// MaxResponseBytes cuts a response that streams more than this many bytes (0 =
+	// DefaultMaxResponseBytes): a server that never stops must not exhaust the client's
+	// memory. A response with more output chunks than twice its max_tokens (plus a few) is cut
+	// too: the server ignores max_tokens.
+	MaxResponseBytes int64
+}
+
+// DefaultMaxResponseBytes is the default cap on one response: 64 MiB, about 250,000 chunks of
+// vLLM's ~250-byte chat chunks, far above any max_tokens loadcurve sends by default.
+const DefaultMaxResponseBytes = 64 << 20
+
+// maxResponseBytes is t's cap with its default.
+func (t Target) maxResponseBytes() int64 {
+	if t.MaxResponseBytes > 0 {
+		return t.MaxResponseBytes
+	}
+	return DefaultMaxResponseBytes
 }
 
 // Validate returns every problem of t at once, naming the flag to fix.
@@ -85,6 +102,9 @@ func (t Target) Validate() []error {
 	}
 	if t.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("--timeout must be >= 0, got %v", t.Timeout))
+	}
+	if t.MaxResponseBytes < 0 {
+		errs = append(errs, fmt.Errorf("--max-response-mib must be > 0, got %d bytes", t.MaxResponseBytes))
 	}
 	return errs
 }

@@ -91,6 +91,7 @@ func targetFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "header", Category: catTarget, Usage: "extra request header 'Name: value' (repeatable; values never written to any output)"},
 		&cli.DurationFlag{Name: "timeout", Category: catTarget, Value: defaultTimeout, Usage: "per-request deadline from send to the end of the stream (0 = none)"},
 		&cli.BoolFlag{Name: "insecure", Category: catTarget, Usage: "skip TLS certificate verification (loudly reported)"},
+		&cli.IntFlag{Name: "max-response-mib", Category: catTarget, Value: loadgen.DefaultMaxResponseBytes >> 20, Usage: "cut a response that streams more than this many MiB (recorded as stream_error); responses with more than 2·max_tokens+16 output chunks are cut too"},
 		&cli.StringFlag{Name: "server-metrics", Category: catTarget, Usage: "Prometheus metrics URL of the target, scraped every second of every tier, or off (default: the target's /metrics when it answers)"},
 	}
 }
@@ -104,6 +105,11 @@ func readTarget(c *cli.Context) (loadgen.Target, []error) {
 	}
 	t := loadgen.Target{BaseURL: c.String("base-url"), APIKey: c.String("api-key"), Model: c.String("model"),
 		Endpoint: ep, Timeout: c.Duration("timeout"), Insecure: c.Bool("insecure")}
+	if mib := c.Int("max-response-mib"); mib < 1 || mib > 1<<20 {
+		errs = append(errs, fmt.Errorf("--max-response-mib must be in [1, %d], got %d", 1<<20, mib))
+	} else {
+		t.MaxResponseBytes = int64(mib) << 20
+	}
 	if s := c.String("extra-body"); s != "" {
 		body, err := loadgen.ParseExtraBody(s)
 		if err != nil {
