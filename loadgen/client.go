@@ -292,6 +292,14 @@ const PreflightTimeout = 30 * time.Second
 // sent as is (it would warm the prefix cache for that prompt). The error wraps ErrUnreachable,
 // ErrUnauthorized or ErrModelNotServed when one of those is the cause.
 func (c *Client) Preflight(ctx context.Context, req workloads.Request) error {
+	return c.PreflightRetrying(ctx, req, 0)
+}
+
+// PreflightRetrying is Preflight re-sent up to retries times after an answer Tier.Retries would
+// re-send (429, 5xx, a lost connection before any output): a server still loading its model
+// answers 503 for a while. Each re-send waits for the answer's Retry-After, at least a second
+// and at most MaxRetryWait; all attempts share PreflightTimeout.
+func (c *Client) PreflightRetrying(ctx context.Context, req workloads.Request, retries int) error {
 	req.Expect = nil
 	if req.MaxTokens <= 0 || req.MaxTokens > preflightMaxTokens {
 		req.MaxTokens = preflightMaxTokens
@@ -303,6 +311,19 @@ func (c *Client) Preflight(ctx context.Context, req workloads.Request) error {
 	t0 := time.Now()
 	rec := records.NewRecord(0, -1, 0)
 	res := c.do(ctx, t0, &req, &rec)
+	for attempt := 0; attempt < retries && retryable(&rec); attempt++ {
+		wait := time.NewTimer(min(max(res.retryAfter, time.Second), MaxRetryWait))
+		select {
+		case <-wait.C:
+		case <-ctx.Done():
+		}
+		wait.Stop()
+		if ctx.Err() != nil {
+			break // the last answer stands
+		}
+		t0, rec = time.Now(), records.NewRecord(0, -1, 0)
+		res = c.do(ctx, t0, &req, &rec)
+	}
 	switch {
 	case res.transport != nil:
 		return c.unreachable(base, res.transport)

@@ -195,6 +195,52 @@ func TestRetryKeepsLastAttemptTimings(t *testing.T) {
 	}
 }
 
+// TestRetryHonoursRetryAfter: a 429 with Retry-After: 1 is re-sent a second later, not at once
+// (the previous client re-sent four times within a millisecond); one asking for an hour waits
+// MaxRetryWait at most, and an interrupt ends the wait.
+func TestRetryHonoursRetryAfter(t *testing.T) {
+	watchStalls(t)
+	retryAfter := func(v string) faultFunc {
+		return func(w http.ResponseWriter, _ *http.Request, _ <-chan struct{}) {
+			w.Header().Set("Retry-After", v)
+			w.WriteHeader(http.StatusTooManyRequests)
+		}
+	}
+	srv := newFaultServer(t, nil, retryAfter("1"))
+	c := newClient(t, loadgen.Target{BaseURL: srv.URL}, 1)
+	sink := &memSink{}
+	if _, err := loadgen.Run(context.Background(), c, loadgen.Tier{
+		Offsets: make([]time.Duration, 1), Requests: requests(1), Retries: 3,
+	}, sink, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := sink.byID(t, 1)[0]
+	if r.Outcome != records.OK || r.Attempts != 2 || srv.calls.Load() != 2 {
+		t.Fatalf("outcome %v after %d attempts (%d calls), error %q", r.Outcome, r.Attempts, srv.calls.Load(), r.Error)
+	}
+	betweenOrStalled(t, "sent-slot after Retry-After: 1", r.Sent-r.Slot, time.Second, time.Second+2*slack)
+
+	// An hour is not waited for; the interrupt at 300 ms ends the wait, and the record is the
+	// last attempt's 429.
+	srv = newFaultServer(t, nil, retryAfter("3600"))
+	c = newClient(t, loadgen.Target{BaseURL: srv.URL}, 1)
+	sink = &memSink{}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := loadgen.Run(ctx, c, loadgen.Tier{
+		Offsets: make([]time.Duration, 1), Requests: requests(1), Retries: 3,
+	}, sink, nil); err != nil && ctx.Err() == nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > loadgen.MaxRetryWait {
+		t.Errorf("Run took %v: the interrupt did not end the Retry-After wait", took)
+	}
+	if r := sink.byID(t, 1)[0]; r.HTTPStatus != 429 || srv.calls.Load() != 1 {
+		t.Errorf("status %d after %d calls, want the first 429 to stand", r.HTTPStatus, srv.calls.Load())
+	}
+}
+
 // TestRetryStopsWhenTheRunStops: a server that always answers 503 after 40 ms and a request
 // allowed 1000 retries; the run is canceled at 150 ms. Run must return at once (not after the
 // 40 s the retries would take), with one record that lists the earlier attempts, and no further
@@ -237,5 +283,29 @@ func TestRetriesMustNotBeNegative(t *testing.T) {
 	errs := loadgen.Tier{Retries: -1}.Validate()
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "--retries must be >= 0") {
 		t.Errorf("Validate: %v", errs)
+	}
+}
+
+// TestPreflightRetries: a server still loading its model answers 503 twice. The preflight fails
+// without retries, and succeeds with --retries 2, about a second after each 503 (no
+// Retry-After: the preflight waits at least a second).
+func TestPreflightRetries(t *testing.T) {
+	for _, tt := range []struct {
+		retries int
+		ok      bool
+		calls   int64
+	}{{0, false, 1}, {2, true, 3}} {
+		srv := newFaultServer(t, nil, statusAnswer(503, fakesse.ErrorJSON("loading the model"), 0), statusAnswer(503, "", 0))
+		c := newClient(t, loadgen.Target{BaseURL: srv.URL}, 1)
+		start := time.Now()
+		err := c.PreflightRetrying(context.Background(), loadgen.PreflightRequest(), tt.retries)
+		if (err == nil) != tt.ok || srv.calls.Load() != tt.calls {
+			t.Errorf("retries %d: error %v after %d calls, want ok %v after %d", tt.retries, err, srv.calls.Load(), tt.ok, tt.calls)
+		}
+		if tt.ok {
+			betweenOrStalled(t, "two waits", time.Since(start), 2*time.Second, 2*time.Second+2*slack)
+		} else if err == nil || !strings.Contains(err.Error(), "HTTP 503 Service Unavailable: loading the model") {
+			t.Errorf("the preflight's error does not say what the server said: %v", err)
+		}
 	}
 }

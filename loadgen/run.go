@@ -53,9 +53,12 @@ type Tier struct {
 	// headers but before the first output-bearing message). Other 4xx answers, timeouts,
 	// malformed or error-carrying streams and anything that failed after output are never
 	// re-sent. 0, the default, never re-sends: a retry adds load the schedule did not plan.
-	// Re-sends are immediate (no backoff; Retry-After is not honoured), each attempt has its own
-	// --timeout, and none starts once the run is stopped. The record keeps the last attempt's
-	// timings from Sent on, counts Attempts, and its Error names the earlier attempts' errors.
+	// A re-send waits for the answer's Retry-After when it has one, up to MaxRetryWait (no
+	// other backoff), each attempt has its own --timeout, and none starts once the run is
+	// stopped. The record keeps the last attempt's timings from Sent on (so TTFT and E2EL are
+	// the last attempt's; e2el_including_client_queue, from the planned arrival, includes every
+	// attempt and wait), counts Attempts, and its Error names the earlier attempts' errors.
+	// Retries raise the load the server sees above the schedule's; waits move it later.
 	Retries int
 }
 
@@ -477,22 +480,44 @@ func (r *run) one(i int, rec *records.Record) {
 // retryable and the run goes on. Each attempt starts from a fresh record that keeps only what
 // the run set before sending (id, tier, shard, planned, dispatched, slot).
 func (r *run) send(rec *records.Record, req *workloads.Request) {
-	r.c.Do(r.ctx, r.t0, req, rec)
+	res := r.c.do(r.ctx, r.t0, req, rec)
 	if r.tier.Retries == 0 {
 		return
 	}
 	var earlier []string
 	for len(earlier) < r.tier.Retries && retryable(rec) && !r.stopped() {
+		if !r.wait(min(res.retryAfter, MaxRetryWait)) {
+			break // stopped while waiting: the last attempt stands
+		}
 		earlier = append(earlier, rec.Error)
 		prev := *rec
 		*rec = records.NewRecord(prev.Tier, prev.ID, prev.Planned)
 		rec.Shard, rec.Dispatched, rec.Slot = prev.Shard, prev.Dispatched, prev.Slot
-		r.c.Do(r.ctx, r.t0, req, rec)
+		res = r.c.do(r.ctx, r.t0, req, rec)
 	}
 	rec.Attempts = len(earlier) + 1
 	if len(earlier) > 0 {
 		rec.Error = withEarlierErrors(rec.Error, earlier)
 	}
+}
+
+// MaxRetryWait bounds how long a re-send waits for a Retry-After: a load test cannot pause a
+// request for minutes without its tier ending around it.
+const MaxRetryWait = 5 * time.Second
+
+// wait waits d, or until the run is canceled or stopped; it reports whether the whole wait
+// passed with the run still going.
+func (r *run) wait(d time.Duration) bool {
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.ctx.Done():
+		case <-r.done:
+		}
+	}
+	return r.ctx.Err() == nil && !r.stopped()
 }
 
 // retryable reports whether a finished attempt may be re-sent (see Tier.Retries): no output

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -107,9 +108,29 @@ func (l *lineEndings) Read(p []byte) (int, error) {
 
 // doResult is what Preflight needs beyond the record.
 type doResult struct {
-	status    int    // HTTP status, 0 if none came
-	serverMsg string // the server's error message for a non-2xx status, cleaned
-	transport error  // set when no HTTP answer came at all (dial, TLS, reset before headers)
+	status     int           // HTTP status, 0 if none came
+	serverMsg  string        // the server's error message for a non-2xx status, cleaned
+	transport  error         // set when no HTTP answer came at all (dial, TLS, reset before headers)
+	retryAfter time.Duration // a non-2xx answer's Retry-After, 0 without one
+}
+
+// parseRetryAfter reads a Retry-After value: delay-seconds or an HTTP date (RFC 9110 10.2.3).
+// An absent, invalid or past value is 0.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		return time.Duration(min(secs, int64(24*time.Hour/time.Second))) * time.Second
+	}
+	if at, err := http.ParseTime(v); err == nil && at.After(now) {
+		return at.Sub(now)
+	}
+	return 0
 }
 
 // Do sends req as one streaming request and fills rec from Sent on (the caller owns Planned,
@@ -163,6 +184,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	res.status = resp.StatusCode
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		res.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // a short read still has the status
 		rec.End = time.Since(t0)
 		if resp.StatusCode >= 300 && resp.StatusCode < 400 {

@@ -128,7 +128,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	}
 	s.opts.Target = t
 	s.scraper = s.openScraper(pctx)
-	err = s.client.Preflight(pctx, loadgen.PreflightRequest())
+	err = s.client.PreflightRetrying(pctx, loadgen.PreflightRequest(), opts.Retries)
 	if errors.Is(err, loadgen.ErrNoOutput) {
 		s.logf("WARNING: %v", err)
 		err = nil

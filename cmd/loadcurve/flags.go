@@ -174,7 +174,7 @@ func clientFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "max-concurrency", Category: catLoad, Usage: "cap on requests in flight; excess arrivals wait in the client (measured as client_queue_time) (default: no cap)"},
 		&cli.Float64Flag{Name: "rate-limit", Category: catLoad, Usage: "hard safety ceiling in requests/s guarding shared endpoints; holding requests back shows as schedule lag (default: off)"},
-		&cli.IntFlag{Name: "retries", Category: catLoad, Usage: "re-send a request that got 429/5xx or lost its connection before any output, up to N times (attempts are recorded; retries distort the load) (default: 0)"},
+		&cli.IntFlag{Name: "retries", Category: catLoad, Usage: "re-send a request that got 429/5xx or lost its connection before any output, up to N times, after its Retry-After (at most 5s); the preflight too (attempts are recorded; retries distort the load) (default: 0)"},
 	}
 }
 
