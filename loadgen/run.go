@@ -531,6 +531,9 @@ func retryable(rec *records.Record) bool {
 		s := rec.HTTPStatus
 		return s == http.StatusTooManyRequests || (s >= 500 && s <= 599)
 	case records.StreamError:
+		if strings.HasPrefix(rec.Error, records.ClientResourcesPrefix) {
+			return false // the client's own limit: a re-send would only add to it
+		}
 		if rec.HTTPStatus == 0 {
 			return true // no HTTP answer at all: refused, reset or closed before the headers
 		}

@@ -175,7 +175,12 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 			return res
 		}
 		rec.Outcome = records.StreamError
-		rec.Error = c.clean("no response: " + describeTransportError(err))
+		if isLocalResourceError(err) {
+			rec.Error = c.clean(records.ClientResourcesPrefix + describeTransportError(err) +
+				" (this client's limit, not the server's failure: raise the limit, or cap --max-concurrency)")
+		} else {
+			rec.Error = c.clean("no response: " + describeTransportError(err))
+		}
 		res.transport = err
 		return res
 	}
@@ -608,3 +613,14 @@ func describeTransportError(err error) string {
 }
 
 func isConnRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
+
+// isLocalResourceError reports whether err is the client running out of its own resources:
+// file descriptors (per process or system-wide), local ports, buffers or memory.
+func isLocalResourceError(err error) bool {
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.EADDRNOTAVAIL, syscall.ENOBUFS, syscall.ENOMEM} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}

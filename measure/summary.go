@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -168,6 +169,7 @@ type Accumulator struct {
 
 	// whole tier
 	n, allIssued, canceled, sent int
+	clientResources              int // failed requests the client's own resources failed
 	end, lastPlanned, lastSent   time.Duration
 
 	// inside the window
@@ -274,6 +276,9 @@ func (a *Accumulator) Add(r *records.Record) {
 	}
 	if r.Outcome != records.OK {
 		s.Failed++
+		if r.Outcome == records.StreamError && strings.HasPrefix(r.Error, records.ClientResourcesPrefix) {
+			a.clientResources++
+		}
 		return
 	}
 
@@ -381,6 +386,11 @@ func (a *Accumulator) Summary(tier records.Tier) Summary {
 		}
 	}
 	checkDelivered(&s)
+	if a.clientResources > 0 {
+		s.ClientBound = true
+		s.ClientBoundReason = joinReason(s.ClientBoundReason, fmt.Sprintf(
+			"%d requests failed for lack of the client's own resources (file descriptors, local ports): the client, not the server, limited this tier; raise the limit or cap --max-concurrency", a.clientResources))
+	}
 	if tier.End != nil && tier.End.RateLimited {
 		s.ClientBound = true
 		s.ClientBoundReason = joinReason(s.ClientBoundReason, "the --rate-limit safety ceiling held requests back: it, not the schedule, shaped the load")

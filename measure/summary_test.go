@@ -459,6 +459,16 @@ func TestSummarizeEdgeCases(t *testing.T) {
 			}
 		}
 	})
+	t.Run("the client out of file descriptors: client-bound", func(t *testing.T) {
+		ok := rec{outcome: records.OK, planned: 0, dispatched: 0, slot: 0, sent: 0, first: 10, last: 20, end: 20, out: 1}
+		r := ok.record(1)
+		r.Outcome, r.First, r.Last, r.FirstEvent = records.StreamError, records.Unset, records.Unset, records.Unset
+		r.Error = records.ClientResourcesPrefix + "socket: too many open files"
+		s := measure.Summarize([]records.Record{ok.record(0), r}, records.Tier{RequestRate: 10, Burstiness: 1, Planned: 2}, measure.Options{})
+		if !s.ClientBound || !strings.Contains(s.ClientBoundReason, "1 requests failed for lack of the client's own resources") {
+			t.Errorf("client bound %v: %q", s.ClientBound, s.ClientBoundReason)
+		}
+	})
 	t.Run("rate inf: realised rate inf, JSON \"inf\"", func(t *testing.T) {
 		r := rec{outcome: records.OK, planned: 0, dispatched: 0, slot: 0, sent: 0, first: 10, last: 20, end: 20, out: 1}
 		s := measure.Summarize([]records.Record{r.record(0), r.record(1)},

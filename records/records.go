@@ -68,6 +68,11 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 	return fmt.Errorf("unknown outcome %q (want one of ok, http_error, timeout, stream_error, canceled)", b)
 }
 
+// ClientResourcesPrefix starts the Error of a request that failed because the client ran out of
+// its own resources (file descriptors, local ports, buffers) rather than because of the server:
+// such a tier is client-bound, not the server's figure.
+const ClientResourcesPrefix = "client out of resources: "
+
 // Token-count sources.
 const (
 	SourceUsage  = "usage"  // from the server's usage message

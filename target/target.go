@@ -192,6 +192,15 @@ func (s *Session) ServerMetrics(tier int) json.RawMessage {
 	return s.server[tier]
 }
 
+// ReleaseConnections closes the client's idle connections once the load is over, so that the
+// file descriptors they hold are free for writing the results (a run that exhausted them could
+// not write its summary). The session stays usable: later requests open new connections.
+func (s *Session) ReleaseConnections() {
+	if s.client != nil {
+		s.client.Close()
+	}
+}
+
 // Close closes the records file (flushing it), the client's idle connections and the embedded
 // deployment. It is safe to call more than once; the error is the records file's.
 func (s *Session) Close() error {

@@ -164,6 +164,7 @@ func runExecutor(ctx context.Context, c *cli.Context, s *target.Session, cfg swe
 	x := sweep.Executor{Config: cfg, Runner: s, Server: s.ServerMetrics,
 		Log: func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }}
 	res, err := x.Run(ctx)
+	s.ReleaseConnections() // the results are written next, with the descriptors the streams held
 	if res == nil {
 		return nil, flagError(err)
 	}

@@ -2,10 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -144,4 +150,68 @@ func waitForFile(t *testing.T, path string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("%s never appeared", path)
+}
+
+// TestOutOfFileDescriptors runs the real process with 150 file descriptors against a server that
+// holds every stream for a second, and a burst of 300 requests: the dials beyond the limit fail.
+// They must be recorded as the client's (not stream errors of the server), the tier marked
+// client-bound, and the summary still written.
+func TestOutOfFileDescriptors(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to set the child's limit")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/models") {
+			_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"m","object":"model"}]}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}`+"\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-time.After(time.Second):
+		case <-r.Context().Done():
+			return
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cmd := exec.Command("sh", "-c", `ulimit -n 150 && exec "$0" "$@"`, os.Args[0], "run", "--base-url", srv.URL+"/v1", "--model", "m",
+		"--request-rate", "inf", "--num-requests", "300", "--timeout", "20s", "--server-metrics", "off", "--out", dir, "--quiet")
+	cmd.Env = append(os.Environ(), "LOADCURVE_TEST_AS_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	if exitCode(err) != exitOK {
+		t.Fatalf("exit %d:\n%s", exitCode(err), out)
+	}
+	if !strings.Contains(string(out), "this process may open 150 files") {
+		t.Errorf("the limit was not said up front:\n%s", out)
+	}
+	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, counts := 0, map[records.Outcome]int{}
+	for _, r := range f.Records {
+		counts[r.Outcome]++
+		if strings.HasPrefix(r.Error, records.ClientResourcesPrefix) {
+			client++
+		} else if r.Outcome == records.StreamError {
+			t.Errorf("a stream error blamed on the server: %q", r.Error)
+		}
+	}
+	if client == 0 || counts[records.OK] == 0 {
+		t.Fatalf("outcomes %v, %d of the client's: want dials that failed for lack of descriptors and some ok", counts, client)
+	}
+	var sum map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatalf("no summary: %v\n%s", err, out)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum["client_bound"] != true || !strings.Contains(fmt.Sprint(sum["client_bound_reason"]), "client's own resources") {
+		t.Errorf("client_bound %v: %v", sum["client_bound"], sum["client_bound_reason"])
+	}
 }
