@@ -305,7 +305,8 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 		stopCh = stop.stop
 	}
 	ran, err := e.x.Runner.RunTier(ctx, plan, col, stopCh)
-	if err != nil {
+	var lost *RecordsLostError
+	if err != nil && !errors.As(err, &lost) {
 		return nil, fmt.Errorf("tier %d: %w", idx, err)
 	}
 	t := TierResult{Tier: ran, Summary: col.summary(ran, cfg.Settings.Measure)}
@@ -314,6 +315,10 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 	}
 	e.tiers = append(e.tiers, t)
 	e.logf("%s", tierLine(t, stop, cfg.Settings.Params))
+	if lost != nil {
+		// The tier counts; nothing more is run without a place for its records.
+		return &e.tiers[len(e.tiers)-1], fmt.Errorf("tier %d: %w", idx, err)
+	}
 	return &e.tiers[len(e.tiers)-1], nil
 }
 

@@ -40,9 +40,23 @@ type Runner interface {
 	// closed it dispatches nothing more: requests planned after that are not part of the tier,
 	// those in flight run on under the plan's Grace. It returns the tier's identity as its
 	// records file states it, closing line included (End set). An error means the tier could
-	// not be run (or its records not be written), not that requests failed.
+	// not be run (or its records not be written), not that requests failed; a *RecordsLostError
+	// means the tier ran to its end and sink has all of its records, but the records file does
+	// not.
 	RunTier(ctx context.Context, p Plan, sink Sink, stop <-chan struct{}) (records.Tier, error)
 }
+
+// RecordsLostError is a Runner's report that its records file could not be written (a full
+// disk, an I/O error) during a tier that otherwise ran to its end with every record handed to
+// the sink: the tier's summary is whole, the records file is not. The executor keeps the tier
+// and stops the sweep.
+type RecordsLostError struct{ Err error }
+
+func (e *RecordsLostError) Error() string {
+	return "the records file is incomplete (" + e.Err.Error() + "): the tier ran to its end, and its summary, from the records in memory, is whole"
+}
+
+func (e *RecordsLostError) Unwrap() error { return e.Err }
 
 // TierSeed derives a tier's seed from the run's seed and the tier's rate, so that two
 // deployments swept with the same arguments receive identical traffic at equal rates, and

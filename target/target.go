@@ -292,7 +292,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 			return id, err
 		}
 	}
-	tee := teeSink{w: s.writer, sink: sink}
+	tee := &teeSink{w: s.writer, sink: sink}
 	var prog loadgen.Progress
 	done := func() {}
 	if s.opts.Progress != nil {
@@ -312,9 +312,9 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 		s.mu.Lock()
 		s.server[id.Tier] = raw
 		s.mu.Unlock()
-		if s.writer != nil {
+		if s.writer != nil && tee.fileErr == nil {
 			if err := s.writer.WriteServerMetrics(id.Tier, raw); err != nil {
-				return id, err
+				tee.fileErr = err
 			}
 		}
 	}
@@ -334,12 +334,15 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	case id.MaxDurationS > 0:
 		end.Reason = records.EndedCap
 	}
-	if s.writer != nil {
+	if s.writer != nil && tee.fileErr == nil {
 		if err := s.writer.WriteTierEnd(end); err != nil {
-			return id, err
+			tee.fileErr = err
 		}
 	}
 	id.End = &end
+	if tee.fileErr != nil {
+		return id, &sweep.RecordsLostError{Err: tee.fileErr}
+	}
 	return id, nil
 }
 
@@ -375,17 +378,18 @@ func (s *Session) warmUp(ctx context.Context, tier int, reqs []workloads.Request
 	return nil
 }
 
-// teeSink writes every record to the records file and hands it to the sweep's sink.
+// teeSink writes every record to the records file and hands it to the sweep's sink. When the
+// file fails (a full disk), the tier goes on: the sink still gets every record, so the summary
+// is whole, and RunTier reports the loss (sweep.RecordsLostError).
 type teeSink struct {
-	w    *records.Writer
-	sink sweep.Sink
+	w       *records.Writer
+	sink    sweep.Sink
+	fileErr error // the records file's first error; nothing more is written to it after
 }
 
-func (t teeSink) Write(r *records.Record) error {
-	if t.w != nil {
-		if err := t.w.Write(r); err != nil {
-			return err
-		}
+func (t *teeSink) Write(r *records.Record) error {
+	if t.w != nil && t.fileErr == nil {
+		t.fileErr = t.w.Write(r)
 	}
 	if t.sink != nil {
 		return t.sink.Write(r)

@@ -210,7 +210,7 @@ func readClient(c *cli.Context) (clientOptions, []error) {
 		case o.maxConc > usable:
 			errs = append(errs, fmt.Errorf("--max-concurrency %d needs a connection each, and this process may open %d files, enough for %d streams: raise the limit (ulimit -n) or lower --max-concurrency",
 				o.maxConc, lim, max(usable, 0)))
-		case o.maxConc == 0 && lim < 1<<16:
+		case o.maxConc == 0 && lim < 1<<14:
 			fmt.Fprintf(c.App.ErrWriter, "loadcurve: this process may open %d files: without --max-concurrency, requests in flight beyond about %d fail as the client's and mark their tier client-bound\n",
 				lim, usable)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -121,17 +122,30 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, arrival string)
 // finish closes the session (the records file is complete), writes the result files, and
 // prints the result.
 func (lc *loadCommand) finish(c *cli.Context, s *target.Session, res *sweep.Result) error {
-	if err := s.Close(); err != nil {
-		return err
+	closeErr := s.Close()
+	if closeErr != nil {
+		closeErr = fmt.Errorf("close records.jsonl: %w", closeErr)
 	}
 	res.Header = s.Header
+	var writeErr error
 	if lc.outDir != "" {
-		if err := report.WriteResult(lc.outDir, res); err != nil {
-			return err
+		if writeErr = report.WriteResult(lc.outDir, res); writeErr != nil {
+			writeErr = fmt.Errorf("write the result to %s: %w (the result printed is whole: it comes from the records in memory)", lc.outDir, writeErr)
+		} else if closeErr == nil {
+			fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result to %s (records.jsonl, report.html and the rest)\n", lc.outDir)
 		}
-		fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result to %s (records.jsonl, report.html and the rest)\n", lc.outDir)
 	}
-	return report.Print(c.App.Writer, lc.format, res, lc.verbose)
+	// Printed whatever happened to the files: the measurements are in memory.
+	return errors.Join(report.Print(c.App.Writer, lc.format, res, lc.verbose), closeErr, writeErr)
+}
+
+// recordsLost returns the records file's loss among err's causes, if any.
+func recordsLost(err error) *sweep.RecordsLostError {
+	var lost *sweep.RecordsLostError
+	if errors.As(err, &lost) {
+		return lost
+	}
+	return nil
 }
 
 // simOptions reads the embedded deployment's flags (prefix "sim-" on run and sweep).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -72,6 +73,10 @@ func runAction(c *cli.Context) error {
 	cfg := sweep.Config{Schedule: sch, Requests: n, Duration: d, MaxConcurrency: lc.client.maxConc, Seed: c.Int64("seed"),
 		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.startAt, Drain: runDrain(lc.target.Target.Timeout)}
 	res, err := runExecutor(c.Context, c, s, cfg)
+	if lost := recordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
+		// The tiers that ran are whole in memory: show and save what can be, then fail.
+		return errors.Join(lc.finish(c, s, res), lost)
+	}
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -213,5 +214,35 @@ func TestOutOfFileDescriptors(t *testing.T) {
 	}
 	if sum["client_bound"] != true || !strings.Contains(fmt.Sprint(sum["client_bound_reason"]), "client's own resources") {
 		t.Errorf("client_bound %v: %v", sum["client_bound"], sum["client_bound_reason"])
+	}
+}
+
+// TestRecordsFileFullMidRun runs the real process with a 50 KiB limit on the size of a file
+// (ulimit -f: the same error path as a full disk): records.jsonl fails part-way through the
+// tier. The tier must still run to its end, its summary be printed from the records in memory,
+// and the exit status and message say the records file is incomplete.
+func TestRecordsFileFullMidRun(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to set the child's limit")
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command("sh", "-c", `ulimit -f 100 && exec "$0" "$@"`, os.Args[0], "run", "--num-requests", "600", "--request-rate", "300",
+		"--random-input-len", "32", "--random-output-len", "16", "--out", dir, "--quiet")
+	cmd.Env = append(os.Environ(), "LOADCURVE_TEST_AS_MAIN=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if exitCode(err) != exitFailure {
+		t.Fatalf("exit %d, want %d\n%s", exitCode(err), exitFailure, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "the records file is incomplete") {
+		t.Errorf("stderr does not say the records file is incomplete:\n%s", stderr.String())
+	}
+	if !regexp.MustCompile(`Planned / issued requests: +600 / 600`).MatchString(stdout.String()) ||
+		!strings.Contains(stdout.String(), "Successful requests:") {
+		t.Errorf("the tier's result was not printed whole:\n%s", stdout.String())
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "records.jsonl")); err != nil || fi.Size() > 100*512 {
+		t.Errorf("records.jsonl: %v, %v bytes (the limit should have cut it)", err, fi)
 	}
 }

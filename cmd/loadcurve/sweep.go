@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -146,6 +147,10 @@ func sweepAction(c *cli.Context) error {
 	}
 	defer s.Close()
 	res, err := runExecutor(c.Context, c, s, cfg)
+	if lost := recordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
+		// The tiers that ran are whole in memory: show and save what can be, then fail.
+		return errors.Join(lc.finish(c, s, res), lost)
+	}
 	if err != nil {
 		return err
 	}
