@@ -588,6 +588,9 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	if s.PercentileError > 0 {
 		fmt.Fprintf(w, "Note: --bounded-memory: medians and percentiles are within ±%g %% (relative) of the exact values; counts, throughputs, means and standard deviations are exact. `loadcurve report` on records.jsonl gives the exact percentiles.\n", 100*s.PercentileError)
 	}
+	if s.Completed > 0 && s.TotalOutputTokens == 0 {
+		fmt.Fprintf(w, "WARNING: none of the %d successful requests streamed an output token: the server answers, but generates nothing this client can see (check --endpoint, the model and the server's streaming format); every throughput here is 0.\n", s.Completed)
+	}
 	if s.OutputTokensBadUsage > 0 {
 		fmt.Fprintf(w, "Note: %d requests had a usage message that cannot be believed (negative, fractional or absurd counts, no completion_tokens, or 0 after output chunks); their output tokens were counted as chunks.\n", s.OutputTokensBadUsage)
 	}
