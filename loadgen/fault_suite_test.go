@@ -117,7 +117,11 @@ func faultCases() []faultCase {
 					}
 				}
 			}
-		}), outcome: records.StreamError, status: 200, errHas: "response cut after 49 output chunks: the server ignores max_tokens", chunks: 49},
+		}), outcome: records.Timeout, status: 200, errHas: "request timeout", chunks: -1, timedOut: true},
+		{name: "a fast response that never ends: cut by the chunk cap", fault: afterChunks(0, func(_ *testing.T, w http.ResponseWriter, _ *http.Request, _ <-chan struct{}) {
+			for i := 0; i < 5000 && writeFlush(w, chunk); i++ {
+			}
+		}), outcome: records.StreamError, status: 200, errHas: "response cut after 4097 output chunks (16 max_tokens): the server does not stop", chunks: 4097},
 		{name: "a response bigger than the byte cap", maxBytes: 64 << 10, fault: afterChunks(0, func(_ *testing.T, w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
 			pad := ": " + repeat('k', 1000) + "\n" // comments: bytes without output chunks
 			for i := 0; i < 1000 && writeFlush(w, pad); i++ {

@@ -217,7 +217,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	pr.ends = lineEndings{r: resp.Body, left: c.target.maxResponseBytes()}
 	br := pr.br
 	br.Reset(&pr.ends)
-	st := streamState{rec: rec, t0: t0, needText: req.Expect.NeedsText(), maxChunks: maxChunksFor(req.MaxTokens)}
+	st := streamState{rec: rec, t0: t0, needText: req.Expect.NeedsText(), maxChunks: maxChunksFor(req.MaxTokens), maxTokens: req.MaxTokens}
 	if req.MaxTokens > 1 {
 		rec.ITL = make([]time.Duration, 0, min(req.MaxTokens-1, itlPreallocCap))
 	}
@@ -271,16 +271,22 @@ func sizeText(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// maxChunksFor is the number of output chunks beyond which a response to max_tokens is cut:
-// a chunk carries at least one token, so twice max_tokens (and a few for servers that send
-// empty-content chunks) is already a server ignoring it. Without max_tokens there is no such
-// cap (the byte cap remains).
+// maxChunksFor is the number of output chunks beyond which a response is cut as runaway: a
+// chunk carries at least one token, so sixteen times max_tokens is a server that ignores
+// max_tokens by far, and the floor of 4,096 leaves room for servers that stream more chunks
+// than tokens (a test server's fixed stream, a proxy that splits them). Without max_tokens the
+// cap is maxChunksNoLimit. It keeps a record's ITL array bounded whatever the server does.
 func maxChunksFor(maxTokens int) int {
 	if maxTokens <= 0 {
-		return 0
+		return maxChunksNoLimit
 	}
-	return 2*maxTokens + 16
+	return max(16*maxTokens, minChunkCap)
 }
+
+const (
+	minChunkCap      = 4096
+	maxChunksNoLimit = 1 << 20
+)
 
 // notAnEventStream says why an answer that ended without a single event was not an event
 // stream, when its headers tell: a compressed body (the client asks for none) or another media
@@ -337,7 +343,8 @@ type streamState struct {
 	usageBad     string // what was wrong with the last usage message
 	finishReason string
 	isError      bool // the current event was announced as "event: error"
-	maxChunks    int  // output chunks beyond which the server is ignoring max_tokens (0: no cap)
+	maxChunks    int  // output chunks beyond which the response is cut as runaway (maxChunksFor)
+	maxTokens    int  // the request's max_tokens, for the cut's message
 	errMsg       string
 }
 
@@ -447,7 +454,7 @@ func (s *streamState) data(payload []byte, now time.Duration) (stop, done bool) 
 		rec.Chunks++
 		if s.maxChunks > 0 && rec.Chunks > s.maxChunks {
 			rec.Outcome = records.StreamError
-			rec.Error = fmt.Sprintf("response cut after %d output chunks: the server ignores max_tokens", rec.Chunks)
+			rec.Error = fmt.Sprintf("response cut after %d output chunks (%d max_tokens): the server does not stop", rec.Chunks, s.maxTokens)
 			return true, false
 		}
 		if s.needText {

@@ -64,8 +64,8 @@ type Target struct {
 	Insecure  bool            // skip TLS certificate verification
 	// MaxResponseBytes cuts a response that streams more than this many bytes (0 =
 	// DefaultMaxResponseBytes): a server that never stops must not exhaust the client's
-	// memory. A response with more output chunks than twice its max_tokens (plus a few) is cut
-	// too: the server ignores max_tokens.
+	// memory. A response with more output chunks than 16 times its max_tokens (at least 4,096)
+	// is cut too.
 	MaxResponseBytes int64
 }
 

@@ -91,7 +91,7 @@ func targetFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "header", Category: catTarget, Usage: "extra request header 'Name: value' (repeatable; values never written to any output)"},
 		&cli.DurationFlag{Name: "timeout", Category: catTarget, Value: defaultTimeout, Usage: "per-request deadline from send to the end of the stream (0 = none)"},
 		&cli.BoolFlag{Name: "insecure", Category: catTarget, Usage: "skip TLS certificate verification (loudly reported)"},
-		&cli.IntFlag{Name: "max-response-mib", Category: catTarget, Value: loadgen.DefaultMaxResponseBytes >> 20, Usage: "cut a response that streams more than this many MiB (recorded as stream_error); responses with more than 2·max_tokens+16 output chunks are cut too"},
+		&cli.IntFlag{Name: "max-response-mib", Category: catTarget, Value: loadgen.DefaultMaxResponseBytes >> 20, Usage: "cut a response that streams more than this many MiB (recorded as stream_error); responses with more than 16·max_tokens output chunks (at least 4096) are cut too"},
 		&cli.StringFlag{Name: "server-metrics", Category: catTarget, Usage: "Prometheus metrics URL of the target, scraped every second of every tier, or off (default: the target's /metrics when it answers)"},
 	}
 }
