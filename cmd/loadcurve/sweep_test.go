@@ -78,8 +78,9 @@ func TestSweepReportAndCompare(t *testing.T) {
 	}
 	// report --bounded-memory streams the file: the same analysis (it rests on exact counts and
 	// the steady-state observations), the same counts per tier, percentiles within 0.5 %.
+	// (A client-bound reason quotes the schedule lag's p99, which is the sketch's there.)
 	bc := readCurve(t, reportTo(t, a, "--bounded-memory"))
-	if got, want := mustJSON(t, bc.Analysis), mustJSON(t, cf.Analysis); got != want {
+	if got, want := withoutLagP99(t, bc.Analysis), withoutLagP99(t, cf.Analysis); got != want {
 		t.Errorf("bounded analysis differs:\n%s\nexact:\n%s", got, want)
 	}
 	for i, bt := range bc.Tiers {
@@ -221,7 +222,7 @@ func TestBoundedMemorySweep(t *testing.T) {
 		t.Fatalf("sweep --bounded-memory: exit %d\n%s", code, stderr)
 	}
 	bc, ec := readCurve(t, dir), readCurve(t, reportTo(t, dir))
-	if got, want := mustJSON(t, bc.Analysis), mustJSON(t, ec.Analysis); got != want {
+	if got, want := withoutLagP99(t, bc.Analysis), withoutLagP99(t, ec.Analysis); got != want {
 		t.Errorf("bounded analysis differs from the exact report's:\n%s\n%s", got, want)
 	}
 	if len(bc.Tiers) != 3 || len(ec.Tiers) != 3 {
