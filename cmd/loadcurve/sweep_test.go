@@ -205,7 +205,10 @@ func TestSweepFindsTheSimCapacity(t *testing.T) {
 	}
 	// Below the peak the 1.5 s E2EL objective holds (a request lives ~16 steps of ~27 ms); past it
 	// the queue grows and the objective fails, so capacity lies between half the peak and 1.1x it.
-	if c := a.Capacity; c == nil || c.Rate < 0.5*peakReq || c.Rate > 1.1*peakReq {
+	// When a loaded machine makes the 0.75x tier client-bound (excluded), the capacity is the
+	// 0.5x tier's realised rate, which Poisson arrivals over 3 s put some 10 % either side of
+	// 0.5x (seen: 0.49x): hence 0.4x.
+	if c := a.Capacity; c == nil || c.Rate < 0.4*peakReq || c.Rate > 1.1*peakReq {
 		t.Errorf("capacity %+v, the model's peak is %.1f req/s", c, peakReq)
 	}
 }
