@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -214,7 +215,41 @@ func (c Config) Validate() []error {
 			bad("repeat", "a sharded sweep cannot repeat its decision")
 		}
 	}
+	if err := c.windowFits(); err != nil {
+		errs = append(errs, err)
+	}
 	return append(errs, c.Settings.Params.Validate()...)
+}
+
+// windowFits refuses a fixed steady-state window (Measure.Warmup + Measure.Cooldown) that
+// leaves nothing of a tier whose length is known before it runs: a fixed Duration, or Requests
+// on a steady arrival spec (about n/rate; every request at once at rate inf).
+func (c Config) windowFits() error {
+	warmup, cooldown := c.Settings.Measure.Warmup, c.Settings.Measure.Cooldown
+	w := warmup + cooldown
+	if w <= 0 {
+		return nil
+	}
+	var length time.Duration
+	var what string
+	spec, steady := c.Schedule.(arrival.Spec)
+	steady = steady && spec.Ramp == arrival.RampNone
+	switch {
+	case c.Duration > 0:
+		length, what = c.Duration, fmt.Sprintf("--duration %v", c.Duration)
+	case steady && c.Requests > 0 && math.IsInf(spec.Rate, 1):
+		length, what = 0, fmt.Sprintf("%d requests at rate inf, all planned at once", c.Requests)
+	case steady && c.Requests > 0 && spec.Rate > 0:
+		length = time.Duration(float64(c.Requests) / spec.Rate * float64(time.Second))
+		what = fmt.Sprintf("%d requests at %g req/s, about %v", c.Requests, spec.Rate, length.Round(time.Millisecond))
+	default:
+		return nil
+	}
+	if w < length {
+		return nil
+	}
+	return field.Errorf("window-warmup", "%v, with --window-cooldown %v, would leave nothing of a tier planned to last %v (%s): shorten the window or lengthen the tier",
+		warmup, cooldown, length.Round(time.Millisecond), what)
 }
 
 // rateOrInf is a tier's rate as records keep it.

@@ -38,9 +38,6 @@ func runAction(c *cli.Context) error {
 	if d > 0 && math.IsInf(spec.Rate, 1) && spec.Ramp == arrival.RampNone {
 		errs = append(errs, fmt.Errorf("--duration needs a finite --request-rate (with inf every request is planned at once): use --num-requests"))
 	}
-	if err := windowFits(lc.settings.Measure.Warmup, lc.settings.Measure.Cooldown, spec, n, d); err != nil && lc.source.Trace == nil {
-		errs = append(errs, err)
-	}
 	if len(errs) > 0 {
 		return usageErrors(errs)
 	}
@@ -62,6 +59,11 @@ func runAction(c *cli.Context) error {
 	case !src.Generated() && !c.IsSet("num-requests") && d == 0:
 		n = src.Size() // every request of the file, once
 	}
+	cfg := sweep.Config{Schedule: sch, Requests: n, Duration: d, MaxConcurrency: lc.client.maxConc, Seed: c.Int64("seed"),
+		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.startAt, Drain: runDrain(lc.target.Target.Timeout)}
+	if errs := flagErrors(cfg.Validate()); len(errs) > 0 {
+		return usageErrors(errs)
+	}
 	if err := lc.prepareOut(); err != nil {
 		return err
 	}
@@ -70,8 +72,6 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer s.Close()
-	cfg := sweep.Config{Schedule: sch, Requests: n, Duration: d, MaxConcurrency: lc.client.maxConc, Seed: c.Int64("seed"),
-		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.startAt, Drain: runDrain(lc.target.Target.Timeout)}
 	res, err := runExecutor(c.Context, c, s, cfg)
 	if lost := recordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
 		// The tiers that ran are whole in memory: show and save what can be, then fail.
@@ -102,32 +102,4 @@ func runDrain(timeout time.Duration) time.Duration {
 		return 24 * time.Hour
 	}
 	return timeout + time.Second
-}
-
-// windowFits refuses a fixed steady-state window that leaves nothing of the tier, when the
-// tier's planned length is known before it runs: --duration, or --num-requests at a steady
-// rate (about n/rate; every request at once at rate inf).
-func windowFits(warmup, cooldown time.Duration, spec arrival.Spec, n int, d time.Duration) error {
-	w := warmup + cooldown
-	if w <= 0 || spec.Ramp != arrival.RampNone {
-		return nil
-	}
-	var length time.Duration
-	var what string
-	switch {
-	case d > 0:
-		length, what = d, fmt.Sprintf("--duration %v", d)
-	case n > 0 && math.IsInf(spec.Rate, 1):
-		length, what = 0, fmt.Sprintf("%d requests at rate inf, all planned at once", n)
-	case n > 0 && spec.Rate > 0:
-		length = time.Duration(float64(n) / spec.Rate * float64(time.Second))
-		what = fmt.Sprintf("%d requests at %g req/s, about %v", n, spec.Rate, length.Round(time.Millisecond))
-	default:
-		return nil
-	}
-	if w < length {
-		return nil
-	}
-	return fmt.Errorf("--window-warmup %v and --window-cooldown %v leave nothing of a tier planned to last %v (%s): shorten the window or lengthen the tier",
-		warmup, cooldown, length.Round(time.Millisecond), what)
 }
