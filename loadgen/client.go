@@ -312,13 +312,7 @@ func (c *Client) PreflightRetrying(ctx context.Context, req workloads.Request, r
 	rec := records.NewRecord(0, -1, 0)
 	res := c.do(ctx, t0, &req, &rec)
 	for attempt := 0; attempt < retries && retryable(&rec); attempt++ {
-		wait := time.NewTimer(min(max(res.retryAfter, time.Second), MaxRetryWait))
-		select {
-		case <-wait.C:
-		case <-ctx.Done():
-		}
-		wait.Stop()
-		if ctx.Err() != nil {
+		if !waitFor(ctx, nil, min(max(res.retryAfter, time.Second), MaxRetryWait)) {
 			break // the last answer stands
 		}
 		t0, rec = time.Now(), records.NewRecord(0, -1, 0)

@@ -136,13 +136,7 @@ func TestRetryRules(t *testing.T) {
 				timeout = 300 * time.Millisecond
 			}
 			c := newClient(t, loadgen.Target{BaseURL: base, Timeout: timeout}, 1)
-			sink := &memSink{}
-			if _, err := loadgen.Run(context.Background(), c, loadgen.Tier{
-				Offsets: make([]time.Duration, 1), Requests: requests(1), Retries: tc.retries,
-			}, sink, nil); err != nil {
-				t.Fatal(err)
-			}
-			r := sink.byID(t, 1)[0]
+			r := runOneRequest(t, context.Background(), c, tc.retries)
 			if r.Outcome != tc.outcome || r.Attempts != tc.attempts {
 				t.Errorf("outcome %v after %d attempts, want %v after %d (error %q)", r.Outcome, r.Attempts, tc.outcome, tc.attempts, r.Error)
 			}
@@ -162,6 +156,19 @@ func TestRetryRules(t *testing.T) {
 	}
 }
 
+// runOneRequest runs a tier of one request, allowed retries re-sends, and returns its record. An
+// error of Run fails the test unless ctx was canceled (the interrupt a test may make).
+func runOneRequest(t *testing.T, ctx context.Context, c *loadgen.Client, retries int) records.Record {
+	t.Helper()
+	sink := &memSink{}
+	if _, err := loadgen.Run(ctx, c, loadgen.Tier{
+		Offsets: make([]time.Duration, 1), Requests: requests(1), Retries: retries,
+	}, sink, nil); err != nil && ctx.Err() == nil {
+		t.Fatal(err)
+	}
+	return sink.byID(t, 1)[0]
+}
+
 // TestRetryKeepsLastAttemptTimings: two attempts answered 503 after 100 ms each, then a stream
 // whose first token comes at once. The record's timings from Sent on are the last attempt's:
 // TTFT is short, and Sent comes after the two failed attempts (≥ 200 ms after the slot). The
@@ -171,13 +178,7 @@ func TestRetryKeepsLastAttemptTimings(t *testing.T) {
 	const d = 100 * time.Millisecond
 	srv := newFaultServer(t, nil, statusAnswer(503, "", d), statusAnswer(503, "", d))
 	c := newClient(t, loadgen.Target{BaseURL: srv.URL}, 1)
-	sink := &memSink{}
-	if _, err := loadgen.Run(context.Background(), c, loadgen.Tier{
-		Offsets: make([]time.Duration, 1), Requests: requests(1), Retries: 2,
-	}, sink, nil); err != nil {
-		t.Fatal(err)
-	}
-	r := sink.byID(t, 1)[0]
+	r := runOneRequest(t, context.Background(), c, 2)
 	if r.Outcome != records.OK || r.Attempts != 3 || r.HTTPStatus != 200 {
 		t.Fatalf("outcome %v attempts %d status %d error %q", r.Outcome, r.Attempts, r.HTTPStatus, r.Error)
 	}
@@ -208,13 +209,7 @@ func TestRetryHonoursRetryAfter(t *testing.T) {
 	}
 	srv := newFaultServer(t, nil, retryAfter("1"))
 	c := newClient(t, loadgen.Target{BaseURL: srv.URL}, 1)
-	sink := &memSink{}
-	if _, err := loadgen.Run(context.Background(), c, loadgen.Tier{
-		Offsets: make([]time.Duration, 1), Requests: requests(1), Retries: 3,
-	}, sink, nil); err != nil {
-		t.Fatal(err)
-	}
-	r := sink.byID(t, 1)[0]
+	r := runOneRequest(t, context.Background(), c, 3)
 	if r.Outcome != records.OK || r.Attempts != 2 || srv.calls.Load() != 2 {
 		t.Fatalf("outcome %v after %d attempts (%d calls), error %q", r.Outcome, r.Attempts, srv.calls.Load(), r.Error)
 	}
@@ -224,19 +219,14 @@ func TestRetryHonoursRetryAfter(t *testing.T) {
 	// last attempt's 429.
 	srv = newFaultServer(t, nil, retryAfter("3600"))
 	c = newClient(t, loadgen.Target{BaseURL: srv.URL}, 1)
-	sink = &memSink{}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if _, err := loadgen.Run(ctx, c, loadgen.Tier{
-		Offsets: make([]time.Duration, 1), Requests: requests(1), Retries: 3,
-	}, sink, nil); err != nil && ctx.Err() == nil {
-		t.Fatal(err)
-	}
+	r = runOneRequest(t, ctx, c, 3)
 	if took := time.Since(start); took > loadgen.MaxRetryWait {
 		t.Errorf("Run took %v: the interrupt did not end the Retry-After wait", took)
 	}
-	if r := sink.byID(t, 1)[0]; r.HTTPStatus != 429 || srv.calls.Load() != 1 {
+	if r.HTTPStatus != 429 || srv.calls.Load() != 1 {
 		t.Errorf("status %d after %d calls, want the first 429 to stand", r.HTTPStatus, srv.calls.Load())
 	}
 }

@@ -507,17 +507,21 @@ const MaxRetryWait = 5 * time.Second
 
 // wait waits d, or until the run is canceled or stopped; it reports whether the whole wait
 // passed with the run still going.
-func (r *run) wait(d time.Duration) bool {
+func (r *run) wait(d time.Duration) bool { return waitFor(r.ctx, r.done, d) && !r.stopped() }
+
+// waitFor waits d, or until ctx is done or stop is closed (a nil stop never is); it reports
+// whether ctx is still live afterwards. The re-sends of Run and of the preflight wait with it.
+func waitFor(ctx context.Context, stop <-chan struct{}, d time.Duration) bool {
 	if d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		select {
 		case <-t.C:
-		case <-r.ctx.Done():
-		case <-r.done:
+		case <-ctx.Done():
+		case <-stop:
 		}
 	}
-	return r.ctx.Err() == nil && !r.stopped()
+	return ctx.Err() == nil
 }
 
 // retryable reports whether a finished attempt may be re-sent (see Tier.Retries): no output
