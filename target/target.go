@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -135,10 +134,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	}
 	if err != nil {
 		s.Close()
-		if strings.HasPrefix(err.Error(), "preflight") {
-			return nil, err // it names the request and the target already
-		}
-		return nil, fmt.Errorf("preflight: %w", err)
+		return nil, err // loadgen's preflight errors name the request and the target
 	}
 	src := opts.Workload
 	s.Header = records.Header{
