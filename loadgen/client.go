@@ -259,8 +259,8 @@ func (c *Client) describeModelsError(err error) error {
 	if se.status == http.StatusUnauthorized || se.status == http.StatusForbidden {
 		return fmt.Errorf("%w (HTTP %d from %s): check --api-key or OPENAI_API_KEY%s", ErrUnauthorized, se.status, where, suffix(se.msg))
 	}
-	if se.status == http.StatusNotFound && !strings.HasSuffix(strings.TrimRight(base, "/"), "/v1") {
-		return fmt.Errorf("%s: %w: is --base-url right? It usually ends in /v1 (%s/v1)", where, se, strings.TrimRight(base, "/"))
+	if se.status == http.StatusNotFound && !strings.HasSuffix(base, "/v1") {
+		return fmt.Errorf("%s: %w: is --base-url right? It usually ends in /v1 (%s/v1)", where, se, base)
 	}
 	return fmt.Errorf("%s: %w", where, se)
 }
