@@ -124,13 +124,57 @@ type Record struct {
 	Error              string
 	Quality            Quality
 	Attempts           int // 0 or 1: one attempt; more when --retries re-sent the request
+
+	// Session and Turn place a request in a conversation (both 1-based; 0: not a turn of one).
+	Session, Turn int
+
+	// Reasoning models stream reasoning before the answer. ReasoningChunks counts the
+	// output-bearing messages that carried reasoning only. When it is > 0, FirstAnswer is the
+	// first message carrying answer output (content, text or a tool call; Unset when none came)
+	// and AnswerITL the gaps between consecutive answer-bearing messages. When it is 0, every
+	// output message was an answer: FirstAnswer stays Unset and AnswerITL nil, and the answer's
+	// moments are First and ITL (TTFA, AnswerGaps).
+	FirstAnswer     time.Duration
+	ReasoningChunks int
+	AnswerITL       []time.Duration
+	// ReasoningTokens is the part of OutputTokens that was reasoning: from the usage message's
+	// completion_tokens_details.reasoning_tokens (source "usage"), else ReasoningChunks (source
+	// "chunks"); source "" when the response had no reasoning at all.
+	ReasoningTokens       int
+	ReasoningTokensSource string
+	// CachedTokens is usage.prompt_tokens_details.cached_tokens: the prompt tokens the server
+	// found in its prefix cache, when it said (source "usage"; "" when it did not).
+	CachedTokens       int
+	CachedTokensSource string
 }
 
 // NewRecord returns a record with every moment Unset.
 func NewRecord(tier, id int, planned time.Duration) Record {
 	return Record{ID: id, Tier: tier, Outcome: OK, Planned: planned,
-		Dispatched: Unset, Slot: Unset, Sent: Unset, FirstEvent: Unset, First: Unset, Last: Unset, End: Unset}
+		Dispatched: Unset, Slot: Unset, Sent: Unset, FirstEvent: Unset, First: Unset, Last: Unset, End: Unset,
+		FirstAnswer: Unset}
 }
+
+// TTFA, the time to the first answer token, is FirstAnswer - Sent: what the user of a reasoning
+// model waits for. It equals TTFT when the response has no reasoning.
+func (r *Record) TTFA() (time.Duration, bool) {
+	if r.ReasoningChunks == 0 {
+		return r.TTFT()
+	}
+	return span(r.Sent, r.FirstAnswer)
+}
+
+// AnswerGaps are the gaps between consecutive answer-bearing messages: AnswerITL when the
+// response had reasoning, else ITL.
+func (r *Record) AnswerGaps() []time.Duration {
+	if r.ReasoningChunks > 0 {
+		return r.AnswerITL
+	}
+	return r.ITL
+}
+
+// AnswerTokens is OutputTokens less the reasoning tokens.
+func (r *Record) AnswerTokens() int { return max(r.OutputTokens-r.ReasoningTokens, 0) }
 
 // TTFT is First - Sent, or false when either is missing.
 func (r *Record) TTFT() (time.Duration, bool) { return span(r.Sent, r.First) }
@@ -227,6 +271,38 @@ func (r *Record) AppendJSON(b []byte) []byte {
 		b = append(b, `,"attempts":`...)
 		b = strconv.AppendInt(b, int64(r.Attempts), 10)
 	}
+	if r.Session != 0 {
+		b = append(b, `,"session":`...)
+		b = strconv.AppendInt(b, int64(r.Session), 10)
+		b = append(b, `,"turn":`...)
+		b = strconv.AppendInt(b, int64(r.Turn), 10)
+	}
+	// The answer's moments only where they differ from the output's: a response with reasoning.
+	if r.ReasoningChunks > 0 {
+		b = appendSeconds(b, `,"first_answer_s":`, r.FirstAnswer)
+		b = append(b, `,"reasoning_chunks":`...)
+		b = strconv.AppendInt(b, int64(r.ReasoningChunks), 10)
+		b = append(b, `,"answer_itl_ms":[`...)
+		for i, g := range r.AnswerITL {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendFixed(b, g, 1e6, 6)
+		}
+		b = append(b, ']')
+	}
+	if r.ReasoningTokensSource != "" {
+		b = append(b, `,"reasoning_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.ReasoningTokens), 10)
+		b = append(b, `,"reasoning_tokens_source":`...)
+		b = strconv.AppendQuote(b, r.ReasoningTokensSource)
+	}
+	if r.CachedTokensSource != "" {
+		b = append(b, `,"cached_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.CachedTokens), 10)
+		b = append(b, `,"cached_tokens_source":`...)
+		b = strconv.AppendQuote(b, r.CachedTokensSource)
+	}
 	return append(b, '}')
 }
 
@@ -305,6 +381,16 @@ type wireRecord struct {
 	Error              string          `json:"error"`
 	QualityOK          *bool           `json:"quality_ok"`
 	Attempts           int             `json:"attempts"`
+
+	Session               int             `json:"session"`
+	Turn                  int             `json:"turn"`
+	FirstAnswer           *float64        `json:"first_answer_s"`
+	ReasoningChunks       int             `json:"reasoning_chunks"`
+	AnswerITL             json.RawMessage `json:"answer_itl_ms"`
+	ReasoningTokens       int             `json:"reasoning_tokens"`
+	ReasoningTokensSource string          `json:"reasoning_tokens_source"`
+	CachedTokens          int             `json:"cached_tokens"`
+	CachedTokensSource    string          `json:"cached_tokens_source"`
 }
 
 // MarshalJSON implements json.Marshaler with AppendJSON's encoding.
@@ -324,19 +410,24 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	case w.Planned == nil:
 		return fmt.Errorf("request line has no \"planned_s\"")
 	}
-	for _, v := range []*float64{w.Planned, w.Dispatched, w.Slot, w.Sent, w.FirstEvent, w.First, w.Last, w.End} {
+	for _, v := range []*float64{w.Planned, w.Dispatched, w.Slot, w.Sent, w.FirstEvent, w.First, w.Last, w.End, w.FirstAnswer} {
 		if v != nil && !(*v >= 0 && *v <= maxSeconds) {
 			return fmt.Errorf("a moment of %v s is outside [0, %g] s", *v, maxSeconds)
 		}
 	}
-	gaps, err := parseGaps(w.ITL)
+	itl, err := decodeGaps("itl_ms", w.ITL)
 	if err != nil {
 		return err
 	}
-	for _, v := range gaps {
-		if !(v >= 0 && v <= maxSeconds*1e3) {
-			return fmt.Errorf("an itl_ms gap of %v ms is outside [0, %g] ms", v, maxSeconds*1e3)
-		}
+	answerITL, err := decodeGaps("answer_itl_ms", w.AnswerITL)
+	if err != nil {
+		return err
+	}
+	switch {
+	case w.Session < 0 || w.Turn < 0 || (w.Session == 0) != (w.Turn == 0):
+		return fmt.Errorf("session %d, turn %d: both are 1-based, and a turn needs its session", w.Session, w.Turn)
+	case w.ReasoningChunks < 0 || w.ReasoningTokens < 0 || w.CachedTokens < 0:
+		return fmt.Errorf("negative reasoning_chunks, reasoning_tokens or cached_tokens")
 	}
 	*r = Record{
 		ID: *w.ID, Tier: w.Tier, Shard: w.Shard, Outcome: *w.Outcome,
@@ -346,12 +437,14 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		InputTokens: w.InputTokens, InputTokensSource: w.InputTokensSource,
 		OutputTokens: w.OutputTokens, OutputTokensSource: w.OutputTokensSource,
 		FinishReason: w.FinishReason, HTTPStatus: w.HTTPStatus, Error: w.Error, Attempts: w.Attempts,
+		ITL: itl, Session: w.Session, Turn: w.Turn, FirstAnswer: seconds(w.FirstAnswer),
+		ReasoningChunks: w.ReasoningChunks, ReasoningTokens: w.ReasoningTokens, ReasoningTokensSource: w.ReasoningTokensSource,
+		CachedTokens: w.CachedTokens, CachedTokensSource: w.CachedTokensSource,
 	}
-	if len(gaps) > 0 {
-		r.ITL = make([]time.Duration, len(gaps))
-		for i, ms := range gaps {
-			r.ITL[i] = time.Duration(math.Round(ms * 1e6))
-		}
+	if w.ReasoningChunks > 0 {
+		r.AnswerITL = answerITL
+	} else {
+		r.FirstAnswer = Unset // kept only for a response with reasoning
 	}
 	if w.QualityOK != nil {
 		r.Quality = QualityFail
@@ -360,6 +453,25 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// decodeGaps decodes a JSON array of gaps in milliseconds (nil for none).
+func decodeGaps(key string, raw json.RawMessage) ([]time.Duration, error) {
+	gaps, err := parseGaps(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	if len(gaps) == 0 {
+		return nil, nil
+	}
+	out := make([]time.Duration, len(gaps))
+	for i, ms := range gaps {
+		if !(ms >= 0 && ms <= maxSeconds*1e3) {
+			return nil, fmt.Errorf("an %s gap of %v ms is outside [0, %g] ms", key, ms, maxSeconds*1e3)
+		}
+		out[i] = time.Duration(math.Round(ms * 1e6))
+	}
+	return out, nil
 }
 
 // maxSeconds bounds a moment so that it fits a time.Duration: about 292 years, far beyond any run.
@@ -381,7 +493,7 @@ func parseGaps(raw json.RawMessage) ([]float64, error) {
 		return nil, nil
 	}
 	if raw[0] != '[' || raw[len(raw)-1] != ']' {
-		return nil, fmt.Errorf("itl_ms: want an array of numbers, got %.40s", raw)
+		return nil, fmt.Errorf("want an array of numbers, got %.40s", raw)
 	}
 	body := bytes.TrimSpace(raw[1 : len(raw)-1])
 	if len(body) == 0 {
@@ -397,11 +509,11 @@ func parseGaps(raw json.RawMessage) ([]float64, error) {
 		}
 		item = bytes.TrimSpace(item)
 		if len(item) == 0 || item[0] == '"' || item[0] == '[' || item[0] == '{' || item[0] == 'n' || item[0] == 't' || item[0] == 'f' {
-			return nil, fmt.Errorf("itl_ms: want an array of numbers, got an item %.40q", item)
+			return nil, fmt.Errorf("want an array of numbers, got an item %.40q", item)
 		}
 		v, err := strconv.ParseFloat(string(item), 64)
 		if err != nil {
-			return nil, fmt.Errorf("itl_ms: %q is not a number", item)
+			return nil, fmt.Errorf("%q is not a number", item)
 		}
 		out = append(out, v)
 	}

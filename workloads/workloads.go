@@ -66,6 +66,18 @@ type Request struct {
 	MaxTokens   int          `json:"max_tokens,omitempty"`
 	PrefixGroup int          `json:"prefix_group,omitempty"` // shared-prefix group (1-based; 0 = none)
 	Expect      *Expectation `json:"expected,omitempty"`
+	// Session and Turn make the request a turn of a conversation (both 1-based; 0 = not one).
+	// A set with sessions holds each session's turns together and in order (ValidateSessions).
+	// A turn's Messages are only what it adds (its user message; a system message may open
+	// turn 1): the client sends the whole history before them, every earlier turn's messages
+	// and the assistant's actual replies. InputTokens counts only what the turn adds.
+	Session int `json:"session,omitempty"`
+	Turn    int `json:"turn,omitempty"`
+	// ThinkMS is the user's think time before this turn, in milliseconds: the turn is sent
+	// this long after the previous turn's response ended (0 for a first turn).
+	ThinkMS float64 `json:"think_ms,omitempty"`
+	// Tools is the request's OpenAI tools array, sent as it is (chat only).
+	Tools json.RawMessage `json:"tools,omitempty"`
 
 	gen *generated // a generated prompt's recipe, when Prompt is "" (see Text)
 }
