@@ -9,12 +9,17 @@ import (
 type chunkInfo struct {
 	choices    bool   // a choices array with at least one entry (first_event)
 	output     bool   // some choice carries output: text, content, reasoning or a tool call
+	answer     bool   // some choice carries answer output: text, content or a tool call
 	finish     []byte // the last non-empty finish_reason, raw (a slice of the payload)
 	usageSet   bool   // a non-null usage object
 	prompt     int    // usage.prompt_tokens (when promptOK)
 	completion int    // usage.completion_tokens (when completionOK)
 	promptOK   bool   // usage.prompt_tokens is an integer in [0, maxUsageTokens]
 	completeOK bool   // usage.completion_tokens is an integer in [0, maxUsageTokens]
+	cached     int    // usage.prompt_tokens_details.cached_tokens (when cachedOK)
+	cachedOK   bool
+	reasoning  int // usage.completion_tokens_details.reasoning_tokens (when reasoningOK)
+	reasonOK   bool
 	usageBad   string // what is wrong with the usage object, if anything
 	isError    bool   // a non-null "error" member, or "object":"error"
 	errRaw     []byte // the raw "error" value
@@ -91,7 +96,7 @@ func (s *jscan) choices(ci *chunkInfo) error {
 		return s.object(func(key []byte) error {
 			switch string(key) {
 			case "text":
-				return s.output(ci)
+				return s.output(ci, true)
 			case "delta":
 				switch s.peek() {
 				case 'n':
@@ -102,8 +107,10 @@ func (s *jscan) choices(ci *chunkInfo) error {
 				}
 				return s.object(func(key []byte) error {
 					switch string(key) {
-					case "content", "reasoning_content", "reasoning", "tool_calls":
-						return s.output(ci)
+					case "content", "tool_calls":
+						return s.output(ci, true)
+					case "reasoning_content", "reasoning":
+						return s.output(ci, false)
 					}
 					_, err := s.value()
 					return err
@@ -127,9 +134,11 @@ func (s *jscan) choices(ci *chunkInfo) error {
 	})
 }
 
-func (s *jscan) output(ci *chunkInfo) error {
+// output reads a value that is output when not empty: answer output, or reasoning.
+func (s *jscan) output(ci *chunkInfo, answer bool) error {
 	nonEmpty, err := s.value()
 	ci.output = ci.output || nonEmpty
+	ci.answer = ci.answer || (answer && nonEmpty)
 	return err
 }
 
@@ -150,27 +159,56 @@ func (s *jscan) usage(ci *chunkInfo) error {
 			dst, ok = &ci.prompt, &ci.promptOK
 		case "completion_tokens":
 			dst, ok = &ci.completion, &ci.completeOK
+		case "prompt_tokens_details":
+			return s.details(ci, "cached_tokens", &ci.cached, &ci.cachedOK)
+		case "completion_tokens_details":
+			return s.details(ci, "reasoning_tokens", &ci.reasoning, &ci.reasonOK)
 		default:
 			_, err := s.value()
 			return err
 		}
-		if s.peek() == 'n' {
-			return s.literal("null")
-		}
-		start := s.i
-		if err := s.number(); err != nil {
+		return s.count("usage."+string(key), dst, ok, &ci.usageBad)
+	})
+}
+
+// details reads a usage details object (or null), keeping its member want, a count.
+func (s *jscan) details(ci *chunkInfo, want string, dst *int, ok *bool) error {
+	switch s.peek() {
+	case 'n':
+		return s.literal("null")
+	case '{':
+	default:
+		return s.fail("usage details to be an object")
+	}
+	return s.object(func(key []byte) error {
+		if string(key) != want {
+			_, err := s.value()
 			return err
 		}
-		// Valid JSON, but a count nobody should trust (negative, fractional, beyond any
-		// response): the stream is not broken, the count is not used (streamState.finish).
-		n, err := strconv.Atoi(string(s.b[start:s.i]))
-		if err != nil || n < 0 || n > maxUsageTokens {
-			ci.usageBad = fmt.Sprintf("usage.%s is %s, not a count in [0, %d]", key, s.b[start:s.i], maxUsageTokens)
-			return nil
-		}
-		*dst, *ok = n, true
-		return nil
+		return s.count(want, dst, ok, nil) // a bad detail is not used; it does not spoil the counts
 	})
+}
+
+// count reads a token count (or null) into dst. A valid JSON number that is no believable count
+// (negative, fractional, beyond any response) does not break the stream; it is not used, and
+// *bad (when not nil) says why (streamState.finish).
+func (s *jscan) count(name string, dst *int, ok *bool, bad *string) error {
+	if s.peek() == 'n' {
+		return s.literal("null")
+	}
+	start := s.i
+	if err := s.number(); err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(string(s.b[start:s.i]))
+	if err != nil || n < 0 || n > maxUsageTokens {
+		if bad != nil {
+			*bad = fmt.Sprintf("%s is %s, not a count in [0, %d]", name, s.b[start:s.i], maxUsageTokens)
+		}
+		return nil
+	}
+	*dst, *ok = n, true
+	return nil
 }
 
 // maxUsageTokens bounds a usage count loadcurve believes: 2^30 tokens is far beyond any

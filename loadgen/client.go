@@ -492,6 +492,10 @@ func (c *Client) body(req *workloads.Request) []byte {
 		sep("prompt")
 		b = appendCompletionPrompt(b, req)
 	}
+	if len(req.Tools) > 0 && c.target.Endpoint == Chat && !p.override["tools"] {
+		sep("tools")
+		b = append(b, req.Tools...) // validated as a JSON array when the workload was read
+	}
 	if req.MaxTokens > 0 && !p.override["max_tokens"] {
 		sep("max_tokens")
 		b = strconv.AppendInt(b, int64(req.MaxTokens), 10)

@@ -20,11 +20,17 @@ import (
 
 // Tier is one tier of load: a precomputed schedule and the requests to send on it.
 type Tier struct {
-	Index          int                 // tier number, copied into every record
-	Shard          int                 // shard index in a sharded run (0 otherwise), copied into every record
-	Offsets        []time.Duration     // planned arrivals from T0, non-decreasing (from package arrival)
-	Requests       []workloads.Request // Requests[i] is sent at Offsets[i]; its ID becomes the record's id
-	MaxConcurrency int                 // 0 = no cap
+	Index    int                 // tier number, copied into every record
+	Shard    int                 // shard index in a sharded run (0 otherwise), copied into every record
+	Offsets  []time.Duration     // planned arrivals from T0, non-decreasing (from package arrival)
+	Requests []workloads.Request // Requests[i] is sent at Offsets[i]; its ID becomes the record's id
+	// When Requests are the turns of sessions (workloads.Sessions), Offsets[k] is the start of
+	// the k-th session instead: its first turn is planned then, and each later turn when the
+	// turn before it ended plus the turn's think time, sent with the session's history (every
+	// earlier turn's messages and the assistant's actual replies) before its own messages. A
+	// turn that failed is left out of the history; the session goes on. The concurrency gate
+	// admits turns, not sessions, and a session thinking holds no slot.
+	MaxConcurrency int // 0 = no cap
 	// Limiter is an optional safety ceiling (a token bucket: it starts full and allows bursts).
 	// Waiting on it delays dispatch, so it shows as schedule lag, and Result.RateLimited says so.
 	Limiter *rate.Limiter
@@ -65,7 +71,11 @@ type Tier struct {
 // Validate returns every problem of the tier at once.
 func (t Tier) Validate() []error {
 	var errs []error
-	if len(t.Offsets) != len(t.Requests) {
+	if err := workloads.ValidateSessions(t.Requests); err != nil {
+		errs = append(errs, fmt.Errorf("tier %d: %w", t.Index, err))
+	} else if sessions := workloads.Sessions(t.Requests); sessions != nil && len(t.Offsets) != len(sessions) {
+		errs = append(errs, fmt.Errorf("tier %d: %d offsets for %d sessions", t.Index, len(t.Offsets), len(sessions)))
+	} else if sessions == nil && len(t.Offsets) != len(t.Requests) {
 		errs = append(errs, fmt.Errorf("tier %d: %d offsets for %d requests", t.Index, len(t.Offsets), len(t.Requests)))
 	}
 	for i, o := range t.Offsets {
@@ -141,8 +151,8 @@ func ProgressLine(w io.Writer) func(label string, p *Progress) (stop func()) {
 type Result struct {
 	T0         time.Time // the schedule's zero (with its monotonic reading)
 	StartWall  time.Time // T0 as wall-clock time, for the records header
-	Planned    int       // requests of the tier: len(Offsets), or those dispatched before Stop closed
-	Dispatched int
+	Planned    int       // requests of the tier: len(Requests), or those dispatched before Stop closed
+	Dispatched int       // arrivals of Offsets dispatched (sessions started, for sessions)
 	// StoppedEarly: Stop closed before the schedule ran out, at ArrivalsEnd after T0.
 	StoppedEarly bool
 	// ArrivalsEnd is when the arrival phase ended, from T0: when Stop closed or StopAfter passed,
@@ -174,15 +184,16 @@ func Run(ctx context.Context, c *Client, tier Tier, sink Sink, progress *Progres
 	defer cancelRun(nil)
 	r := &run{
 		c: c, tier: &tier, ctx: runCtx, done: runCtx.Done(), progress: progress,
-		out: make(chan *records.Record, n),
+		out: make(chan *records.Record, len(tier.Requests)),
 	}
-	progress.Planned.Store(int64(n))
+	r.initSessions()
+	progress.Planned.Store(int64(len(tier.Requests)))
 
 	writerDone := make(chan struct{})
 	go r.writeRecords(sink, cancelRun, writerDone)
 
 	r.t0 = time.Now()
-	res := Result{T0: r.t0, StartWall: r.t0.Round(0), Planned: n}
+	res := Result{T0: r.t0, StartWall: r.t0.Round(0), Planned: len(tier.Requests)}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	next, stoppedByTime := r.dispatch(timer, &res)
@@ -190,8 +201,7 @@ func Run(ctx context.Context, c *Client, tier Tier, sink Sink, progress *Progres
 	phaseEnd := time.Since(r.t0)
 	switch {
 	case next < n && r.stoppedEarly:
-		res.StoppedEarly, res.Planned = true, next
-		progress.Planned.Store(int64(next))
+		res.StoppedEarly = true
 	case next < n:
 		msg := "not started: " + causeText(runCtx)
 		if stoppedByTime {
@@ -206,6 +216,14 @@ func Run(ctx context.Context, c *Client, tier Tier, sink Sink, progress *Progres
 	r.recordStillQueued()
 	close(r.out)
 	<-writerDone
+	if r.turnStopped.Load() {
+		res.StoppedEarly = true // Stop closed while sessions were thinking
+	}
+	if res.StoppedEarly {
+		// Requests never dispatched (later sessions, later turns) are not part of the tier.
+		res.Planned = int(r.made.Load())
+		progress.Planned.Store(int64(res.Planned))
+	}
 
 	res.SinkErr, res.Canceled = r.sinkErr, r.canceled
 	if runCtx.Err() != nil && res.Stopped == "" && (res.Canceled > 0 || next < n) {
@@ -233,16 +251,32 @@ func (r *run) writeRecords(sink Sink, cancelRun context.CancelCauseFunc, done ch
 	}
 }
 
-// recordNotStarted records the requests from index from on, never dispatched: only Planned is set.
+// recordNotStarted records the arrivals from index from on (requests, or every turn of
+// sessions), never dispatched: only Planned is set.
 func (r *run) recordNotStarted(from int, msg string) {
 	t := r.tier
+	if r.sessions != nil {
+		for k := from; k < len(r.sessions); k++ {
+			r.turnsNotStarted(r.sessions[k][0], t.Offsets[k], msg)
+		}
+		return
+	}
 	for i := from; i < len(t.Offsets); i++ {
-		rec := new(records.Record)
-		*rec = records.NewRecord(t.Index, t.Requests[i].ID, t.Offsets[i])
-		rec.Shard = t.Shard
+		rec := r.newRecord(i, t.Offsets[i])
 		rec.Outcome, rec.Error = records.Canceled, msg
 		r.out <- rec
 	}
+}
+
+// newRecord makes the record of request i, planned at planned.
+func (r *run) newRecord(i int, planned time.Duration) *records.Record {
+	t := r.tier
+	rec := new(records.Record)
+	*rec = records.NewRecord(t.Index, t.Requests[i].ID, planned)
+	rec.Shard = t.Shard
+	rec.Session, rec.Turn = t.Requests[i].Session, t.Requests[i].Turn
+	r.made.Add(1)
+	return rec
 }
 
 // waitStragglers waits for every dispatched request to end; with a Grace, it cancels those still
@@ -305,6 +339,16 @@ type run struct {
 	canceled int                  // records written as canceled; read after the writer is done
 	wg       sync.WaitGroup
 
+	made        atomic.Int64 // records made
+	turnStopped atomic.Bool  // a session's next turn found Tier.Stop closed
+
+	// Sessions (nil for independent requests): each session's range of Requests, the session
+	// of each request, and each session's history so far. A session's turns run one after
+	// another, so its history is only ever touched by one goroutine at a time.
+	sessions  [][2]int
+	sessionOf []int32
+	history   []sessionHistory
+
 	// The gate: running requests and the FIFO of dispatched requests waiting for a slot.
 	mu      sync.Mutex
 	running int
@@ -331,23 +375,25 @@ func (r *run) stopped() bool {
 // it did not dispatch (n when all were), and whether StopAfter was the reason.
 func (r *run) dispatch(timer *time.Timer, res *Result) (next int, stoppedByTime bool) {
 	t := r.tier
-	for i, planned := range t.Offsets {
+	for k, planned := range t.Offsets {
 		if t.StopAfter > 0 && planned >= t.StopAfter {
-			return i, true
+			return k, true
 		}
 		if !r.sleepUntil(timer, planned) {
-			return i, false
+			return k, false
 		}
 		if t.Limiter != nil {
 			delayed, ok := r.waitLimiter(timer)
 			res.RateLimited = res.RateLimited || delayed
 			if !ok {
-				return i, false
+				return k, false
 			}
 		}
-		rec := new(records.Record)
-		*rec = records.NewRecord(t.Index, t.Requests[i].ID, planned)
-		rec.Shard = t.Shard
+		i := k
+		if r.sessions != nil {
+			i = r.sessions[k][0] // the session's first turn
+		}
+		rec := r.newRecord(i, planned)
 		rec.Dispatched = time.Since(r.t0)
 		r.progress.Dispatched.Add(1)
 		r.admit(i, rec)
@@ -467,22 +513,37 @@ func (r *run) next() queued {
 func (r *run) one(i int, rec *records.Record) {
 	p := r.progress
 	p.InFlight.Add(1)
-	r.send(rec, &r.tier.Requests[i])
+	req := &r.tier.Requests[i]
+	var k int
+	if r.sessions != nil {
+		k = int(r.sessionOf[i])
+		req = r.history[k].turn(req)
+	}
+	res := r.send(rec, req)
 	p.InFlight.Add(-1)
 	p.Done.Add(1)
 	if rec.Outcome != records.OK {
 		p.Errors.Add(1)
+	}
+	if r.sessions != nil {
+		if rec.Outcome == records.OK {
+			r.history[k].add(&r.tier.Requests[i], res.reply, rec.OutputTokens)
+		}
+		if i+1 < r.sessions[k][1] {
+			r.wg.Add(1) // before this turn's worker is done: the run waits for the next turn
+			go r.nextTurn(i+1, rec.End)
+		}
 	}
 	r.out <- rec
 }
 
 // send runs one request into rec and, with Tier.Retries, re-sends it while the last attempt is
 // retryable and the run goes on. Each attempt starts from a fresh record that keeps only what
-// the run set before sending (id, tier, shard, planned, dispatched, slot).
-func (r *run) send(rec *records.Record, req *workloads.Request) {
+// the run set before sending (id, tier, shard, planned, dispatched, slot, session, turn).
+func (r *run) send(rec *records.Record, req *workloads.Request) doResult {
 	res := r.c.do(r.ctx, r.t0, req, rec)
 	if r.tier.Retries == 0 {
-		return
+		return res
 	}
 	var earlier []string
 	for len(earlier) < r.tier.Retries && retryable(rec) && !r.stopped() {
@@ -493,12 +554,14 @@ func (r *run) send(rec *records.Record, req *workloads.Request) {
 		prev := *rec
 		*rec = records.NewRecord(prev.Tier, prev.ID, prev.Planned)
 		rec.Shard, rec.Dispatched, rec.Slot = prev.Shard, prev.Dispatched, prev.Slot
+		rec.Session, rec.Turn = prev.Session, prev.Turn
 		res = r.c.do(r.ctx, r.t0, req, rec)
 	}
 	rec.Attempts = len(earlier) + 1
 	if len(earlier) > 0 {
 		rec.Error = withEarlierErrors(rec.Error, earlier)
 	}
+	return res
 }
 
 // MaxRetryWait bounds how long a re-send waits for a Retry-After: a load test cannot pause a

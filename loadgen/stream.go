@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -112,6 +113,7 @@ type doResult struct {
 	serverMsg  string        // the server's error message for a non-2xx status, cleaned
 	transport  error         // set when no HTTP answer came at all (dial, TLS, reset before headers)
 	retryAfter time.Duration // a non-2xx answer's Retry-After, 0 without one
+	reply      string        // a session turn's answer text (content and text), for the next turn's history
 }
 
 // parseRetryAfter reads a Retry-After value: delay-seconds or an HTTP date (RFC 9110 10.2.3).
@@ -217,7 +219,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	pr.ends = lineEndings{r: resp.Body, left: c.target.maxResponseBytes()}
 	br := pr.br
 	br.Reset(&pr.ends)
-	st := streamState{rec: rec, t0: t0, needText: req.Expect.NeedsText(), maxChunks: maxChunksFor(req.MaxTokens), maxTokens: req.MaxTokens}
+	st := streamState{rec: rec, t0: t0, needText: req.Expect.NeedsText() || req.Session != 0, maxChunks: maxChunksFor(req.MaxTokens), maxTokens: req.MaxTokens}
 	if req.MaxTokens > 1 {
 		rec.ITL = make([]time.Duration, 0, min(req.MaxTokens-1, itlPreallocCap))
 	}
@@ -259,6 +261,9 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	st.finish(req)
 	if st.errMsg != "" && rec.Outcome == records.OK {
 		rec.Error = c.clean(st.errMsg) // the quality check's reason
+	}
+	if req.Session != 0 {
+		res.reply = st.text.String()
 	}
 	return res
 }
@@ -346,6 +351,11 @@ type streamState struct {
 	maxChunks    int  // output chunks beyond which the response is cut as runaway (maxChunksFor)
 	maxTokens    int  // the request's max_tokens, for the cut's message
 	errMsg       string
+	lastAnswer   time.Duration // the last answer-bearing message
+	cached       int           // the last usage's prompt_tokens_details.cached_tokens (when cachedOK)
+	cachedOK     bool
+	reasoning    int // the last usage's completion_tokens_details.reasoning_tokens (when reasonOK)
+	reasonOK     bool
 }
 
 // read consumes SSE lines until [DONE] (done), a read error (returned), or an event that ends the
@@ -452,6 +462,7 @@ func (s *streamState) data(payload []byte, now time.Duration) (stop, done bool) 
 		}
 		rec.Last = now
 		rec.Chunks++
+		s.answerOrReasoning(ci.answer, now)
 		if s.maxChunks > 0 && rec.Chunks > s.maxChunks {
 			rec.Outcome = records.StreamError
 			rec.Error = fmt.Sprintf("response cut after %d output chunks (%d max_tokens): the server does not stop", rec.Chunks, s.maxTokens)
@@ -465,8 +476,31 @@ func (s *streamState) data(payload []byte, now time.Duration) (stop, done bool) 
 		// The last usage wins: it is cumulative when the server streams usage with every chunk.
 		s.usageSet, s.prompt, s.complete = true, ci.prompt, ci.completion
 		s.promptOK, s.completeOK, s.usageBad = ci.promptOK, ci.completeOK, ci.usageBad
+		s.cached, s.cachedOK, s.reasoning, s.reasonOK = ci.cached, ci.cachedOK, ci.reasoning, ci.reasonOK
 	}
 	return false, false
+}
+
+// answerOrReasoning files an output message received at now (already counted in Chunks, ITL and
+// Last) as answer output or reasoning only. The answer's own gaps are kept apart only once
+// reasoning has come: until then they are ITL.
+func (s *streamState) answerOrReasoning(answer bool, now time.Duration) {
+	rec := s.rec
+	if !answer {
+		if rec.ReasoningChunks == 0 && rec.FirstAnswer != records.Unset {
+			// Reasoning after answer output (unusual): every earlier message was an answer, so
+			// the answer's gaps so far are ITL's, less the gap just added for this message.
+			rec.AnswerITL = append([]time.Duration(nil), rec.ITL[:len(rec.ITL)-1]...)
+		}
+		rec.ReasoningChunks++
+		return
+	}
+	if rec.FirstAnswer == records.Unset {
+		rec.FirstAnswer = now
+	} else if rec.ReasoningChunks > 0 {
+		rec.AnswerITL = append(rec.AnswerITL, now-s.lastAnswer)
+	}
+	s.lastAnswer = now
 }
 
 // finishReasonString returns raw as a string, without allocating for the usual values.
@@ -508,6 +542,7 @@ func (s *streamState) finish(req *workloads.Request) {
 	rec := s.rec
 	rec.OutputTokens, rec.OutputTokensSource = rec.Chunks, records.SourceChunks
 	rec.InputTokens, rec.InputTokensSource = req.InputTokens, records.SourceWorkload
+	defer s.finishReasoning()
 	if !s.usageSet {
 		s.finishQuality(req)
 		return
@@ -523,7 +558,30 @@ func (s *streamState) finish(req *workloads.Request) {
 	if s.promptOK {
 		rec.InputTokens, rec.InputTokensSource = s.prompt, records.SourceUsage
 	}
+	if s.cachedOK && (!s.promptOK || s.cached <= s.prompt) {
+		rec.CachedTokens, rec.CachedTokensSource = s.cached, records.SourceUsage
+	}
 	s.finishQuality(req)
+}
+
+// finishReasoning splits the output into reasoning and answer. The reasoning tokens come from
+// the usage message's completion_tokens_details.reasoning_tokens when the output count is the
+// usage's too and the detail fits in it; else, when reasoning was streamed, they are estimated
+// as the output tokens' share of reasoning-only messages (source "chunks").
+func (s *streamState) finishReasoning() {
+	rec := s.rec
+	switch {
+	case rec.OutputTokensSource == records.SourceUsage && s.reasonOK && s.reasoning <= rec.OutputTokens &&
+		(s.reasoning > 0 || rec.ReasoningChunks > 0):
+		rec.ReasoningTokens, rec.ReasoningTokensSource = s.reasoning, records.SourceUsage
+	case rec.ReasoningChunks > 0:
+		share := float64(rec.ReasoningChunks) / float64(rec.Chunks)
+		rec.ReasoningTokens = int(math.Round(share * float64(rec.OutputTokens)))
+		rec.ReasoningTokensSource = records.SourceChunks
+	}
+	if rec.ReasoningChunks == 0 {
+		rec.FirstAnswer, rec.AnswerITL = records.Unset, nil // the answer's moments are the output's
+	}
 }
 
 // finishQuality fills the finish reason and the quality check.

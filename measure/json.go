@@ -11,10 +11,10 @@ import (
 )
 
 // The metrics with statistics, in the order of their JSON keys (vLLM's order first).
-var statNames = [...]string{"ttft", "tpot", "itl", "e2el", "client_queue_time", "e2el_including_client_queue", "schedule_lag"}
+var statNames = [...]string{"ttft", "tpot", "itl", "e2el", "client_queue_time", "e2el_including_client_queue", "schedule_lag", "ttfa", "answer_itl"}
 
 func (s *Summary) stats() [len(statNames)]*Stats {
-	return [...]*Stats{&s.TTFT, &s.TPOT, &s.ITL, &s.E2EL, &s.ClientQueueTime, &s.E2ELIncludingClientQueue, &s.ScheduleLag}
+	return [...]*Stats{&s.TTFT, &s.TPOT, &s.ITL, &s.E2EL, &s.ClientQueueTime, &s.E2ELIncludingClientQueue, &s.ScheduleLag, &s.TTFA, &s.AnswerITL}
 }
 
 // summaryHead holds the keys of summary.json that come before the statistics, in vLLM's order.
@@ -77,6 +77,14 @@ type summaryTail struct {
 	ClientBoundReason         string        `json:"client_bound_reason"`
 	ClientBoundThreshold      Number        `json:"client_bound_threshold_ms"`
 	PercentileError           Number        `json:"percentile_relative_error,omitempty"`
+	ReasoningResponses        int           `json:"reasoning_responses,omitempty"`
+	ReasoningTokens           int           `json:"reasoning_tokens,omitempty"`
+	AnswerTokens              *int          `json:"answer_tokens,omitempty"`
+	ReasoningTokensFromChunks int           `json:"reasoning_tokens_from_chunks,omitempty"`
+	CachedReported            int           `json:"cached_tokens_reported,omitempty"`
+	CachedTokens              *int          `json:"cached_prompt_tokens,omitempty"`
+	CachedShare               *Number       `json:"cached_prompt_share,omitempty"`
+	Sessions                  *Sessions     `json:"sessions,omitempty"`
 	Steady                    *steadyJSON   `json:"steady_state,omitempty"`
 }
 
@@ -126,7 +134,17 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		CompliantTokenShare: Number(s.CompliantTokenShare), CompliantRequestShare: Number(s.CompliantRequestShare),
 		NominalRate: Number(s.NominalRate), RealisedRate: Number(s.RealisedRate), DeliveredRate: Number(s.DeliveredRate),
 		ClientBound: s.ClientBound, ClientBoundReason: s.ClientBoundReason, ClientBoundThreshold: Number(s.ClientBoundThreshold),
-		PercentileError: Number(s.PercentileError),
+		PercentileError:    Number(s.PercentileError),
+		ReasoningResponses: s.ReasoningResponses, ReasoningTokens: s.ReasoningTokens, ReasoningTokensFromChunks: s.ReasoningTokensFromChunks,
+		CachedReported: s.CachedReported, Sessions: s.Sessions,
+	}
+	if s.ReasoningResponses > 0 {
+		answer := s.AnswerTokens
+		tail.AnswerTokens = &answer
+	}
+	if s.CachedReported > 0 {
+		cached, share := s.CachedPromptTokens, Number(s.CachedPromptShare)
+		tail.CachedTokens, tail.CachedShare = &cached, &share
 	}
 	if st := s.Steady; st != nil {
 		tail.Steady = &steadyJSON{Start: Number(st.Start), End: Number(st.End), Warmup: st.Warmup, Requests: st.Requests, Ok: st.Ok,
@@ -209,7 +227,19 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		CompliantTokenShare: float64(tail.CompliantTokenShare), CompliantRequestShare: float64(tail.CompliantRequestShare),
 		NominalRate: float64(tail.NominalRate), RealisedRate: float64(tail.RealisedRate), DeliveredRate: float64(tail.DeliveredRate),
 		ClientBound: tail.ClientBound, ClientBoundReason: tail.ClientBoundReason, ClientBoundThreshold: float64(tail.ClientBoundThreshold),
-		PercentileError: float64(tail.PercentileError),
+		PercentileError:    float64(tail.PercentileError),
+		ReasoningResponses: tail.ReasoningResponses, ReasoningTokens: tail.ReasoningTokens, ReasoningTokensFromChunks: tail.ReasoningTokensFromChunks,
+		CachedReported: tail.CachedReported, CachedPromptShare: math.NaN(), Sessions: tail.Sessions,
+	}
+	out.AnswerTokens = out.TotalOutputTokens - out.ReasoningTokens
+	if tail.AnswerTokens != nil {
+		out.AnswerTokens = *tail.AnswerTokens
+	}
+	if tail.CachedTokens != nil {
+		out.CachedPromptTokens = *tail.CachedTokens
+	}
+	if tail.CachedShare != nil {
+		out.CachedPromptShare = float64(*tail.CachedShare)
 	}
 	if head.MaxConcurrency != nil {
 		out.MaxConcurrency = *head.MaxConcurrency
@@ -247,6 +277,10 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 				return err
 			}
 		}
+	}
+	if out.Metrics == nil && out.ReasoningResponses == 0 {
+		// Not written: without reasoning, the answer's metrics are the output's.
+		out.TTFA, out.AnswerITL = out.TTFT.clone(), out.ITL.clone()
 	}
 	*s = out
 	return nil

@@ -19,10 +19,15 @@ type Objectives struct {
 	E2EL                     time.Duration
 	ClientQueueTime          time.Duration
 	E2ELIncludingClientQueue time.Duration
+	// TTFA is the time to the first answer token (TTFT for a response without reasoning);
+	// AnswerITL the mean gap between a response's answer chunks (undefined with fewer than two
+	// answer chunks, which meets it, as for TPOT).
+	TTFA      time.Duration
+	AnswerITL time.Duration
 }
 
 // objectiveKeys lists the keys of --goodput in their canonical order.
-var objectiveKeys = [...]string{"ttft", "tpot", "e2el", "client_queue_time", "e2el_including_client_queue"}
+var objectiveKeys = [...]string{"ttft", "tpot", "e2el", "client_queue_time", "e2el_including_client_queue", "ttfa", "answer_itl"}
 
 var allowedKeys = strings.Join(objectiveKeys[:], ", ")
 
@@ -36,14 +41,18 @@ func (o *Objectives) field(i int) *time.Duration {
 		return &o.E2EL
 	case 3:
 		return &o.ClientQueueTime
-	default:
+	case 4:
 		return &o.E2ELIncludingClientQueue
+	case 5:
+		return &o.TTFA
+	default:
+		return &o.AnswerITL
 	}
 }
 
 // ParseGoodput parses the values of --goodput, vLLM's syntax: each argument is "KEY:MS", and
 // one argument may also hold several pairs separated by spaces or commas. KEY is one of ttft,
-// tpot, e2el, client_queue_time, e2el_including_client_queue; MS is a number of milliseconds
+// tpot, e2el, client_queue_time, e2el_including_client_queue, ttfa, answer_itl; MS is a number of milliseconds
 // greater than zero, kept to the nanosecond. A key given twice is an error (vLLM silently keeps
 // the last one). No arguments give no objectives.
 func ParseGoodput(args []string) (Objectives, error) {
@@ -113,7 +122,7 @@ func goodputError(tok, why string) error {
 }
 
 // String returns the canonical form, e.g. "ttft:500 tpot:50": keys in the order ttft, tpot,
-// e2el, client_queue_time, e2el_including_client_queue, values in milliseconds with the fewest
+// e2el, client_queue_time, e2el_including_client_queue, ttfa, answer_itl, values in milliseconds with the fewest
 // digits that give back the same nanoseconds. Equal objectives give equal strings, and
 // ParseGoodput gives the objectives back. No objectives give "".
 func (o Objectives) String() string {
@@ -166,7 +175,30 @@ func (o Objectives) Met(r *records.Record) bool {
 			return false
 		}
 	}
+	if o.TTFA > 0 {
+		if v, ok := r.TTFA(); !ok || v > o.TTFA {
+			return false
+		}
+	}
+	if o.AnswerITL > 0 {
+		if v, ok := meanAnswerGap(r); ok && v > float64(o.AnswerITL) {
+			return false
+		}
+	}
 	return true
+}
+
+// meanAnswerGap is the mean of a response's answer gaps in nanoseconds, undefined without one.
+func meanAnswerGap(r *records.Record) (float64, bool) {
+	gaps := r.AnswerGaps()
+	if len(gaps) == 0 || r.Outcome != records.OK {
+		return 0, false
+	}
+	var sum time.Duration
+	for _, g := range gaps {
+		sum += g
+	}
+	return float64(sum) / float64(len(gaps)), true
 }
 
 // Compliant reports whether r is a compliant request (METRICS.md): ok, every latency objective
@@ -210,6 +242,13 @@ func (o Objectives) Slack(r *records.Record) float32 {
 	ratio(v, o.ClientQueueTime, ok)
 	v, ok = r.E2ELIncludingClientQueue()
 	ratio(v, o.E2ELIncludingClientQueue, ok)
+	v, ok = r.TTFA()
+	ratio(v, o.TTFA, ok)
+	if o.AnswerITL > 0 {
+		if gap, ok := meanAnswerGap(r); ok {
+			worst = max(worst, gap/float64(o.AnswerITL))
+		}
+	}
 	return float32(min(worst, MaxSlack))
 }
 

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -125,6 +126,12 @@ type Stats struct {
 	Percentiles map[string]float64
 }
 
+// clone returns a copy that shares nothing with st.
+func (st Stats) clone() Stats {
+	st.Percentiles = maps.Clone(st.Percentiles)
+	return st
+}
+
 // Describe returns the statistics of values for the given percentiles. It sorts values in
 // place.
 func Describe(values []float64, percentiles []float64) Stats {
@@ -220,6 +227,15 @@ func ParsePercentileMetrics(s string) ([]string, error) {
 }
 
 // Reports tells whether the summary reports the statistics of the named metric.
+//
+// The answer's metrics (ttfa, answer_itl) are reported only when they can differ from ttft and
+// itl, that is when some response of the tier streamed reasoning, or when Metrics names them.
 func (s *Summary) Reports(metric string) bool {
-	return s.Metrics == nil || slices.Contains(s.Metrics, metric)
+	if s.Metrics != nil {
+		return slices.Contains(s.Metrics, metric)
+	}
+	if metric == "ttfa" || metric == "answer_itl" {
+		return s.ReasoningResponses > 0
+	}
+	return true
 }

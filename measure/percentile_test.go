@@ -217,7 +217,7 @@ func TestParsePercentileMetrics(t *testing.T) {
 			t.Errorf("%q: %v %v, want %v", tc.in, got, err, tc.want)
 		}
 	}
-	if names := measure.MetricNames(); len(names) != 7 || names[0] != "ttft" || names[3] != "e2el" {
+	if names := measure.MetricNames(); len(names) != 9 || names[0] != "ttft" || names[3] != "e2el" || names[7] != "ttfa" {
 		t.Errorf("MetricNames() = %v", names)
 	}
 }

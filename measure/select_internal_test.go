@@ -35,7 +35,7 @@ func TestSelectRanksAgreesWithSort(t *testing.T) {
 				}
 			}
 			ref := withOrder(moments(want, 1e6, len(ps)), want, 1e6, ps)
-			if n > 0 && (got.Median != ref.Median || !maps(got.Percentiles, ref.Percentiles)) {
+			if n > 0 && (got.Median != ref.Median || !sameMaps(got.Percentiles, ref.Percentiles)) {
 				t.Fatalf("%s n=%d: stats %+v, from a full sort %+v", sh.name, n, got, ref)
 			}
 			if !slices.Equal(sortedCopy(x), want) {
@@ -74,7 +74,7 @@ func sortedCopy(x []time.Duration) []time.Duration {
 	return c
 }
 
-func maps(a, b map[string]float64) bool {
+func sameMaps(a, b map[string]float64) bool {
 	if len(a) != len(b) {
 		return false
 	}

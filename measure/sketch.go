@@ -273,6 +273,7 @@ func (s *Sketch) Stats(div float64, percentiles []float64) Stats {
 type ApproxAccumulator struct {
 	acc                                    *Accumulator
 	ttft, tpot, itl, e2el, cq, e2elCQ, lag *Sketch
+	ttfa, answerITL                        *Sketch
 }
 
 // NewApproxAccumulator starts a streaming summary whose percentiles have relative error alpha
@@ -286,7 +287,8 @@ func NewApproxAccumulator(opts Options, alpha float64) (*ApproxAccumulator, erro
 		return nil, err
 	}
 	a := &ApproxAccumulator{acc: acc}
-	for _, sp := range []**Sketch{&a.ttft, &a.tpot, &a.itl, &a.e2el, &a.cq, &a.e2elCQ, &a.lag} {
+	acc.sessions.alpha = alpha
+	for _, sp := range []**Sketch{&a.ttft, &a.tpot, &a.itl, &a.e2el, &a.cq, &a.e2elCQ, &a.lag, &a.ttfa, &a.answerITL} {
 		if *sp, err = NewSketch(alpha); err != nil {
 			return nil, err
 		}
@@ -308,7 +310,13 @@ func (a *ApproxAccumulator) Add(r *records.Record) {
 	acc := a.acc
 	acc.Add(r)
 	drainInto(&acc.ttft, a.ttft)
+	drainInto(&acc.ttfa, a.ttfa)
+	for _, v := range acc.itl { // without reasoning, a gap is the answer's too
+		a.answerITL.Add(float64(v))
+	}
 	drainInto(&acc.itl, a.itl)
+	drainInto(&acc.itlReasoned, a.itl)
+	drainInto(&acc.answerReasoned, a.answerITL)
 	drainInto(&acc.e2el, a.e2el)
 	drainInto(&acc.cq, a.cq)
 	drainInto(&acc.e2elCQ, a.e2elCQ)
@@ -338,6 +346,8 @@ func (a *ApproxAccumulator) Summary(tier records.Tier) Summary {
 	s.ClientQueueTime = a.cq.Stats(1e6, ps)
 	s.E2ELIncludingClientQueue = a.e2elCQ.Stats(1e6, ps)
 	s.ScheduleLag = a.lag.Stats(1e6, ps)
+	s.TTFA = a.ttfa.Stats(1e6, ps)
+	s.AnswerITL = a.answerITL.Stats(1e6, ps)
 	s.PercentileError = a.RelativeError()
 	// The lag verdict again, on the sketch's p99 (the exact array is empty); the other
 	// client-bound reasons do not depend on percentiles.

@@ -186,6 +186,7 @@ func TestSketchEmpty(t *testing.T) {
 func stripStats(s measure.Summary) string {
 	s.TTFT, s.TPOT, s.ITL, s.E2EL = measure.Stats{}, measure.Stats{}, measure.Stats{}, measure.Stats{}
 	s.ClientQueueTime, s.E2ELIncludingClientQueue, s.ScheduleLag = measure.Stats{}, measure.Stats{}, measure.Stats{}
+	s.TTFA, s.AnswerITL = measure.Stats{}, measure.Stats{}
 	s.PercentileError = 0 // checked on its own
 	if _, rest, ok := strings.Cut(s.ClientBoundReason, " ms, above"); ok {
 		s.ClientBoundReason = rest

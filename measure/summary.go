@@ -98,6 +98,23 @@ type Summary struct {
 	PercentileError float64
 
 	TTFT, TPOT, ITL, E2EL, ClientQueueTime, E2ELIncludingClientQueue, ScheduleLag Stats
+	// TTFA (time to the first answer token) and AnswerITL (gaps between answer chunks) are the
+	// answer's TTFT and ITL: what a reasoning model's user waits for. Without reasoning they
+	// equal TTFT and ITL (and are reported only when some response reasoned: Reports).
+	TTFA, AnswerITL Stats
+
+	// Reasoning: responses of ok requests that streamed reasoning or reported reasoning tokens,
+	// their reasoning tokens, the ok requests' answer tokens (TotalOutputTokens less reasoning),
+	// and the responses whose reasoning tokens were estimated from chunks (no usage detail).
+	ReasoningResponses, ReasoningTokens, AnswerTokens, ReasoningTokensFromChunks int
+	// Prefix cache, from usage.prompt_tokens_details.cached_tokens: the ok requests that
+	// reported it, their cached prompt tokens, and the share of their prompt tokens that was
+	// cached (NaN when none reported).
+	CachedReported, CachedPromptTokens int
+	CachedPromptShare                  float64
+
+	// Sessions summarises the turns of conversations (nil when the tier had none).
+	Sessions *Sessions
 
 	ClientBound          bool
 	ClientBoundReason    string
@@ -179,6 +196,12 @@ type Accumulator struct {
 	// (no NaN case) and convert to milliseconds exactly for whole milliseconds.
 	ttft, itl, e2el, cq, e2elCQ, lag []time.Duration
 	tpot                             []float64 // ms: not a whole number of nanoseconds
+	// The answer's metrics. itl holds the gaps of responses without reasoning, whose answer
+	// gaps they are too; the gaps of responses with reasoning go to itlReasoned (all) and
+	// answerReasoned (the answer's), so no gap is held twice when nothing reasoned.
+	ttfa, itlReasoned, answerReasoned []time.Duration
+	cachedOfBase                      int // prompt tokens of the ok requests that reported cached tokens
+	sessions                          sessionAcc
 
 	obs []Obs // every issued request, for the steady state
 }
@@ -250,8 +273,11 @@ func (a *Accumulator) Add(r *records.Record) {
 	if r.Outcome == records.Canceled {
 		a.canceled++
 	}
-	a.obs = append(a.obs, a.opts.Objectives.Observe(r))
-	if r.Planned < a.lo || r.Planned > a.hi {
+	obs := a.opts.Objectives.Observe(r)
+	a.obs = append(a.obs, obs)
+	inWindow := r.Planned >= a.lo && r.Planned <= a.hi
+	a.sessions.add(r, inWindow, obs.Flags&ObsCompliant != 0)
+	if !inWindow {
 		return
 	}
 
@@ -288,10 +314,30 @@ func (a *Accumulator) Add(r *records.Record) {
 	if v, ok := r.TTFT(); ok {
 		a.ttft = append(a.ttft, v)
 	}
+	if v, ok := r.TTFA(); ok {
+		a.ttfa = append(a.ttfa, v)
+	}
 	if v, ok := tpotMS(r); ok {
 		a.tpot = append(a.tpot, v)
 	}
-	a.itl = append(a.itl, r.ITL...)
+	if r.ReasoningChunks > 0 {
+		a.itlReasoned = append(a.itlReasoned, r.ITL...)
+		a.answerReasoned = append(a.answerReasoned, r.AnswerITL...)
+	} else {
+		a.itl = append(a.itl, r.ITL...)
+	}
+	if r.ReasoningChunks > 0 || r.ReasoningTokens > 0 {
+		s.ReasoningResponses++
+	}
+	s.ReasoningTokens += r.ReasoningTokens
+	if r.ReasoningTokensSource == records.SourceChunks {
+		s.ReasoningTokensFromChunks++
+	}
+	if r.CachedTokensSource != "" {
+		s.CachedReported++
+		s.CachedPromptTokens += r.CachedTokens
+		a.cachedOfBase += r.InputTokens
+	}
 	if v, ok := r.E2EL(); ok {
 		a.e2el = append(a.e2el, v)
 	}
@@ -369,6 +415,9 @@ func (a *Accumulator) Summary(tier records.Tier) Summary {
 	s.RawOutputThroughput = perSecond(s.RawOutputTokens)
 	s.CompliantOutputThroughput = perSecond(s.CompliantOutputTokens)
 
+	s.AnswerTokens = s.TotalOutputTokens - s.ReasoningTokens
+	s.CachedPromptShare = ratio(float64(s.CachedPromptTokens), float64(a.cachedOfBase))
+	s.Sessions = a.sessions.summary(s.Duration)
 	s.CompliantTokenShare = ratio(float64(s.CompliantOutputTokens), float64(s.RawOutputTokens))
 	s.CompliantRequestShare = ratio(float64(s.CompliantRequests), float64(s.Issued))
 	s.TimeoutRatio = ratio(float64(a.outcomes[records.Timeout]), float64(s.Issued))
@@ -445,9 +494,23 @@ func joinReason(a, b string) string {
 // decides client_bound are always put in place, requested or not.
 func (a *Accumulator) describeAll(s *Summary) {
 	ps := a.opts.Percentiles
+	itlJob := func() {
+		s.ITL = describe(a.itl, 1e6, ps)
+		s.AnswerITL = s.ITL.clone() // nothing reasoned: the answer's gaps are every gap
+	}
+	if len(a.itlReasoned) > 0 || len(a.answerReasoned) > 0 {
+		// Copies, made before any job reorders a.itl in place.
+		all := slices.Concat(a.itl, a.itlReasoned)
+		answer := slices.Concat(a.itl, a.answerReasoned)
+		itlJob = func() {
+			s.ITL = describe(all, 1e6, ps)
+			s.AnswerITL = describe(answer, 1e6, ps)
+		}
+	}
 	jobs := []func(){
-		func() { s.ITL = describe(a.itl, 1e6, ps) },
+		itlJob,
 		func() { s.TTFT = describe(a.ttft, 1e6, ps) },
+		func() { s.TTFA = describe(a.ttfa, 1e6, ps) },
 		func() { s.TPOT = describe(a.tpot, 1, ps) },
 		func() { s.E2EL = describe(a.e2el, 1e6, ps) },
 		func() { s.ClientQueueTime = describe(a.cq, 1e6, ps) },

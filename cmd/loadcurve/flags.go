@@ -315,7 +315,7 @@ func readSource(c *cli.Context) (*workloads.Source, []error) {
 
 func objectiveFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys ttft, tpot, e2el, client_queue_time, e2el_including_client_queue, e.g. --goodput ttft:500 tpot:50"},
+		&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys ttft, tpot, e2el, client_queue_time, e2el_including_client_queue, ttfa (time to the first answer token), answer_itl (mean gap between answer chunks), e.g. --goodput ttft:500 tpot:50"},
 		&cli.StringFlag{Name: "metric-percentiles", Category: catObjective, Value: measure.DefaultPercentiles, Usage: "percentiles to report"},
 		&cli.StringFlag{Name: "percentile-metrics", Category: catObjective,
 			Usage: "metrics to report statistics for, comma-separated among " + strings.Join(measure.MetricNames(), ",") + " (default: all; vLLM's is ttft,tpot,itl)"},
