@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -251,6 +252,14 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 		return id, err
 	}
 	offsets, reqs := p.Offsets, set.Requests
+	sessions := workloads.Sessions(reqs)
+	if sessions != nil {
+		// The schedule's arrivals start sessions; the tier plans every one of their turns.
+		if s.opts.Shard.Sharded() {
+			return id, fmt.Errorf("--shard: a workload of sessions cannot be sharded yet (each shard would need whole sessions); run it from one process")
+		}
+		id.Planned = len(reqs)
+	}
 	if s.opts.Shard.Sharded() {
 		// Every shard built the same global schedule and set; this one sends its share, under the
 		// global ids, and its tier line plans that share (merge adds them up).
@@ -364,7 +373,17 @@ func (s *Session) warmUp(ctx context.Context, tier int, reqs []workloads.Request
 	if s.opts.Progress != nil {
 		done = s.opts.Progress(fmt.Sprintf("warm-up of tier %d", tier), &prog)
 	}
-	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{Index: tier, Offsets: make([]time.Duration, len(reqs)),
+	arrivals := len(reqs)
+	if sessions := workloads.Sessions(reqs); sessions != nil {
+		// Every session at once, its turns back to back: the warm-up is about the cache, not
+		// the users' pace.
+		arrivals = len(sessions)
+		reqs = slices.Clone(reqs)
+		for i := range reqs {
+			reqs[i].ThinkMS = 0
+		}
+	}
+	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{Index: tier, Offsets: make([]time.Duration, arrivals),
 		Requests: reqs, MaxConcurrency: conc}, discard{}, &prog)
 	done()
 	if err != nil {
