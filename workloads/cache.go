@@ -76,6 +76,12 @@ func NewNonce() string {
 // earlier run, while prefixes shared within the workload (shared-prefix groups, a common system
 // prompt) still share, one nonce longer.
 //
+// In a set of sessions, each session gets a nonce of its own, SessionNonce(nonce, session),
+// put in front of its first turn only: the client sends every later turn after the session's
+// history, which starts with the first turn, so the whole conversation is cold. Sessions thus
+// share no cached prefix with each other either, not even a common system prompt; that keeps a
+// session repeated in one run (a file's sessions cycled by Source.TierSet) cold as well.
+//
 // InputTokens grow by the nonce's word count. The copy keeps the original Fingerprint, so two
 // cold runs of one set, with different nonces, remain comparable; Set.Nonce records the nonce.
 // set is not modified.
@@ -90,21 +96,19 @@ func ApplyCold(set *Set, nonce string) (*Set, error) {
 	if words == 0 || strings.TrimSpace(nonce) != nonce {
 		return nil, fmt.Errorf("apply cold cache policy: the nonce must be non-empty text without surrounding space, got %q", nonce)
 	}
+	if err := ValidateSessions(set.Requests); err != nil {
+		return nil, fmt.Errorf("apply cold cache policy: %w", err)
+	}
 	reqs := make([]Request, len(set.Requests))
 	lead := nonce + " " // shared by every generated prompt: not a copy of each prompt
 	for i, r := range set.Requests {
-		if r.Generated() {
-			r.gen = r.gen.withLead(lead) // a generated prompt is never empty
-		} else if r.Prompt != "" || len(r.Messages) == 0 {
-			r.Prompt = joinNonce(nonce, r.Prompt)
+		switch {
+		case r.Session == 0:
+			r = withNonce(r, nonce, lead, words)
+		case r.Turn == 1:
+			n := SessionNonce(nonce, r.Session)
+			r = withNonce(r, n, n+" ", CountWords(n))
 		}
-		if len(r.Messages) > 0 {
-			msgs := make([]Message, len(r.Messages))
-			copy(msgs, r.Messages)
-			msgs[0].Content = joinNonce(nonce, msgs[0].Content)
-			r.Messages = msgs
-		}
-		r.InputTokens += words
 		reqs[i] = r
 	}
 	out := *set
@@ -113,6 +117,23 @@ func ApplyCold(set *Set, nonce string) (*Set, error) {
 	out.Nonce = nonce
 	out.Notes = append([]string(nil), set.Notes...)
 	return &out, nil
+}
+
+// withNonce puts nonce (lead is nonce and a space) in front of r's prompt and first message.
+func withNonce(r Request, nonce, lead string, words int) Request {
+	if r.Generated() {
+		r.gen = r.gen.withLead(lead) // a generated prompt is never empty
+	} else if r.Prompt != "" || len(r.Messages) == 0 {
+		r.Prompt = joinNonce(nonce, r.Prompt)
+	}
+	if len(r.Messages) > 0 {
+		msgs := make([]Message, len(r.Messages))
+		copy(msgs, r.Messages)
+		msgs[0].Content = joinNonce(nonce, msgs[0].Content)
+		r.Messages = msgs
+	}
+	r.InputTokens += words
+	return r
 }
 
 func joinNonce(nonce, text string) string {

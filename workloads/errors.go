@@ -3,6 +3,7 @@ package workloads
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // LineError is one problem of an input file, located by its 1-based line number (0 when the
@@ -46,6 +47,20 @@ func (p *problems) addErr(err error) {
 		return
 	}
 	p.errs = append(p.errs, err)
+}
+
+// sortByLine orders the problems by line (stably), for checks made after a first pass over
+// the file.
+func (p *problems) sortByLine() {
+	slices.SortStableFunc(p.errs, func(a, b error) int { return lineOf(a) - lineOf(b) })
+}
+
+func lineOf(err error) int {
+	var le *LineError
+	if errors.As(err, &le) {
+		return le.Line
+	}
+	return 0
 }
 
 // err joins the problems (nil if none); each is a *LineError, reachable with errors.As.

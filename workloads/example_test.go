@@ -3,6 +3,7 @@ package workloads_test
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -56,4 +57,29 @@ func ExampleApplyCold() {
 	// Output:
 	// [run:5eed] Say hi. 3
 	// true
+}
+
+// Sessions of one to three turns (2 ± 50%); later turns wait a think time after the previous reply.
+func ExampleSyntheticSessions_Generate() {
+	s := workloads.SyntheticSessions{
+		Synthetic: workloads.Synthetic{InputLen: 4, OutputLen: 8, Seed: 5},
+		Turns:     2, TurnsRangeRatio: 0.5, Think: 2 * time.Second, ThinkDist: workloads.ThinkExponential, SystemLen: 3,
+	}
+	set, err := s.Generate(3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(set.Source)
+	for _, r := range set.Requests {
+		fmt.Printf("session %d turn %d: think %v ms, %d messages, %d words\n", r.Session, r.Turn, r.ThinkMS, len(r.Messages), r.InputTokens)
+	}
+	// Output:
+	// sessions(turns=2, turns-range=0.5, think=2s exponential, system=3, input=4, output=8, range=0, seed=5)
+	// session 1 turn 1: think 0 ms, 2 messages, 7 words
+	// session 1 turn 2: think 1625.875 ms, 1 messages, 4 words
+	// session 1 turn 3: think 3676.487 ms, 1 messages, 4 words
+	// session 2 turn 1: think 0 ms, 2 messages, 7 words
+	// session 3 turn 1: think 0 ms, 2 messages, 7 words
+	// session 3 turn 2: think 3550.208 ms, 1 messages, 4 words
 }

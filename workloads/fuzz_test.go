@@ -56,6 +56,9 @@ func checkSet(t *testing.T, set *workloads.Set) {
 	if set.Fingerprint != workloads.Fingerprint(set.Requests) {
 		t.Fatal("the fingerprint is not that of the requests")
 	}
+	if err := workloads.ValidateSessions(set.Requests); err != nil {
+		t.Fatalf("session structure: %v", err)
+	}
 }
 
 // checkError asserts a parser's error says where: a *LineError.
@@ -68,13 +71,15 @@ func checkError(t *testing.T, err error) {
 }
 
 func FuzzLoadJSONL(f *testing.F) {
-	addFiles(f, "requests.jsonl", "requests_bad.jsonl", "mooncake.jsonl")
+	addFiles(f, "requests.jsonl", "requests_bad.jsonl", "mooncake.jsonl", "sessions.jsonl", "sessions_bad.jsonl")
 	for _, s := range []string{
 		`{"prompt": "x", "id": 0, "label": "a"}`,
 		`{"messages": [{"role": "user", "content": "hi"}], "expected": {"regex": "^a+$", "min_tokens": 2}}`,
 		"\ufeff{\"prompt\": \"bom\"}\r\n\r\n",
 		`{"prompt": "\ud800 invalid surrogate", "expected": "\u00e9"}`,
 		`{"prompt": "x", "max_tokens": 9223372036854775808}`,
+		`{"session": 2, "turn": 2, "prompt": "b", "think_ms": 1e-320}` + "\n" + `{"session": "2", "turn": 1, "prompt": "a", "tools": [{"x": "<&>\u2028"}]}`,
+		`{"session": -0, "prompt": "a", "think_ms": -0}` + "\n" + `{"session": 1, "prompt": "b", "think_ms": 86400000}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -110,28 +115,42 @@ func FuzzShareGPT(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b, uint8(0), uint8(0), uint16(0))
-		f.Add(b, uint8(2), uint8(4), uint16(12))
+		f.Add(b, uint8(0), uint8(0), uint16(0), false)
+		f.Add(b, uint8(2), uint8(4), uint16(12), false)
+		f.Add(b, uint8(2), uint8(4), uint16(12), true)
 	}
-	f.Add([]byte(`[{"id": 1.5e3, "conversations": [{"from": "HUMAN", "value": "a b"}, {"from": "GPT", "value": "c"}]}]`), uint8(0), uint8(0), uint16(0))
-	f.Add([]byte("[\n{},\n null, [], 3]"), uint8(0), uint8(0), uint16(0))
-	f.Fuzz(func(t *testing.T, data []byte, maxN, minLen uint8, maxPrompt uint16) {
-		opts := workloads.ShareGPTOptions{Max: int(maxN), MinLen: int(minLen), MaxPromptLen: int(maxPrompt)}
+	f.Add([]byte(`[{"id": 1.5e3, "conversations": [{"from": "HUMAN", "value": "a b"}, {"from": "GPT", "value": "c"}]}]`), uint8(0), uint8(0), uint16(0), false)
+	f.Add([]byte("[\n{},\n null, [], 3]"), uint8(0), uint8(0), uint16(0), true)
+	f.Add([]byte(`[{"conversations": [{"from": "human", "value": "a"}, {"from": "gpt", "value": "b c"}, {"from": "human", "value": "d e f"}, {"from": "gpt", "value": "g"}]}]`), uint8(0), uint8(1), uint16(4), true)
+	f.Fuzz(func(t *testing.T, data []byte, maxN, minLen uint8, maxPrompt uint16, multi bool) {
+		opts := workloads.ShareGPTOptions{Max: int(maxN), MinLen: int(minLen), MaxPromptLen: int(maxPrompt), MultiTurn: multi}
 		set, err := workloads.ReadShareGPT(bytes.NewReader(data), "fuzz.json", opts)
 		if err != nil {
 			checkError(t, err)
 			return
 		}
 		checkSet(t, set)
-		if opts.Max > 0 && len(set.Requests) > opts.Max || set.Skipped < 0 {
-			t.Fatalf("%d requests with max %d, %d skipped", len(set.Requests), opts.Max, set.Skipped)
+		count := len(set.Requests)
+		if multi {
+			count = set.SessionCount()
 		}
+		if opts.Max > 0 && count > opts.Max || set.Skipped < 0 || multi != (set.SessionCount() > 0) {
+			t.Fatalf("%d requests (%d sessions) with max %d, %d skipped", len(set.Requests), set.SessionCount(), opts.Max, set.Skipped)
+		}
+		history := 0 // of the session, in words: the prompt limit counts it
 		for i, r := range set.Requests {
+			if r.Turn <= 1 {
+				history = 0
+			}
 			in := workloads.CountWords(r.Text())
+			for _, m := range r.Messages {
+				in += workloads.CountWords(m.Content)
+			}
 			if r.InputTokens != in || r.MaxTokens < 1 || in < opts.MinLen || r.MaxTokens < opts.MinLen ||
-				opts.MaxPromptLen > 0 && in > opts.MaxPromptLen {
+				opts.MaxPromptLen > 0 && history+in > opts.MaxPromptLen {
 				t.Fatalf("request %d escapes the filters %+v: %+v", i, opts, r)
 			}
+			history += in + r.MaxTokens
 		}
 	})
 }

@@ -41,6 +41,25 @@ func LoadJSONL(path string) (*Set, error) {
 //     numeric id equal to the request's 0-based position is the numbering Save writes and is not
 //     kept as a label, so a file written by Save reads back to the identical set (same fingerprint).
 //   - "prefix_group": a non-negative integer, as Save writes for shared-prefix sets.
+//   - "tools": a non-empty array of OpenAI tool objects, sent to chat as it is (Request.Tools,
+//     kept compact as Save writes it).
+//
+// Sessions (multi-turn conversations): a line may also have
+//
+//   - "session" (a non-empty string or an integer): the conversation the line is a turn of;
+//   - "turn": its 1-based number in the session;
+//   - "think_ms": the user's think time before the turn, milliseconds in [0, 86400000] after the
+//     previous turn's response (absent or 0 on a first turn).
+//
+// Either every line has a "session" or none does. The lines of a session may be interleaved
+// with other sessions' lines: sessions are numbered (Request.Session) in the order of their first
+// line, and each one's turns are taken in file order, or by "turn" when its lines have one (then
+// all of them must, numbered 1, 2, … without gaps or repeats). A turn's "prompt" or "messages"
+// is only what the turn adds: user messages, and on the first turn a system message before them
+// ("system" or "developer"); the assistant's replies are the server's, sent in the history by
+// the client. "input_tokens" counts the turn's own text. A turn without "id" or "label" is
+// labelled "SESSION#TURN", except when the session is an integer equal to its number (Save's
+// numbering), so a set written by Save reads back identical.
 //
 // Any other key is an error (a misspelt "expected" would otherwise silently drop a quality
 // check); null for a key means the key is absent. The whole input is
@@ -49,7 +68,10 @@ func LoadJSONL(path string) (*Set, error) {
 func ReadJSONL(r io.Reader, name string) (*Set, error) {
 	br := bufio.NewReader(r)
 	p := &problems{path: name}
-	var reqs []Request
+	var (
+		reqs  []Request
+		turns []turnLine // each request's session fields, when it has any
+	)
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
@@ -57,11 +79,12 @@ func ReadJSONL(r io.Reader, name string) (*Set, error) {
 				line = bytes.TrimPrefix(line, []byte("\ufeff"))
 			}
 			if len(bytes.TrimSpace(line)) > 0 {
-				if req, ok := parseRequestLine(line, lineNo, len(reqs), p); ok {
-					reqs = append(reqs, req)
-				} else {
-					reqs = append(reqs, Request{}) // keep positions (numeric ids) right
+				req, tl, ok := parseRequestLine(line, lineNo, len(reqs), p)
+				if !ok {
+					req = Request{} // keep positions (numeric ids) right
 				}
+				reqs = append(reqs, req)
+				turns = append(turns, tl)
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -71,27 +94,48 @@ func ReadJSONL(r io.Reader, name string) (*Set, error) {
 			return nil, fmt.Errorf("read requests %s: %w", name, err)
 		}
 	}
+	reqs = groupSessions(reqs, turns, p)
+	p.sortByLine()
 	if err := p.err(); err != nil {
 		return nil, err
 	}
 	if len(reqs) == 0 {
 		return nil, &LineError{Path: name, Msg: "no requests: the file is empty (one JSON object a line expected)"}
 	}
+	if err := ValidateSessions(reqs); err != nil { // the rules above imply it: a safety net
+		return nil, &LineError{Path: name, Msg: err.Error()}
+	}
 	return NewSet(fmt.Sprintf("jsonl(file=%s)", name), reqs), nil
 }
 
 // requestKeys lists the keys ReadJSONL accepts, for the unknown-key message.
-const requestKeys = `prompt, messages, max_tokens, input_tokens, expected, expected_finish_reason, id, label, prefix_group`
+const requestKeys = `prompt, messages, max_tokens, input_tokens, expected, expected_finish_reason, id, label, prefix_group, tools, session, turn, think_ms`
+
+// turnLine is what a line says about sessions. lineNo is 0 when the line could not be read as
+// an object at all (nothing is known); has is set when it has a "session" (valid or not).
+type turnLine struct {
+	lineNo  int
+	has     bool
+	label   string // the session's label: the string, or the integer as spelt
+	numeric bool   // the label is an integer
+	turn    int    // "turn" (0 = absent)
+	think   bool   // a positive "think_ms"
+	timed   bool   // a valid "think_ms", 0 included
+	sure    bool   // "session", "turn" and "think_ms" are all valid
+	roles   []string
+	labeled bool // the line has an "id" or "label" of its own
+}
 
 // parseRequestLine parses one non-blank line holding the request at position index; problems
 // go to p.
-func parseRequestLine(line []byte, lineNo, index int, p *problems) (Request, bool) {
+func parseRequestLine(line []byte, lineNo, index int, p *problems) (Request, turnLine, bool) {
 	var req Request
 	trimmed := bytes.TrimSpace(line)
 	obj, ok := jsonObject(trimmed, lineNo, p)
 	if !ok {
-		return req, false
+		return req, turnLine{}, false
 	}
+	tl := turnLine{lineNo: lineNo, sure: true}
 	before := len(p.errs) + p.more
 	bad := func(format string, args ...any) { p.add(lineNo, format, args...) }
 
@@ -142,6 +186,32 @@ func parseRequestLine(line []byte, lineNo, index int, p *problems) (Request, boo
 			} else if isLabel {
 				idLabel, hasIDLabel = label, true
 			}
+		case "session":
+			tl.has = true
+			if label, numeric, ok := sessionValue(raw); !ok {
+				bad(`"session" must be a non-empty string or an integer, got %s`, describe(raw))
+				tl.sure = false
+			} else {
+				tl.label, tl.numeric = label, numeric
+			}
+		case "turn":
+			if v, ok := intValue(raw, 1); !ok {
+				bad(`"turn" must be a positive integer (turns are numbered from 1), got %s`, describe(raw))
+				tl.sure = false
+			} else {
+				tl.turn = v
+			}
+		case "think_ms":
+			var v float64
+			if raw[0] == '"' || json.Unmarshal(raw, &v) != nil || !(v >= 0 && v <= maxThinkMS) {
+				bad(`"think_ms" must be a number of milliseconds in [0, %d], got %s`, maxThinkMS, describe(raw))
+				tl.sure = false
+			} else {
+				req.ThinkMS = v + 0 // -0 is 0
+				tl.think, tl.timed = v > 0, true
+			}
+		case "tools":
+			req.Tools = parseTools(raw, bad)
 		case "expected":
 			req.Expect = mergeExpect(req.Expect, parseExpected(raw, bad))
 		case "expected_finish_reason":
@@ -175,6 +245,26 @@ func parseRequestLine(line []byte, lineNo, index int, p *problems) (Request, boo
 		}
 		req.Label = idLabel
 	}
+	tl.labeled = req.Label != ""
+	if tl.has {
+		for i, m := range req.Messages {
+			switch m.Role {
+			case "user", "system", "developer":
+				tl.roles = append(tl.roles, m.Role)
+			case "assistant":
+				bad(`a session turn's messages are what the user adds; the assistant's replies are the server's`)
+			default:
+				bad(`messages[%d]: role %q in a session turn, whose messages are user messages (and a system message opening the first turn)`, i, m.Role)
+			}
+		}
+	} else {
+		if tl.turn > 0 {
+			bad(`"turn" without "session": only a session's turns are numbered`)
+		}
+		if tl.timed {
+			bad(`"think_ms" without "session": a think time is the wait between a session's turns`)
+		}
+	}
 	words := CountWords(req.Prompt)
 	for _, m := range req.Messages {
 		words += CountWords(m.Content)
@@ -189,7 +279,157 @@ func parseRequestLine(line []byte, lineNo, index int, p *problems) (Request, boo
 	if req.InputTokens == 0 {
 		req.InputTokens = words
 	}
-	return req, len(p.errs)+p.more == before
+	return req, tl, len(p.errs)+p.more == before
+}
+
+// sessionValue reads a "session": a non-empty string, or an integer spelt as in the file.
+func sessionValue(raw json.RawMessage) (label string, numeric, ok bool) {
+	if s, isStr := stringValue(raw); isStr {
+		return s, false, strings.TrimSpace(s) != ""
+	}
+	t := string(bytes.TrimSpace(raw))
+	if _, err := strconv.ParseInt(t, 10, 64); err != nil {
+		return "", false, false
+	}
+	return t, true, true
+}
+
+// parseTools checks a "tools" array and returns it compact, exactly as Save (encoding/json)
+// writes it back, so a loaded set saves and loads back identical.
+func parseTools(raw json.RawMessage, bad func(string, ...any)) json.RawMessage {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		bad(`"tools" must be an array of tool objects, got %s`, describe(raw))
+		return nil
+	}
+	if len(items) == 0 {
+		bad(`"tools" is empty (leave it out for a request without tools)`)
+		return nil
+	}
+	for i, item := range items {
+		if item[0] != '{' {
+			bad(`tools[%d] must be a tool object, got %s`, i, describe(item))
+			return nil
+		}
+	}
+	var compact, out bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		bad(`"tools": %s`, jsonErrText(err)) // not expected: it decoded
+		return nil
+	}
+	json.HTMLEscape(&out, compact.Bytes())
+	return out.Bytes()
+}
+
+// groupSessions checks the session structure of a file's lines and returns the requests in
+// sending order: sessions in the order of their first line, each one's turns together and in
+// order, numbered. Problems go to p (the requests are then not used).
+func groupSessions(reqs []Request, turns []turnLine, p *problems) []Request {
+	// Either every line has a "session" or none does; lines that are not objects say nothing.
+	first := -1
+	for i, tl := range turns {
+		if tl.lineNo == 0 {
+			continue
+		}
+		if first < 0 {
+			first = i
+			continue
+		}
+		if tl.has != turns[first].has {
+			if tl.has {
+				p.add(tl.lineNo, `"session" here, but the first request (line %d) has none: either every line has a "session" or none does`, turns[first].lineNo)
+			} else {
+				p.add(tl.lineNo, `no "session" here, but the first request (line %d) has one: either every line has a "session" or none does`, turns[first].lineNo)
+			}
+			return reqs
+		}
+	}
+	if first < 0 || !turns[first].has {
+		return reqs
+	}
+	type session struct {
+		label string
+		lines []int // indices into reqs, in file order
+		sure  bool
+	}
+	var order []*session
+	byLabel := map[string]*session{}
+	for i, tl := range turns {
+		if tl.lineNo == 0 || tl.label == "" {
+			continue // reported already
+		}
+		s := byLabel[tl.label]
+		if s == nil {
+			s = &session{label: tl.label, sure: true}
+			byLabel[tl.label] = s
+			order = append(order, s)
+		}
+		s.lines = append(s.lines, i)
+		s.sure = s.sure && tl.sure
+	}
+	out := make([]Request, 0, len(reqs))
+	for k, s := range order {
+		if !s.sure || !orderTurns(s.label, s.lines, turns, p) {
+			continue // the file is refused: its structure is not checked further
+		}
+		for j, i := range s.lines {
+			tl := &turns[i]
+			r := reqs[i]
+			r.Session, r.Turn = k+1, j+1
+			if !tl.labeled && !(tl.numeric && tl.label == strconv.Itoa(k+1)) {
+				r.Label = tl.label + "#" + strconv.Itoa(j+1)
+			}
+			if j == 0 && tl.think {
+				p.add(tl.lineNo, `"think_ms" on the first turn of session %q: a think time is the wait after the previous turn's reply, and a first turn has none`, s.label)
+			}
+			userSeen := false
+			for m, role := range tl.roles {
+				switch {
+				case role == "user":
+					userSeen = true
+				case j > 0:
+					p.add(tl.lineNo, `messages[%d]: a %s message in turn %d of session %q: only the first turn may open with one`, m, role, j+1, s.label)
+				case userSeen:
+					p.add(tl.lineNo, `messages[%d]: a %s message after a user message: it may only open the session's first turn`, m, role)
+				}
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// orderTurns sorts a session's lines by "turn" when they have one, and checks the numbering:
+// all of the session's lines numbered or none, 1, 2, … without gaps or repeats.
+func orderTurns(label string, lines []int, turns []turnLine, p *problems) bool {
+	numbered := turns[lines[0]].turn > 0
+	for _, i := range lines[1:] {
+		tl := &turns[i]
+		switch {
+		case numbered && tl.turn == 0:
+			p.add(tl.lineNo, `session %q: no "turn" here, but line %d numbers its turn: number every turn of a session or none`, label, turns[lines[0]].lineNo)
+			return false
+		case !numbered && tl.turn > 0:
+			p.add(tl.lineNo, `session %q: "turn" here, but line %d has none: number every turn of a session or none`, label, turns[lines[0]].lineNo)
+			return false
+		}
+	}
+	if !numbered {
+		return true
+	}
+	slices.SortStableFunc(lines, func(a, b int) int { return turns[a].turn - turns[b].turn })
+	for j, i := range lines {
+		tl := &turns[i]
+		switch {
+		case j > 0 && tl.turn == turns[lines[j-1]].turn:
+			p.add(tl.lineNo, `session %q has turn %d twice (line %d and here)`, label, tl.turn, turns[lines[j-1]].lineNo)
+			return false
+		case tl.turn != j+1:
+			p.add(tl.lineNo, `session %q: turn %d, but the session has no turn %d (a session's turns are numbered 1, 2, … without gaps)`, label, tl.turn, j+1)
+			return false
+		}
+	}
+	return true
 }
 
 // jsonObject decodes a line holding one JSON object, reporting what is wrong otherwise.

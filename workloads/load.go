@@ -10,22 +10,28 @@ import (
 const (
 	KindSynthetic    = "synthetic"
 	KindSharedPrefix = "shared-prefix"
+	KindSessions     = "sessions"
 	FormatJSONL      = "jsonl"
 	FormatShareGPT   = "sharegpt"
 )
 
 // LoadOptions are the parameters a Load spec may need. Only the part the spec names is used.
 type LoadOptions struct {
-	// N is the number of requests to generate for synthetic and shared-prefix (required, >= 1);
-	// for files and traces, the most to keep, the first in file order (0 = all).
+	// N is the number of requests to generate for synthetic and shared-prefix (required, >= 1),
+	// and of sessions for sessions; for files and traces, the most requests to keep, the first in
+	// file order (0 = all), and the most sessions for a file of sessions (a JSONL file with
+	// "session" keys, a ShareGPT file read with ShareGPT.MultiTurn).
 	N int
-	// Seed seeds all generated text: synthetic and shared-prefix sets (it replaces their own Seed)
-	// and the prompts of traces.
+	// Seed seeds all generated text: synthetic, shared-prefix and sessions sets (it replaces their
+	// own Seed) and the prompts of traces.
 	Seed int64
 	// Synthetic parameterises "synthetic" (Seed replaced by LoadOptions.Seed).
 	Synthetic Synthetic
 	// SharedPrefix parameterises "shared-prefix" (Seed replaced by LoadOptions.Seed).
 	SharedPrefix SharedPrefix
+	// Sessions parameterises "sessions": its Synthetic (the per-turn lengths) is replaced by
+	// LoadOptions.Synthetic, and its Seed by LoadOptions.Seed.
+	Sessions SyntheticSessions
 	// ShareGPT filters ShareGPT files (Max replaced by N).
 	ShareGPT ShareGPTOptions
 	// TimeScale multiplies trace offsets (0 means 1; 0.5 replays twice as fast).
@@ -36,6 +42,7 @@ type LoadOptions struct {
 //
 //	synthetic           Synthetic, opts.N requests
 //	shared-prefix       SharedPrefix, opts.N requests
+//	sessions            SyntheticSessions, opts.N sessions
 //	jsonl:FILE          LoadJSONL (the user's requests, or a set written by Save)
 //	sharegpt:FILE       LoadShareGPT
 //	azure:FILE          an Azure LLM inference trace (LoadTrace, TraceRequests)
@@ -44,7 +51,8 @@ type LoadOptions struct {
 //
 // A prefix before ':' that is not a format is part of the file name. For a trace, the returned
 // Trace is non-nil and is also the schedule: its Offsets are the arrivals of the set's requests.
-// Set.Notes carries remarks for the user (skipped entries, short files).
+// Set.Notes carries remarks for the user (skipped entries, short files). A set of sessions
+// (SessionCount > 0) has passed ValidateSessions.
 func Load(spec string, opts LoadOptions) (*Set, *Trace, error) {
 	kind, path := splitSpec(spec)
 	if opts.N < 0 {
@@ -64,6 +72,8 @@ func Load(spec string, opts LoadOptions) (*Set, *Trace, error) {
 		s := opts.SharedPrefix
 		s.Seed = opts.Seed
 		set, err = s.Generate(opts.N)
+	case KindSessions:
+		set, err = opts.sessions().Generate(opts.N)
 	case FormatJSONL:
 		set, err = LoadJSONL(path)
 		if err == nil {
@@ -87,15 +97,29 @@ func Load(spec string, opts LoadOptions) (*Set, *Trace, error) {
 			set.Notes = append(set.Notes, tr.Notes...)
 		}
 	default:
-		return nil, nil, fmt.Errorf("workload %q: unknown kind; use synthetic, shared-prefix, FILE.jsonl, FILE.json (ShareGPT), FILE.csv (Azure trace) or FORMAT:FILE with FORMAT jsonl, sharegpt, azure or mooncake", spec)
+		return nil, nil, fmt.Errorf("workload %q: unknown kind; use synthetic, shared-prefix, sessions, FILE.jsonl, FILE.json (ShareGPT), FILE.csv (Azure trace) or FORMAT:FILE with FORMAT jsonl, sharegpt, azure or mooncake", spec)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if opts.N > 0 && len(set.Requests) < opts.N && kind != KindSynthetic && kind != KindSharedPrefix {
+	if err := ValidateSessions(set.Requests); err != nil {
+		return nil, nil, fmt.Errorf("workload %q: %w", spec, err)
+	}
+	generated := kind == KindSynthetic || kind == KindSharedPrefix || kind == KindSessions
+	if k := set.SessionCount(); k > 0 && opts.N > 0 && k < opts.N && !generated {
+		set.Notes = append(set.Notes, fmt.Sprintf("%d sessions asked for, the file has %d", opts.N, k))
+	} else if k == 0 && opts.N > 0 && len(set.Requests) < opts.N && !generated {
 		set.Notes = append(set.Notes, fmt.Sprintf("%d requests asked for, the file has %d", opts.N, len(set.Requests)))
 	}
 	return set, tr, nil
+}
+
+// sessions is the SyntheticSessions of "sessions": opts.Sessions with opts' lengths and seed.
+func (opts LoadOptions) sessions() SyntheticSessions {
+	s := opts.Sessions
+	s.Synthetic = opts.Synthetic
+	s.Seed = opts.Seed
+	return s
 }
 
 // splitSpec splits a Load spec into its kind and file.
@@ -105,6 +129,8 @@ func splitSpec(spec string) (kind, path string) {
 		return KindSynthetic, ""
 	case KindSharedPrefix:
 		return KindSharedPrefix, ""
+	case KindSessions:
+		return KindSessions, ""
 	}
 	if k, p, ok := strings.Cut(spec, ":"); ok {
 		switch k {
@@ -123,8 +149,12 @@ func splitSpec(spec string) (kind, path string) {
 	return "", spec
 }
 
-// head keeps a set's first n requests (all when n is 0 or larger than the set).
+// head keeps a set's first n requests (all when n is 0 or larger than the set), or its first n
+// sessions for a set of sessions.
 func head(set *Set, n int) *Set {
+	if set.SessionCount() > 0 {
+		return headSessions(set, n)
+	}
 	if n <= 0 || n >= len(set.Requests) {
 		return set
 	}

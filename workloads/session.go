@@ -3,6 +3,9 @@ package workloads
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -62,3 +65,188 @@ func ValidateSessions(reqs []Request) error {
 
 // maxThinkMS bounds a think time: one day.
 const maxThinkMS = 24 * 3600 * 1000
+
+// SessionCount returns the number of sessions of the set, 0 when its requests are not turns of
+// sessions.
+func (s *Set) SessionCount() int {
+	if len(s.Requests) == 0 || s.Requests[0].Session == 0 {
+		return 0
+	}
+	n := 0
+	for i := range s.Requests {
+		if s.Requests[i].Turn == 1 {
+			n++
+		}
+	}
+	return n
+}
+
+// Think-time distributions of SyntheticSessions.
+const (
+	ThinkFixed       = "fixed"       // every think time is Think (the default)
+	ThinkExponential = "exponential" // exponential with mean Think: memoryless users
+)
+
+// MaxSessionTurns bounds a session's turns.
+const MaxSessionTurns = 10_000
+
+// SyntheticSessions describes random multi-turn conversations. Each session has a number of
+// turns drawn uniformly from the integers in [⌊Turns·(1-TurnsRangeRatio)⌋ (at least 1),
+// ⌊Turns·(1+TurnsRangeRatio)⌋], as vLLM's range ratio (0 gives Turns turns every time). Every
+// turn is a chat request of one user message whose length and max_tokens are drawn as Synthetic
+// draws a request's (InputLen, OutputLen, RangeRatio and Dist of the embedded Synthetic; its Seed
+// seeds the whole set). With SystemLen > 0, a system prompt of that many words, different for
+// every session, opens each session's first turn.
+//
+// A later turn waits a think time after the previous turn's response: Think itself ("fixed", the
+// default) or drawn from the exponential distribution with mean Think ("exponential"). Think
+// times are rounded to whole microseconds (so ThinkMS prints exactly) and capped at one day;
+// they are drawn from a stream of their own, so the think time settings change no prompt.
+//
+// The same SyntheticSessions and n give the same set on every machine, and the first k sessions
+// of a larger set equal a set of k.
+type SyntheticSessions struct {
+	Synthetic               // per-turn lengths and the seed
+	Turns           int     // turns per session (mean, with TurnsRangeRatio)
+	TurnsRangeRatio float64 // in [0, 1): the spread of the number of turns
+	Think           time.Duration
+	ThinkDist       string // "" (= fixed), "fixed" or "exponential"
+	SystemLen       int    // words of each session's system prompt (0 = none)
+}
+
+// Validate returns every problem at once, naming the flags.
+func (s SyntheticSessions) Validate() []error {
+	var errs []error
+	if s.Turns < 1 || s.Turns > MaxSessionTurns {
+		errs = append(errs, fmt.Errorf("--session-turns must be in [1, %d], got %d", MaxSessionTurns, s.Turns))
+	}
+	if !(s.TurnsRangeRatio >= 0 && s.TurnsRangeRatio < 1) {
+		errs = append(errs, fmt.Errorf("--session-turns-range-ratio must be in [0, 1), got %v", s.TurnsRangeRatio))
+	}
+	if s.Think < 0 || s.Think > maxThinkMS*time.Millisecond {
+		errs = append(errs, fmt.Errorf("--think-time must be in [0, %v], got %v", maxThinkMS*time.Millisecond, s.Think))
+	}
+	switch s.ThinkDist {
+	case "", ThinkFixed, ThinkExponential:
+	default:
+		errs = append(errs, fmt.Errorf("--think-time-dist must be %s or %s, got %q", ThinkFixed, ThinkExponential, s.ThinkDist))
+	}
+	if s.SystemLen < 0 || s.SystemLen > MaxSyntheticLen {
+		errs = append(errs, fmt.Errorf("--session-system-len must be in [0, %d], got %d", MaxSyntheticLen, s.SystemLen))
+	}
+	return append(errs, s.Synthetic.Validate()...)
+}
+
+// String names the set's recipe, e.g.
+// "sessions(turns=4, think=2s fixed, input=1024, output=128, range=0, seed=0)".
+func (s SyntheticSessions) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sessions(turns=%d", s.Turns)
+	if s.TurnsRangeRatio != 0 {
+		fmt.Fprintf(&b, ", turns-range=%g", s.TurnsRangeRatio)
+	}
+	dist := s.ThinkDist
+	if dist == "" {
+		dist = ThinkFixed
+	}
+	fmt.Fprintf(&b, ", think=%v %s", s.Think, dist)
+	if s.SystemLen > 0 {
+		fmt.Fprintf(&b, ", system=%d", s.SystemLen)
+	}
+	fmt.Fprintf(&b, ", %s)", s.Synthetic.params())
+	return b.String()
+}
+
+// Generate materialises nSessions sessions: their turns, session after session.
+func (s SyntheticSessions) Generate(nSessions int) (*Set, error) {
+	if errs := s.Validate(); len(errs) > 0 {
+		return nil, errs[0]
+	}
+	if nSessions < 1 {
+		return nil, fmt.Errorf("a set of sessions needs at least one session, got %d", nSessions)
+	}
+	src := rand.NewPCG(uint64(s.Seed), 0x73657373696f6e) // "session"
+	rng := rand.New(src)
+	draw := s.lengthDraw(src, rng)
+	thinkRNG := rand.New(rand.NewPCG(uint64(s.Seed), 0x7468696e6b)) // "think"
+	reqs := make([]Request, 0, nSessions*s.Turns)
+	var buf []byte
+	for k := 1; k <= nSessions; k++ {
+		turns := uniformLen(rng, s.Turns, s.TurnsRangeRatio)
+		for t := 1; t <= turns; t++ {
+			r := Request{Session: k, Turn: t}
+			if t == 1 && s.SystemLen > 0 {
+				buf = appendWords(buf[:0], src, s.SystemLen)
+				r.Messages = append(r.Messages, Message{Role: "system", Content: string(buf)})
+				r.InputTokens = s.SystemLen
+			}
+			in := draw(s.InputLen)
+			r.MaxTokens = draw(s.OutputLen)
+			buf = appendWords(buf[:0], src, in)
+			r.Messages = append(r.Messages, Message{Role: "user", Content: string(buf)})
+			r.InputTokens += in
+			if t > 1 {
+				r.ThinkMS = s.thinkMS(thinkRNG)
+			}
+			reqs = append(reqs, r)
+		}
+	}
+	return NewSet(s.String(), reqs), nil
+}
+
+// thinkMS draws a think time in ms, rounded to whole microseconds and capped at maxThinkMS.
+func (s SyntheticSessions) thinkMS(rng *rand.Rand) float64 {
+	us := float64(s.Think) / float64(time.Microsecond)
+	if s.ThinkDist == ThinkExponential {
+		us *= rng.ExpFloat64()
+	}
+	return min(math.Round(us), maxThinkMS*1000) / 1000
+}
+
+// thinkMSOf is a fixed think time in ms, rounded to whole microseconds.
+func thinkMSOf(d time.Duration) float64 {
+	return float64(d.Round(time.Microsecond)/time.Microsecond) / 1000
+}
+
+// SessionNonce is the cold-cache nonce of one session of a run (ApplyCold): the run's nonce
+// with the session's number inside its closing bracket ("[run:…:s3]"), or after a slash when it
+// has none ("nonce/s3"). It is one word, as the run's nonce.
+func SessionNonce(nonce string, session int) string {
+	if len(nonce) > 1 && strings.HasSuffix(nonce, "]") {
+		return nonce[:len(nonce)-1] + ":s" + strconv.Itoa(session) + "]"
+	}
+	return nonce + "/s" + strconv.Itoa(session)
+}
+
+// headSessions keeps a session set's first n sessions (all when n is 0 or larger than the set).
+func headSessions(set *Set, n int) *Set {
+	ranges := Sessions(set.Requests)
+	if n <= 0 || n >= len(ranges) {
+		return set
+	}
+	end := ranges[n-1][1]
+	out := NewSet(fmt.Sprintf("%s[:%d sessions]", set.Source, n), set.Requests[:end:end])
+	out.Notes = set.Notes
+	return out
+}
+
+// cycleSessions returns n sessions of set: its first n, or all of it repeated in order as
+// often as needed, the copies renumbered so every session keeps a number of its own (the k-th
+// session of the result is session k).
+func cycleSessions(set *Set, n int) *Set {
+	ranges := Sessions(set.Requests)
+	if n <= len(ranges) {
+		return headSessions(set, n)
+	}
+	var reqs []Request
+	for k := range n {
+		rg := ranges[k%len(ranges)]
+		for _, r := range set.Requests[rg[0]:rg[1]] {
+			r.Session = k + 1
+			reqs = append(reqs, r)
+		}
+	}
+	out := NewSet(fmt.Sprintf("%s cycled to %d sessions", set.Source, n), reqs)
+	out.Notes = set.Notes
+	return out
+}

@@ -9,7 +9,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // ShareGPTOptions selects which ShareGPT exchanges become requests. Zero values disable a filter.
@@ -20,11 +22,19 @@ import (
 // is_valid_sequence), and shuffles with its seed. DefaultShareGPTFilter gives the same numbers,
 // here counted in words (CountWords) rather than in the model's tokens; the file order is kept
 // (no shuffle), so the set depends on the file alone.
+//
+// With MultiTurn, every conversation becomes a session (see ReadShareGPT); Max then counts
+// sessions, and the length filters apply to each turn with its history (see ReadShareGPT).
 type ShareGPTOptions struct {
-	Max          int // keep at most this many requests, the first in file order (0 = all)
+	Max          int // keep at most this many requests (sessions), the first in file order (0 = all)
 	MinLen       int // skip when the prompt or the reply has fewer words
 	MaxPromptLen int // skip when the prompt has more words
 	MaxTotalLen  int // skip when prompt + reply have more words
+	// MultiTurn makes each conversation a session of all its human→gpt exchanges.
+	MultiTurn bool
+	// Think is the think time of every session turn after the first (MultiTurn only), rounded
+	// to whole microseconds; at most one day.
+	Think time.Duration
 }
 
 // DefaultShareGPTFilter returns vLLM's ShareGPT length filter (4, 1024, 2048), in words.
@@ -51,9 +61,31 @@ func LoadShareGPT(path string, opts ShareGPTOptions) (*Set, error) {
 // says why. Structural mistakes (an entry that is not an object, a "value" that is neither a
 // string nor null, which counts as empty) are errors naming the line of the entry; the whole
 // file is checked before anything is returned.
+//
+// With opts.MultiTurn, each entry gives at most one session, whose turns are all its human→gpt
+// exchanges in order: every human message directly followed by a gpt message is a turn, one chat
+// request of that single user message, with the reply's word count as max_tokens. As for a
+// single request, a human message that is not directly answered (the first of two consecutive
+// human messages, or a trailing one) is dropped, and so are system messages and replies without
+// a question; the client sends the server's actual replies in the history, not the file's. Turn
+// labels are "ID#TURN" (none without an id); turns after the first wait opts.Think.
+//
+// The length filters then apply turn by turn, each turn with the history it is sent after, in
+// words, with the file's replies standing for the server's (max_tokens bounds those): MinLen to
+// the turn's prompt and reply, MaxPromptLen to the history and the prompt (what the server
+// prefills), MaxTotalLen to the history, the prompt and the reply (the context the turn ends
+// with). A session is cut before its first turn outside a filter, so every session is a
+// conversation's true beginning; an entry whose first turn is outside the filters is skipped as
+// a single request would be. Notes count the sessions cut short and the turns dropped.
 func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) {
 	if opts.Max < 0 || opts.MinLen < 0 || opts.MaxPromptLen < 0 || opts.MaxTotalLen < 0 {
 		return nil, fmt.Errorf("ShareGPT options must not be negative: %+v", opts)
+	}
+	if opts.Think < 0 || opts.Think > maxThinkMS*time.Millisecond {
+		return nil, fmt.Errorf("ShareGPT think time must be in [0, %v], got %v", maxThinkMS*time.Millisecond, opts.Think)
+	}
+	if opts.Think != 0 && !opts.MultiTurn {
+		return nil, fmt.Errorf("a ShareGPT think time (%v) is the wait between a session's turns: it needs multi-turn sessions", opts.Think)
 	}
 	lr := &lineTracker{r: bufio.NewReader(r)}
 	dec := json.NewDecoder(lr)
@@ -70,8 +102,10 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 	var (
 		reqs                      []Request
 		noPair, tooShort, tooLong int
-		count                     int
+		count, kept               int // entries read, and made requests (sessions)
+		cut, dropped              int // sessions cut short, and the turns they lost
 	)
+	thinkMS := thinkMSOf(opts.Think)
 	for dec.More() {
 		start := dec.InputOffset()
 		lr.trim(start)
@@ -87,14 +121,15 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 			return nil, p.err() // the rest cannot be located reliably
 		}
 		var (
-			prompt, reply, label string
-			found, ok            bool
+			exs   []exchange
+			label string
+			ok    bool
 		)
 		if err == nil && lr.firstByte(start) == '{' {
-			prompt, reply, label, found, ok = entry.pair(count, line, p)
+			exs, label, ok = entry.exchanges(count, line, p, opts.MultiTurn)
 		} else {
 			raw := lr.slice(start, dec.InputOffset())
-			if _, _, _, _, ok = sharegptPair(raw, count, line, p); ok {
+			if _, _, ok = sharegptExchanges(raw, count, line, p, opts.MultiTurn); ok {
 				p.add(line, "entry %d: %s", count, jsonErrText(err)) // not expected: the slow path agrees
 			}
 			continue
@@ -102,21 +137,53 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 		switch {
 		case !ok:
 			continue
-		case !found:
+		case len(exs) == 0:
 			noPair++
 			continue
 		}
-		in, out := CountWords(prompt), CountWords(reply)
+		// The exchanges that pass the filters, each with the history before it.
+		history, n := 0, 0
+		var short bool
+		for _, ex := range exs {
+			in, out := CountWords(ex.prompt), CountWords(ex.reply)
+			short = in == 0 || out == 0 || in < opts.MinLen || out < opts.MinLen
+			long := opts.MaxPromptLen > 0 && history+in > opts.MaxPromptLen || opts.MaxTotalLen > 0 && history+in+out > opts.MaxTotalLen
+			if short || long {
+				break
+			}
+			history += in + out
+			n++
+		}
 		switch {
-		case in == 0 || out == 0 || in < opts.MinLen || out < opts.MinLen:
+		case n == 0 && short:
 			tooShort++
 			continue
-		case opts.MaxPromptLen > 0 && in > opts.MaxPromptLen, opts.MaxTotalLen > 0 && in+out > opts.MaxTotalLen:
+		case n == 0:
 			tooLong++
 			continue
+		case n < len(exs):
+			cut++
+			dropped += len(exs) - n
 		}
-		if opts.Max == 0 || len(reqs) < opts.Max {
-			reqs = append(reqs, Request{Label: label, Prompt: prompt, InputTokens: in, MaxTokens: out})
+		if opts.Max > 0 && kept >= opts.Max {
+			continue // the rest of the file is still checked
+		}
+		kept++
+		if !opts.MultiTurn {
+			ex := exs[0]
+			reqs = append(reqs, Request{Label: label, Prompt: ex.prompt, InputTokens: CountWords(ex.prompt), MaxTokens: CountWords(ex.reply)})
+			continue
+		}
+		for j, ex := range exs[:n] {
+			r := Request{Messages: []Message{{Role: "user", Content: ex.prompt}}, InputTokens: CountWords(ex.prompt),
+				MaxTokens: CountWords(ex.reply), Session: kept, Turn: j + 1}
+			if j > 0 {
+				r.ThinkMS = thinkMS
+			}
+			if label != "" {
+				r.Label = label + "#" + strconv.Itoa(j+1)
+			}
+			reqs = append(reqs, r)
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing ']'
@@ -130,7 +197,16 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 	if len(reqs) == 0 {
 		return nil, &LineError{Path: name, Msg: fmt.Sprintf("no requests: none of %d entries has a usable human→gpt exchange (%d without one, %d too short, %d too long)", count, noPair, tooShort, tooLong)}
 	}
-	set := NewSet(fmt.Sprintf("sharegpt(file=%s)", name), reqs)
+	source := fmt.Sprintf("sharegpt(file=%s)", name)
+	first := ""
+	if opts.MultiTurn {
+		if err := ValidateSessions(reqs); err != nil { // the rules above imply it: a safety net
+			return nil, &LineError{Path: name, Msg: err.Error()}
+		}
+		source = fmt.Sprintf("sharegpt(file=%s, multi-turn, think=%v)", name, opts.Think)
+		first = " in its first turn"
+	}
+	set := NewSet(source, reqs)
 	set.Skipped = noPair + tooShort + tooLong
 	if noPair > 0 {
 		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s without a human→gpt exchange", entries(noPair)))
@@ -140,13 +216,21 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 		if opts.MinLen > 1 {
 			why = fmt.Sprintf("a prompt or reply under %d words", opts.MinLen)
 		}
-		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s with %s", entries(tooShort), why))
+		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s with %s%s", entries(tooShort), why, first))
 	}
 	if tooLong > 0 {
-		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s with a prompt over %d words or prompt and reply over %d", entries(tooLong), opts.MaxPromptLen, opts.MaxTotalLen))
+		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s with a prompt over %d words or prompt and reply over %d%s", entries(tooLong), opts.MaxPromptLen, opts.MaxTotalLen, first))
 	}
-	if opts.Max > 0 && len(reqs) == opts.Max {
-		set.Notes = append(set.Notes, fmt.Sprintf("kept the first %d usable ShareGPT entries", opts.Max))
+	if cut > 0 && opts.MultiTurn {
+		set.Notes = append(set.Notes, fmt.Sprintf("cut %s short before their first turn outside the length filters (with its history): %s dropped",
+			plural(cut, "session"), plural(dropped, "later turn")))
+	}
+	if opts.Max > 0 && kept == opts.Max {
+		what := "entries"
+		if opts.MultiTurn {
+			what = "entries, as sessions"
+		}
+		set.Notes = append(set.Notes, fmt.Sprintf("kept the first %d usable ShareGPT %s", opts.Max, what))
 	}
 	return set, nil
 }
@@ -160,22 +244,38 @@ type sharegptEntry struct {
 	} `json:"conversations"`
 }
 
-// pair is sharegptPair for an entry decoded into its shape.
-func (e *sharegptEntry) pair(n, line int, p *problems) (prompt, reply, label string, found, ok bool) {
+// exchange is a human message and the gpt reply directly after it.
+type exchange struct{ prompt, reply string }
+
+// exchangesOf returns the human→gpt exchanges of a conversation of n messages, in order: every
+// human message directly followed by a gpt one; only the first when !all.
+func exchangesOf(n int, message func(i int) (from, value string), all bool) []exchange {
+	var out []exchange
+	for i := 0; i+1 < n; i++ {
+		from, prompt := message(i)
+		next, reply := message(i + 1)
+		if isHumanTurn(from) && isGPTTurn(next) {
+			out = append(out, exchange{prompt, reply})
+			if !all {
+				break
+			}
+			i++
+		}
+	}
+	return out
+}
+
+// exchanges is sharegptExchanges for an entry decoded into its shape.
+func (e *sharegptEntry) exchanges(n, line int, p *problems, all bool) (exs []exchange, label string, ok bool) {
 	if e.ID != nil && !isNull(e.ID) {
 		var isLabel bool
 		if label, isLabel = labelOf(e.ID); !isLabel {
 			p.add(line, "entry %d: \"id\" must be a string or a number, got %s", n, describe(e.ID))
-			return "", "", "", false, false
+			return nil, "", false
 		}
 	}
 	turns := e.Conversations
-	for i := 0; i+1 < len(turns); i++ {
-		if isHumanTurn(strings.ToLower(turns[i].From)) && isGPTTurn(strings.ToLower(turns[i+1].From)) {
-			return turns[i].Value, turns[i+1].Value, label, true, true
-		}
-	}
-	return "", "", label, false, true
+	return exchangesOf(len(turns), func(i int) (string, string) { return strings.ToLower(turns[i].From), turns[i].Value }, all), label, true
 }
 
 // labelOf reads a ShareGPT "id": a string, or a number spelt as in the file.
@@ -190,31 +290,31 @@ func labelOf(id json.RawMessage) (string, bool) {
 	return "", false
 }
 
-// sharegptPair extracts the first human→gpt exchange of entry number n (1-based) starting on
-// line; found is false when the entry has none, ok is false after a structural problem.
-func sharegptPair(raw json.RawMessage, n, line int, p *problems) (prompt, reply, label string, found, ok bool) {
+// sharegptExchanges extracts the human→gpt exchanges (only the first unless all) of entry number
+// n (1-based) starting on line; ok is false after a structural problem.
+func sharegptExchanges(raw json.RawMessage, n, line int, p *problems, all bool) (exs []exchange, label string, ok bool) {
 	where := fmt.Sprintf("entry %d", n)
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil || obj == nil {
 		p.add(line, "%s must be an object {\"id\", \"conversations\"}, got %s", where, describe(raw))
-		return "", "", "", false, false
+		return nil, "", false
 	}
 	if id := obj["id"]; id != nil && !isNull(id) {
 		var isLabel bool
 		if label, isLabel = labelOf(id); !isLabel {
 			p.add(line, "%s: \"id\" must be a string or a number, got %s", where, describe(id))
-			return "", "", "", false, false
+			return nil, "", false
 		}
 		where = fmt.Sprintf("entry %d (id %q)", n, label)
 	}
 	conv := obj["conversations"]
 	if conv == nil || isNull(conv) {
-		return "", "", label, false, true // nothing to use: counted as skipped
+		return nil, label, true // nothing to use: counted as skipped
 	}
 	var turns []json.RawMessage
 	if json.Unmarshal(conv, &turns) != nil {
 		p.add(line, "%s: \"conversations\" must be an array, got %s", where, describe(conv))
-		return "", "", "", false, false
+		return nil, "", false
 	}
 	froms := make([]string, len(turns))
 	values := make([]string, len(turns))
@@ -242,14 +342,9 @@ func sharegptPair(raw json.RawMessage, n, line int, p *problems) (prompt, reply,
 		froms[i], values[i] = strings.ToLower(from), value
 	}
 	if !good {
-		return "", "", "", false, false
+		return nil, "", false
 	}
-	for i := 0; i+1 < len(turns); i++ {
-		if isHumanTurn(froms[i]) && isGPTTurn(froms[i+1]) {
-			return values[i], values[i+1], label, true, true
-		}
-	}
-	return "", "", label, false, true
+	return exchangesOf(len(turns), func(i int) (string, string) { return froms[i], values[i] }, all), label, true
 }
 
 // entries spells a count of ShareGPT entries.
@@ -258,6 +353,14 @@ func entries(n int) string {
 		return "1 ShareGPT entry"
 	}
 	return fmt.Sprintf("%d ShareGPT entries", n)
+}
+
+// plural spells a count of things: "1 session", "2 sessions".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func isHumanTurn(from string) bool { return from == "human" || from == "user" }

@@ -7,9 +7,9 @@ import (
 )
 
 // Source builds each tier's request set from one --workload spec. Generated workloads
-// (synthetic, shared-prefix) are drawn per tier from the tier's seed; a file is read and
-// validated whole once, and its requests are the same in every tier; a trace is also the
-// schedule (Trace).
+// (synthetic, shared-prefix, sessions) are drawn per tier from the tier's seed; a file is read
+// and validated whole once, and its requests are the same in every tier; a trace is also the
+// schedule (Trace). For a workload of sessions (Sessions), tiers count sessions, not requests.
 type Source struct {
 	Spec  string
 	Cache CachePolicy
@@ -49,6 +49,12 @@ func NewSource(spec string, opts LoadOptions, cache string) (*Source, []error) {
 			return s, append(errs, e...)
 		}
 		s.Desc = g.String()
+	case KindSessions:
+		g := opts.sessions()
+		if e := g.Validate(); len(e) > 0 {
+			return s, append(errs, e...)
+		}
+		s.Desc = g.String()
 	default:
 		set, tr, err := Load(spec, opts)
 		if err != nil {
@@ -74,22 +80,49 @@ func NewSource(spec string, opts LoadOptions, cache string) (*Source, []error) {
 // Generated reports whether the requests are generated per tier (not read from a file).
 func (s *Source) Generated() bool { return s.file == nil }
 
-// Size is the number of requests a file or trace holds (0 for generated workloads).
+// Sessions reports whether the workload is made of sessions (multi-turn conversations): then
+// Size and TierSet count sessions.
+func (s *Source) Sessions() bool {
+	if s.file == nil {
+		return s.Spec == KindSessions
+	}
+	return s.file.SessionCount() > 0
+}
+
+// Size is the number of requests a file or trace holds, or of sessions for a file of sessions
+// (0 for generated workloads): the n for which TierSet returns the whole file.
 func (s *Source) Size() int {
 	if s.file == nil {
 		return 0
+	}
+	if k := s.file.SessionCount(); k > 0 {
+		return k
 	}
 	return len(s.file.Requests)
 }
 
 // TierSet returns the n requests of a tier seeded with seed, before any cache policy, and notes
-// for the user. A file smaller than n is reused in order.
+// for the user. A file smaller than n is reused in order. For a workload of sessions, n counts
+// sessions: a file's first n, or all of them reused in order, the copies numbered as new
+// sessions (the k-th session of the tier is session k).
 func (s *Source) TierSet(n int, seed int64) (*Set, []string, error) {
 	if s.Generated() {
 		o := s.opts
 		o.N, o.Seed = n, seed
 		set, _, err := Load(s.Spec, o)
 		return set, nil, err
+	}
+	if k := s.file.SessionCount(); k > 0 {
+		if n < 1 {
+			return nil, nil, fmt.Errorf("a tier of sessions needs at least one session, got %d", n)
+		}
+		set := cycleSessions(s.file, n)
+		if n <= k {
+			return set, nil, nil
+		}
+		note := fmt.Sprintf("the schedule plans %d sessions and %s holds %d: they are reused in order, as new sessions (--cache cold gives each its own nonce; otherwise repeats can hit the prefix cache)",
+			n, s.Spec, k)
+		return set, []string{note}, nil
 	}
 	if n <= len(s.file.Requests) {
 		if n == len(s.file.Requests) {

@@ -31,7 +31,8 @@ const (
 	// "output_length": tokens, "hash_ids": [block ids]}. Each hash id names one block of
 	// MooncakeBlockSize prompt tokens (the last block of a prompt may be partial, so a prompt has
 	// ⌈input_length/512⌉ ids); requests whose hash_ids share a leading run share that prefix.
-	// Other keys are ignored.
+	// Other keys are ignored; a conversation id ("session_id", "conversation_id" or "chat_id")
+	// only earns a note: its turns are replayed as independent requests.
 	TraceMooncake = "mooncake"
 )
 
@@ -136,6 +137,9 @@ func ReadTrace(r io.Reader, name, format string, timeScale float64) (*Trace, err
 		}
 		tr.Offsets[i] = time.Duration(math.Round(d))
 	}
+	if rows.sessionKey != "" {
+		tr.Notes = append(tr.Notes, fmt.Sprintf("the trace's rows carry %q: multi-turn structure in Mooncake traces is replayed as independent requests, at their timestamps", rows.sessionKey))
+	}
 	if n := countZero(rows.out); n > 0 {
 		tr.Notes = append(tr.Notes, fmt.Sprintf("%d of %d trace requests have no output length: they are sent without max_tokens", n, len(rows.out)))
 	}
@@ -148,6 +152,8 @@ type traceRows struct {
 	in, out []int
 	hashes  [][]int64
 	line    []int // each row's line in the file, for errors
+	// sessionKey is the first conversation id key seen (Mooncake), "" when none.
+	sessionKey string
 }
 
 // MaxReplaySpan bounds how long after the first request a replayed trace may plan one (after
@@ -308,7 +314,7 @@ func readMooncake(r io.Reader, name string) (*traceRows, error) {
 			line = bytes.TrimPrefix(line, []byte("\ufeff"))
 		}
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			at, atText, in, out, hashes, ok := parseMooncakeLine(trimmed, lineNo, p)
+			at, atText, in, out, hashes, ok := parseMooncakeLine(trimmed, lineNo, p, &rows.sessionKey)
 			if ok && havePrev && at < prev {
 				p.add(lineNo, "timestamp %s is earlier than the previous line's %s: timestamps must not decrease", atText, prevText)
 			}
@@ -342,10 +348,19 @@ func readMooncake(r io.Reader, name string) (*traceRows, error) {
 }
 
 // parseMooncakeLine parses one Mooncake line; the arrival is returned in ns.
-func parseMooncakeLine(line []byte, lineNo int, p *problems) (at int64, atText string, in, out int, hashes []int64, ok bool) {
+// The first conversation id key seen is recorded in *sessionKey.
+func parseMooncakeLine(line []byte, lineNo int, p *problems, sessionKey *string) (at int64, atText string, in, out int, hashes []int64, ok bool) {
 	obj, isObj := jsonObject(line, lineNo, p)
 	if !isObj {
 		return 0, "", 0, 0, nil, false
+	}
+	if *sessionKey == "" {
+		for _, k := range [...]string{"session_id", "conversation_id", "chat_id"} {
+			if v, has := obj[k]; has && !isNull(v) {
+				*sessionKey = k
+				break
+			}
+		}
 	}
 	before := len(p.errs) + p.more
 	ts, has := obj["timestamp"]

@@ -5,14 +5,27 @@
 //   - Synthetic: random prompts with lengths drawn from a fixed, uniform (vLLM's
 //     --random-range-ratio), normal or log-normal distribution.
 //   - SharedPrefix: groups of requests sharing a common prefix, interleaved round-robin.
-//   - LoadJSONL: the user's own requests (or a set written by Save), one JSON object a line.
-//   - LoadShareGPT: the first human→gpt exchange of each ShareGPT conversation.
+//   - SyntheticSessions: random multi-turn conversations (sessions, below).
+//   - LoadJSONL: the user's own requests (or a set written by Save), one JSON object a line;
+//     lines with a "session" make a set of sessions.
+//   - LoadShareGPT: the first human→gpt exchange of each ShareGPT conversation, or, with
+//     ShareGPTOptions.MultiTurn, each conversation as a session of all its exchanges.
 //   - LoadTrace and TraceRequests: Azure LLM inference CSV and Mooncake JSONL traces, which are a
-//     schedule and a request set at once.
+//     schedule and a request set at once (a Mooncake trace's conversations are replayed as
+//     independent requests).
 //   - Load: one dispatcher for all of the above, for the CLI's --workload.
 //
+// Sessions: a set may be made of multi-turn conversations. Its requests are then the turns of
+// each session, together and in order, with Session and Turn (both 1-based) and ThinkMS (the
+// think time before the turn, 0 for a first turn) set; ValidateSessions checks the structure,
+// Sessions and Set.SessionCount read it. A turn's Messages are only what the turn adds (its user
+// message; a system message may open turn 1) and its InputTokens count only that: the client
+// sends the whole history (every earlier turn's messages and the server's actual replies) before
+// them. For sessions, Load's and Source's request counts count sessions.
+//
 // ApplyCold puts a per-run nonce in front of every prompt so a run never hits a prefix cached by
-// an earlier one (CachePolicy).
+// an earlier one (CachePolicy); in a set of sessions, a per-session nonce in front of each
+// session's first turn.
 //
 // Synthetic prompts are made of common English words that are one token each in the usual BPE
 // vocabularies and exactly one token in the embedded simulated deployment's tokenizer model, so
@@ -56,7 +69,8 @@ type Expectation struct {
 //
 // MaxTokens 0 means the request carries no max_tokens (the server's default applies); it is then
 // left out of the JSON encoding, which therefore equals the encoding of earlier versions for every
-// request with a max_tokens. Label is the request's name in the user's file (its "id"), if any.
+// request with a max_tokens. Label is the request's name in the user's file (its "id"), if any;
+// a session turn read from a file without a name of its own is labelled "SESSION#TURN".
 type Request struct {
 	ID          int          `json:"id"`
 	Label       string       `json:"label,omitempty"`
@@ -90,8 +104,9 @@ type Set struct {
 	// Nonce is the per-run nonce ApplyCold put in front of every prompt ("" if none). Fingerprint
 	// is then still that of the set without it, so two cold runs of one set stay comparable.
 	Nonce string
-	// Skipped counts the entries of a source file that did not become requests (ShareGPT entries
-	// without a human→gpt exchange or outside the length filters); Notes says why, for the user.
+	// Skipped counts the entries of a source file that did not become requests or sessions
+	// (ShareGPT entries without a human→gpt exchange or outside the length filters); Notes says
+	// why, for the user.
 	Skipped int
 	Notes   []string
 }
@@ -186,11 +201,14 @@ func (s Synthetic) Validate() []error {
 const MaxLengthCV = 10
 
 // String names the set's recipe. The uniform form is the one earlier versions printed.
-func (s Synthetic) String() string {
+func (s Synthetic) String() string { return "random(" + s.params() + ")" }
+
+// params lists the lengths and the seed, as String prints them.
+func (s Synthetic) params() string {
 	if s.Dist == "" || s.Dist == DistUniform {
-		return fmt.Sprintf("random(input=%d, output=%d, range=%g, seed=%d)", s.InputLen, s.OutputLen, s.RangeRatio, s.Seed)
+		return fmt.Sprintf("input=%d, output=%d, range=%g, seed=%d", s.InputLen, s.OutputLen, s.RangeRatio, s.Seed)
 	}
-	return fmt.Sprintf("random(input=%d, output=%d, dist=%s, ratio=%g, seed=%d)", s.InputLen, s.OutputLen, s.Dist, s.RangeRatio, s.Seed)
+	return fmt.Sprintf("input=%d, output=%d, dist=%s, ratio=%g, seed=%d", s.InputLen, s.OutputLen, s.Dist, s.RangeRatio, s.Seed)
 }
 
 // Generate materialises n requests. The same Synthetic and n give the same set on every machine,
