@@ -49,6 +49,15 @@ type Config struct {
 	TokensPerChunk int
 	// DefaultMaxTokens is the output length when a request sets none.
 	DefaultMaxTokens int
+	// ReasoningShare is the share, in [0, 1), of each chat response's
+	// output tokens streamed as reasoning_content before the answer: the
+	// first floor(ReasoningShare·max tokens) of them. 0 means no reasoning.
+	// Completions (non-chat) never reason.
+	ReasoningShare float64
+	// ToolCalls answers chat requests that carry a non-empty tools array
+	// with a call of the first tool (finish_reason "tool_calls"): the
+	// answer tokens are streamed as the call's arguments instead of content.
+	ToolCalls bool
 	// EOSProbability is the per-token chance of an early end of sequence
 	// (finish_reason "stop"); 0 means every request runs to its max tokens.
 	EOSProbability float64
@@ -125,6 +134,9 @@ func (c Config) Validate() error {
 			bad("%s: %v, must be in [0, 1]", p.name, p.v)
 		}
 	}
+	if !(c.ReasoningShare >= 0 && c.ReasoningShare < 1) {
+		bad("reasoning-share: %v, must be in [0, 1)", c.ReasoningShare)
+	}
 	if s := c.ErrorRate + c.StallRate + c.DropRate; s > 1+1e-12 {
 		bad("error-rate + stall-rate + drop-rate: %v, must not exceed 1", s)
 	}
@@ -168,6 +180,19 @@ func durParam(name, usage string, f func(*Config) *time.Duration) param {
 		}}
 }
 
+func boolParam(name, usage string, f func(*Config) *bool) param {
+	return param{name, usage,
+		func(c *Config) string { return strconv.FormatBool(*f(c)) },
+		func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("want true or false: %w", err)
+			}
+			*f(c) = b
+			return nil
+		}}
+}
+
 func floatParam(name, usage string, f func(*Config) *float64) param {
 	return param{name, usage,
 		func(c *Config) string { return strconv.FormatFloat(*f(c), 'g', -1, 64) },
@@ -195,18 +220,11 @@ var params = []param{
 	intParam("max-model-len", "context length (prompt + output tokens)", func(c *Config) *int { return &c.MaxModelLen }),
 	intParam("block-size", "prefix-cache block size in tokens", func(c *Config) *int { return &c.BlockSize }),
 	intParam("prefix-cache-blocks", "prefix-cache capacity in blocks (0 disables)", func(c *Config) *int { return &c.PrefixCacheBlocks }),
-	{"preempt", "optimistic admission with preemption by recompute (false: reserve prompt + max tokens)",
-		func(c *Config) string { return strconv.FormatBool(c.Preempt) },
-		func(c *Config, v string) error {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return fmt.Errorf("want true or false: %w", err)
-			}
-			c.Preempt = b
-			return nil
-		}},
+	boolParam("preempt", "optimistic admission with preemption by recompute (false: reserve prompt + max tokens)", func(c *Config) *bool { return &c.Preempt }),
 	intParam("tokens-per-chunk", "tokens per decode step and SSE chunk (speculative-decoding look-alike)", func(c *Config) *int { return &c.TokensPerChunk }),
 	intParam("default-max-tokens", "output length when a request sets no max_tokens", func(c *Config) *int { return &c.DefaultMaxTokens }),
+	floatParam("reasoning-share", "share of each chat response's output tokens streamed as reasoning_content before the answer (0: no reasoning)", func(c *Config) *float64 { return &c.ReasoningShare }),
+	boolParam("tool-calls", "answer chat requests that carry tools with a tool call (finish_reason tool_calls)", func(c *Config) *bool { return &c.ToolCalls }),
 	floatParam("eos-probability", "per-token probability of an early stop (0: always run to max tokens)", func(c *Config) *float64 { return &c.EOSProbability }),
 	floatParam("error-rate", "share of requests answered with HTTP 500/503", func(c *Config) *float64 { return &c.ErrorRate }),
 	floatParam("stall-rate", "share of streams that stall until the client leaves", func(c *Config) *float64 { return &c.StallRate }),

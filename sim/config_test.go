@@ -23,6 +23,9 @@ func TestProfilesValidate(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Errorf("Profile(%q).Validate(): %v", n, err)
 		}
+		if c.ReasoningShare != 0 || c.ToolCalls {
+			t.Errorf("profile %s: ReasoningShare %v, ToolCalls %v; want every answer mode off", n, c.ReasoningShare, c.ToolCalls)
+		}
 		if c.StepBase < 2*time.Millisecond {
 			t.Errorf("profile %s: StepBase %v, want >= 2ms so timers are not the limit", n, c.StepBase)
 		}
@@ -58,6 +61,10 @@ func TestValidate(t *testing.T) {
 		{"zero chunk", func(c *sim.Config) { c.TokensPerChunk = 0 }, []string{"tokens-per-chunk"}},
 		{"zero default max", func(c *sim.Config) { c.DefaultMaxTokens = 0 }, []string{"default-max-tokens"}},
 		{"eos above one", func(c *sim.Config) { c.EOSProbability = 1.5 }, []string{"eos-probability"}},
+		{"reasoning share one", func(c *sim.Config) { c.ReasoningShare = 1 }, []string{"reasoning-share"}},
+		{"negative reasoning share", func(c *sim.Config) { c.ReasoningShare = -0.1 }, []string{"reasoning-share"}},
+		{"nan reasoning share", func(c *sim.Config) { c.ReasoningShare = math.NaN() }, []string{"reasoning-share"}},
+		{"reasoning and tool calls", func(c *sim.Config) { c.ReasoningShare, c.ToolCalls = 0.999, true }, nil},
 		{"faults above one", func(c *sim.Config) { c.ErrorRate, c.StallRate, c.DropRate = 0.5, 0.3, 0.3 }, []string{"must not exceed 1"}},
 		{"every error at once", func(c *sim.Config) { c.MaxNumSeqs, c.TokensPerChunk, c.ErrorRate = 0, 0, -1 },
 			[]string{"max-num-seqs", "tokens-per-chunk", "error-rate"}},
@@ -104,6 +111,28 @@ func TestParamsRoundTrip(t *testing.T) {
 	if c != def {
 		t.Errorf("config from Params defaults = %+v, want %+v", c, def)
 	}
+	// A field left at its zero value in the default profile escapes the
+	// check above: there must be one parameter per field.
+	if n, f := len(sim.Params()), reflect.TypeOf(sim.Config{}).NumField(); n != f {
+		t.Errorf("%d params for %d Config fields", n, f)
+	}
+	want := map[string]sim.Param{
+		"reasoning-share": {Name: "reasoning-share", Default: "0",
+			Usage: "share of each chat response's output tokens streamed as reasoning_content before the answer (0: no reasoning)"},
+		"tool-calls": {Name: "tool-calls", Default: "false",
+			Usage: "answer chat requests that carry tools with a tool call (finish_reason tool_calls)"},
+	}
+	for _, p := range sim.Params() {
+		if w, ok := want[p.Name]; ok {
+			if p != w {
+				t.Errorf("param %+v, want %+v", p, w)
+			}
+			delete(want, p.Name)
+		}
+	}
+	for name := range want {
+		t.Errorf("no param %s", name)
+	}
 }
 
 func TestSet(t *testing.T) {
@@ -120,6 +149,9 @@ func TestSet(t *testing.T) {
 		{"preempt", "false", func(c sim.Config) bool { return !c.Preempt }, ""},
 		{"model-name", "m", func(c sim.Config) bool { return c.ModelName == "m" }, ""},
 		{"seed", "-3", func(c sim.Config) bool { return c.Seed == -3 }, ""},
+		{"reasoning-share", "0.25", func(c sim.Config) bool { return c.ReasoningShare == 0.25 }, ""},
+		{"tool-calls", "true", func(c sim.Config) bool { return c.ToolCalls }, ""},
+		{"tool-calls", "sometimes", nil, "want true or false"},
 		{"max-num-seqs", "many", nil, "want an integer"},
 		{"step-base", "12", nil, "want a duration"},
 		{"preempt", "perhaps", nil, "want true or false"},

@@ -65,6 +65,28 @@
 // handler that falls behind writes the chunks it owes in one flush; it never
 // merges them, so chunk counts and contents do not depend on the load.
 //
+// Reasoning (ReasoningShare s > 0, chat only): of a response whose max
+// output tokens is n, the first r = floor(s·n) tokens are reasoning, streamed
+// as delta.reasoning_content (message.reasoning_content when not streaming),
+// and the rest the answer; a response that stops early is reasoning up to
+// its r-th token. Token i has the same text (a space and a word) whichever
+// field carries it, so words still count tokens. A chunk that straddles the
+// boundary is written as two SSE events, back to back: its reasoning
+// tokens, then its answer tokens. Reasoning tokens are ordinary decode
+// tokens to the engine.
+//
+// Tool calls (ToolCalls, chat only): a request with a non-empty "tools"
+// array is answered with a call of its first tool (named by
+// tools[0].function.name, else "tool"): the answer tokens are the call's
+// arguments, the JSON object {"q":"<answer tokens>"}, streamed as
+// tool_calls deltas (the first with index 0, an id "call_" + 16 hex digits
+// drawn from Seed and the arrival index, type "function" and the name; the
+// later ones with index 0 and arguments only), and finish_reason is
+// "tool_calls". A non-streaming response carries the call in
+// message.tool_calls with content null. A response that stops while still
+// reasoning calls no tool. "tools", when present and not null, must be an
+// array (else 400), whatever ToolCalls says.
+//
 // # HTTP
 //
 // POST /v1/chat/completions and /v1/completions stream when "stream" is
@@ -75,6 +97,13 @@
 // with the last token carries finish_reason (and "stop_reason":null).
 // With stream_options.include_usage a final chunk with "choices":[] and
 // usage {prompt_tokens, total_tokens, completion_tokens} precedes [DONE].
+// With the prefix cache on, usage (streamed or not) adds
+// "prompt_tokens_details":{"cached_tokens":C}, C the prompt tokens the
+// request found in the cache at its first admission (0 on a miss); with it
+// off, a non-streaming response has "prompt_tokens_details":null and a
+// stream none. A chat response with ReasoningShare > 0 adds
+// "completion_tokens_details":{"reasoning_tokens":R}, R the reasoning
+// tokens it sent.
 // Response headers are sent as soon as the request is accepted.
 // GET /v1/models, GET /health and GET /metrics (Prometheus text, vLLM's
 // metric names with a model_name label, plus sim_* metrics) complete the
@@ -93,8 +122,8 @@
 // model only, one mid-size model served three ways; default is a faster,
 // small engine, so that a whole automatic sweep with confirmation runs in
 // minutes on a laptop (it imitates no deployment in particular). All share
-// MaxModelLen 8192, BlockSize 16, PrefixCacheBlocks 4096, Preempt true and
-// DefaultMaxTokens 256; StepPerKVToken is 40 ns and TokensPerChunk 1 except
+// MaxModelLen 8192, BlockSize 16, PrefixCacheBlocks 4096, Preempt true,
+// DefaultMaxTokens 256, ReasoningShare 0 and ToolCalls false; StepPerKVToken is 40 ns and TokensPerChunk 1 except
 // in default (1 ns, 8 tokens a step). [ProfileObjectives] gives the
 // objectives each is judged by when a sweep states none.
 //

@@ -34,6 +34,7 @@ type sequence struct {
 
 	canceled atomic.Bool
 	progress atomic.Uint64 // generated<<stateBits | state
+	cached   atomic.Int64  // prompt tokens found in the prefix cache at first admission
 
 	// Engine goroutine only.
 	generated int  // tokens generated so far
@@ -324,6 +325,7 @@ func (e *engine) plan() time.Duration {
 		if !s.seen && e.cache != nil {
 			e.prefixQueries.Add(int64(s.promptLen))
 			e.prefixHits.Add(int64(cached))
+			s.cached.Store(int64(cached))
 		}
 		s.seen = true
 		s.computed, s.prefillTo, s.held = cached, ctx, hold

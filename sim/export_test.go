@@ -39,3 +39,8 @@ func (s *Server) LatenessLogged() bool {
 	defer s.eng.lateness.mu.Unlock()
 	return int64(s.eng.lateness.n) >= steps
 }
+
+// GeneratedText is the text of generated tokens [from, to), as the
+// simulator sends it whichever field carries it (every token but the first
+// of the response preceded by a space).
+func GeneratedText(from, to int) string { return string(appendTokens(nil, from, to)) }

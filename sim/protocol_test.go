@@ -215,52 +215,101 @@ func TestSSEFraming(t *testing.T) {
 		{"completions_usage.sse", "/completions", `{"prompt":"hello","max_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`, true},
 		{"completions.sse", "/completions", `{"prompt":"hello","max_tokens":5,"stream":true}`, false},
 	}
-	idRE := regexp.MustCompile(`"id":"(chatcmpl|cmpl)-[^"]+"`)
-	createdRE := regexp.MustCompile(`"created":\d+`)
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
 			res := post(context.Background(), client, r.URL()+tt.path, tt.body)
-			if res.err != nil || res.status != http.StatusOK {
-				t.Fatalf("status %d, err %v", res.status, res.err)
-			}
-			// Framing: every message is "data: " + payload + "\n\n", the
-			// last is [DONE], nothing else is sent.
-			msgs := strings.Split(string(res.raw), "\n\n")
-			if msgs[len(msgs)-1] != "" {
-				t.Fatalf("stream does not end with a blank line: %q", res.raw)
-			}
-			msgs = msgs[:len(msgs)-1]
-			for _, m := range msgs {
-				if !strings.HasPrefix(m, "data: ") || strings.Contains(m, "\n") {
-					t.Errorf("malformed SSE message %q", m)
-				}
-			}
-			if last := msgs[len(msgs)-1]; last != "data: [DONE]" {
-				t.Errorf("last message %q, want data: [DONE]", last)
-			}
-			if got := bytes.Contains(res.raw, []byte(`"usage":{`)); got != tt.usage {
-				t.Errorf("usage chunk present = %v, want %v", got, tt.usage)
-			}
-			for _, m := range msgs[:len(msgs)-1] {
-				if !json.Valid([]byte(strings.TrimPrefix(m, "data: "))) {
-					t.Errorf("payload is not JSON: %q", m)
-				}
-			}
-			got := createdRE.ReplaceAll(idRE.ReplaceAll(res.raw, []byte(`"id":"$1-ID"`)), []byte(`"created":0`))
-			path := filepath.Join("testdata", tt.golden)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("golden file (run with -update to create): %v", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("stream differs from %s:\ngot:\n%s\nwant:\n%s", path, got, want)
-			}
+			checkGolden(t, res, tt.golden, tt.usage)
 		})
+	}
+}
+
+// TestSSEFramingAnswerModes pins the wire format of reasoning, tool calls
+// and cached tokens the same way. The cases run in order on one server: the
+// second sends the first's prompt again, so its usage reports the prompt's
+// first block (16 of its 17 tokens) as cached.
+func TestSSEFramingAnswerModes(t *testing.T) {
+	cfg := testConfig()
+	cfg.TokensPerChunk = 2 // chunks of 1, 2, 2, 2, 1 tokens for max_tokens 8
+	cfg.ReasoningShare = 0.5
+	cfg.ToolCalls = true
+	cfg.PrefixCacheBlocks = 64
+	cfg.BlockSize = 16
+	r := start(t, cfg)
+	client := newClient()
+	msgs := `"messages":[{"role":"user","content":"` + words(13, "w") + `"}]` // 17 tokens
+	tools := `"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]`
+	tests := []struct {
+		golden, body string
+		usage        bool
+	}{
+		// Reasoning tokens 0-3, answer 4-7: the chunk of tokens 3 and 4 straddles the boundary.
+		{"chat_reasoning_usage.sse", `{` + msgs + `,"max_tokens":8,"stream":true,"stream_options":{"include_usage":true}}`, true},
+		{"chat_reasoning_tools_usage.sse", `{` + msgs + `,` + tools + `,"max_tokens":8,"stream":true,"stream_options":{"include_usage":true}}`, true},
+		{"chat_reasoning_tools.json", `{` + msgs + `,` + tools + `,"max_tokens":8}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			res := post(context.Background(), client, r.URL()+"/chat/completions", tt.body)
+			checkGolden(t, res, tt.golden, tt.usage)
+		})
+	}
+}
+
+var (
+	idRE      = regexp.MustCompile(`"id":"(chatcmpl|cmpl)-[^"]+"`)
+	createdRE = regexp.MustCompile(`"created":\d+`)
+)
+
+// checkGolden checks the framing rules on a stream (a .sse golden) or that
+// a non-streaming body is one JSON object (.json), then compares it byte for
+// byte with the golden file (response ids and timestamps normalised).
+func checkGolden(t *testing.T, res streamResult, golden string, usage bool) {
+	t.Helper()
+	if res.err != nil || res.status != http.StatusOK {
+		t.Fatalf("status %d, err %v", res.status, res.err)
+	}
+	if got := bytes.Contains(res.raw, []byte(`"usage":{`)); got != usage {
+		t.Errorf("usage present = %v, want %v", got, usage)
+	}
+	if strings.HasSuffix(golden, ".json") {
+		if !json.Valid(res.raw) {
+			t.Errorf("body is not JSON: %q", res.raw)
+		}
+	} else {
+		// Framing: every message is "data: " + payload + "\n\n", the
+		// last is [DONE], nothing else is sent.
+		msgs := strings.Split(string(res.raw), "\n\n")
+		if msgs[len(msgs)-1] != "" {
+			t.Fatalf("stream does not end with a blank line: %q", res.raw)
+		}
+		msgs = msgs[:len(msgs)-1]
+		for _, m := range msgs {
+			if !strings.HasPrefix(m, "data: ") || strings.Contains(m, "\n") {
+				t.Errorf("malformed SSE message %q", m)
+			}
+		}
+		if last := msgs[len(msgs)-1]; last != "data: [DONE]" {
+			t.Errorf("last message %q, want data: [DONE]", last)
+		}
+		for _, m := range msgs[:len(msgs)-1] {
+			if !json.Valid([]byte(strings.TrimPrefix(m, "data: "))) {
+				t.Errorf("payload is not JSON: %q", m)
+			}
+		}
+	}
+	got := createdRE.ReplaceAll(idRE.ReplaceAll(res.raw, []byte(`"id":"$1-ID"`)), []byte(`"created":0`))
+	path := filepath.Join("testdata", golden)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden file (run with -update to create): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("response differs from %s:\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }
 

@@ -736,7 +736,7 @@ func (q *Queue) stream(w http.ResponseWriter, hr *http.Request, r *queuedReq, en
 		}
 		if sent == n {
 			if includeUse {
-				b = enc.usage(b, promptLen, n)
+				b = enc.usage(b, usageInfo{prompt: promptLen, completion: n})
 			}
 			b = append(b, doneEvent...)
 		}
@@ -766,7 +766,7 @@ func (q *Queue) respond(w http.ResponseWriter, hr *http.Request, r *queuedReq, e
 	}
 	q.noteLateness(r.start + q.cfg.Service)
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(enc.response(nil, promptLen, q.cfg.OutputTokens, "length"))
+	_, _ = w.Write(enc.response(nil, usageInfo{prompt: promptLen, completion: q.cfg.OutputTokens}, "length"))
 }
 
 // RunningQueue is an M/D/c queue serving on a listener.

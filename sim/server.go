@@ -189,6 +189,7 @@ const (
 	saltFaultPoint
 	saltStatus
 	saltEOS
+	saltToolCall
 )
 
 // mix is splitmix64 over the seed, an index and a salt.
@@ -219,6 +220,30 @@ type plan struct {
 	target     int
 	finish     string
 	includeUse bool
+	reasonOn   bool // a chat response with ReasoningShare > 0: usage reports reasoning tokens
+	reason     int  // its first reason tokens are reasoning
+}
+
+// reasoningTokens is floor(share·maxOut), the reasoning part of a chat
+// response of at most maxOut tokens (the tolerance absorbs floating-point
+// error, so that 0.29·100 is 29); share < 1 leaves at least one token for
+// the answer.
+func reasoningTokens(share float64, maxOut int) int {
+	r := int(math.Floor(share*float64(maxOut) + 1e-9))
+	return max(0, min(r, maxOut-1))
+}
+
+// usage is what the usage object of q's response reports, completion
+// tokens sent.
+func (s *Server) usage(q *sequence, p *plan, completion int) usageInfo {
+	u := usageInfo{prompt: q.promptLen, completion: completion}
+	if s.eng.cache != nil {
+		u.cacheOn, u.cached = true, int(q.cached.Load())
+	}
+	if p.reasonOn {
+		u.reasonOn, u.reasoning = true, min(p.reason, completion)
+	}
+	return u
 }
 
 // decide draws request idx's fault and output length. One uniform picks
@@ -292,9 +317,13 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 	}
 	t := newTokenizer(blockSize)
 	maxTokens, maxParam, promptParam := req.MaxTokens, "max_tokens", "prompt"
+	hasTools := false
 	if chat {
 		promptParam = "messages"
 		err = tokenizeMessages(req.Messages, &t)
+		if err == nil {
+			hasTools, err = checkTools(req.Tools)
+		}
 		if req.MaxCompletionTokens != nil {
 			maxTokens, maxParam = req.MaxCompletionTokens, "max_completion_tokens"
 		}
@@ -332,6 +361,18 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 	}
 	stream := req.Stream != nil && *req.Stream
 	p.includeUse = req.StreamOptions != nil && req.StreamOptions.IncludeUsage != nil && *req.StreamOptions.IncludeUsage
+	if chat && s.cfg.ReasoningShare > 0 {
+		p.reasonOn, p.reason = true, reasoningTokens(s.cfg.ReasoningShare, maxOut)
+	}
+	// A tool call needs answer tokens: a response that stops while still
+	// reasoning calls no tool.
+	var toolID string
+	var toolName []byte
+	if chat && s.cfg.ToolCalls && hasTools && p.target > p.reason {
+		p.finish = "tool_calls"
+		toolID = "call_" + hex16(mix(uint64(s.cfg.Seed), idx, saltToolCall))
+		toolName, _ = json.Marshal(firstToolName(req.Tools)) // a string always marshals
+	}
 
 	q := &sequence{
 		promptLen: t.n,
@@ -353,11 +394,23 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 	}
 	id := prefix + s.tag + "-" + strconv.FormatUint(idx, 10)
 	enc := newEncoder(chat, id, time.Now().Unix(), s.modelJSON)
+	enc.setAnswer(p.reason, p.target, toolID, toolName)
 	if stream {
 		s.stream(w, r, q, enc, &p)
 	} else {
 		s.respond(w, r, q, enc, &p)
 	}
+}
+
+// hex16 is x in 16 lower-case hexadecimal digits.
+func hex16(x uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = digits[x&0xf]
+		x >>= 4
+	}
+	return string(b[:])
 }
 
 func writeBad(w http.ResponseWriter, err error) {
@@ -442,7 +495,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *sequence, enc
 		end := state == stateDone && sent == q.target && p.fault == faultNone
 		if end {
 			if p.includeUse {
-				b = enc.usage(b, q.promptLen, sent)
+				b = enc.usage(b, s.usage(q, p, sent))
 			}
 			b = append(b, doneEvent...)
 		}
@@ -489,5 +542,5 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, q *sequence, en
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(enc.response(nil, q.promptLen, q.target, p.finish))
+	_, _ = w.Write(enc.response(nil, s.usage(q, p, q.target), p.finish))
 }

@@ -20,7 +20,8 @@ type request struct {
 	StreamOptions       *struct {
 		IncludeUsage *bool `json:"include_usage"`
 	} `json:"stream_options"`
-	IgnoreEOS *bool `json:"ignore_eos"`
+	IgnoreEOS *bool           `json:"ignore_eos"`
+	Tools     json.RawMessage `json:"tools"`
 }
 
 type message struct {
@@ -175,6 +176,38 @@ func tokenizeMessages(raw json.RawMessage, t *tokenizer) error {
 	return nil
 }
 
+// checkTools validates a chat request's tools, which must be absent, null or
+// an array, and reports whether it lists any.
+func checkTools(raw json.RawMessage) (any bool, err error) {
+	raw = bytes.TrimSpace(raw)
+	if isNull(raw) {
+		return false, nil
+	}
+	if raw[0] != '[' {
+		return false, bad("tools", "tools: must be an array of tools")
+	}
+	// The body is valid JSON: the array is empty when ']' follows '['.
+	return bytes.TrimSpace(raw[1:])[0] != ']', nil
+}
+
+// firstToolName is the function name of the first tool of a tools array, or
+// "tool" when it has none.
+func firstToolName(raw json.RawMessage) string {
+	var tools []json.RawMessage
+	if json.Unmarshal(raw, &tools) != nil || len(tools) == 0 {
+		return "tool"
+	}
+	var t struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(tools[0], &t) != nil || t.Function.Name == "" {
+		return "tool"
+	}
+	return t.Function.Name
+}
+
 // encoder writes the chunks of one response with append-only encoding into
 // a caller-owned buffer.
 type encoder struct {
@@ -183,6 +216,13 @@ type encoder struct {
 	created   int64
 	modelJSON string
 	head      []byte // `data: {"id":…,"object":…,"created":…,"model":…,"choices":[`
+
+	// The shape of a chat answer (setAnswer); zero values: every token is
+	// content.
+	reason   int    // tokens [0, reason) are reasoning_content
+	target   int    // the response's length: a tool call's arguments close at its last token
+	toolID   string // non-empty: the answer tokens are the arguments of a call of toolName
+	toolName []byte // JSON string
 }
 
 func newEncoder(chat bool, id string, created int64, modelJSON string) *encoder {
@@ -193,6 +233,17 @@ func newEncoder(chat bool, id string, created int64, modelJSON string) *encoder 
 	}
 	e.head = e.prefix(append(make([]byte, 0, 128), "data: "...), obj)
 	return e
+}
+
+// setAnswer shapes a chat response of target tokens: the first reason of
+// them are reasoning, the rest the answer; with a toolID the answer is a
+// call of the tool whose name is toolName (a JSON string), its arguments
+// the JSON object {"q":"<answer tokens>"}. Completions ignore it.
+func (e *encoder) setAnswer(reason, target int, toolID string, toolName []byte) {
+	if !e.chat {
+		return
+	}
+	e.reason, e.target, e.toolID, e.toolName = reason, target, toolID, toolName
 }
 
 // prefix appends `{"id":…,"object":obj,"created":…,"model":…,"choices":[`.
@@ -213,21 +264,72 @@ func (e *encoder) role(b []byte) []byte {
 	return append(b, `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`+"\n\n"...)
 }
 
-// content appends one chunk carrying generated tokens [from, to); finish is
-// "" for none.
+// Tool-call arguments wrap the answer tokens as a JSON object, escaped
+// inside the JSON string "arguments".
+const (
+	argsOpen  = `{\"q\":\"`
+	argsClose = `\"}`
+)
+
+// content appends the chunk carrying generated tokens [from, to); finish is
+// "" for none. In a chat response that reasons, a chunk that straddles the
+// end of the reasoning is sent as two SSE events, back to back: its
+// reasoning tokens, then its answer tokens (which carry the finish reason).
 func (e *encoder) content(b []byte, from, to int, finish string) []byte {
-	b = append(b, e.head...)
-	if e.chat {
-		b = append(b, `{"index":0,"delta":{"content":"`...)
-	} else {
+	if !e.chat {
+		b = append(b, e.head...)
 		b = append(b, `{"index":0,"text":"`...)
+		b = appendTokens(b, from, to)
+		b = append(b, '"')
+		return e.tail(b, finish)
 	}
+	if from < e.reason {
+		end := min(to, e.reason)
+		b = append(b, e.head...)
+		b = append(b, `{"index":0,"delta":{"reasoning_content":"`...)
+		b = appendTokens(b, from, end)
+		b = append(b, `"}`...)
+		if end == to {
+			return e.tail(b, finish)
+		}
+		b = e.tail(b, "")
+		from = end
+	}
+	b = append(b, e.head...)
+	switch {
+	case e.toolID == "":
+		b = append(b, `{"index":0,"delta":{"content":"`...)
+		b = appendTokens(b, from, to)
+		b = append(b, `"}`...)
+	case from == e.reason:
+		b = append(b, `{"index":0,"delta":{"tool_calls":[{"index":0,"id":"`...)
+		b = append(b, e.toolID...)
+		b = append(b, `","type":"function","function":{"name":`...)
+		b = append(b, e.toolName...)
+		b = append(b, `,"arguments":"`+argsOpen...)
+		b = e.args(b, from, to)
+	default:
+		b = append(b, `{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"`...)
+		b = e.args(b, from, to)
+	}
+	return e.tail(b, finish)
+}
+
+// args appends answer tokens [from, to) of a tool call's arguments, the
+// closing of the arguments object after the last one, and closes the
+// tool_calls delta.
+func (e *encoder) args(b []byte, from, to int) []byte {
 	b = appendTokens(b, from, to)
-	if e.chat {
-		b = append(b, `"},"logprobs":null,"finish_reason":`...)
-	} else {
-		b = append(b, `","logprobs":null,"finish_reason":`...)
+	if to == e.target {
+		b = append(b, argsClose...)
 	}
+	return append(b, `"}}]}`...)
+}
+
+// tail appends what follows a choice's text or delta, up to the end of the
+// event.
+func (e *encoder) tail(b []byte, finish string) []byte {
+	b = append(b, `,"logprobs":null,"finish_reason":`...)
 	if finish == "" {
 		b = append(b, "null"...)
 		if !e.chat {
@@ -244,40 +346,83 @@ func (e *encoder) content(b []byte, from, to int, finish string) []byte {
 	return append(b, `}],"usage":null}`+"\n\n"...)
 }
 
-func appendUsage(b []byte, prompt, completion int, details bool) []byte {
+// usageInfo is what a usage object reports.
+type usageInfo struct {
+	prompt, completion int
+	cacheOn            bool // report cached: prompt tokens served from the prefix cache
+	cached             int
+	reasonOn           bool // report reasoning: output tokens sent as reasoning
+	reasoning          int
+}
+
+// appendUsage appends a usage object. prompt_tokens_details carries the
+// cached tokens when the prefix cache is on; otherwise it is absent, or
+// null in a non-streaming response (response), as vLLM sends it.
+func appendUsage(b []byte, u usageInfo, response bool) []byte {
 	b = append(b, `{"prompt_tokens":`...)
-	b = strconv.AppendInt(b, int64(prompt), 10)
+	b = strconv.AppendInt(b, int64(u.prompt), 10)
 	b = append(b, `,"total_tokens":`...)
-	b = strconv.AppendInt(b, int64(prompt+completion), 10)
+	b = strconv.AppendInt(b, int64(u.prompt+u.completion), 10)
 	b = append(b, `,"completion_tokens":`...)
-	b = strconv.AppendInt(b, int64(completion), 10)
-	if details {
+	b = strconv.AppendInt(b, int64(u.completion), 10)
+	switch {
+	case u.cacheOn:
+		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.cached), 10)
+		b = append(b, '}')
+	case response:
 		b = append(b, `,"prompt_tokens_details":null`...)
+	}
+	if u.reasonOn {
+		b = append(b, `,"completion_tokens_details":{"reasoning_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.reasoning), 10)
+		b = append(b, '}')
 	}
 	return append(b, '}')
 }
 
 // usage appends the final usage chunk (empty choices).
-func (e *encoder) usage(b []byte, prompt, completion int) []byte {
+func (e *encoder) usage(b []byte, u usageInfo) []byte {
 	b = append(b, e.head...)
 	b = append(b, `],"usage":`...)
-	b = appendUsage(b, prompt, completion, false)
+	b = appendUsage(b, u, false)
 	return append(b, "}\n\n"...)
 }
 
 const doneEvent = "data: [DONE]\n\n"
 
-// response appends the non-streaming response body.
-func (e *encoder) response(b []byte, prompt, completion int, finish string) []byte {
+// response appends the non-streaming response body of u.completion tokens.
+func (e *encoder) response(b []byte, u usageInfo, finish string) []byte {
+	n := u.completion
 	if e.chat {
 		b = e.prefix(b, "chat.completion")
-		b = append(b, `{"index":0,"message":{"role":"assistant","reasoning_content":null,"content":"`...)
-		b = appendTokens(b, 0, completion)
-		b = append(b, `","tool_calls":[]},"logprobs":null,"finish_reason":"`...)
+		b = append(b, `{"index":0,"message":{"role":"assistant","reasoning_content":`...)
+		r := min(e.reason, n)
+		if r > 0 {
+			b = append(b, '"')
+			b = appendTokens(b, 0, r)
+			b = append(b, '"')
+		} else {
+			b = append(b, "null"...)
+		}
+		if e.toolID != "" && n > r {
+			b = append(b, `,"content":null,"tool_calls":[{"id":"`...)
+			b = append(b, e.toolID...)
+			b = append(b, `","type":"function","function":{"name":`...)
+			b = append(b, e.toolName...)
+			b = append(b, `,"arguments":"`+argsOpen...)
+			b = appendTokens(b, r, n)
+			b = append(b, argsClose+`"}}]`...)
+		} else {
+			b = append(b, `,"content":"`...)
+			b = appendTokens(b, r, n)
+			b = append(b, `","tool_calls":[]`...)
+		}
+		b = append(b, `},"logprobs":null,"finish_reason":"`...)
 	} else {
 		b = e.prefix(b, "text_completion")
 		b = append(b, `{"index":0,"text":"`...)
-		b = appendTokens(b, 0, completion)
+		b = appendTokens(b, 0, n)
 		b = append(b, `","logprobs":null,"finish_reason":"`...)
 	}
 	b = append(b, finish...)
@@ -286,7 +431,7 @@ func (e *encoder) response(b []byte, prompt, completion int, finish string) []by
 		b = append(b, `,"prompt_logprobs":null`...)
 	}
 	b = append(b, `}],"usage":`...)
-	b = appendUsage(b, prompt, completion, true)
+	b = appendUsage(b, u, true)
 	if e.chat {
 		b = append(b, `,"prompt_logprobs":null`...)
 	}
