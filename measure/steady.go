@@ -53,7 +53,9 @@ type Steady struct {
 	// Requests is the number of issued requests planned in the window, Compliant of them
 	// compliant, Ok of them ok.
 	Requests, Compliant, Ok int
-	// RealisedRate is Requests per second of the window (requests/s).
+	// RealisedRate is the schedule's arrivals planned in the window per second of it: requests
+	// per second, or, for a workload of sessions, sessions per second (their later turns are
+	// planned by the turns before them, not by the schedule).
 	RealisedRate float64
 	// RequestThroughput is ok requests that ended inside the window, per second of it.
 	RequestThroughput float64
@@ -114,6 +116,10 @@ const (
 	ObsOK        uint8 = 1 << iota // the request ended ok
 	ObsCompliant                   // ok, every objective met and the quality check passed
 	ObsSlack                       // Slack is set
+	// ObsLaterTurn marks a turn after the first of a session: it is not an arrival of the
+	// schedule (the turn before it and the think time planned it), so it does not count in
+	// the realised rate, which is then sessions per second.
+	ObsLaterTurn
 )
 
 // Observe is the observation of an issued record under objectives o: its compliance and, when
@@ -134,6 +140,9 @@ func ObsOf(r *records.Record, compliant bool) Obs {
 	}
 	if compliant {
 		o.Flags |= ObsCompliant
+	}
+	if r.Turn > 1 {
+		o.Flags |= ObsLaterTurn
 	}
 	return o
 }
@@ -178,11 +187,15 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 	length := (end - start).Seconds()
 
 	st.Requests = len(win)
+	arrivals := 0
 	xs := make([]float64, 0, len(win))
 	tis := make([]float64, 0, len(win))
 	var tps, tvs []float64
 	misses := 0
 	for _, o := range win {
+		if o.Flags&ObsLaterTurn == 0 {
+			arrivals++
+		}
 		x := 0.0
 		if o.Flags&ObsCompliant != 0 {
 			st.Compliant++
@@ -216,7 +229,7 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 			compliant += tok
 		}
 	}
-	st.RealisedRate = ratio(float64(st.Requests), length)
+	st.RealisedRate = ratio(float64(arrivals), length)
 	st.RequestThroughput = ratio(float64(completions), length)
 	st.RawOutputThroughput = ratio(raw, length)
 	st.CompliantOutputThroughput = ratio(compliant, length)

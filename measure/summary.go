@@ -86,7 +86,7 @@ type Summary struct {
 
 	NominalRate    float64 // the tier's request rate; +Inf for inf, NaN when it has none (a trace replay)
 	Burstiness     float64 // the tier's burstiness
-	RealisedRate   float64 // records of the tier / latest planned offset: the offered rate of the schedule actually drawn
+	RealisedRate   float64 // arrivals of the tier / latest planned arrival: the offered rate of the schedule actually drawn (sessions/s for sessions)
 	DeliveredRate  float64 // requests sent / latest sent offset: the rate the server was actually offered, after the dispatcher and the concurrency gate
 	MaxConcurrency int     // 0 means no cap
 
@@ -186,6 +186,7 @@ type Accumulator struct {
 
 	// whole tier
 	n, allIssued, canceled, sent int
+	arrivals                     int // records that are arrivals of the schedule (all but later turns)
 	clientResources              int // failed requests the client's own resources failed
 	end, lastPlanned, lastSent   time.Duration
 
@@ -254,7 +255,10 @@ func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 func (a *Accumulator) Add(r *records.Record) {
 	a.n++
 	a.end = max(a.end, r.End)
-	a.lastPlanned = max(a.lastPlanned, r.Planned)
+	if r.Turn <= 1 {
+		a.arrivals++
+		a.lastPlanned = max(a.lastPlanned, r.Planned)
+	}
 	if r.Sent != records.Unset {
 		a.sent++
 		a.lastSent = max(a.lastSent, r.Sent)
@@ -423,7 +427,7 @@ func (a *Accumulator) Summary(tier records.Tier) Summary {
 	s.TimeoutRatio = ratio(float64(a.outcomes[records.Timeout]), float64(s.Issued))
 	s.FailureRatio = ratio(float64(s.Failed), float64(s.Issued))
 
-	s.RealisedRate = ratio(float64(a.n), a.lastPlanned.Seconds())
+	s.RealisedRate = ratio(float64(a.arrivals), a.lastPlanned.Seconds())
 	s.DeliveredRate = ratio(float64(a.sent), a.lastSent.Seconds())
 
 	a.describeAll(&s)
@@ -463,12 +467,13 @@ func lagReason(p99, threshold float64) string {
 }
 
 // checkDelivered marks a tier client-bound when fewer requests per second left the client than
-// the schedule offered. Only without a concurrency cap (a cap holds requests back by design, and
+// the schedule offered. Only for independent requests (a session's turns follow its
+// responses), without a concurrency cap (a cap holds requests back by design, and
 // that shows as client_queue_time), for complete tiers of a finite rate with enough requests for
 // the rates to mean something. On schedule, the two rates differ by the last request's lag over
 // the tier's length: far below 1 %.
 func checkDelivered(s *Summary) {
-	if s.MaxConcurrency > 0 || !s.Complete || s.Issued < 20 || !(s.RealisedRate > 0) || math.IsInf(s.RealisedRate, 0) {
+	if s.MaxConcurrency > 0 || s.Sessions != nil || !s.Complete || s.Issued < 20 || !(s.RealisedRate > 0) || math.IsInf(s.RealisedRate, 0) {
 		return
 	}
 	if s.DeliveredRate < 0.99*s.RealisedRate {

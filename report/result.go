@@ -452,8 +452,17 @@ func WriteFiles(dir string, r *sweep.Result) ([]string, error) {
 	Answer(&answer, r)
 	notes := append(strings.Split(strings.TrimSpace(answer.String()), "\n"), r.Notes...)
 	notes = append(notes, r.Analysis.Notes...)
+	tables := []Table{CurveTable(r)}
+	for _, tr := range r.Tiers {
+		if ss := tr.Summary.Sessions; ss != nil {
+			t := SessionTable(ss)
+			t.Title = fmt.Sprintf("%s tier %d (%s): %d sessions at %s sessions/s, by turn", roleText(tr.Tier), tr.Tier.Tier,
+				rateCell(tr.Summary.NominalRate), ss.Sessions, FormatFloat(float64(ss.SessionRate), 3))
+			tables = append(tables, t)
+		}
+	}
 	page := HTML{Title: "loadcurve: " + r.Header.Model + " at " + r.Header.Target, Identity: IdentityRows(r),
-		Tables: []Table{CurveTable(r)}, PlotsSVG: svgs, Notes: notes}
+		Tables: tables, PlotsSVG: svgs, Notes: notes}
 	if err := WriteHTML(dir, page); err != nil {
 		return written, err
 	}
@@ -510,7 +519,11 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	line("Benchmark duration (s):", s.Duration)
 	line("Total input tokens:", s.TotalInputTokens)
 	line("Total generated tokens:", s.TotalOutputTokens)
-	line("Nominal / realised offered rate (req/s):", fmt.Sprintf("%s / %.2f", rateCell(s.NominalRate), s.RealisedRate))
+	unit := "req/s"
+	if s.Sessions != nil {
+		unit = "sessions/s" // the schedule's arrivals start sessions
+	}
+	line("Nominal / realised offered rate ("+unit+"):", fmt.Sprintf("%s / %.2f", rateCell(s.NominalRate), s.RealisedRate))
 	line("Request throughput (req/s):", s.RequestThroughput)
 	if s.Objectives != "" {
 		line("Request goodput (req/s):", s.RequestGoodput)
@@ -541,6 +554,8 @@ func RunText(w io.Writer, f sweep.RunFile) {
 		{"client_queue_time", "Client Queue Time (from planned arrival)", "client queue", s.ClientQueueTime},
 		{"e2el_including_client_queue", "E2EL including Client Queue", "E2EL+queue", s.E2ELIncludingClientQueue},
 		{"schedule_lag", "Schedule Lag (client's own lateness)", "lag", s.ScheduleLag},
+		{"ttfa", "Time to First Answer Token (after reasoning)", "TTFA", s.TTFA},
+		{"answer_itl", "Inter-token Latency of the Answer", "answer ITL", s.AnswerITL},
 	} {
 		if !s.Reports(m.name) {
 			continue
@@ -560,10 +575,24 @@ func RunText(w io.Writer, f sweep.RunFile) {
 			line(fmt.Sprintf("P%s %s (ms):", strings.TrimPrefix(key, "p"), m.abbr), m.st.Percentiles[key])
 		}
 	}
+	if s.ReasoningResponses > 0 {
+		rule("Reasoning")
+		line("Responses with reasoning:", s.ReasoningResponses)
+		line("Reasoning / answer tokens:", fmt.Sprintf("%d / %d", s.ReasoningTokens, s.AnswerTokens))
+		if s.ReasoningTokensFromChunks > 0 {
+			line("  estimated from chunks (no usage detail):", s.ReasoningTokensFromChunks)
+		}
+	}
+	if s.CachedReported > 0 {
+		line("Prompt tokens from the prefix cache:", fmt.Sprintf("%d (%.1f %%)", s.CachedPromptTokens, 100*s.CachedPromptShare))
+	}
+	if ss := s.Sessions; ss != nil {
+		sessionText(w, rule, line, ss)
+	}
 	if st := s.Steady; st != nil {
 		rule("Steady State (the decisions' figures)")
 		line("Window (s):", fmt.Sprintf("%.2f – %.2f", st.Start, st.End))
-		line("Realised rate in the window (req/s):", st.RealisedRate)
+		line("Realised rate in the window ("+unit+"):", st.RealisedRate)
 		line("Completions in the window (req/s):", st.RequestThroughput)
 		line("Raw / compliant output (tok/s):", fmt.Sprintf("%.0f / %.0f", st.RawOutputThroughput, st.CompliantOutputThroughput))
 		line("Compliant request share:", fmt.Sprintf("%.4f", st.CompliantShare))
@@ -598,6 +627,37 @@ func RunText(w io.Writer, f sweep.RunFile) {
 		fmt.Fprintf(w, "Note: %d requests had no usage message; their output tokens were counted as chunks.\n", n)
 	}
 	ServerText(w, f.Server)
+}
+
+// sessionText prints the sessions of a tier and its metrics by turn.
+func sessionText(w io.Writer, rule func(string), line func(string, any), ss *measure.Sessions) {
+	rule("Sessions")
+	line("Sessions / completed:", fmt.Sprintf("%d / %d", ss.Sessions, ss.Completed))
+	line("Session rate (sessions/s):", float64(ss.SessionRate))
+	line("Turns per session (mean):", float64(ss.MeanTurns))
+	if ss.Duration.Count > 0 {
+		line("Session duration median / p99 (s):", fmt.Sprintf("%.2f / %.2f", float64(ss.Duration.Median), float64(ss.Duration.P99)))
+	}
+	t := SessionTable(ss)
+	fmt.Fprintln(w)
+	_ = t.Text(w) // a well-formed table: Text fails only on a malformed one
+}
+
+// SessionTable is the metrics of a tier of sessions by turn index: the history grows with the
+// turn, so the prompt, the prefix cache's share of it and the latencies do too.
+func SessionTable(ss *measure.Sessions) Table {
+	t := Table{Title: "by turn (the history grows with the turn)", Columns: []string{"turn", "requests", "ok", "compliant", "mean input tok", "cached %", "median ttft ms", "p99 ttft ms", "median tpot ms", "median e2el ms"},
+		Align: []bool{true, true, true, true, true, true, true, true, true, true}, Highlight: -1}
+	f := func(v measure.Number, digits int) string { return FormatFloat(float64(v), digits) }
+	for _, ts := range ss.ByTurn {
+		cached := "–"
+		if !math.IsNaN(float64(ts.CachedPromptShare)) {
+			cached = FormatFloat(100*float64(ts.CachedPromptShare), 1)
+		}
+		t.Rows = append(t.Rows, []string{strconv.Itoa(ts.Turn), strconv.Itoa(ts.Requests), strconv.Itoa(ts.Ok), strconv.Itoa(ts.Compliant),
+			f(ts.MeanInputTokens, 0), cached, f(ts.TTFT.Median, 1), f(ts.TTFT.P99, 1), f(ts.TPOT.Median, 2), f(ts.E2EL.Median, 1)})
+	}
+	return t
 }
 
 // ServerText prints what the target's own metrics endpoint reported over a tier (nothing when

@@ -91,8 +91,10 @@ func Build(h records.Header, s Settings, tiers []TierResult) *Result {
 	res := &Result{Header: h, Settings: s, Tiers: tiers, Complete: true}
 	byRepeat := map[int][]measure.Summary{}
 	var repeats []int
+	sessions := false
 	for _, t := range tiers {
 		sum := t.Summary
+		sessions = sessions || sum.Sessions != nil
 		res.Complete = res.Complete && sum.Complete && sum.Recorded >= sum.Planned
 		if isFinite(sum.Duration) {
 			res.TargetSeconds += sum.Duration
@@ -121,8 +123,14 @@ func Build(h records.Header, s Settings, tiers []TierResult) *Result {
 	if len(repeats) == 0 {
 		res.Analysis = curve.Analyze(nil, s.Params)
 	}
+	if sessions {
+		res.Notes = append(res.Notes, SessionsNote)
+	}
 	return res
 }
+
+// SessionsNote says what the rates of a result of sessions are.
+const SessionsNote = "the workload is sessions: every rate here (offered, realised, capacity, operating point) counts sessions started per second, not requests; each session's turns follow their responses after the think time, and the summaries give the request rates and the metrics by turn"
 
 // FromFile rebuilds the result of a records file under settings s: every tier summarised from
 // its records (exactly), then Build.

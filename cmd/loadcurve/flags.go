@@ -278,7 +278,7 @@ func loadCount(c *cli.Context) (n int, d time.Duration, errs []error) {
 func sourceFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "workload", Category: catWorkload, Value: workloads.KindSynthetic,
-			Usage: "request source: synthetic, shared-prefix, FILE.jsonl (your requests), FILE.json (ShareGPT), FILE.csv (Azure trace), or FORMAT:FILE with FORMAT jsonl, sharegpt, azure, mooncake"},
+			Usage: "request source: synthetic, shared-prefix, sessions (multi-turn conversations), FILE.jsonl (your requests or sessions), FILE.json (ShareGPT), FILE.csv (Azure trace), or FORMAT:FILE with FORMAT jsonl, sharegpt, azure, mooncake"},
 		&cli.IntFlag{Name: "random-input-len", Category: catWorkload, Value: defaultInputLen, Usage: "synthetic prompt length in tokens"},
 		&cli.IntFlag{Name: "random-output-len", Category: catWorkload, Value: defaultOutputLen, Usage: "synthetic and shared-prefix output length in tokens (sent as max_tokens)"},
 		&cli.Float64Flag{Name: "random-range-ratio", Category: catWorkload, Usage: "uniform: lengths in [len·(1-r), len·(1+r)]; normal/lognormal: coefficient of variation"},
@@ -286,6 +286,12 @@ func sourceFlags() []cli.Flag {
 		&cli.IntFlag{Name: "shared-prefix-groups", Category: catWorkload, Value: 8, Usage: "shared-prefix: number of groups (request i belongs to group i mod G)"},
 		&cli.IntFlag{Name: "shared-prefix-len", Category: catWorkload, Value: 512, Usage: "shared-prefix: tokens of the prefix common to a group"},
 		&cli.IntFlag{Name: "shared-suffix-len", Category: catWorkload, Value: 64, Usage: "shared-prefix: tokens unique to each request"},
+		&cli.IntFlag{Name: "session-turns", Category: catWorkload, Value: 4, Usage: "sessions: turns per conversation; each turn is sent with the whole history (earlier turns and the actual replies)"},
+		&cli.Float64Flag{Name: "session-turns-range-ratio", Category: catWorkload, Usage: "sessions: turns drawn uniformly from [turns·(1-r), turns·(1+r)]"},
+		&cli.IntFlag{Name: "session-system-len", Category: catWorkload, Usage: "sessions: tokens of a system prompt opening each conversation (0: none)"},
+		&cli.DurationFlag{Name: "think-time", Category: catWorkload, Usage: "sessions and --sharegpt-multi-turn: the user's think time between a response's end and the next turn"},
+		&cli.StringFlag{Name: "think-time-dist", Category: catWorkload, Value: workloads.ThinkFixed, Usage: "sessions: think time distribution: fixed or exponential (mean = --think-time)"},
+		&cli.BoolFlag{Name: "sharegpt-multi-turn", Category: catWorkload, Usage: "ShareGPT: every conversation is a session of all its turns (default: its first exchange only)"},
 		&cli.Float64Flag{Name: "trace-time-scale", Category: catWorkload, Value: 1, Usage: "trace replay: multiply the trace's arrival times (0.5 = twice as fast)"},
 		&cli.StringFlag{Name: "cache", Category: catWorkload, Usage: "cache policy: cold (a fresh nonce in front of every prompt, per tier), warm (send the tier's requests once unmeasured first) or replay (send exactly as given) (default: cold for generated workloads, replay for files and traces)"},
 	}
@@ -301,6 +307,11 @@ func readSource(c *cli.Context) (*workloads.Source, []error) {
 		SharedPrefix: workloads.SharedPrefix{Groups: c.Int("shared-prefix-groups"), PrefixLen: c.Int("shared-prefix-len"),
 			SuffixLen: c.Int("shared-suffix-len"), OutputLen: c.Int("random-output-len")},
 		TimeScale: c.Float64("trace-time-scale"),
+		Sessions: workloads.SyntheticSessions{Turns: c.Int("session-turns"), TurnsRangeRatio: c.Float64("session-turns-range-ratio"),
+			Think: c.Duration("think-time"), ThinkDist: c.String("think-time-dist"), SystemLen: c.Int("session-system-len")},
+	}
+	if c.Bool("sharegpt-multi-turn") {
+		opts.ShareGPT.MultiTurn, opts.ShareGPT.Think = true, c.Duration("think-time")
 	}
 	src, errs := workloads.NewSource(c.String("workload"), opts, c.String("cache"))
 	for i, e := range errs {

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
+)
+
+// TestSessionsOnTheSim runs conversations against the embedded deployment: every turn is sent
+// with the whole history (its prompt grows by the previous turn's prompt and reply), after the
+// previous response's end plus the think time, and the prefix cache serves a growing share of
+// each prompt as the history grows (a fresh nonce per session keeps turn 1 cold).
+func TestSessionsOnTheSim(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sessions")
+	const turns, think = 4, 150 * time.Millisecond
+	code, _, stderr := runCLI(t, "run", "--workload", "sessions", "--session-turns", "4", "--think-time", "150ms",
+		"--num-requests", "12", "--request-rate", "4", "--random-input-len", "64", "--random-output-len", "16",
+		"--max-schedule-lag", "1s", "--quiet", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bySession := map[int][]records.Record{}
+	for _, r := range f.Records {
+		bySession[r.Session] = append(bySession[r.Session], r)
+	}
+	if len(f.Records) != 12*turns || len(bySession) != 12 {
+		t.Fatalf("%d records in %d sessions, want %d in 12", len(f.Records), len(bySession), 12*turns)
+	}
+	growth := -1 // what each turn adds to the prompt besides the history: its own text and framing
+	for s, rs := range bySession {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Turn < rs[j].Turn })
+		for k, r := range rs {
+			if r.Turn != k+1 || r.Outcome != records.OK || r.InputTokensSource != records.SourceUsage {
+				t.Fatalf("session %d: record %d is turn %d, %v, input from %q", s, k, r.Turn, r.Outcome, r.InputTokensSource)
+			}
+			if k == 0 {
+				if r.CachedTokens != 0 {
+					t.Errorf("session %d: turn 1 found %d cached tokens: the cold nonce must keep it cold", s, r.CachedTokens)
+				}
+				continue
+			}
+			prev := rs[k-1]
+			if r.Planned != prev.End+think {
+				t.Errorf("session %d turn %d planned at %v, want the previous end %v + %v", s, r.Turn, r.Planned, prev.End, think)
+			}
+			if lag := r.Sent - r.Planned; lag < 0 || lag > 50*time.Millisecond {
+				t.Errorf("session %d turn %d sent %v after its planned time", s, r.Turn, lag)
+			}
+			add := r.InputTokens - prev.InputTokens - prev.OutputTokens
+			if growth < 0 {
+				growth = add
+			}
+			if add != growth || add < 64 {
+				t.Errorf("session %d turn %d: prompt %d = previous %d + reply %d + %d, want + %d (>= 64)",
+					s, r.Turn, r.InputTokens, prev.InputTokens, prev.OutputTokens, add, growth)
+			}
+		}
+	}
+	var sum measure.Summary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	ss := sum.Sessions
+	if ss == nil || ss.Sessions != 12 || ss.Completed != 12 || len(ss.ByTurn) != turns {
+		t.Fatalf("sessions summary %+v", ss)
+	}
+	for k := 1; k < turns; k++ {
+		if prev, cur := ss.ByTurn[k-1].CachedPromptShare, ss.ByTurn[k].CachedPromptShare; !(cur > prev) {
+			t.Errorf("the cached share of turn %d (%v) is not above turn %d's (%v)", k+1, cur, k, prev)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(reportTo(t, dir), "summary.json")); string(after) != string(b) {
+		t.Errorf("report did not reproduce summary.json of sessions:\n%s\n---\n%s", b, after)
+	}
+}
+
+// TestBadSessionFileSendsNothing: a malformed session file is refused with file:line and what
+// was wrong, before a single request leaves.
+func TestBadSessionFileSendsNothing(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "chats.jsonl")
+	lines := `{"session": "a", "prompt": "hello"}
+{"session": "a", "messages": [{"role": "assistant", "content": "I said this"}]}
+{"prompt": "not a turn"}
+`
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "run", "--workload", path, "--base-url", srv.URL+"/v1", "--model", "m", "--quiet", "--out", filepath.Join(t.TempDir(), "out"))
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	for _, want := range []string{path + ":2:", path + ":3:", "assistant"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests reached the server", n)
+	}
+}
