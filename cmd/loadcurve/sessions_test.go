@@ -119,3 +119,78 @@ func TestBadSessionFileSendsNothing(t *testing.T) {
 		t.Errorf("%d requests reached the server", n)
 	}
 }
+
+// TestReasoningOnTheSim: with the sim in reasoning mode, TTFT is the first reasoning token and
+// TTFA the first answer token, the reasoning tokens come from the usage detail, and a ttfa
+// objective judges the answer.
+func TestReasoningOnTheSim(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "reasoning")
+	code, stdout, stderr := runCLI(t, "run", "--sim-reasoning-share", "0.5", "--num-requests", "20", "--request-rate", "20",
+		"--random-input-len", "32", "--random-output-len", "64", "--goodput", "ttfa:1000", "--max-schedule-lag", "1s", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"Time to First Answer Token", "Reasoning / answer tokens:", "640 / 640"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range f.Records {
+		ttft, _ := r.TTFT()
+		ttfa, ok := r.TTFA()
+		// 64 tokens, half of them reasoning, streamed first.
+		answerChunks := r.Chunks - r.ReasoningChunks
+		if !ok || ttfa <= ttft || r.ReasoningChunks < 1 || answerChunks < 1 || len(r.AnswerITL) != answerChunks-1 ||
+			r.ReasoningTokens != 32 || r.ReasoningTokensSource != records.SourceUsage || r.AnswerTokens() != 32 {
+			t.Errorf("request %d: ttft %v ttfa %v (%v), %d of %d chunks reasoning, answer gaps %v, %d reasoning tokens from %q",
+				r.ID, ttft, ttfa, ok, r.ReasoningChunks, r.Chunks, r.AnswerITL, r.ReasoningTokens, r.ReasoningTokensSource)
+		}
+	}
+	var sum measure.Summary
+	b, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	answerGaps := 0
+	for _, r := range f.Records {
+		answerGaps += len(r.AnswerITL)
+	}
+	if sum.ReasoningResponses != 20 || !(sum.TTFA.Median > sum.TTFT.Median) || sum.AnswerITL.Count != answerGaps || sum.GoodRequests != 20 {
+		t.Errorf("summary: %d reasoning responses, TTFA median %v vs TTFT %v, %d answer gaps, %d good",
+			sum.ReasoningResponses, sum.TTFA.Median, sum.TTFT.Median, sum.AnswerITL.Count, sum.GoodRequests)
+	}
+	if after, _ := os.ReadFile(filepath.Join(reportTo(t, dir), "summary.json")); string(after) != string(b) {
+		t.Errorf("report did not reproduce summary.json of a reasoning run")
+	}
+}
+
+// TestToolCallsOnTheSim: a workload's tools are sent, and a tool-call answer is output that ends
+// with finish_reason tool_calls, which an expectation can require.
+func TestToolCallsOnTheSim(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tools.jsonl")
+	line := `{"messages": [{"role": "user", "content": "weather in Paris"}], "max_tokens": 16, "tools": [{"type": "function", "function": {"name": "weather", "parameters": {"type": "object"}}}], "expected_finish_reason": "tool_calls"}` + "\n"
+	if err := os.WriteFile(path, []byte(strings.Repeat(line, 5)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "tools")
+	code, _, stderr := runCLI(t, "run", "--workload", path, "--sim-tool-calls", "true", "--request-rate", "10", "--quiet", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Records) != 5 {
+		t.Fatalf("%d records", len(f.Records))
+	}
+	for _, r := range f.Records {
+		if r.Outcome != records.OK || r.FinishReason != "tool_calls" || r.Quality != records.QualityPass || r.OutputTokens != 16 || r.Chunks == 0 {
+			t.Errorf("request %d: %v, finish %q, quality %v, %d tokens in %d chunks", r.ID, r.Outcome, r.FinishReason, r.Quality, r.OutputTokens, r.Chunks)
+		}
+	}
+}
