@@ -309,9 +309,13 @@ const serviceBoundMargin = 1.05
 func boundByService(pts []PointVerdict, tiers []measure.Summary) {
 	best := 0.0
 	for _, s := range tiers {
+		// In the unit of the arrivals (requests, or sessions), which v.Rate counts.
 		r := s.RequestThroughput
+		if ss := s.Sessions; ss != nil && ss.MeanTurns > 0 {
+			r /= float64(ss.MeanTurns)
+		}
 		if st := s.Steady; st != nil && !math.IsInf(s.NominalRate, 1) && isFinite(st.RequestThroughput) {
-			r = st.RequestThroughput
+			r = st.ArrivalThroughput()
 		}
 		if isFinite(r) {
 			best = math.Max(best, r)

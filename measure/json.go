@@ -96,6 +96,7 @@ type steadyJSON struct {
 	Requests                  int    `json:"requests"`
 	Ok                        int    `json:"ok_requests"`
 	Compliant                 int    `json:"compliant_requests"`
+	Arrivals                  int    `json:"arrivals,omitempty"` // written when not every request is an arrival (sessions)
 	RealisedRate              Number `json:"realised_request_rate"`
 	RequestThroughput         Number `json:"request_throughput"`
 	RawOutputThroughput       Number `json:"raw_output_throughput"`
@@ -147,7 +148,11 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		tail.CachedTokens, tail.CachedShare = &cached, &share
 	}
 	if st := s.Steady; st != nil {
-		tail.Steady = &steadyJSON{Start: Number(st.Start), End: Number(st.End), Warmup: st.Warmup, Requests: st.Requests, Ok: st.Ok,
+		arrivals := st.Arrivals
+		if arrivals == st.Requests {
+			arrivals = 0
+		}
+		tail.Steady = &steadyJSON{Start: Number(st.Start), End: Number(st.End), Warmup: st.Warmup, Requests: st.Requests, Ok: st.Ok, Arrivals: arrivals,
 			Compliant: st.Compliant, RealisedRate: Number(st.RealisedRate), RequestThroughput: Number(st.RequestThroughput),
 			RawOutputThroughput: Number(st.RawOutputThroughput), CompliantOutputThroughput: Number(st.CompliantOutputThroughput),
 			CompliantShare: Number(st.CompliantShare), VarianceFactor: Number(st.VarianceFactor),
@@ -249,7 +254,11 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 			Compliant: st.Compliant, RealisedRate: float64(st.RealisedRate), RequestThroughput: float64(st.RequestThroughput),
 			RawOutputThroughput: float64(st.RawOutputThroughput), CompliantOutputThroughput: float64(st.CompliantOutputThroughput),
 			CompliantShare: float64(st.CompliantShare), VarianceFactor: float64(st.VarianceFactor),
-			EffectiveRequests: float64(st.EffectiveRequests), Stationary: st.Stationary, Note: st.Note, Trend: st.Trend}
+			EffectiveRequests: float64(st.EffectiveRequests), Stationary: st.Stationary, Note: st.Note, Trend: st.Trend,
+			Arrivals: st.Arrivals}
+		if st.Arrivals == 0 {
+			out.Steady.Arrivals = st.Requests
+		}
 	}
 	for i, st := range out.stats() {
 		name := statNames[i]

@@ -53,11 +53,15 @@ type Steady struct {
 	// Requests is the number of issued requests planned in the window, Compliant of them
 	// compliant, Ok of them ok.
 	Requests, Compliant, Ok int
+	// Arrivals is how many of the Requests were arrivals of the schedule: all of them, except
+	// for sessions, whose later turns are not (then Arrivals counts sessions).
+	Arrivals int
 	// RealisedRate is the schedule's arrivals planned in the window per second of it: requests
 	// per second, or, for a workload of sessions, sessions per second (their later turns are
 	// planned by the turns before them, not by the schedule).
 	RealisedRate float64
 	// RequestThroughput is ok requests that ended inside the window, per second of it.
+	// ArrivalThroughput converts it to the schedule's unit.
 	RequestThroughput float64
 	// RawOutputThroughput and CompliantOutputThroughput are output tokens received inside the
 	// window per second of it: of every request, and of compliant requests.
@@ -83,6 +87,7 @@ const (
 	WarmupTimeInSystem = "time-in-system" // WarmupMultiple × the median time in system
 	WarmupGiven        = "given"          // the user's --window-warmup
 	WarmupNone         = "none"           // no request ended: the window starts at T0
+	WarmupSessions     = "session-span"   // sessions: the p95 of a session's span, when longer
 )
 
 // Constants of the steady-state window and its statistics.
@@ -91,6 +96,10 @@ const (
 	// at most this fraction of the arrival phase.
 	WarmupMultiple    = 10
 	MaxWarmupFraction = 0.25
+	// MaxSessionWarmupFraction bounds the warm-up of a tier of sessions, which lasts until
+	// the sessions started at T0 have sent their last turns (the request rate only reaches its
+	// steady value then).
+	MaxSessionWarmupFraction = 0.5
 	// MinSteadyRequests is the fewest requests a window must hold to describe a steady state.
 	MinSteadyRequests = 30
 	// MinBatches is the fewest batches a batch-means estimate of the variance factor rests on.
@@ -108,7 +117,9 @@ type Obs struct {
 	// Slack is how close the request came to missing its latency objectives (Objectives.Slack),
 	// when Flags has ObsSlack.
 	Slack float32
-	Flags uint8 // ObsOK | ObsCompliant | ObsSlack
+	Flags uint8 // ObsOK | ObsCompliant | ObsSlack | ObsLaterTurn
+	// Session is the request's session (records.Record.Session; 0: not a turn).
+	Session int32
 }
 
 // Flags of an Obs.
@@ -134,7 +145,8 @@ func (o Objectives) Observe(r *records.Record) Obs {
 
 // ObsOf is the observation of an issued record.
 func ObsOf(r *records.Record, compliant bool) Obs {
-	o := Obs{Planned: r.Planned, First: r.First, Last: r.Last, End: r.End, Tokens: int32(min(r.OutputTokens, math.MaxInt32))}
+	o := Obs{Planned: r.Planned, First: r.First, Last: r.Last, End: r.End, Tokens: int32(min(r.OutputTokens, math.MaxInt32)),
+		Session: int32(min(r.Session, math.MaxInt32))}
 	if r.Outcome == records.OK {
 		o.Flags |= ObsOK
 	}
@@ -145,6 +157,45 @@ func ObsOf(r *records.Record, compliant bool) Obs {
 		o.Flags |= ObsLaterTurn
 	}
 	return o
+}
+
+// sessionSpan is the 95th percentile, over the sessions in obs, of the time from a session's
+// first turn to its last turn planned; false when obs holds no later turn. Until that long after
+// T0, the sessions that started early are still adding turns: the request rate is still rising.
+func sessionSpan(obs []Obs) (time.Duration, bool) {
+	type span struct{ first, last time.Duration }
+	spans := map[int32]span{}
+	later := false
+	for _, o := range obs {
+		if o.Session == 0 {
+			continue
+		}
+		later = later || o.Flags&ObsLaterTurn != 0
+		s, ok := spans[o.Session]
+		if !ok {
+			s = span{o.Planned, o.Planned}
+		}
+		s.first, s.last = min(s.first, o.Planned), max(s.last, o.Planned)
+		spans[o.Session] = s
+	}
+	if !later {
+		return 0, false
+	}
+	xs := make([]time.Duration, 0, len(spans))
+	for _, s := range spans {
+		xs = append(xs, s.last-s.first)
+	}
+	slices.Sort(xs)
+	return time.Duration(percentile(xs, 1, 95)), true
+}
+
+// ArrivalThroughput is RequestThroughput in the unit of the schedule's arrivals: requests per
+// second, or, for sessions, sessions per second (requests over the requests a session makes).
+func (st *Steady) ArrivalThroughput() float64 {
+	if st.Arrivals == 0 || st.Arrivals == st.Requests {
+		return st.RequestThroughput
+	}
+	return st.RequestThroughput * float64(st.Arrivals) / float64(st.Requests)
 }
 
 // SteadyWindow is an optional fixed window on planned time; the zero value means "search".
@@ -170,6 +221,7 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 	}
 	st := &Steady{Warmup: WarmupNone}
 	var start time.Duration
+	var sessionNote string
 	switch {
 	case w.Given:
 		start, st.Warmup = w.Start, WarmupGiven
@@ -177,6 +229,14 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 		if m, ok := medianTimeInSystem(obs); ok {
 			start = min(time.Duration(WarmupMultiple*float64(m)), time.Duration(MaxWarmupFraction*float64(end)))
 			st.Warmup = WarmupTimeInSystem
+		}
+		if span, ok := sessionSpan(obs); ok && span > start {
+			limit := time.Duration(MaxSessionWarmupFraction * float64(end))
+			start, st.Warmup = min(span, limit), WarmupSessions
+			if span > limit {
+				sessionNote = fmt.Sprintf("sessions span %.3g s (p95, first to last turn planned), more than half of the %.3g s arrival phase: the window still holds the ramp-up of their later turns, so its load is below the steady one; run longer tiers",
+					span.Seconds(), end.Seconds())
+			}
 		}
 	}
 	end = max(end, start) // a given window that ends before it starts is empty, not an error
@@ -229,6 +289,7 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 			compliant += tok
 		}
 	}
+	st.Arrivals = arrivals
 	st.RealisedRate = ratio(float64(arrivals), length)
 	st.RequestThroughput = ratio(float64(completions), length)
 	st.RawOutputThroughput = ratio(raw, length)
@@ -249,6 +310,9 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 	case st.Trend.Growing:
 		st.Stationary = false
 		st.Note = "no steady state: queueing grows inside the window (" + st.Trend.Reason + ")"
+	case sessionNote != "":
+		st.Stationary = false
+		st.Note = "no steady state: " + sessionNote
 	}
 	return st
 }

@@ -191,6 +191,9 @@ func (e *exec) probe(ctx context.Context) (float64, error) {
 		return 0, err
 	}
 	s0 := burst.Summary.RequestThroughput
+	if ss := burst.Summary.Sessions; ss != nil && ss.MeanTurns > 0 {
+		s0 /= float64(ss.MeanTurns) // sessions completed per second: the schedule's unit
+	}
 	if !(s0 > 0) {
 		return 0, fmt.Errorf("the saturation probe (a burst of %d requests) completed none: nothing to sweep; check the target", burst.Summary.Planned)
 	}
@@ -204,10 +207,11 @@ func (e *exec) probe(ctx context.Context) (float64, error) {
 		if st == nil || !(st.RequestThroughput > 0) {
 			return 0, fmt.Errorf("the saturation probe at %.3g req/s completed no request in its steady window: nothing to sweep; check the target", rate)
 		}
-		best = math.Max(best, st.RequestThroughput)
-		if st.RequestThroughput < probeSaturated*st.RealisedRate {
-			e.logf("saturation: %.3g req/s completed in steady state at %.3g req/s offered (the burst suggested %.3g)", st.RequestThroughput, st.RealisedRate, s0)
-			return st.RequestThroughput, nil
+		done := st.ArrivalThroughput() // the schedule's unit: requests, or sessions, per second
+		best = math.Max(best, done)
+		if done < probeSaturated*st.RealisedRate {
+			e.logf("saturation: %.3g req/s completed in steady state at %.3g req/s offered (the burst suggested %.3g)", done, st.RealisedRate, s0)
+			return done, nil
 		}
 		rate *= 3
 	}

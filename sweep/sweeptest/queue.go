@@ -28,6 +28,31 @@ type QueueRunner struct {
 
 var _ sweep.Runner = (*QueueRunner)(nil)
 
+// queueRecord is the record of a request the virtual queue served (or rejected).
+func queueRecord(tier int, r sim.QueueResult) records.Record {
+	rec := records.NewRecord(tier, r.Index, r.Arrival)
+	rec.Dispatched, rec.Slot, rec.Sent = r.Arrival, r.Arrival, r.Arrival
+	rec.End = r.End
+	if r.Rejected {
+		rec.Outcome, rec.HTTPStatus, rec.Error = records.HTTPError, 429, "HTTP 429: the waiting room is full"
+	} else {
+		rec.FirstEvent, rec.First, rec.Last = r.First, r.First, r.Last
+		rec.Chunks, rec.OutputTokens, rec.OutputTokensSource = r.Tokens, r.Tokens, records.SourceUsage
+		rec.InputTokens, rec.InputTokensSource = 1, records.SourceWorkload
+		rec.FinishReason = "length"
+		if n := r.Tokens - 1; n > 0 {
+			rec.ITL = make([]time.Duration, n)
+			prev := r.First
+			for k := 1; k <= n; k++ {
+				at := r.First + (r.Last-r.First)*time.Duration(k)/time.Duration(n)
+				rec.ITL[k-1] = at - prev
+				prev = at
+			}
+		}
+	}
+	return rec
+}
+
 // RunTier implements sweep.Runner on the virtual clock.
 func (q *QueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
 	id := p.Tier
@@ -38,26 +63,7 @@ func (q *QueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink
 	var last time.Duration
 	var sinkErr error
 	err := sim.SimulateQueue(cfg, p.Offsets, func(r sim.QueueResult) bool {
-		rec := records.NewRecord(id.Tier, r.Index, r.Arrival)
-		rec.Dispatched, rec.Slot, rec.Sent = r.Arrival, r.Arrival, r.Arrival
-		rec.End = r.End
-		if r.Rejected {
-			rec.Outcome, rec.HTTPStatus, rec.Error = records.HTTPError, 429, "HTTP 429: the waiting room is full"
-		} else {
-			rec.FirstEvent, rec.First, rec.Last = r.First, r.First, r.Last
-			rec.Chunks, rec.OutputTokens, rec.OutputTokensSource = r.Tokens, r.Tokens, records.SourceUsage
-			rec.InputTokens, rec.InputTokensSource = 1, records.SourceWorkload
-			rec.FinishReason = "length"
-			if n := r.Tokens - 1; n > 0 {
-				rec.ITL = make([]time.Duration, n)
-				prev := r.First
-				for k := 1; k <= n; k++ {
-					at := r.First + (r.Last-r.First)*time.Duration(k)/time.Duration(n)
-					rec.ITL[k-1] = at - prev
-					prev = at
-				}
-			}
-		}
+		rec := queueRecord(id.Tier, r)
 		emitted++
 		last = max(last, r.End)
 		if sinkErr == nil {

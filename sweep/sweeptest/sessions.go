@@ -1,0 +1,171 @@
+package sweeptest
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/sweep"
+)
+
+// SessionQueueRunner serves tiers of sessions on the virtual M/D/c queue: every arrival of the
+// plan starts a session of Turns requests, each sent when the one before it ended plus a think
+// time drawn from an exponential distribution of mean Think (seeded by the tier's seed). The
+// requests' records are those of QueueRunner, with their session and turn.
+//
+// Its request arrivals are a Poisson cluster process: Poisson session starts, each followed by
+// Turns-1 later turns at least a service time plus a think time apart. When the think time is
+// long against the service time, two turns of one session are never close, and at the queue's
+// own time scale the arrivals are nearly Poisson of rate Turns × the session rate: the
+// session capacity is then close to the M/D/c capacity (sim.MDCCapacity) over Turns.
+type SessionQueueRunner struct {
+	Config sim.QueueConfig
+	Turns  int
+	Think  time.Duration
+	// Tiers counts the tiers run and Seconds the virtual time they took (to each last end).
+	Tiers   int
+	Seconds float64
+}
+
+var _ sweep.Runner = (*SessionQueueRunner)(nil)
+
+// RunTier implements sweep.Runner on the virtual clock.
+func (q *SessionQueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
+	id := p.Tier
+	id.WorkloadFingerprint = fmt.Sprintf("virtual-mdc-sessions(turns=%d, think=%v)", q.Turns, q.Think)
+	id.StartWall = time.Unix(0, 0).UTC()
+	cfg := q.Config
+	if err := cfg.Validate(); err != nil {
+		return id, err
+	}
+	if q.Turns < 1 || q.Think < 0 || cfg.QueueLimit != 0 {
+		return id, fmt.Errorf("session queue: want turns >= 1, think >= 0 and no queue limit")
+	}
+	rng := rand.New(rand.NewPCG(uint64(id.Seed), 0x73657373)) // "sess"
+	arrivals := &eventHeap{}
+	for k, at := range p.Offsets {
+		heap.Push(arrivals, event{at: at, session: k + 1, turn: 1})
+	}
+	free := &durationHeap{}
+	for range cfg.Servers {
+		heap.Push(free, time.Duration(0))
+	}
+	done := &recordHeap{}
+	emitted, stopped, stopAt := 0, false, time.Duration(0)
+	var last time.Duration
+	var sinkErr error
+	emit := func(rec records.Record) {
+		emitted++
+		last = max(last, rec.End)
+		if sinkErr == nil {
+			sinkErr = sink.Write(&rec)
+		}
+		if !stopped {
+			select {
+			case <-stop:
+				stopped, stopAt = true, rec.End
+			default:
+			}
+		}
+	}
+	for arrivals.Len() > 0 && ctx.Err() == nil {
+		next := heap.Pop(arrivals).(event)
+		for done.Len() > 0 && (*done)[0].End <= next.at {
+			emit(heap.Pop(done).(records.Record))
+		}
+		if stopped && next.at > stopAt {
+			continue // after the stop: not part of the tier
+		}
+		start := max(next.at, heap.Pop(free).(time.Duration))
+		end := start + cfg.Service
+		heap.Push(free, end)
+		r := sim.QueueResult{Index: (next.session-1)*q.Turns + next.turn - 1, Arrival: next.at, Start: start,
+			First: start + cfg.FirstToken, Last: end, End: end, Tokens: cfg.OutputTokens}
+		rec := queueRecord(id.Tier, r)
+		rec.Session, rec.Turn = next.session, next.turn
+		heap.Push(done, rec)
+		if next.turn < q.Turns {
+			think := time.Duration(rng.ExpFloat64() * float64(q.Think))
+			heap.Push(arrivals, event{at: end + think, session: next.session, turn: next.turn + 1})
+		}
+	}
+	for done.Len() > 0 {
+		emit(heap.Pop(done).(records.Record))
+	}
+	if sinkErr != nil {
+		return id, sinkErr
+	}
+	end := records.TierEnd{Kind: records.KindTierEnd, Tier: id.Tier, Planned: emitted, ArrivalsEndS: p.ArrivalsEnd.Seconds(), Reason: records.EndedSchedule}
+	switch {
+	case stopped:
+		end.Reason, end.ArrivalsEndS = records.EndedDecided, stopAt.Seconds()
+	case ctx.Err() != nil:
+		end.Reason = records.EndedInterrupted
+	case id.MaxDurationS > 0:
+		end.Reason = records.EndedCap
+	}
+	id.Planned = emitted
+	id.End = &end
+	q.Tiers++
+	q.Seconds += last.Seconds()
+	return id, nil
+}
+
+type event struct {
+	at            time.Duration
+	session, turn int
+}
+
+type eventHeap []event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].session < h[j].session
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+type durationHeap []time.Duration
+
+func (h durationHeap) Len() int           { return len(h) }
+func (h durationHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h durationHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *durationHeap) Push(x any)        { *h = append(*h, x.(time.Duration)) }
+func (h *durationHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// recordHeap orders records by their end (then id), the order a client would see them end.
+type recordHeap []records.Record
+
+func (h recordHeap) Len() int { return len(h) }
+func (h recordHeap) Less(i, j int) bool {
+	if h[i].End != h[j].End {
+		return h[i].End < h[j].End
+	}
+	return h[i].ID < h[j].ID
+}
+func (h recordHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *recordHeap) Push(x any)   { *h = append(*h, x.(records.Record)) }
+func (h *recordHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
