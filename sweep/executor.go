@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
@@ -346,11 +347,16 @@ func rateText(r float64) string {
 // tierLine says what one tier measured, in a line.
 func tierLine(t TierResult, stop *stopRule, p curve.Params) string {
 	s := t.Summary
-	line := fmt.Sprintf("%s %d (%s): %d ok of %d", roleLabel(t.Tier.Role), t.Tier.Tier, rateText(s.NominalRate), s.Completed, s.Planned)
+	rate := rateText(s.NominalRate)
+	unit := "req/s"
+	if s.Sessions != nil { // the schedule's arrivals start sessions
+		rate, unit = strings.Replace(rate, "req/s", "sessions/s", 1), "sessions/s"
+	}
+	line := fmt.Sprintf("%s %d (%s): %d ok of %d", roleLabel(t.Tier.Role), t.Tier.Tier, rate, s.Completed, s.Planned)
 	if st := s.Steady; st != nil && !math.IsInf(s.NominalRate, 1) {
 		lo, hi := curve.WilsonN(st.CompliantShare, st.EffectiveRequests, p.WithDefaults().Confidence)
-		line += fmt.Sprintf("; steady state from %.3g s: %.3g req/s realised, %.0f tok/s raw, %.0f tok/s compliant, compliant share %.4f [%.4f, %.4f]",
-			st.Start, st.RealisedRate, st.RawOutputThroughput, st.CompliantOutputThroughput, st.CompliantShare, lo, hi)
+		line += fmt.Sprintf("; steady state from %.3g s: %.3g %s realised, %.0f tok/s raw, %.0f tok/s compliant, compliant share %.4f [%.4f, %.4f]",
+			st.Start, st.RealisedRate, unit, st.RawOutputThroughput, st.CompliantOutputThroughput, st.CompliantShare, lo, hi)
 		if !st.Stationary {
 			line += "; " + st.Note
 		}
