@@ -52,6 +52,9 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	errs = append(errs, e...)
 	lc.shard, lc.startAt, e = shardOptions(c)
 	errs = append(errs, e...)
+	if lc.shard.Sharded() && lc.source != nil && lc.source.Sessions() {
+		errs = append(errs, errors.New("--shard: a workload of sessions cannot be sharded yet (a shard would need whole sessions); run it from one process"))
+	}
 	if lc.format, err = outputFormat(c); err != nil {
 		errs = append(errs, err)
 	}

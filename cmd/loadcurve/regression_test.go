@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/records"
@@ -359,6 +360,12 @@ func TestRegressionErrorsNameTheFlagOnce(t *testing.T) {
 		{"timeout", []string{"run", "--timeout", "-1s"}},
 		{"sim-queue-servers", []string{"run", "--sim-model", "mdc", "--sim-queue-servers", "0"}},
 		{"sim-profile", []string{"run", "--sim-profile", "gpu9000"}},
+		{"session-turns", []string{"run", "--workload", "sessions", "--session-turns", "0"}},
+		{"think-time", []string{"run", "--workload", "sessions", "--think-time", "-1s"}},
+		{"think-time-dist", []string{"sweep", "--workload", "sessions", "--think-time-dist", "gaussian"}},
+		{"shard", []string{"run", "--workload", "sessions", "--shard", "0/2", "--start-at", time.Now().Add(30 * time.Minute).UTC().Format(time.RFC3339)}},
+		{"sim-max-num-seqs", []string{"run", "--sim-max-num-seqs", "0"}},
+		{"sim-reasoning-share", []string{"run", "--sim-reasoning-share", "1"}},
 		{"hours-per-period", append([]string{"cost", "--a-cost-per-hour", "1", "--hours-per-period", "-1"}, costOK...)},
 
 		{"target-share", []string{"sweep", "--target-share", "0"}},

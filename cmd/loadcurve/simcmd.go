@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -45,7 +46,17 @@ func simConfig(c *cli.Context, prefix string) (sim.Config, error) {
 		}
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, usageError{err}
+		// The sim names its parameters ("max-num-seqs: 0, must be …"): name their flags.
+		lines := strings.Split(err.Error(), "\n")
+		for i, l := range lines {
+			for _, p := range sim.Params() {
+				if strings.HasPrefix(l, p.Name+":") {
+					lines[i] = "--" + prefix + l
+					break
+				}
+			}
+		}
+		return cfg, usageError{errors.New(strings.Join(lines, "\n"))}
 	}
 	return cfg, nil
 }
