@@ -89,6 +89,17 @@ type exec struct {
 	confirmNeed float64
 }
 
+// unit names the sweep's rates: requests per second, or sessions per second once a tier has
+// shown that the schedule's arrivals start sessions.
+func (e *exec) unit() string {
+	for _, t := range e.tiers {
+		if t.Summary.Sessions != nil {
+			return "sessions/s"
+		}
+	}
+	return "req/s"
+}
+
 func (e *exec) logf(format string, a ...any) {
 	if e.x.Log != nil {
 		e.x.Log(format, a...)
@@ -128,7 +139,7 @@ func (e *exec) decide(ctx context.Context) error {
 		return nil
 	}
 	e.confirmNeed = ConfirmRequests(e.summaries(), e.cfg.Settings.Params)
-	e.logf("capacity %s; confirming the operating point %.3g req/s for up to %v (%s)", a.Capacity.String(), op.Rate,
+	e.logf("capacity %s; confirming the operating point %.3g %s for up to %v (%s)", a.Capacity.String(), op.Rate, e.unit(),
 		e.cfg.tierCap(op.Rate, true, e.confirmNeed).Round(time.Second), confirmWhy(e.confirmNeed, e.cfg))
 	_, err = e.tier(ctx, records.RoleConfirm, op.Rate)
 	return err
@@ -166,14 +177,14 @@ func (e *exec) search(ctx context.Context) error {
 	if err != nil || ctx.Err() != nil {
 		return err
 	}
-	pl := Planner{Saturation: sat, Params: e.cfg.Settings.Params, Precision: e.cfg.Precision, MaxTiers: e.cfg.MaxTiers}
+	pl := Planner{Saturation: sat, Params: e.cfg.Settings.Params, Precision: e.cfg.Precision, MaxTiers: e.cfg.MaxTiers, Unit: e.unit()}
 	for ctx.Err() == nil {
 		r, why, ok := pl.Next(e.summaries())
 		if !ok {
 			e.logf("search done: %s", why)
 			return nil
 		}
-		e.logf("next tier at %.3g req/s: %s", r, why)
+		e.logf("next tier at %.3g %s: %s", r, e.unit(), why)
 		if _, err := e.tier(ctx, records.RoleTier, r); err != nil {
 			return err
 		}
@@ -206,17 +217,17 @@ func (e *exec) probe(ctx context.Context) (float64, error) {
 		}
 		st := t.Summary.Steady
 		if st == nil || !(st.RequestThroughput > 0) {
-			return 0, fmt.Errorf("the saturation probe at %.3g req/s completed no request in its steady window: nothing to sweep; check the target", rate)
+			return 0, fmt.Errorf("the saturation probe at %.3g %s completed no request in its steady window: nothing to sweep; check the target", rate, e.unit())
 		}
 		done := st.ArrivalThroughput() // the schedule's unit: requests, or sessions, per second
 		best = math.Max(best, done)
 		if done < probeSaturated*st.RealisedRate {
-			e.logf("saturation: %.3g req/s completed in steady state at %.3g req/s offered (the burst suggested %.3g)", done, st.RealisedRate, s0)
+			e.logf("saturation: %.3g %s completed in steady state at %.3g %[2]s offered (the burst suggested %.3g)", done, e.unit(), st.RealisedRate, s0)
 			return done, nil
 		}
 		rate *= 3
 	}
-	e.logf("the deployment completed everything offered up to %.3g req/s: using %.3g req/s as its saturation rate", rate/3, best)
+	e.logf("the deployment completed everything offered up to %.3g %s: using %.3g %[2]s as its saturation rate", rate/3, e.unit(), best)
 	return best, nil
 }
 

@@ -27,10 +27,20 @@ import (
 // lightest tier that failed or never settled, at most 1.5 times the heaviest so far, not above
 // 1.5 times the saturation rate).
 type Planner struct {
-	Saturation float64 // the probed saturation completion rate, req/s
+	Saturation float64 // the probed saturation completion rate, in the schedule's unit
 	Params     curve.Params
 	Precision  float64
 	MaxTiers   int
+	// Unit names the rates in the reasons Next gives: "" means "req/s" (the schedule's
+	// arrivals are requests); "sessions/s" for a workload of sessions.
+	Unit string
+}
+
+func (pl Planner) unit() string {
+	if pl.Unit == "" {
+		return "req/s"
+	}
+	return pl.Unit
 }
 
 // Next returns the rate of the next tier of the search and why, given the summaries of every
@@ -89,8 +99,8 @@ func (pl Planner) Next(done []measure.Summary) (rate float64, why string, ok boo
 		why        string
 	}{
 		{e * (1 - p/4), e * (1 + p/4), e, fmt.Sprintf("at the estimate %s", c.String())},
-		{e * (1 - p), e * (1 - p/4), e * (1 - p/2), fmt.Sprintf("just below the estimate %.3g req/s", e)},
-		{e * (1 + p/4), e * (1 + p), e * (1 + p/2), fmt.Sprintf("just above the estimate %.3g req/s", e)},
+		{e * (1 - p), e * (1 - p/4), e * (1 - p/2), fmt.Sprintf("just below the estimate %.3g %s", e, pl.unit())},
+		{e * (1 + p/4), e * (1 + p), e * (1 + p/2), fmt.Sprintf("just above the estimate %.3g %s", e, pl.unit())},
 	} {
 		if !near(slot.lo, slot.hi) && !tried(search, slot.at) {
 			return slot.at, slot.why, true
@@ -133,13 +143,13 @@ func (pl Planner) upwards(a curve.Analysis, search []measure.Summary) (float64, 
 	if !math.IsInf(fail, 1) {
 		r = math.Min(r, math.Sqrt(meet*fail))
 	}
-	why := fmt.Sprintf("every stable tier up to %.3g req/s meets the objective: half way to %.3g req/s", meet, fail)
+	why := fmt.Sprintf("every stable tier up to %.3g %s meets the objective: half way to %.3g %[2]s", meet, pl.unit(), fail)
 	for tried(search, r) && r > meet*(1+pl.Precision/2) { // it ran and was excluded (client-bound, cut): half way to it
-		why = fmt.Sprintf("a tier at %.3g req/s ran but is not on the curve: half way to it from %.3g req/s", r, meet)
+		why = fmt.Sprintf("a tier at %.3g %s ran but is not on the curve: half way to it from %.3g %[2]s", r, pl.unit(), meet)
 		r = math.Sqrt(meet * r)
 	}
 	if r <= meet*(1+pl.Precision/2) {
-		return 0, fmt.Sprintf("the heaviest stable tier meeting the objective, at %.3g req/s, and the lightest failing it or not on the curve, at %.3g req/s, are within the precision", meet, math.Min(fail, r)), false
+		return 0, fmt.Sprintf("the heaviest stable tier meeting the objective, at %.3g %s, and the lightest failing it or not on the curve, at %.3g %[2]s, are within the precision", meet, pl.unit(), math.Min(fail, r)), false
 	}
 	return r, why, true
 }
