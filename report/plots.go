@@ -37,6 +37,13 @@ const (
 // of a curve would be squashed against the axis by the queueing part.
 const LogScaleRatio = 30
 
+func (c Curve) rateUnit() string {
+	if c.RateUnit == "" {
+		return "req/s"
+	}
+	return c.RateUnit
+}
+
 // ErrNoData is returned (wrapped) when a plot would have nothing to draw.
 var ErrNoData = errors.New("no data to plot")
 
@@ -75,6 +82,8 @@ type Curve struct {
 	// Title and Subtitle identify the run (target, model, workload, seed…);
 	// they head every plot.
 	Title, Subtitle string
+	// RateUnit names the x-axis rates: "" means "req/s"; "sessions/s" for sessions.
+	RateUnit string
 
 	Series []CurveSeries
 
@@ -210,7 +219,7 @@ func newPlot(c Curve, title string) (*plot.Plot, *legend) {
 	p.Title.Text = head
 	p.Title.TextStyle.Font.Size = vg.Points(13)
 	p.Title.Padding = vg.Points(6)
-	p.X.Label.Text = "arrival rate (req/s, realised in the steady-state window)"
+	p.X.Label.Text = "arrival rate (" + c.rateUnit() + ", realised in the steady-state window)"
 	p.Y.Tick.Marker = linearTicks{}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{Y: 0xDD}
@@ -263,7 +272,7 @@ func markerLabel(c Curve, m *Marker, def string) string {
 	if label == "" {
 		label = def
 	}
-	label += " " + formatShort(m.Rate) + " req/s"
+	label += " " + formatShort(m.Rate) + " " + c.rateUnit()
 	if len(c.Series) > 1 && c.Series[0].Name != "" {
 		label += " (" + c.Series[0].Name + ")"
 	}

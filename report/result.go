@@ -103,11 +103,23 @@ func notes(w io.Writer, ns []string) {
 	}
 }
 
+// RateUnit names the rates of a result: "req/s", or "sessions/s" when its workload was
+// sessions (the schedule's arrivals start sessions; sweep.SessionsNote).
+func RateUnit(r *sweep.Result) string {
+	for _, t := range r.Tiers {
+		if t.Summary.Sessions != nil {
+			return "sessions/s"
+		}
+	}
+	return "req/s"
+}
+
 // Answer writes what a sweep found, in a few lines: the capacity with its interval, the
 // operating point and whether a tier verified it (with what it delivered), the plateau and the
 // knee, and what the decision cost in time on the target.
 func Answer(w io.Writer, r *sweep.Result) {
 	a := r.Analysis
+	u := RateUnit(r)
 	p := a.Params
 	obj := r.Settings.Measure.Objectives.String()
 	if obj == "" {
@@ -119,49 +131,49 @@ func Answer(w io.Writer, r *sweep.Result) {
 	case c == nil:
 		fmt.Fprintln(w, "Capacity: none found: "+strings.TrimPrefix(capacityWhy(a), "no capacity: "))
 	case c.LowerBoundOnly():
-		fmt.Fprintf(w, "Capacity: %s (no tier was heavy enough to miss the objectives).\n", c.String())
+		fmt.Fprintf(w, "Capacity: %s (no tier was heavy enough to miss the objectives).\n", strings.Replace(c.String(), "req/s", u, 1))
 	default:
-		interval := fmt.Sprintf("it meets the target with confidence up to %s req/s", fmtRate(c.Low))
+		interval := fmt.Sprintf("it meets the target with confidence up to %s %s", fmtRate(c.Low), u)
 		if c.Low == 0 {
 			interval = "no tier meets the target with confidence yet"
 		}
 		if c.High != nil {
-			interval += fmt.Sprintf(" and misses it with confidence from %s req/s", fmtRate(*c.High))
+			interval += fmt.Sprintf(" and misses it with confidence from %s %s", fmtRate(*c.High), u)
 		}
-		fmt.Fprintf(w, "Capacity: %s req/s (%s).\n", fmtRate(c.Rate), interval)
+		fmt.Fprintf(w, "Capacity: %s %s (%s).\n", fmtRate(c.Rate), u, interval)
 	}
 	if op := a.OperatingPoint; op != nil {
-		line := fmt.Sprintf("Operating point: %s req/s (capacity less %s headroom)", fmtRate(op.Rate), pctText(p.Headroom))
+		line := fmt.Sprintf("Operating point: %s %s (capacity less %s headroom)", fmtRate(op.Rate), u, pctText(p.Headroom))
 		switch cf := op.Confirmation; {
 		case cf == nil:
 			line += fmt.Sprintf(", NOT verified (no confirmation tier ran); the curve expects %s tok/s compliant of %s tok/s raw there.",
 				FormatFloat(op.ExpectedCompliantThroughput, 0), FormatFloat(op.ExpectedRawThroughput, 0))
 		case !cf.AtThisPoint:
-			line += fmt.Sprintf(", NOT verified: the confirmation tier %d ran at %s req/s, the operating point of other settings.", cf.Tier, fmtRate(cf.NominalRate))
+			line += fmt.Sprintf(", NOT verified: the confirmation tier %d ran at %s %s, the operating point of other settings.", cf.Tier, fmtRate(cf.NominalRate), u)
 		default:
 			status := "verified"
 			if cf.Verdict != curve.VerdictMeets {
 				status = "NOT verified (" + string(cf.Verdict) + ")"
 			}
-			line += fmt.Sprintf(", %s by tier %d: %s compliant [%s, %s], %s tok/s compliant of %s tok/s raw at %s req/s realised.",
+			line += fmt.Sprintf(", %s by tier %d: %s compliant [%s, %s], %s tok/s compliant of %s tok/s raw at %s %s realised.",
 				status, cf.Tier, pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi),
-				FormatFloat(cf.CompliantOutputThroughput, 0), FormatFloat(cf.RawOutputThroughput, 0), fmtRate(cf.Rate))
+				FormatFloat(cf.CompliantOutputThroughput, 0), FormatFloat(cf.RawOutputThroughput, 0), fmtRate(cf.Rate), u)
 		}
 		fmt.Fprintln(w, line)
 	}
 	var shape []string
 	if a.Plateau != nil {
-		shape = append(shape, fmt.Sprintf("raw throughput levels off at %s tok/s from %s req/s", FormatFloat(a.Plateau.Throughput, 0), fmtRate(a.Plateau.StartRate)))
+		shape = append(shape, fmt.Sprintf("raw throughput levels off at %s tok/s from %s %s", FormatFloat(a.Plateau.Throughput, 0), fmtRate(a.Plateau.StartRate), u))
 	}
 	if a.Knee != nil {
-		shape = append(shape, fmt.Sprintf("non-compliance turns systematic at %s req/s (the knee)", fmtRate(a.Knee.Rate)))
+		shape = append(shape, fmt.Sprintf("non-compliance turns systematic at %s %s (the knee)", fmtRate(a.Knee.Rate), u))
 	}
 	if len(shape) > 0 {
 		fmt.Fprintf(w, "Curve: %s.\n", strings.Join(shape, "; "))
 	}
 	if s := r.Spread(); s != nil {
-		fmt.Fprintf(w, "Repeatability: %d repetitions found capacities %s to %s req/s (median %s; range %s of the median, relative standard deviation %s); %d of them verified their operating point.\n",
-			s.N, fmtRate(s.Min), fmtRate(s.Max), fmtRate(s.Median), spreadPct(s.RelativeRange), spreadPct(s.RelativeStdDev), s.VerifiedOperations)
+		fmt.Fprintf(w, "Repeatability: %d repetitions found capacities %s to %s %s (median %s; range %s of the median, relative standard deviation %s); %d of them verified their operating point.\n",
+			s.N, fmtRate(s.Min), fmtRate(s.Max), u, fmtRate(s.Median), spreadPct(s.RelativeRange), spreadPct(s.RelativeStdDev), s.VerifiedOperations)
 	}
 	fmt.Fprintf(w, "Cost of the decision: %d tiers, %s of load on the target.\n", len(r.Tiers), durText(r.TargetSeconds))
 	if !r.Complete {
@@ -186,7 +198,7 @@ func CurveTable(r *sweep.Result) Table {
 	t := Table{
 		Title: fmt.Sprintf("Tiers (objectives %s, target %s of requests, %s confidence)", orNone(r.Settings.Measure.Objectives.String()),
 			pctText(a.Params.TargetShare), pctText(a.Params.Confidence)),
-		Columns: []string{"tier", "role", "rate req/s", "realised", "requests", "compl. req. share", "interval", "verdict",
+		Columns: []string{"tier", "role", "rate " + RateUnit(r), "realised", "requests", "compl. req. share", "interval", "verdict",
 			"raw tok/s", "compliant tok/s", "p99 ttft ms", "ended"},
 		Align:          []bool{true, false, true, true, true, true, false, false, true, true, true, false},
 		Highlight:      -1,
@@ -294,6 +306,7 @@ func CurveOf(r *sweep.Result) Curve {
 		Series:      []CurveSeries{SeriesOf(r, "")},
 		Objectives:  objectiveMap(r.Settings.Measure.Objectives),
 		TargetShare: r.Analysis.Params.TargetShare,
+		RateUnit:    RateUnit(r),
 	}
 	a := r.Analysis
 	if a.Plateau != nil {
