@@ -167,7 +167,7 @@ func (s *jscan) usage(ci *chunkInfo) error {
 			_, err := s.value()
 			return err
 		}
-		return s.count("usage."+string(key), dst, ok, &ci.usageBad)
+		return s.count("usage.", key, dst, ok, &ci.usageBad)
 	})
 }
 
@@ -185,14 +185,15 @@ func (s *jscan) details(ci *chunkInfo, want string, dst *int, ok *bool) error {
 			_, err := s.value()
 			return err
 		}
-		return s.count(want, dst, ok, nil) // a bad detail is not used; it does not spoil the counts
+		return s.count("", key, dst, ok, nil) // a bad detail is not used; it does not spoil the counts
 	})
 }
 
 // count reads a token count (or null) into dst. A valid JSON number that is no believable count
 // (negative, fractional, beyond any response) does not break the stream; it is not used, and
-// *bad (when not nil) says why (streamState.finish).
-func (s *jscan) count(name string, dst *int, ok *bool, bad *string) error {
+// *bad (when not nil) says why (streamState.finish), naming the member prefix+key (built only
+// then: the usual path does not allocate).
+func (s *jscan) count(prefix string, key []byte, dst *int, ok *bool, bad *string) error {
 	if s.peek() == 'n' {
 		return s.literal("null")
 	}
@@ -203,7 +204,7 @@ func (s *jscan) count(name string, dst *int, ok *bool, bad *string) error {
 	n, err := strconv.Atoi(string(s.b[start:s.i]))
 	if err != nil || n < 0 || n > maxUsageTokens {
 		if bad != nil {
-			*bad = fmt.Sprintf("%s is %s, not a count in [0, %d]", name, s.b[start:s.i], maxUsageTokens)
+			*bad = fmt.Sprintf("%s%s is %s, not a count in [0, %d]", prefix, key, s.b[start:s.i], maxUsageTokens)
 		}
 		return nil
 	}

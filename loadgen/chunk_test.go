@@ -157,10 +157,50 @@ func TestParseChunkAgreesWithEncodingJSON(t *testing.T) {
 }
 
 func TestParseChunkAllocatesNothing(t *testing.T) {
-	b := []byte(chunkCorpus[2])
+	for _, in := range []string{
+		chunkCorpus[2],
+		`{"choices":[{"index":0,"delta":{"reasoning_content":"hmm"},"finish_reason":null}]}`,
+		`{"choices":[],"usage":{"prompt_tokens":17,"completion_tokens":8,"prompt_tokens_details":{"cached_tokens":16},"completion_tokens_details":{"reasoning_tokens":4}}}`,
+	} {
+		b := []byte(in)
+		var ci chunkInfo
+		if n := testing.AllocsPerRun(100, func() { _ = parseChunk(b, &ci) }); n != 0 {
+			t.Errorf("%s: %v allocations per chunk", in, n)
+		}
+	}
+}
+
+// TestParseChunkAnswerAndDetails: reasoning deltas are output but not answer; the usage
+// details are read, and a bad detail is not used without spoiling the counts.
+func TestParseChunkAnswerAndDetails(t *testing.T) {
+	for _, tc := range []struct {
+		in                          string
+		output, answer              bool
+		cached, reasoning           int
+		cachedOK, reasonOK, usageOK bool
+	}{
+		{in: `{"choices":[{"delta":{"reasoning_content":"a"}}]}`, output: true},
+		{in: `{"choices":[{"delta":{"reasoning":"a"}}]}`, output: true},
+		{in: `{"choices":[{"delta":{"reasoning_content":"a","content":"b"}}]}`, output: true, answer: true},
+		{in: `{"choices":[{"delta":{"tool_calls":[{"index":0}]}}]}`, output: true, answer: true},
+		{in: `{"choices":[{"text":"x"}]}`, output: true, answer: true},
+		{in: `{"choices":[{"delta":{"reasoning_content":""}}]}`},
+		{in: `{"usage":{"completion_tokens":8,"prompt_tokens_details":{"cached_tokens":3},"completion_tokens_details":{"reasoning_tokens":5}}}`,
+			cached: 3, reasoning: 5, cachedOK: true, reasonOK: true, usageOK: true},
+		{in: `{"usage":{"completion_tokens":8,"prompt_tokens_details":null,"completion_tokens_details":{"reasoning_tokens":-1}}}`, usageOK: true},
+	} {
+		var ci chunkInfo
+		if err := parseChunk([]byte(tc.in), &ci); err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if ci.output != tc.output || ci.answer != tc.answer || ci.cached != tc.cached || ci.cachedOK != tc.cachedOK ||
+			ci.reasoning != tc.reasoning || ci.reasonOK != tc.reasonOK || (ci.usageBad == "") != tc.usageOK && ci.usageSet {
+			t.Errorf("%s: %+v", tc.in, ci)
+		}
+	}
 	var ci chunkInfo
-	if n := testing.AllocsPerRun(100, func() { _ = parseChunk(b, &ci) }); n != 0 {
-		t.Errorf("%v allocations per chunk", n)
+	if err := parseChunk([]byte(`{"usage":{"prompt_tokens_details":[]}}`), &ci); err == nil {
+		t.Error("usage details that are not an object were accepted")
 	}
 }
 

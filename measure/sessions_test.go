@@ -119,6 +119,20 @@ func TestReasoningSummary(t *testing.T) {
 	if s.ReasoningResponses != 1 || s.ReasoningTokens != 3 || s.AnswerTokens != 7 || s.GoodRequests != 1 {
 		t.Errorf("reasoning responses %d tokens %d answer tokens %d good %d", s.ReasoningResponses, s.ReasoningTokens, s.AnswerTokens, s.GoodRequests)
 	}
+	// In bounded memory, the same figures within the sketch's relative error.
+	acc, err := measure.NewApproxAccumulator(measure.Options{Objectives: obj}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []records.Record{plain, reasoned} {
+		acc.Add(&r)
+	}
+	b := acc.Summary(records.Tier{Planned: 2})
+	near := func(x, y float64) bool { return math.Abs(x-y) <= measure.DefaultSketchError*math.Abs(y)+1e-9 }
+	if b.TTFT.Count != 2 || b.TTFA.Count != 2 || !near(b.TTFA.Percentiles["p99"], s.TTFA.Percentiles["p99"]) || !near(b.TTFT.Median, s.TTFT.Median) ||
+		b.ITL.Count != 8 || b.AnswerITL.Count != 5 || !near(b.AnswerITL.Mean, 12) {
+		t.Errorf("bounded: TTFT %+v TTFA %+v ITL %+v answer ITL %+v", b.TTFT, b.TTFA, b.ITL, b.AnswerITL)
+	}
 	if !s.Reports("ttfa") || !s.Reports("answer_itl") {
 		t.Error("a tier with reasoning must report ttfa and answer_itl")
 	}

@@ -273,7 +273,9 @@ func (s *Sketch) Stats(div float64, percentiles []float64) Stats {
 type ApproxAccumulator struct {
 	acc                                    *Accumulator
 	ttft, tpot, itl, e2el, cq, e2elCQ, lag *Sketch
-	ttfa, answerITL                        *Sketch
+	// ttft and itl hold the values of responses without reasoning (their answer's too); these
+	// those of responses with reasoning (see Accumulator), merged in by Summary.
+	ttftReasoned, ttfaReasoned, itlReasoned, answerReasoned *Sketch
 }
 
 // NewApproxAccumulator starts a streaming summary whose percentiles have relative error alpha
@@ -288,7 +290,8 @@ func NewApproxAccumulator(opts Options, alpha float64) (*ApproxAccumulator, erro
 	}
 	a := &ApproxAccumulator{acc: acc}
 	acc.sessions.alpha = alpha
-	for _, sp := range []**Sketch{&a.ttft, &a.tpot, &a.itl, &a.e2el, &a.cq, &a.e2elCQ, &a.lag, &a.ttfa, &a.answerITL} {
+	for _, sp := range []**Sketch{&a.ttft, &a.tpot, &a.itl, &a.e2el, &a.cq, &a.e2elCQ, &a.lag,
+		&a.ttftReasoned, &a.ttfaReasoned, &a.itlReasoned, &a.answerReasoned} {
 		if *sp, err = NewSketch(alpha); err != nil {
 			return nil, err
 		}
@@ -310,13 +313,11 @@ func (a *ApproxAccumulator) Add(r *records.Record) {
 	acc := a.acc
 	acc.Add(r)
 	drainInto(&acc.ttft, a.ttft)
-	drainInto(&acc.ttfa, a.ttfa)
-	for _, v := range acc.itl { // without reasoning, a gap is the answer's too
-		a.answerITL.Add(float64(v))
-	}
+	drainInto(&acc.ttftReasoned, a.ttftReasoned)
+	drainInto(&acc.ttfaReasoned, a.ttfaReasoned)
 	drainInto(&acc.itl, a.itl)
-	drainInto(&acc.itlReasoned, a.itl)
-	drainInto(&acc.answerReasoned, a.answerITL)
+	drainInto(&acc.itlReasoned, a.itlReasoned)
+	drainInto(&acc.answerReasoned, a.answerReasoned)
 	drainInto(&acc.e2el, a.e2el)
 	drainInto(&acc.cq, a.cq)
 	drainInto(&acc.e2elCQ, a.e2elCQ)
@@ -325,6 +326,22 @@ func (a *ApproxAccumulator) Add(r *records.Record) {
 		a.tpot.Add(v * 1e6) // ms → ns, like the other metrics
 	}
 	acc.tpot = acc.tpot[:0]
+}
+
+// answerStats is the sketched counterpart of answerJob: the statistics of a metric (plain and
+// reasoned values) and of its answer's counterpart (plain and answer values).
+func answerStats(plain, reasoned, answer *Sketch, ps []float64) (metric, answerMetric Stats) {
+	if reasoned.Count() == 0 && answer.Count() == 0 {
+		metric = plain.Stats(1e6, ps)
+		return metric, metric.clone()
+	}
+	merged := func(o *Sketch) *Sketch {
+		m, _ := NewSketch(plain.alpha) // the alpha of a sketch that exists is valid
+		_ = m.Merge(plain)             // same alpha: cannot fail
+		_ = m.Merge(o)
+		return m
+	}
+	return merged(reasoned).Stats(1e6, ps), merged(answer).Stats(1e6, ps)
 }
 
 func drainInto(xs *[]time.Duration, s *Sketch) {
@@ -339,15 +356,13 @@ func drainInto(xs *[]time.Duration, s *Sketch) {
 func (a *ApproxAccumulator) Summary(tier records.Tier) Summary {
 	s := a.acc.Summary(tier) // every count exact; the metric arrays are empty
 	ps := a.acc.opts.Percentiles
-	s.TTFT = a.ttft.Stats(1e6, ps)
+	s.TTFT, s.TTFA = answerStats(a.ttft, a.ttftReasoned, a.ttfaReasoned, ps)
 	s.TPOT = a.tpot.Stats(1e6, ps)
-	s.ITL = a.itl.Stats(1e6, ps)
+	s.ITL, s.AnswerITL = answerStats(a.itl, a.itlReasoned, a.answerReasoned, ps)
 	s.E2EL = a.e2el.Stats(1e6, ps)
 	s.ClientQueueTime = a.cq.Stats(1e6, ps)
 	s.E2ELIncludingClientQueue = a.e2elCQ.Stats(1e6, ps)
 	s.ScheduleLag = a.lag.Stats(1e6, ps)
-	s.TTFA = a.ttfa.Stats(1e6, ps)
-	s.AnswerITL = a.answerITL.Stats(1e6, ps)
 	s.PercentileError = a.RelativeError()
 	// The lag verdict again, on the sketch's p99 (the exact array is empty); the other
 	// client-bound reasons do not depend on percentiles.

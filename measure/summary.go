@@ -197,12 +197,13 @@ type Accumulator struct {
 	// (no NaN case) and convert to milliseconds exactly for whole milliseconds.
 	ttft, itl, e2el, cq, e2elCQ, lag []time.Duration
 	tpot                             []float64 // ms: not a whole number of nanoseconds
-	// The answer's metrics. itl holds the gaps of responses without reasoning, whose answer
-	// gaps they are too; the gaps of responses with reasoning go to itlReasoned (all) and
-	// answerReasoned (the answer's), so no gap is held twice when nothing reasoned.
-	ttfa, itlReasoned, answerReasoned []time.Duration
-	cachedOfBase                      int // prompt tokens of the ok requests that reported cached tokens
-	sessions                          sessionAcc
+	// The answer's metrics. ttft and itl hold the values of responses without reasoning, which
+	// are their answer's too; those of responses with reasoning go to ttftReasoned and
+	// itlReasoned, and their answer's to ttfaReasoned and answerReasoned: nothing is held twice
+	// when nothing reasoned.
+	ttftReasoned, ttfaReasoned, itlReasoned, answerReasoned []time.Duration
+	cachedOfBase                                            int // prompt tokens of the ok requests that reported cached tokens
+	sessions                                                sessionAcc
 
 	obs []Obs // every issued request, for the steady state
 }
@@ -315,19 +316,22 @@ func (a *Accumulator) Add(r *records.Record) {
 	s.Completed++
 	s.TotalInputTokens += r.InputTokens
 	s.TotalOutputTokens += r.OutputTokens
-	if v, ok := r.TTFT(); ok {
-		a.ttft = append(a.ttft, v)
-	}
-	if v, ok := r.TTFA(); ok {
-		a.ttfa = append(a.ttfa, v)
-	}
 	if v, ok := tpotMS(r); ok {
 		a.tpot = append(a.tpot, v)
 	}
 	if r.ReasoningChunks > 0 {
+		if v, ok := r.TTFT(); ok {
+			a.ttftReasoned = append(a.ttftReasoned, v)
+		}
+		if v, ok := r.TTFA(); ok {
+			a.ttfaReasoned = append(a.ttfaReasoned, v)
+		}
 		a.itlReasoned = append(a.itlReasoned, r.ITL...)
 		a.answerReasoned = append(a.answerReasoned, r.AnswerITL...)
 	} else {
+		if v, ok := r.TTFT(); ok {
+			a.ttft = append(a.ttft, v)
+		}
 		a.itl = append(a.itl, r.ITL...)
 	}
 	if r.ReasoningChunks > 0 || r.ReasoningTokens > 0 {
@@ -499,23 +503,9 @@ func joinReason(a, b string) string {
 // decides client_bound are always put in place, requested or not.
 func (a *Accumulator) describeAll(s *Summary) {
 	ps := a.opts.Percentiles
-	itlJob := func() {
-		s.ITL = describe(a.itl, 1e6, ps)
-		s.AnswerITL = s.ITL.clone() // nothing reasoned: the answer's gaps are every gap
-	}
-	if len(a.itlReasoned) > 0 || len(a.answerReasoned) > 0 {
-		// Copies, made before any job reorders a.itl in place.
-		all := slices.Concat(a.itl, a.itlReasoned)
-		answer := slices.Concat(a.itl, a.answerReasoned)
-		itlJob = func() {
-			s.ITL = describe(all, 1e6, ps)
-			s.AnswerITL = describe(answer, 1e6, ps)
-		}
-	}
 	jobs := []func(){
-		itlJob,
-		func() { s.TTFT = describe(a.ttft, 1e6, ps) },
-		func() { s.TTFA = describe(a.ttfa, 1e6, ps) },
+		answerJob(&s.ITL, &s.AnswerITL, a.itl, a.itlReasoned, a.answerReasoned, ps),
+		answerJob(&s.TTFT, &s.TTFA, a.ttft, a.ttftReasoned, a.ttfaReasoned, ps),
 		func() { s.TPOT = describe(a.tpot, 1, ps) },
 		func() { s.E2EL = describe(a.e2el, 1e6, ps) },
 		func() { s.ClientQueueTime = describe(a.cq, 1e6, ps) },
@@ -539,6 +529,25 @@ func (a *Accumulator) describeAll(s *Summary) {
 		})
 	}
 	wg.Wait()
+}
+
+// answerJob describes a metric and its answer's counterpart (ITL and answer ITL, TTFT and
+// TTFA): plain holds the values of responses without reasoning, which count for both;
+// reasoned and answer those of responses with reasoning, for the metric and for the answer.
+// When nothing reasoned, the answer's statistics are the metric's, and no value is copied;
+// otherwise the copies are made now, before any job reorders plain in place.
+func answerJob(metric, answerMetric *Stats, plain, reasoned, answer []time.Duration, ps []float64) func() {
+	if len(reasoned) == 0 && len(answer) == 0 {
+		return func() {
+			*metric = describe(plain, 1e6, ps)
+			*answerMetric = metric.clone()
+		}
+	}
+	all, ans := slices.Concat(plain, reasoned), slices.Concat(plain, answer)
+	return func() {
+		*metric = describe(all, 1e6, ps)
+		*answerMetric = describe(ans, 1e6, ps)
+	}
 }
 
 // ratio is x/y, NaN when y is 0 and x is 0, +Inf when y is 0 and x is not.
