@@ -532,6 +532,8 @@ func (r *run) one(i int, rec *records.Record) {
 		if i+1 < r.sessions[k][1] {
 			r.wg.Add(1) // before this turn's worker is done: the run waits for the next turn
 			go r.nextTurn(i+1, rec.End)
+		} else {
+			r.history[k] = sessionHistory{} // the session is over: memory follows the sessions in flight
 		}
 	}
 	r.out <- rec
