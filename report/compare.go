@@ -18,8 +18,16 @@ import (
 // figures), the paired differences, and the cost at equal load when priced.
 func CompareTables(res compare.Result) []Table {
 	f := FormatFloat
+	rate := "rate req/s"
+	for _, t := range res.Tiers {
+		for _, s := range []*measure.Summary{t.A, t.B} {
+			if s != nil && s.Sessions != nil {
+				rate = "rate sessions/s" // the schedule's arrivals started sessions
+			}
+		}
+	}
 	tiers := Table{Title: "A vs B at equal rate (steady-state figures; compl. req. share = compliant request share)", Highlight: -1,
-		Columns: []string{"rate req/s", "A raw tok/s", "B raw tok/s", "A compl. tok/s", "B compl. tok/s", "B/A compl.",
+		Columns: []string{rate, "A raw tok/s", "B raw tok/s", "A compl. tok/s", "B compl. tok/s", "B/A compl.",
 			"A compl. req. share", "B compl. req. share", "A p99 ttft", "B p99 ttft", "A failed", "B failed"},
 		Align: []bool{true, true, true, true, true, true, true, true, true, true, true, true}}
 	get := func(s *measure.Summary, fn func(*measure.Summary) string) string {
@@ -51,7 +59,7 @@ func CompareTables(res compare.Result) []Table {
 		})
 	}
 	paired := Table{Title: "Paired differences B−A over identical requests (median, with its interval)", Highlight: -1,
-		Columns: []string{"rate req/s", "metric", "pairs", "median B−A ms", "interval ms", "B better / worse"},
+		Columns: []string{rate, "metric", "pairs", "median B−A ms", "interval ms", "B better / worse"},
 		Align:   []bool{true, false, true, true, false, false}}
 	for _, p := range res.Paired {
 		if p.Result == nil {
@@ -68,7 +76,7 @@ func CompareTables(res compare.Result) []Table {
 		if res.Ledger != nil && res.Ledger.Currency != "" {
 			title += " (" + res.Ledger.Currency + ")"
 		}
-		t := Table{Title: title, Highlight: -1, Columns: []string{"rate req/s", "A", "B", "B vs A"}, Align: []bool{true, true, true, true}}
+		t := Table{Title: title, Highlight: -1, Columns: []string{rate, "A", "B", "B vs A"}, Align: []bool{true, true, true, true}}
 		opt := func(v *float64, pct bool) string {
 			switch {
 			case v == nil:

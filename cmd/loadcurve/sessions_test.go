@@ -194,3 +194,41 @@ func TestToolCallsOnTheSim(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareSessions: two deployments under the same sessions are compared turn by turn (the
+// pairs are every session's every turn), at rates in sessions per second.
+func TestCompareSessions(t *testing.T) {
+	var dirs [2]string
+	for i, seqs := range []string{"8", "2"} {
+		dirs[i] = filepath.Join(t.TempDir(), "side")
+		code, _, stderr := runCLI(t, "run", "--workload", "sessions", "--session-turns", "3", "--think-time", "50ms",
+			"--num-requests", "10", "--request-rate", "5", "--random-input-len", "32", "--random-output-len", "8",
+			"--sim-max-num-seqs", seqs, "--goodput", "ttft:500", "--max-schedule-lag", "1s", "--quiet", "--out", dirs[i])
+		if code != exitOK {
+			t.Fatalf("run %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "cmp")
+	code, stdout, stderr := runCLI(t, "compare", dirs[0], dirs[1], "--out", out)
+	if code != exitOK || !strings.Contains(stdout, "rate sessions/s") {
+		t.Fatalf("compare: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var res struct {
+		Paired []struct {
+			Metric string `json:"metric"`
+			Result *struct {
+				N int `json:"n"`
+			} `json:"result"`
+		} `json:"paired"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "compare.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Paired) == 0 || res.Paired[0].Result == nil || res.Paired[0].Result.N != 30 {
+		t.Errorf("paired %+v, want 30 pairs (10 sessions × 3 turns)", res.Paired)
+	}
+}
