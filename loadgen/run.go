@@ -34,6 +34,13 @@ type Tier struct {
 	// Limiter is an optional safety ceiling (a token bucket: it starts full and allows bursts).
 	// Waiting on it delays dispatch, so it shows as schedule lag, and Result.RateLimited says so.
 	Limiter *rate.Limiter
+	// Users, when > 0, makes the tier a closed loop of that many users: Offsets (one per user)
+	// are the users' starts, and Requests a pool they draw from in order. Each user sends the
+	// next request of the pool when its previous response ended plus Think, until the pool is
+	// empty or the tier stops; a request nobody drew is not part of the tier (no record), nor
+	// is one a user would have sent at or after StopAfter. MaxConcurrency must then be 0.
+	Users int
+	Think time.Duration
 	// StopAfter, when > 0, stops starting requests planned at or after this offset: they are
 	// recorded as canceled and never sent. It is the tier's first deadline.
 	StopAfter time.Duration
@@ -71,7 +78,19 @@ type Tier struct {
 // Validate returns every problem of the tier at once.
 func (t Tier) Validate() []error {
 	var errs []error
-	if err := workloads.ValidateSessions(t.Requests); err != nil {
+	if t.Users < 0 || t.Think < 0 {
+		errs = append(errs, fmt.Errorf("tier %d: %d users, think time %v: both must be >= 0", t.Index, t.Users, t.Think))
+	}
+	if t.Users > 0 {
+		switch {
+		case len(t.Offsets) != t.Users:
+			errs = append(errs, fmt.Errorf("tier %d: %d offsets for %d users", t.Index, len(t.Offsets), t.Users))
+		case workloads.Sessions(t.Requests) != nil:
+			errs = append(errs, fmt.Errorf("tier %d: a closed loop of users sends independent requests, not sessions", t.Index))
+		case t.MaxConcurrency != 0:
+			errs = append(errs, fmt.Errorf("tier %d: a closed loop of %d users is its own concurrency cap: no --max-concurrency", t.Index, t.Users))
+		}
+	} else if err := workloads.ValidateSessions(t.Requests); err != nil {
 		errs = append(errs, fmt.Errorf("tier %d: %w", t.Index, err))
 	} else if sessions := workloads.Sessions(t.Requests); sessions != nil && len(t.Offsets) != len(sessions) {
 		errs = append(errs, fmt.Errorf("tier %d: %d offsets for %d sessions", t.Index, len(t.Offsets), len(sessions)))
@@ -217,7 +236,11 @@ func Run(ctx context.Context, c *Client, tier Tier, sink Sink, progress *Progres
 	close(r.out)
 	<-writerDone
 	if r.turnStopped.Load() {
-		res.StoppedEarly = true // Stop closed while sessions were thinking
+		res.StoppedEarly = true // Stop closed while sessions (or users) were thinking
+	}
+	if tier.Users > 0 {
+		res.Planned = int(r.made.Load()) // a closed loop planned what its users sent
+		progress.Planned.Store(int64(res.Planned))
 	}
 	if res.StoppedEarly {
 		// Requests never dispatched (later sessions, later turns) are not part of the tier.
@@ -252,9 +275,13 @@ func (r *run) writeRecords(sink Sink, cancelRun context.CancelCauseFunc, done ch
 }
 
 // recordNotStarted records the arrivals from index from on (requests, or every turn of
-// sessions), never dispatched: only Planned is set.
+// sessions), never dispatched: only Planned is set. A closed loop's users that never started
+// planned nothing.
 func (r *run) recordNotStarted(from int, msg string) {
 	t := r.tier
+	if t.Users > 0 {
+		return
+	}
 	if r.sessions != nil {
 		for k := from; k < len(r.sessions); k++ {
 			r.turnsNotStarted(r.sessions[k][0], t.Offsets[k], msg)
@@ -340,6 +367,7 @@ type run struct {
 	wg       sync.WaitGroup
 
 	made        atomic.Int64 // records made
+	pool        atomic.Int64 // a closed loop's next request to draw
 	turnStopped atomic.Bool  // a session's next turn found Tier.Stop closed
 
 	// Sessions (nil for independent requests): each session's range of Requests, the session
@@ -390,8 +418,13 @@ func (r *run) dispatch(timer *time.Timer, res *Result) (next int, stoppedByTime 
 			}
 		}
 		i := k
-		if r.sessions != nil {
+		switch {
+		case r.sessions != nil:
 			i = r.sessions[k][0] // the session's first turn
+		case t.Users > 0:
+			if i = r.take(); i < 0 {
+				return len(t.Offsets), false // the pool is empty: the remaining users have nothing to send
+			}
 		}
 		rec := r.newRecord(i, planned)
 		rec.Dispatched = time.Since(r.t0)
@@ -524,6 +557,10 @@ func (r *run) one(i int, rec *records.Record) {
 	p.Done.Add(1)
 	if rec.Outcome != records.OK {
 		p.Errors.Add(1)
+	}
+	if r.tier.Users > 0 {
+		r.wg.Add(1) // before this request's worker is done: the run waits for the user's next
+		go r.nextOfUser(rec.End)
 	}
 	if r.sessions != nil {
 		if rec.Outcome == records.OK {

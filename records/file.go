@@ -137,7 +137,12 @@ type Tier struct {
 	RequestRate    Rate   `json:"request_rate"`
 	Burstiness     Rate   `json:"burstiness"`
 	MaxConcurrency int    `json:"max_concurrency,omitempty"` // the cap in this tier (0: none)
-	Seed           int64  `json:"seed"`
+	// Users, when > 0, makes the tier a closed loop of that many users (its concurrency level):
+	// each sends its next request when its previous response ended, plus Think. Arrival and
+	// RequestRate then describe nothing planned in advance.
+	Users  int     `json:"users,omitempty"`
+	ThinkS float64 `json:"think_s,omitempty"`
+	Seed   int64   `json:"seed"`
 	// Planned is the number of requests in the tier's schedule as drawn; a tier that stopped
 	// early (its verdict was decided) planned fewer: see End.
 	Planned int `json:"planned"`

@@ -1,0 +1,57 @@
+package loadgen
+
+import (
+	"time"
+
+	"github.com/loadcurve/loadcurve/records"
+)
+
+// take draws the next request of a closed loop's pool: its index, or -1 when the pool is empty.
+func (r *run) take() int {
+	i := r.pool.Add(1) - 1
+	if i >= int64(len(r.tier.Requests)) {
+		return -1
+	}
+	return int(i)
+}
+
+// nextOfUser sends a closed-loop user's next request once its previous response, which ended at
+// prevEnd, is followed by the tier's think time; the user retires when the pool is empty or the
+// tier stops. Called as a goroutine counted in r.wg.
+func (r *run) nextOfUser(prevEnd time.Duration) {
+	defer r.wg.Done()
+	t := r.tier
+	if prevEnd == records.Unset {
+		prevEnd = time.Since(r.t0)
+	}
+	planned := prevEnd + t.Think
+	if t.StopAfter > 0 && planned >= t.StopAfter {
+		return // the tier's time is up: what the user would send next is not part of it
+	}
+	if d := planned - time.Since(r.t0); d > 0 {
+		timer := time.NewTimer(d)
+		select {
+		case <-timer.C:
+		case <-r.done:
+		case <-t.Stop:
+		}
+		timer.Stop()
+	}
+	select {
+	case <-t.Stop:
+		r.turnStopped.Store(true)
+		return
+	default:
+	}
+	if r.stopped() {
+		return
+	}
+	i := r.take()
+	if i < 0 {
+		return
+	}
+	rec := r.newRecord(i, planned)
+	rec.Dispatched = time.Since(r.t0)
+	r.progress.Dispatched.Add(1)
+	r.admit(i, rec)
+}
