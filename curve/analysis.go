@@ -106,6 +106,19 @@ type Capacity struct {
 	// FromTier and ToTier are the tiers Rate is interpolated between (ToTier null for a lower bound).
 	FromTier int  `json:"from_tier"`
 	ToTier   *int `json:"to_tier"`
+	// Unit names the rates: "" for req/s (or sessions/s: see the result's notes), "users" on
+	// the concurrency axis.
+	Unit string `json:"unit,omitempty"`
+	// RequestRate is, on the concurrency axis, the request rate the capacity's users produce
+	// (the curve interpolated); 0 otherwise.
+	RequestRate float64 `json:"request_rate,omitempty"`
+}
+
+func (c *Capacity) unit() string {
+	if c.Unit == "" {
+		return "req/s"
+	}
+	return c.Unit
 }
 
 // LowerBoundOnly reports whether the capacity is only known to be at least Rate.
@@ -118,18 +131,25 @@ func (c *Capacity) String() string {
 	if c == nil {
 		return "none"
 	}
+	if c.RequestRate > 0 {
+		return c.text() + fmt.Sprintf(", producing %s req/s", fmtRate(c.RequestRate))
+	}
+	return c.text()
+}
+
+func (c *Capacity) text() string {
 	if c.LowerBoundOnly() {
-		return fmt.Sprintf("at least %s req/s", fmtRate(c.Rate))
+		return fmt.Sprintf("at least %s %s", fmtRate(c.Rate), c.unit())
 	}
 	switch {
 	case c.Low > 0 && c.High != nil:
-		return fmt.Sprintf("%s req/s (%s–%s)", fmtRate(c.Rate), fmtRate(c.Low), fmtRate(*c.High))
+		return fmt.Sprintf("%s %s (%s–%s)", fmtRate(c.Rate), c.unit(), fmtRate(c.Low), fmtRate(*c.High))
 	case c.Low > 0:
-		return fmt.Sprintf("%s req/s (at least %s, no upper bound measured)", fmtRate(c.Rate), fmtRate(c.Low))
+		return fmt.Sprintf("%s %s (at least %s, no upper bound measured)", fmtRate(c.Rate), c.unit(), fmtRate(c.Low))
 	case c.High != nil:
-		return fmt.Sprintf("%s req/s (unconfirmed, below %s)", fmtRate(c.Rate), fmtRate(*c.High))
+		return fmt.Sprintf("%s %s (unconfirmed, below %s)", fmtRate(c.Rate), c.unit(), fmtRate(*c.High))
 	}
-	return fmt.Sprintf("%s req/s (unconfirmed, unbracketed)", fmtRate(c.Rate))
+	return fmt.Sprintf("%s %s (unconfirmed, unbracketed)", fmtRate(c.Rate), c.unit())
 }
 
 // OperatingPoint is where to run: capacity less the headroom, with what it should deliver and,
@@ -176,7 +196,10 @@ type Confirmation struct {
 // reasons in words.
 type Analysis struct {
 	// Params are the parameters used, defaults filled.
-	Params         Params          `json:"params"`
+	Params Params `json:"params"`
+	// Axis is AxisRate (written as "") or AxisConcurrency: what every rate of the analysis
+	// counts (capacity, operating point, the points' Rate).
+	Axis           string          `json:"axis,omitempty"`
 	Points         []PointVerdict  `json:"points"`
 	Plateau        *Plateau        `json:"plateau"`
 	Knee           *Knee           `json:"knee"`
@@ -185,6 +208,12 @@ type Analysis struct {
 	// Notes give every judgement in words with the numbers behind it.
 	Notes []string `json:"notes"`
 }
+
+// The axes of an analysis.
+const (
+	AxisRate        = ""            // open tiers: rates are arrivals per second (requests or sessions)
+	AxisConcurrency = "concurrency" // closed-loop tiers: rates are concurrency levels (users)
+)
 
 // Analyze judges a sweep from the summaries of its tiers (in any order; the input is not
 // modified). The curve's points are the tiers at a finite rate that are not confirmations;
@@ -204,9 +233,18 @@ type Analysis struct {
 func Analyze(tiers []measure.Summary, p Params) Analysis {
 	p, notes := p.resolve()
 	a := Analysis{Params: p, Notes: notes}
+	for _, s := range tiers {
+		if s.Users > 0 && s.Role != records.RoleProbe {
+			a.Axis = AxisConcurrency
+		}
+	}
 	var confirm []measure.Summary
 	for _, s := range tiers {
 		switch {
+		case (a.Axis == AxisConcurrency) != (s.Users > 0):
+			if s.Role != records.RoleProbe {
+				a.Notes = append(a.Notes, fmt.Sprintf("tier %d is not a closed-loop tier among closed-loop tiers (or the other way round): it is off the concurrency axis", s.Tier))
+			}
 		case s.Role == records.RoleConfirm:
 			confirm = append(confirm, s)
 		case math.IsInf(s.NominalRate, 1):
@@ -263,6 +301,9 @@ func judge(s measure.Summary, p Params) PointVerdict {
 		v.Verdict, v.Reason = VerdictExcluded, "client-bound: the client, not the server, shaped its load ("+s.ClientBoundReason+")"
 	}
 	v.Rate, v.RequestThroughput = st.RealisedRate, st.RequestThroughput
+	if s.Users > 0 { // a closed loop: its axis is its concurrency, its request rate an outcome
+		v.Rate, v.NominalRate = float64(s.Users), float64(s.Users)
+	}
 	v.RawOutputThroughput, v.CompliantOutputThroughput = st.RawOutputThroughput, st.CompliantOutputThroughput
 	v.Share, v.EffectiveRequests = st.CompliantShare, st.EffectiveRequests
 	if st.Requests > 0 {
@@ -307,6 +348,11 @@ const serviceBoundMargin = 1.05
 // such a queue can only grow, even when the tier ended before that showed as a trend or broke
 // the objectives, so the load is not sustainable and cannot meet them.
 func boundByService(pts []PointVerdict, tiers []measure.Summary) {
+	for _, s := range tiers {
+		if s.Users > 0 {
+			return // a closed loop cannot offer more than it completes
+		}
+	}
 	best := 0.0
 	for _, s := range tiers {
 		// In the unit of the arrivals (requests, or sessions), which v.Rate counts.
@@ -522,6 +568,9 @@ func (a *Analysis) kneeAndCapacity(axis []*PointVerdict) {
 	if c.High != nil {
 		c.Rate = math.Min(c.Rate, *c.High)
 	}
+	if a.Axis == AxisConcurrency {
+		c.Unit, c.RequestRate = "users", interpolateRequests(axis, c.Rate)
+	}
 	a.Capacity = c
 	a.Notes = append(a.Notes, a.capacityNote(axis, last, next))
 	a.monotonyNotes(axis)
@@ -576,6 +625,11 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 	}
 	h := a.Params.Headroom
 	op := &OperatingPoint{Rate: c.Rate * (1 - h)}
+	if a.Axis == AxisConcurrency {
+		// Users come in whole numbers: the operating point is the largest one within the
+		// headroom (at least one user).
+		op.Rate = math.Max(1, math.Floor(op.Rate+1e-9))
+	}
 	op.ExpectedRawThroughput, op.ExpectedCompliantThroughput = interpolate(axis, op.Rate)
 	op.Reason = fmt.Sprintf("capacity %s at a %s compliant share, less %s headroom", c.String(), pct(a.Params.TargetShare), pct(h))
 	a.OperatingPoint = op
@@ -584,10 +638,10 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 	}
 	for _, s := range confirm { // the last confirmation is the one that counts
 		v := judge(s, a.Params)
-		cf := &Confirmation{Tier: s.Tier, NominalRate: s.NominalRate, Rate: v.Rate, Share: v.Share, ShareLo: v.ShareLo, ShareHi: v.ShareHi,
+		cf := &Confirmation{Tier: s.Tier, NominalRate: v.NominalRate, Rate: v.Rate, Share: v.Share, ShareLo: v.ShareLo, ShareHi: v.ShareHi,
 			EffectiveRequests: v.EffectiveRequests, Verdict: v.Verdict, RequestThroughput: v.RequestThroughput,
 			RawOutputThroughput: v.RawOutputThroughput, CompliantOutputThroughput: v.CompliantOutputThroughput, Reason: v.Reason,
-			AtThisPoint: math.Abs(s.NominalRate/op.Rate-1) <= 0.005}
+			AtThisPoint: math.Abs(v.NominalRate/op.Rate-1) <= 0.005}
 		op.Confirmation = cf
 	}
 	note := fmt.Sprintf("operating point %s req/s (%s), expecting about %s tok/s compliant and %s tok/s raw output (the curve interpolated)",
@@ -669,6 +723,22 @@ func interpolate(axis []*PointVerdict, rate float64) (raw, compliant float64) {
 		r0, y0, z0 = r1, y1, z1
 	}
 	return y0, z0
+}
+
+// interpolateRequests is the request rate the curve's tiers produced at x on the axis,
+// interpolated linearly between the tiers on either side (through the origin below the first).
+func interpolateRequests(axis []*PointVerdict, x float64) float64 {
+	x0, y0 := 0.0, 0.0
+	for _, v := range axis {
+		if x <= v.Rate {
+			if v.Rate == x0 {
+				return v.RequestThroughput
+			}
+			return y0 + (x-x0)/(v.Rate-x0)*(v.RequestThroughput-y0)
+		}
+		x0, y0 = v.Rate, v.RequestThroughput
+	}
+	return y0
 }
 
 // tierNotes states the per-tier judgements that deserve words.

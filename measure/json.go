@@ -33,6 +33,7 @@ type summaryHead struct {
 	RequestRate          Number       `json:"request_rate"`
 	Burstiness           Number       `json:"burstiness"`
 	MaxConcurrency       *int         `json:"max_concurrency"`
+	Users                int          `json:"users,omitempty"` // a closed-loop tier's concurrency level
 	Duration             Number       `json:"duration"`
 	Completed            int          `json:"completed"`
 	Failed               int          `json:"failed"`
@@ -125,6 +126,7 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		mc := s.MaxConcurrency
 		head.MaxConcurrency = &mc
 	}
+	head.Users = s.Users
 	tail := summaryTail{
 		Planned: s.Planned, Issued: s.Issued, NotIssued: s.NotIssued, Recorded: s.Recorded, Interrupted: s.Interrupted, EndReason: s.EndReason,
 		Outcomes: outcomeCounts(s.Outcomes), TimeoutRatio: Number(s.TimeoutRatio), FailureRatio: Number(s.FailureRatio),
@@ -249,6 +251,7 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 	if head.MaxConcurrency != nil {
 		out.MaxConcurrency = *head.MaxConcurrency
 	}
+	out.Users = head.Users
 	if st := tail.Steady; st != nil {
 		out.Steady = &Steady{Start: float64(st.Start), End: float64(st.End), Warmup: st.Warmup, Requests: st.Requests, Ok: st.Ok,
 			Compliant: st.Compliant, RealisedRate: float64(st.RealisedRate), RequestThroughput: float64(st.RequestThroughput),

@@ -89,6 +89,9 @@ type Summary struct {
 	RealisedRate   float64 // arrivals of the tier / latest planned arrival: the offered rate of the schedule actually drawn (sessions/s for sessions)
 	DeliveredRate  float64 // requests sent / latest sent offset: the rate the server was actually offered, after the dispatcher and the concurrency gate
 	MaxConcurrency int     // 0 means no cap
+	// Users is the concurrency level of a closed-loop tier (records.Tier.Users; 0: an open one,
+	// whose arrivals the schedule planned). Its RealisedRate is then the rate its users produced.
+	Users int
 
 	Objectives  string    // Objectives.String() of the objectives used
 	Percentiles []float64 // the percentiles in the Stats
@@ -377,6 +380,7 @@ func (a *Accumulator) Summary(tier records.Tier) Summary {
 	s.Tier, s.Role, s.Arrival = tier.Tier, tier.Role, tier.Arrival
 	s.Planned = tier.PlannedRequests()
 	s.NominalRate, s.Burstiness, s.MaxConcurrency = float64(tier.RequestRate), float64(tier.Burstiness), tier.MaxConcurrency
+	s.Users = tier.Users
 	if s.NominalRate == 0 {
 		s.NominalRate = math.NaN() // no nominal rate: a trace replay
 	}
@@ -477,7 +481,7 @@ func lagReason(p99, threshold float64) string {
 // the rates to mean something. On schedule, the two rates differ by the last request's lag over
 // the tier's length: far below 1 %.
 func checkDelivered(s *Summary) {
-	if s.MaxConcurrency > 0 || s.Sessions != nil || !s.Complete || s.Issued < 20 || !(s.RealisedRate > 0) || math.IsInf(s.RealisedRate, 0) {
+	if s.MaxConcurrency > 0 || s.Users > 0 || s.Sessions != nil || !s.Complete || s.Issued < 20 || !(s.RealisedRate > 0) || math.IsInf(s.RealisedRate, 0) {
 		return
 	}
 	if s.DeliveredRate < 0.99*s.RealisedRate {

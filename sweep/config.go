@@ -44,6 +44,8 @@ const (
 type Config struct {
 	// Rates are the tiers: a list, or Auto (probe, then search the capacity).
 	Rates Rates
+	// Concurrency, when set, replaces Rates: every tier is a closed loop of users.
+	Concurrency Concurrency
 	// Schedule, when set, makes the run one tier of this schedule (a run: an arrival process,
 	// ramps included, or a trace), Requests long (0: a replay's every arrival) or Duration long,
 	// seeded with Seed as it is. Rates are not used then.
@@ -162,9 +164,10 @@ func (c Config) Validate() []error {
 	c = c.withDefaults()
 	var errs []error
 	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(name, format, a...)) }
-	if c.Schedule == nil && !c.Rates.Auto && len(c.Rates.List) == 0 {
+	if c.Schedule == nil && !c.Rates.Auto && len(c.Rates.List) == 0 && !c.Concurrency.Set() {
 		bad("request-rates", "no tier")
 	}
+	errs = append(errs, c.Concurrency.validate(c)...)
 	if !(c.Burstiness > 0) {
 		bad("burstiness", "must be > 0 or inf, got %v", c.Burstiness)
 	}

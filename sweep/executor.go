@@ -117,6 +117,9 @@ func (e *exec) decide(ctx context.Context) error {
 		_, err = e.run(ctx, records.RoleTier, sch, rate, e.cfg.Seed)
 		return err
 	}
+	if e.cfg.Concurrency.Set() {
+		return e.decideClosed(ctx)
+	}
 	if e.cfg.Rates.Auto {
 		err = e.search(ctx)
 	} else {
@@ -246,13 +249,6 @@ func (e *exec) tier(ctx context.Context, role records.Role, rate float64) (*Tier
 // run plans and runs one tier of schedule sch.
 func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule, rate float64, seed int64) (*TierResult, error) {
 	cfg := e.cfg
-	if len(e.tiers) > 0 && cfg.Cooldown > 0 && cfg.StartAt.IsZero() {
-		select {
-		case <-time.After(cfg.Cooldown):
-		case <-ctx.Done():
-			return nil, nil
-		}
-	}
 	idx := len(e.tiers)
 	id := records.Tier{Tier: idx, Role: role, Repeat: e.repeat, Arrival: sch.String(), RequestRate: rateOrInf(rate),
 		Burstiness: rateOrInf(cfg.Burstiness), MaxConcurrency: cfg.MaxConcurrency, Seed: seed}
@@ -312,6 +308,21 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 		slot := cfg.Duration + cfg.Drain + cfg.Cooldown + time.Second
 		plan.StartAt = cfg.StartAt.Add(time.Duration(idx) * slot)
 	}
+	return e.execute(ctx, plan, stop)
+}
+
+// execute runs a planned tier (after the cooldown between tiers), summarises it and logs it.
+// stop, when not nil, is the sequential tier's stop rule.
+func (e *exec) execute(ctx context.Context, plan Plan, stop *stopRule) (*TierResult, error) {
+	cfg := e.cfg
+	idx := plan.Tier.Tier
+	if len(e.tiers) > 0 && cfg.Cooldown > 0 && cfg.StartAt.IsZero() {
+		select {
+		case <-time.After(cfg.Cooldown):
+		case <-ctx.Done():
+			return nil, nil
+		}
+	}
 	col, err := newCollector(cfg.Settings.Measure, cfg.Bounded, stop)
 	if err != nil {
 		return nil, err
@@ -360,7 +371,10 @@ func tierLine(t TierResult, stop *stopRule, p curve.Params) string {
 	s := t.Summary
 	rate := rateText(s.NominalRate)
 	unit := "req/s"
-	if s.Sessions != nil { // the schedule's arrivals start sessions
+	switch {
+	case s.Users > 0: // a closed loop: its level is the users; the rate is what they produced
+		rate = fmt.Sprintf("%d users", s.Users)
+	case s.Sessions != nil: // the schedule's arrivals start sessions
 		rate, unit = strings.Replace(rate, "req/s", "sessions/s", 1), "sessions/s"
 	}
 	line := fmt.Sprintf("%s %d (%s): %d ok of %d", roleLabel(t.Tier.Role), t.Tier.Tier, rate, s.Completed, s.Planned)

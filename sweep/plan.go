@@ -26,6 +26,11 @@ type Plan struct {
 	StartAt time.Time
 	// Label names the tier in progress output, e.g. "tier 3, 8.02 req/s".
 	Label string
+	// Pool and StopAfter are a closed-loop tier's (Tier.Users > 0; Offsets are then the users'
+	// starts): the requests its users draw from, and when they stop sending (0: when the pool
+	// is empty).
+	Pool      int
+	StopAfter time.Duration
 }
 
 // Sink receives a tier's records, from one goroutine, as its requests end. It may keep the
