@@ -6,7 +6,11 @@
 // The package only renders: it takes loadcurve's results as they are
 // ([sweep.Result] for a run or sweep, [compare.Result] for a comparison) and
 // writes them as tables, JSON, CSV, plots and HTML ([Print], [WriteResult],
-// [CompareText], [WriteCompareFiles]); it decides nothing. Units
+// [CompareText], [WriteCompareFiles]); it decides nothing. Given the records a
+// result comes from, it also writes each tier's time series
+// (timeseries_tierNN.csv, [TimeSeriesOf], [ReadTimeSeries],
+// [WriteResultSeries]) and plots it second by second in report.html
+// ([TimeSeriesPlots]). Units
 // follow METRICS.md: rates in requests per second, throughputs in output
 // tokens per second, latencies in milliseconds, shares as fractions in [0, 1]
 // (plots show shares in per cent).

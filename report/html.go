@@ -27,10 +27,19 @@ type HTML struct {
 	// with an <svg> root and hold no script, event handler, foreign object or
 	// reference outside itself ([HTML.Write] fails otherwise).
 	PlotsSVG [][]byte
+	// Sections follow the plots: each a heading, a paragraph and its own plots (checked as
+	// PlotsSVG are), e.g. the tiers' time series.
+	Sections []HTMLSection
 	Notes    []string
 	// Stamp, when non-empty, is shown as a banner at the top and in the page
 	// title (e.g. "NOT COMPARABLE" for a forced compare).
 	Stamp string
+}
+
+// HTMLSection is a titled group of plots of a report page.
+type HTMLSection struct {
+	Title, Text string
+	PlotsSVG    [][]byte
 }
 
 // htmlCell, htmlRow and htmlTable are a Table prepared for the template.
@@ -53,10 +62,16 @@ type htmlTable struct {
 	HasMark bool // a highlighted row exists: add the marker column
 }
 
+type htmlSection struct {
+	Title, Text string
+	Plots       []template.HTML
+}
+
 type htmlPage struct {
 	HTML
 	Tabs  []htmlTable
 	Plots []template.HTML
+	Secs  []htmlSection
 }
 
 // Write renders the page to w. User strings (title, identity, cells, notes,
@@ -76,6 +91,17 @@ func (h HTML) Write(w io.Writer) error {
 			return fmt.Errorf("report: plot %d of %q: %w", i, h.Title, err)
 		}
 		page.Plots = append(page.Plots, template.HTML(s)) // checked by inlineSVG
+	}
+	for _, sec := range h.Sections {
+		hs := htmlSection{Title: sec.Title, Text: sec.Text}
+		for i, svg := range sec.PlotsSVG {
+			s, err := inlineSVG(svg)
+			if err != nil {
+				return fmt.Errorf("report: plot %d of section %q of %q: %w", i, sec.Title, h.Title, err)
+			}
+			hs.Plots = append(hs.Plots, template.HTML(s)) // checked by inlineSVG
+		}
+		page.Secs = append(page.Secs, hs)
 	}
 	bw := bufio.NewWriter(w)
 	if err := pageTemplate.Execute(bw, page); err != nil {
@@ -232,6 +258,7 @@ table.data .num{text-align:right}
 table.data tr.highlight td{background:#fff4cc;font-weight:600}
 table.data td.mark{color:#8a6d00}
 ul.notes{color:#444;padding-left:1.2em}
+p.lead{color:#444;max-width:864px}
 figure.plot{margin:1.5em 0}
 figure.plot svg{width:100%;height:auto;max-width:864px}
 footer{margin-top:2em;color:#888;font-size:.85em}
@@ -278,6 +305,19 @@ footer{margin-top:2em;color:#888;font-size:.85em}
 <figure class="plot">
 {{.}}
 </figure>
+{{- end}}
+{{- range .Secs}}
+<section>
+<h2>{{.Title}}</h2>
+{{- if .Text}}
+<p class="lead">{{.Text}}</p>
+{{- end}}
+{{- range .Plots}}
+<figure class="plot">
+{{.}}
+</figure>
+{{- end}}
+</section>
 {{- end}}
 {{- if .Notes}}
 <h2>Notes</h2>

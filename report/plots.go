@@ -220,6 +220,9 @@ func newPlot(c Curve, title string) (*plot.Plot, *legend) {
 	p.Title.TextStyle.Font.Size = vg.Points(13)
 	p.Title.Padding = vg.Points(6)
 	p.X.Label.Text = "arrival rate (" + c.rateUnit() + ", realised in the steady-state window)"
+	if c.RateUnit == "users" {
+		p.X.Label.Text = "concurrency (users of a closed loop)"
+	}
 	p.Y.Tick.Marker = linearTicks{}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{Y: 0xDD}

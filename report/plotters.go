@@ -98,12 +98,48 @@ func (h *hLine) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(h.line, c.Min.X, y, c.Max.X, y)
 }
 
+// xBand shades the data area between x0 and x1 (a tier's steady-state window) across its
+// whole height.
+type xBand struct {
+	x0, x1 float64
+	fill   color.Color
+}
+
+// Plot implements plot.Plotter.
+func (b *xBand) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x0, x1 := max(trX(b.x0), c.Min.X), min(trX(b.x1), c.Max.X)
+	if x1 <= x0 {
+		return
+	}
+	c.SetColor(b.fill)
+	c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: c.Min.Y}, Max: vg.Point{X: x1, Y: c.Max.Y}}.Path())
+}
+
+// DataRange implements plot.DataRanger: the band widens the X range to include it and leaves
+// the Y range alone.
+func (b *xBand) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return b.x0, b.x1, math.Inf(1), math.Inf(-1)
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (b *xBand) Thumbnail(c *draw.Canvas) {
+	c.SetColor(b.fill)
+	c.Fill(c.Rectangle.Path())
+}
+
+// label names the band in a legend.
+func (b *xBand) label() string {
+	return "steady-state window " + formatShort(b.x0) + "–" + formatShort(b.x1) + " s"
+}
+
 // legend draws legend entries on a translucent box in a corner of the data
 // area. gonum's own legend has no background, so lines showed through its
 // text; this one is added as the last plotter, above the data.
 type legend struct {
 	entries []legendEntry
 	top     bool
+	cols    int // entries side by side, row by row (0: one column)
 }
 
 type legendEntry struct {
@@ -132,8 +168,11 @@ func (l *legend) Plot(c draw.Canvas, _ *plot.Plot) {
 	for _, e := range l.entries {
 		textW = max(textW, sty.Width(e.label))
 	}
-	w := pad + thumbW + gap + textW + pad
-	h := pad + vg.Length(len(l.entries))*rowH + pad
+	cols := min(max(l.cols, 1), len(l.entries))
+	rows := (len(l.entries) + cols - 1) / cols
+	colW := thumbW + gap + textW + pad
+	w := pad + vg.Length(cols)*colW
+	h := pad + vg.Length(rows)*rowH + pad
 	box := vg.Rectangle{Min: vg.Point{X: c.Min.X + inset}}
 	box.Max.X = box.Min.X + w
 	if l.top {
@@ -150,16 +189,17 @@ func (l *legend) Plot(c draw.Canvas, _ *plot.Plot) {
 
 	sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter
 	for i, e := range l.entries {
-		top := box.Max.Y - pad - vg.Length(i)*rowH
+		top := box.Max.Y - pad - vg.Length(i/cols)*rowH
 		mid := top - rowH/2
+		left := box.Min.X + pad + vg.Length(i%cols)*colW
 		thumb := &draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-			Min: vg.Point{X: box.Min.X + pad, Y: mid - rowH/2 + vg.Points(1)},
-			Max: vg.Point{X: box.Min.X + pad + thumbW, Y: mid + rowH/2 - vg.Points(1)},
+			Min: vg.Point{X: left, Y: mid - rowH/2 + vg.Points(1)},
+			Max: vg.Point{X: left + thumbW, Y: mid + rowH/2 - vg.Points(1)},
 		}}
 		for _, t := range e.thumbs {
 			t.Thumbnail(thumb)
 		}
-		c.FillText(sty, vg.Point{X: box.Min.X + pad + thumbW + gap, Y: mid}, e.label)
+		c.FillText(sty, vg.Point{X: left + thumbW + gap, Y: mid}, e.label)
 	}
 }
 

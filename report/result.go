@@ -19,6 +19,7 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/servermetrics"
 	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/timeseries"
 )
 
 // Formats of Print.
@@ -103,9 +104,13 @@ func notes(w io.Writer, ns []string) {
 	}
 }
 
-// RateUnit names the rates of a result: "req/s", or "sessions/s" when its workload was
-// sessions (the schedule's arrivals start sessions; sweep.SessionsNote).
+// RateUnit names the rates of a result: "req/s", "sessions/s" when its workload was sessions
+// (the schedule's arrivals start sessions; sweep.SessionsNote), or "users" for a sweep of
+// concurrency levels (its rates are the levels; "realised" is the request rate they produced).
 func RateUnit(r *sweep.Result) string {
+	if r.Analysis.Axis == curve.AxisConcurrency {
+		return "users"
+	}
 	for _, t := range r.Tiers {
 		if t.Summary.Sessions != nil {
 			return "sessions/s"
@@ -140,7 +145,11 @@ func Answer(w io.Writer, r *sweep.Result) {
 		if c.High != nil {
 			interval += fmt.Sprintf(" and misses it with confidence from %s %s", fmtRate(*c.High), u)
 		}
-		fmt.Fprintf(w, "Capacity: %s %s (%s).\n", fmtRate(c.Rate), u, interval)
+		produced := ""
+		if c.RequestRate > 0 {
+			produced = fmt.Sprintf(", producing %s req/s", fmtRate(c.RequestRate))
+		}
+		fmt.Fprintf(w, "Capacity: %s %s%s (%s).\n", fmtRate(c.Rate), u, produced, interval)
 	}
 	if op := a.OperatingPoint; op != nil {
 		line := fmt.Sprintf("Operating point: %s %s (capacity less %s headroom)", fmtRate(op.Rate), u, pctText(p.Headroom))
@@ -155,9 +164,13 @@ func Answer(w io.Writer, r *sweep.Result) {
 			if cf.Verdict != curve.VerdictMeets {
 				status = "NOT verified (" + string(cf.Verdict) + ")"
 			}
-			line += fmt.Sprintf(", %s by tier %d: %s compliant [%s, %s], %s tok/s compliant of %s tok/s raw at %s %s realised.",
+			at := fmt.Sprintf("at %s %s realised", fmtRate(cf.Rate), u)
+			if a.Axis == curve.AxisConcurrency {
+				at = fmt.Sprintf("from %s req/s its users produced", fmtRate(cf.RequestThroughput))
+			}
+			line += fmt.Sprintf(", %s by tier %d: %s compliant [%s, %s], %s tok/s compliant of %s tok/s raw %s.",
 				status, cf.Tier, pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi),
-				FormatFloat(cf.CompliantOutputThroughput, 0), FormatFloat(cf.RawOutputThroughput, 0), fmtRate(cf.Rate), u)
+				FormatFloat(cf.CompliantOutputThroughput, 0), FormatFloat(cf.RawOutputThroughput, 0), at)
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -198,7 +211,7 @@ func CurveTable(r *sweep.Result) Table {
 	t := Table{
 		Title: fmt.Sprintf("Tiers (objectives %s, target %s of requests, %s confidence)", orNone(r.Settings.Measure.Objectives.String()),
 			pctText(a.Params.TargetShare), pctText(a.Params.Confidence)),
-		Columns: []string{"tier", "role", "rate " + RateUnit(r), "realised", "requests", "compl. req. share", "interval", "verdict",
+		Columns: []string{"tier", "role", "rate " + RateUnit(r), realisedColumn(r), "requests", "compl. req. share", "interval", "verdict",
 			"raw tok/s", "compliant tok/s", "p99 ttft ms", "ended"},
 		Align:          []bool{true, false, true, true, true, true, false, false, true, true, true, false},
 		Highlight:      -1,
@@ -219,7 +232,11 @@ func CurveTable(r *sweep.Result) Table {
 	f := FormatFloat
 	for i, tr := range r.Tiers {
 		s, id := tr.Summary, tr.Tier
-		row := []string{strconv.Itoa(id.Tier), roleText(id), rateCell(s.NominalRate)}
+		rate := rateCell(s.NominalRate)
+		if s.Users > 0 {
+			rate = strconv.Itoa(s.Users)
+		}
+		row := []string{strconv.Itoa(id.Tier), roleText(id), rate}
 		st := s.Steady
 		verdict, interval := "—", "—"
 		if v, ok := verdicts[id.Tier]; ok {
@@ -252,6 +269,15 @@ func CurveTable(r *sweep.Result) Table {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// realisedColumn heads the curve table's realised rates: on the concurrency axis, the request
+// rate the users produced.
+func realisedColumn(r *sweep.Result) string {
+	if r.Analysis.Axis == curve.AxisConcurrency {
+		return "req/s produced"
+	}
+	return "realised"
 }
 
 func confirmationOf(a curve.Analysis, tier int) *curve.Confirmation {
@@ -404,8 +430,14 @@ func IdentityRows(r *sweep.Result) [][2]string {
 }
 
 // WriteResult writes a result's files into dir: summary.json (a run) or curve.json (a sweep),
-// then the rendered files (WriteFiles).
-func WriteResult(dir string, r *sweep.Result) error {
+// then the rendered files (WriteFiles). It has no time series: WriteResultSeries does.
+func WriteResult(dir string, r *sweep.Result) error { return WriteResultSeries(dir, r, nil) }
+
+// WriteResultSeries is WriteResult with the tiers' time series (by tier index, as
+// TimeSeriesOf or ReadTimeSeries make them from the result's records): it also writes
+// timeseries_tierNN.csv for every tier ts holds, and plots them in report.html
+// (WriteFilesSeries).
+func WriteResultSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series) error {
 	if r.Header.Command == records.CommandRun {
 		rf, err := r.RunSummary()
 		if err != nil {
@@ -417,15 +449,23 @@ func WriteResult(dir string, r *sweep.Result) error {
 	} else if err := sweep.WriteJSON(dir, sweep.CurveName, r.Curve()); err != nil {
 		return err
 	}
-	_, err := WriteFiles(dir, r)
+	_, err := WriteFilesSeries(dir, r, ts)
 	return err
 }
 
 // WriteFiles renders a result into dir: curve.csv, every tier's summary (summary_tierNN.json),
 // the plots (SVG and PNG) and report.html; a run writes report.html only beside its
-// summary.json. It returns the names written.
-func WriteFiles(dir string, r *sweep.Result) ([]string, error) {
-	var written []string
+// summary.json. It returns the names written. It has no time series: WriteFilesSeries does.
+func WriteFiles(dir string, r *sweep.Result) ([]string, error) { return WriteFilesSeries(dir, r, nil) }
+
+// WriteFilesSeries is WriteFiles with the tiers' time series (by tier index; nil: none): it
+// also writes timeseries_tierNN.csv for every tier of r that ts holds (a run too), and
+// report.html plots them (at most TimeSeriesPlotTiers tiers, else the probes are left out).
+func WriteFilesSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series) ([]string, error) {
+	written, err := writeTimeSeries(dir, r, ts)
+	if err != nil {
+		return written, err
+	}
 	if r.Header.Command != records.CommandRun {
 		for _, tr := range r.Tiers {
 			name := fmt.Sprintf("summary_tier%02d.json", tr.Tier.Tier)
@@ -476,6 +516,11 @@ func WriteFiles(dir string, r *sweep.Result) ([]string, error) {
 	}
 	page := HTML{Title: "loadcurve: " + r.Header.Model + " at " + r.Header.Target, Identity: IdentityRows(r),
 		Tables: tables, PlotsSVG: svgs, Notes: notes}
+	if sec, ok, err := timeSeriesSection(r, ts); err != nil {
+		return written, err
+	} else if ok {
+		page.Sections = append(page.Sections, sec)
+	}
 	if err := WriteHTML(dir, page); err != nil {
 		return written, err
 	}
