@@ -179,16 +179,20 @@ func Compare(a, b Side, o Options) (Result, error) {
 	return res, nil
 }
 
-// curveTiers are the tiers of a result that are points of its curve, by nominal rate (the first
-// of each rate).
+// curveTiers are the tiers of a result that are points of its curve, by nominal rate, or by
+// concurrency level for closed-loop tiers (the first of each).
 func curveTiers(r *sweep.Result) map[float64]sweep.TierResult {
 	m := map[float64]sweep.TierResult{}
 	for _, t := range r.Tiers {
 		if !t.Tier.CurveRole() || math.IsInf(t.Summary.NominalRate, 1) && r.Header.Command != records.CommandRun {
 			continue
 		}
-		if _, ok := m[t.Summary.NominalRate]; !ok {
-			m[t.Summary.NominalRate] = t
+		key := t.Summary.NominalRate
+		if t.Summary.Users > 0 {
+			key = float64(t.Summary.Users)
+		}
+		if _, ok := m[key]; !ok {
+			m[key] = t
 		}
 	}
 	return m
@@ -197,6 +201,10 @@ func curveTiers(r *sweep.Result) map[float64]sweep.TierResult {
 // tierMismatches: at every rate both ran the request sets must be identical, and two sweeps
 // must have a rate in common (their tables would be empty otherwise).
 func tierMismatches(a, b *sweep.Result) []Mismatch {
+	if x, y := axisOf(a), axisOf(b); x != y {
+		// Users and arrival rates are different axes: no level of one is a rate of the other.
+		return []Mismatch{{Field: "axis (concurrency levels or arrival rates)", A: x, B: y}}
+	}
 	ta, tb := curveTiers(a), curveTiers(b)
 	var out []Mismatch
 	common := 0
@@ -214,6 +222,16 @@ func tierMismatches(a, b *sweep.Result) []Mismatch {
 		out = append(out, Mismatch{Field: FieldCommonRates, A: ratesText(ta), B: ratesText(tb)})
 	}
 	return out
+}
+
+// axisOf names a result's axis: "concurrency" for closed-loop tiers, else "rate".
+func axisOf(r *sweep.Result) string {
+	for _, t := range r.Tiers {
+		if t.Summary.Users > 0 {
+			return "concurrency"
+		}
+	}
+	return "rate"
 }
 
 // FieldCommonRates names the mismatch of two results without a tier at a common rate.

@@ -26,6 +26,7 @@ func (r *run) nextOfUser(prevEnd time.Duration) {
 	}
 	planned := prevEnd + t.Think
 	if t.StopAfter > 0 && planned >= t.StopAfter {
+		r.capped.Store(true)
 		return // the tier's time is up: what the user would send next is not part of it
 	}
 	if d := planned - time.Since(r.t0); d > 0 {
@@ -49,6 +50,17 @@ func (r *run) nextOfUser(prevEnd time.Duration) {
 	i := r.take()
 	if i < 0 {
 		return
+	}
+	r.dispatchOfUser(i, planned)
+}
+
+// dispatchOfUser dispatches request i of a closed loop, planned at planned.
+func (r *run) dispatchOfUser(i int, planned time.Duration) {
+	for {
+		last := r.lastPlanned.Load()
+		if int64(planned) <= last || r.lastPlanned.CompareAndSwap(last, int64(planned)) {
+			break
+		}
 	}
 	rec := r.newRecord(i, planned)
 	rec.Dispatched = time.Since(r.t0)

@@ -16,11 +16,12 @@ import (
 func TestClosedLoopExact(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		stopAfter time.Duration
-		want      int // records
+		stopAfter   time.Duration
+		want        int           // records
+		arrivalsEnd time.Duration // the last request sent, or the stop time that stopped the users
 	}{
-		{"until the pool is empty", 0, 6},
-		{"until the stop time", 200 * ms, 4},
+		{"until the pool is empty", 0, 6, 300 * ms},
+		{"until the stop time", 200 * ms, 4, 200 * ms},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -33,8 +34,8 @@ func TestClosedLoopExact(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res.Planned != tc.want {
-					t.Errorf("planned %d, want %d", res.Planned, tc.want)
+				if res.Planned != tc.want || res.ArrivalsEnd != tc.arrivalsEnd {
+					t.Errorf("planned %d, arrivals end %v; want %d, %v", res.Planned, res.ArrivalsEnd, tc.want, tc.arrivalsEnd)
 				}
 				for _, r := range sink.byID(t, tc.want) {
 					// Requests 2k and 2k+1 are the k-th of the two users: 100 ms each, 50 ms apart.

@@ -241,6 +241,12 @@ func Run(ctx context.Context, c *Client, tier Tier, sink Sink, progress *Progres
 	if tier.Users > 0 {
 		res.Planned = int(r.made.Load()) // a closed loop planned what its users sent
 		progress.Planned.Store(int64(res.Planned))
+		// Its arrival phase ended with the last request a user sent, or at StopAfter when
+		// that stopped them.
+		res.ArrivalsEnd = time.Duration(r.lastPlanned.Load())
+		if r.capped.Load() {
+			res.ArrivalsEnd, res.Stopped = tier.StopAfter, fmt.Sprintf("the users stopped at the tier's stop time (%v)", tier.StopAfter)
+		}
 	}
 	if res.StoppedEarly {
 		// Requests never dispatched (later sessions, later turns) are not part of the tier.
@@ -368,6 +374,8 @@ type run struct {
 
 	made        atomic.Int64 // records made
 	pool        atomic.Int64 // a closed loop's next request to draw
+	lastPlanned atomic.Int64 // a closed loop's latest planned request (nanoseconds from T0)
+	capped      atomic.Bool  // a closed loop's user stopped at StopAfter
 	turnStopped atomic.Bool  // a session's next turn found Tier.Stop closed
 
 	// Sessions (nil for independent requests): each session's range of Requests, the session

@@ -21,7 +21,10 @@ func CompareTables(res compare.Result) []Table {
 	rate := "rate req/s"
 	for _, t := range res.Tiers {
 		for _, s := range []*measure.Summary{t.A, t.B} {
-			if s != nil && s.Sessions != nil {
+			switch {
+			case s != nil && s.Users > 0:
+				rate = "users" // closed-loop tiers: their concurrency levels
+			case s != nil && s.Sessions != nil:
 				rate = "rate sessions/s" // the schedule's arrivals started sessions
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
@@ -33,6 +35,23 @@ const MaxUsers = 100_000
 // maxClosedPool bounds the requests a duration-bound closed-loop tier materialises for its users.
 const maxClosedPool = 200_000
 
+// ParseConcurrencies parses --max-concurrencies: "auto", or increasing whole numbers
+// separated by commas ("1,2,4,8").
+func ParseConcurrencies(s string) (Concurrency, error) {
+	if strings.TrimSpace(s) == "auto" {
+		return Concurrency{Auto: true}, nil
+	}
+	var c Concurrency
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil {
+			return Concurrency{}, field.Errorf("max-concurrencies", "%q is not a whole number: want auto, or levels like 1,2,4,8", part)
+		}
+		c.Levels = append(c.Levels, n)
+	}
+	return c, nil
+}
+
 func (c Concurrency) validate(cfg Config) []error {
 	if !c.Set() {
 		return nil
@@ -49,7 +68,7 @@ func (c Concurrency) validate(cfg Config) []error {
 		bad("think-time", "must be ≥ 0, got %v", c.Think)
 	}
 	switch {
-	case cfg.Schedule != nil || cfg.Rates.Auto && cfg.Rates.List != nil || len(cfg.Rates.List) > 0:
+	case cfg.Schedule != nil || cfg.Rates.Auto || len(cfg.Rates.List) > 0:
 		bad("max-concurrencies", "concurrency tiers replace rate tiers: give --max-concurrencies or --request-rates, not both")
 	case cfg.MaxConcurrency > 0:
 		bad("max-concurrency", "a closed loop of users is its own concurrency cap: give --max-concurrencies alone")

@@ -237,7 +237,14 @@ func (s *Session) openRecords() error {
 func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
 	id := p.Tier
 	src := s.opts.Workload
-	set, notes, err := src.TierSet(len(p.Offsets), id.Seed)
+	arrivals := len(p.Offsets)
+	if id.Users > 0 {
+		if src.Sessions() {
+			return id, fmt.Errorf("--max-concurrencies: a closed loop of users sends independent requests, not sessions")
+		}
+		arrivals = p.Pool // the users draw from a pool of requests
+	}
+	set, notes, err := src.TierSet(arrivals, id.Seed)
 	if err != nil {
 		return id, err
 	}
@@ -306,6 +313,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{
 		Index: id.Tier, Shard: s.opts.Shard.Index, Offsets: offsets, Requests: reqs, MaxConcurrency: id.MaxConcurrency,
 		Limiter: s.limiter, Grace: p.Grace, Retries: s.opts.Retries, Stop: stop,
+		Users: id.Users, Think: time.Duration(id.ThinkS * float64(time.Second)), StopAfter: p.StopAfter,
 	}, tee, &prog)
 	done()
 	if sampler != nil {
@@ -331,12 +339,16 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	}
 	end := records.TierEnd{Kind: records.KindTierEnd, Tier: id.Tier, Planned: id.Planned, Reason: records.EndedSchedule,
 		ArrivalsEndS: p.ArrivalsEnd.Seconds(), RateLimited: res.RateLimited}
+	if id.Users > 0 {
+		// A closed loop planned what its users sent, until the last of it (or the stop time).
+		end.Planned, end.ArrivalsEndS = res.Planned, res.ArrivalsEnd.Seconds()
+	}
 	switch {
 	case ctx.Err() != nil:
 		end.Reason, end.ArrivalsEndS = records.EndedInterrupted, res.ArrivalsEnd.Seconds()
 	case res.StoppedEarly:
 		end.Reason, end.ArrivalsEndS, end.Planned = records.EndedDecided, res.ArrivalsEnd.Seconds(), res.Planned
-	case id.MaxDurationS > 0:
+	case id.MaxDurationS > 0 && (id.Users == 0 || res.Stopped != ""):
 		end.Reason = records.EndedCap
 	}
 	if s.writer != nil && tee.fileErr == nil {

@@ -38,6 +38,7 @@ func defaultObjectives(c *cli.Context) (string, string) {
 func sweepFlags() []cli.Flag {
 	load := []cli.Flag{
 		&cli.StringFlag{Name: "request-rates", Category: catLoad, Value: "auto", Usage: "tiers: a list 1,2,4,8; a range LO:HI:geom:N or LO:HI:lin:N; or auto (probe saturation, then search the capacity)"},
+		&cli.StringFlag{Name: "max-concurrencies", Category: catLoad, Usage: "closed-loop tiers instead of rates: concurrency levels 1,2,4,8 (users, each sending its next request when the last one ended, after --think-time) or auto (search the capacity in users)"},
 		burstinessFlag(),
 		seedFlag(),
 		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, Usage: "fixed tiers of this many requests instead of tiers that run until their verdict is decided (vLLM's --num-prompts)"},
@@ -91,7 +92,21 @@ func sweepAction(c *cli.Context) error {
 	}
 	lc, e := readLoadCommand(c, sweep.DefaultSettings())
 	errs = append(errs, e...)
-	cfg := sweep.Config{Rates: rates, Burstiness: burst, MaxConcurrency: lc.client.maxConc, Requests: c.Int("num-requests"),
+	var conc sweep.Concurrency
+	if c.IsSet("max-concurrencies") {
+		if conc, err = sweep.ParseConcurrencies(c.String("max-concurrencies")); err != nil {
+			errs = append(errs, flagError(err))
+		}
+		conc.Think = c.Duration("think-time")
+		if c.IsSet("request-rates") {
+			errs = append(errs, errors.New("--max-concurrencies: give concurrency levels or --request-rates, not both"))
+		}
+		if c.IsSet("think-time-dist") && c.String("think-time-dist") != "fixed" {
+			errs = append(errs, errors.New("--think-time-dist: a closed loop's users think a fixed --think-time"))
+		}
+		rates = sweep.Rates{}
+	}
+	cfg := sweep.Config{Rates: rates, Concurrency: conc, Burstiness: burst, MaxConcurrency: lc.client.maxConc, Requests: c.Int("num-requests"),
 		Duration: c.Duration("duration"), TierRequests: c.Int("tier-requests"), MinTierDuration: c.Duration("min-tier-duration"),
 		MaxTierDuration: c.Duration("max-tier-duration"), Drain: c.Duration("drain-timeout"), Cooldown: c.Duration("cooldown"),
 		Seed: c.Int64("seed"), Settings: lc.settings, Precision: c.Float64("precision"), MaxTiers: c.Int("max-tiers"),

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/records"
+)
+
+// TestConcurrencySweepOnTheEmbeddedQueue: a sweep of two concurrency levels against the
+// embedded M/D/c queue (4 slots, 100 ms of service). 4 users never wait, so they meet a TTFT
+// objective of 10 + 50 ms; 12 users wait two rounds (200 ms) and miss it. Each user sends its
+// next request when its last one ended, and the users produce what the slots can serve. (The
+// margins are wide, and the target 90 %, so that a race-instrumented client on a loaded machine
+// cannot blur them: the exact capacity is held on the virtual queue, sweep's
+// TestConcurrencySearchFindsTheTruth.)
+func TestConcurrencySweepOnTheEmbeddedQueue(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "conc")
+	code, stdout, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-queue-servers", "4", "--sim-queue-service", "100ms",
+		"--sim-queue-first-token", "10ms", "--max-concurrencies", "4,12", "--num-requests", "240", "--goodput", "ttft:60", "--target-share", "0.9",
+		"--no-confirm", "--max-schedule-lag", "1s", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "rate users") || !strings.Contains(stdout, "req/s produced") {
+		t.Errorf("the curve table does not speak of users:\n%s", stdout)
+	}
+	var c struct {
+		Analysis curve.Analysis `json:"analysis"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "curve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	a := c.Analysis
+	if a.Axis != curve.AxisConcurrency || len(a.Points) != 2 || a.Points[0].Rate != 4 || a.Points[1].Rate != 12 {
+		t.Fatalf("axis %q, points %+v", a.Axis, a.Points)
+	}
+	if a.Points[0].Share < 0.95 || a.Points[1].Share > 0.5 {
+		t.Errorf("shares %v at 4 users and %v at 12, want all and few compliant", a.Points[0].Share, a.Points[1].Share)
+	}
+	if a.Capacity == nil || a.Capacity.Rate < 4 || a.Capacity.Rate >= 12 || a.Capacity.Unit != "users" {
+		t.Errorf("capacity %+v", a.Capacity)
+	}
+	// 4 slots of 100 ms serve 40 req/s: what 12 users produce (4 users, never waiting, too).
+	if r := a.Points[1].RequestThroughput; r < 34 || r > 42 {
+		t.Errorf("12 users produced %.1f req/s, want about 40", r)
+	}
+	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tier := range f.Tiers {
+		if tier.Users == 0 || tier.End == nil || tier.End.Planned != 240 {
+			t.Errorf("tier %d: %d users, closing line %+v", tier.Tier, tier.Users, tier.End)
+		}
+	}
+	for _, r := range f.Records {
+		if q, ok := r.ClientQueueTime(); !ok || q > 50e6 {
+			t.Errorf("tier %d request %d waited %v in the client: a closed loop's users never queue there", r.Tier, r.ID, q)
+		}
+	}
+
+	// Twice the slots, the same levels: compared level by level, request by request.
+	other := filepath.Join(t.TempDir(), "conc8")
+	if code, _, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-queue-servers", "8", "--sim-queue-service", "100ms",
+		"--sim-queue-first-token", "10ms", "--max-concurrencies", "4,12", "--num-requests", "240", "--goodput", "ttft:60", "--target-share", "0.9",
+		"--no-confirm", "--max-schedule-lag", "1s", "--quiet", "--out", other); code != exitOK {
+		t.Fatalf("second sweep: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "compare", dir, other)
+	if code != exitOK || !strings.Contains(stdout, "users") || !strings.Contains(stdout, "ttft_ms") {
+		t.Errorf("compare: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
