@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -56,6 +57,34 @@ type Client struct {
 	oa       *openai.Client
 	secrets  *redact.Secrets
 	bodyPlan bodyPlan
+	// idHeaders holds *idHeader values when requests carry an id (Target.RequestIDPrefix).
+	idHeaders sync.Pool
+}
+
+// idHeader is the header of one request that carries an id: the shared header's entries (their
+// value slices shared, read-only) and the id's entry. It is pooled, and handed back once the
+// request's response body is closed (net/http's contract for reusing a request), so that an id
+// costs a request one allocation: its string.
+type idHeader struct {
+	h   http.Header
+	val []string // h[RequestIDHeader]: one element, the id
+	buf []byte   // the id being built
+}
+
+// requestHeader returns a pooled header carrying rec's request id; put it back in c.idHeaders
+// once the response body is closed.
+func (c *Client) requestHeader(rec *records.Record) *idHeader {
+	ih, _ := c.idHeaders.Get().(*idHeader)
+	if ih == nil {
+		ih = &idHeader{h: make(http.Header, len(c.header)+1), val: make([]string, 1)}
+		for k, v := range c.header {
+			ih.h[k] = v
+		}
+		ih.h[RequestIDHeader] = ih.val
+	}
+	ih.buf = appendRequestID(ih.buf[:0], c.target.RequestIDPrefix, rec.Tier, rec.ID)
+	ih.val[0] = string(ih.buf)
+	return ih
 }
 
 // NewClient validates t and builds a client whose connection pool is sized to maxConcurrency
@@ -586,4 +615,105 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// Readiness polling (WaitReady).
+const (
+	readyPoll     = time.Second     // between two probes
+	readyNoteEach = 5 * time.Second // at most one progress note this often, unless the reason changes
+)
+
+// WaitReady waits, for at most within, until the target answers: as vLLM's
+// --ready-check-timeout-sec does, it probes the target with the preflight request (max_tokens 4)
+// every second, after GET /models when no model was given (the first model listed is used from
+// then on, as ResolveModel does). An answer that says "not ready yet" (no connection, no answer
+// within the time left, HTTP 404, 408, 425, 429 or 5xx, an empty model list) is waited out; any
+// other answer ends the wait with nil, an error answer included: the preflight that follows
+// explains it (a wrong API key, a model not served). note, when not nil, is told how long the
+// target has been waited for and why it is not ready, at the first wait, when the reason
+// changes, and at most every 5 s otherwise. The error after within names
+// --ready-check-timeout-sec and the last reason. It must not run concurrently with Do.
+func (c *Client) WaitReady(ctx context.Context, within time.Duration, note func(waited time.Duration, why string)) error {
+	if within <= 0 {
+		return nil
+	}
+	start := time.Now()
+	deadline := start.Add(within)
+	var lastWhy string
+	var lastNote time.Time
+	for {
+		why, err := c.readyOnce(ctx, deadline)
+		if err != nil {
+			return err
+		}
+		if why == "" {
+			return nil
+		}
+		now := time.Now()
+		if !now.Before(deadline) {
+			return fmt.Errorf("--ready-check-timeout-sec: %s did not become ready within %v; last: %s",
+				SanitizeURL(c.target.BaseURL), within, why)
+		}
+		if note != nil && (why != lastWhy || now.Sub(lastNote) >= readyNoteEach) {
+			note(now.Sub(start), why)
+			lastWhy, lastNote = why, now
+		}
+		t := time.NewTimer(min(readyPoll, deadline.Sub(now)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return context.Cause(ctx)
+		case <-t.C:
+		}
+	}
+}
+
+// readyOnce probes the target once, before deadline: "" when it answered (whatever it said),
+// else why it is not ready yet. The error is ctx's when it ended.
+func (c *Client) readyOnce(ctx context.Context, deadline time.Time) (string, error) {
+	if d := time.Now().Add(PreflightTimeout); d.Before(deadline) {
+		deadline = d
+	}
+	pctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	if c.model == "" {
+		ids, err := c.listModels(pctx)
+		switch {
+		case ctx.Err() != nil:
+			return "", context.Cause(ctx)
+		case err != nil && (errors.Is(err, ErrUnreachable) || notReadyStatus(modelsStatus(err))):
+			return err.Error(), nil
+		case err != nil:
+			return "", nil // an answer: the model's resolution that follows reports it
+		case len(ids) == 0:
+			return fmt.Sprintf("GET %s/models lists no models yet", strings.TrimRight(SanitizeURL(c.target.BaseURL), "/")), nil
+		}
+		c.model = ids[0]
+	}
+	req := PreflightRequest()
+	rec := records.NewRecord(0, -1, 0)
+	res := c.do(pctx, time.Now(), &req, &rec)
+	switch {
+	case ctx.Err() != nil:
+		return "", context.Cause(ctx)
+	case res.transport != nil:
+		return c.unreachable(SanitizeURL(c.target.BaseURL), res.transport).Error(), nil
+	case res.status == 0 && pctx.Err() != nil:
+		return "no answer to the preflight request in the time left", nil
+	case notReadyStatus(res.status):
+		return fmt.Sprintf("%s answered %s", c.endpointForMessages(), rec.Error), nil
+	}
+	return "", nil
+}
+
+// notReadyStatus reports whether an HTTP status says "not ready yet" rather than "no": a route
+// or model not mounted yet (404), a timeout, too early, too many requests, a server error or a
+// proxy with no backend yet (5xx).
+func notReadyStatus(status int) bool {
+	switch {
+	case status == http.StatusNotFound, status == http.StatusRequestTimeout, status == http.StatusTooEarly,
+		status == http.StatusTooManyRequests, status >= 500 && status <= 599:
+		return true
+	}
+	return false
 }

@@ -15,7 +15,7 @@ import (
 // what no user sent (the pool's rest, or after the stop time) is not part of the tier.
 func TestClosedLoopExact(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
+		name        string
 		stopAfter   time.Duration
 		want        int           // records
 		arrivalsEnd time.Duration // the last request sent, or the stop time that stopped the users

@@ -306,9 +306,16 @@ func TestParseHeader(t *testing.T) {
 	}{
 		{in: "X-Api-Key: abc123", name: "X-Api-Key", value: "abc123"},
 		{in: "Authorization: Bearer sk-secret", name: "Authorization", value: "Bearer sk-secret"},
-		{in: "  x-trace :\t v:1:2 \t", name: "x-trace", value: "v:1:2"}, // blanks trimmed, later ':' kept
-		{in: "X-Empty:", name: "X-Empty", value: ""},                    // an empty value is a valid header
-		{in: "Bearer sk-secret", errHas: "no ':' in the 16-byte value"},
+		{in: "  x-trace :\t v:1:2 \t", name: "x-trace", value: "v:1:2"},  // blanks trimmed, later ':' kept
+		{in: "X-Empty:", name: "X-Empty", value: ""},                     // an empty value is a valid header
+		{in: "X-Api-Key=abc123", name: "X-Api-Key", value: "abc123"},     // vLLM's KEY=VALUE
+		{in: " x-info = 0.3.3=a:b ", name: "x-info", value: "0.3.3=a:b"}, // the name ends at the first '=' or ':'
+		{in: "X-Url: http://h/?a=b", name: "X-Url", value: "http://h/?a=b"},
+		{in: "X-Empty=", name: "X-Empty", value: ""},
+		{in: "Bearer sk-secret", errHas: "no ':' or '=' in the 16-byte value"},
+		{in: "c2stc2VjcmV0==", errHas: "like a base64 token"},
+		{in: "=sk-secret", errHas: "empty header name before '='"},
+		{in: "Bad Name=sk-secret", errHas: "not allowed in HTTP header names at byte 4 of 8"},
 		{in: ": sk-secret", errHas: "empty header name"},
 		{in: "Bad Name: sk-secret", errHas: "not allowed in HTTP header names at byte 4 of 8"},
 		{in: "é: sk-secret", errHas: "not allowed in HTTP header names at byte 1"},

@@ -9,22 +9,25 @@ import (
 )
 
 // headerForm is the shape every --header error asks for.
-const headerForm = "want 'Name: value', e.g. 'X-Request-Source: loadcurve'"
+const headerForm = "want 'Name: value' or vLLM's 'Name=value', e.g. 'X-Request-Source: loadcurve'"
 
-// ParseHeader parses one --header value, "Name: value". The name is everything before the first
-// ':' without surrounding blanks, and must be a non-empty HTTP token (letters, digits and
+// ParseHeader parses one --header value in either of its two forms: "Name: value" (curl's) or
+// "Name=value" (vLLM's `--header KEY=VALUE`). The name ends at the first ':' or '=' (neither
+// may appear in an HTTP header name, so the two forms never disagree), is taken without
+// surrounding blanks, and must be a non-empty HTTP token (letters, digits and
 // !#$%&'*+-.^_`|~); the value is the rest without surrounding blanks, may be empty, and may not
 // contain control characters (CR or LF would smuggle another header in). Errors never quote the
 // value, which is often a credential, nor the text at all when it has no valid name (it may be a
 // pasted token).
 func ParseHeader(s string) (name, value string, err error) {
-	rawName, rawValue, ok := strings.Cut(s, ":")
-	if !ok {
-		return "", "", fmt.Errorf("--header: no ':' in the %d-byte value given (not shown: it may be a credential); %s", len(s), headerForm)
+	sep := strings.IndexAny(s, ":=")
+	if sep < 0 {
+		return "", "", fmt.Errorf("--header: no ':' or '=' in the %d-byte value given (not shown: it may be a credential); %s", len(s), headerForm)
 	}
+	rawName, rawValue := s[:sep], s[sep+1:]
 	name = strings.Trim(rawName, " \t")
 	if name == "" {
-		return "", "", fmt.Errorf("--header: empty header name before ':'; %s", headerForm)
+		return "", "", fmt.Errorf("--header: empty header name before '%c'; %s", s[sep], headerForm)
 	}
 	for i := 0; i < len(name); i++ {
 		if !isTokenChar(name[i]) {
@@ -32,6 +35,11 @@ func ParseHeader(s string) (name, value string, err error) {
 		}
 	}
 	value = strings.Trim(rawValue, " \t")
+	if s[sep] == '=' && value != "" && strings.Trim(value, "=") == "" {
+		// "abc123==" is a pasted base64 token, not NAME=VALUE: sending it as a header name
+		// would hand the credential to the server (and its logs) in the clear.
+		return "", "", fmt.Errorf("--header: the %d-byte value given ends in '=' padding like a base64 token (not shown: it may be a credential); %s", len(s), headerForm)
+	}
 	for i := 0; i < len(value); i++ {
 		if c := value[i]; (c < 0x20 && c != '\t') || c == 0x7f {
 			return "", "", fmt.Errorf("--header %s: the value has a control character (0x%02x) at byte %d of %d (value not shown)", name, c, i+1, len(value))

@@ -166,8 +166,16 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		return res
 	}
 	// Shared by every request, read-only: net/http never modifies a client request's Header
-	// (http.Client copies it before adding anything), so no per-request clone is needed.
-	hreq.Header = c.header
+	// (http.Client copies it before adding anything), so no per-request clone is needed. A
+	// request that carries an id gets a pooled copy, back in the pool once its body is closed
+	// (this defer runs after the body's).
+	if c.target.RequestIDPrefix == "" {
+		hreq.Header = c.header
+	} else {
+		ih := c.requestHeader(rec)
+		hreq.Header = ih.h
+		defer c.idHeaders.Put(ih)
+	}
 	rec.Sent = sentAt.Sub(t0)
 	resp, err := c.hc.Do(hreq)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,6 +68,71 @@ type Target struct {
 	// memory. A response with more output chunks than 16 times its max_tokens (at least 4,096)
 	// is cut too.
 	MaxResponseBytes int64
+	// RequestIDPrefix, when not empty, sends every request with the header
+	// "X-Request-Id: <prefix><tier>-<id>" (RequestID), as vLLM's --request-id-prefix does with
+	// "<prefix><index>", so that the server's logs can be joined to the records, which hold tier
+	// and id. The preflight sends "<prefix>preflight". A re-sent request (Tier.Retries) keeps its id.
+	RequestIDPrefix string
+}
+
+// RequestIDHeader is the header that carries the request id (Target.RequestIDPrefix): the one
+// vLLM's benchmark client sends and vLLM's server takes as the request's id.
+const RequestIDHeader = "X-Request-Id"
+
+// maxRequestIDPrefix bounds --request-id-prefix: an id travels in every request and every log line.
+const maxRequestIDPrefix = 128
+
+// RequestID is the request id a request of the given tier and id is sent with under prefix:
+// prefix, the tier, '-', the id ("bench-1-17"); the preflight (id < 0) is prefix + "preflight".
+func RequestID(prefix string, tier, id int) string {
+	return string(appendRequestID(nil, prefix, tier, id))
+}
+
+func appendRequestID(b []byte, prefix string, tier, id int) []byte {
+	b = append(b, prefix...)
+	if id < 0 {
+		return append(b, "preflight"...)
+	}
+	b = strconv.AppendInt(b, int64(tier), 10)
+	b = append(b, '-')
+	return strconv.AppendInt(b, int64(id), 10)
+}
+
+// ValidateRequestID returns the problems of RequestIDPrefix (part of Validate, which needs a
+// base URL): printable ASCII without blanks, at most 128 bytes, and no --header setting the
+// same header.
+func (t Target) ValidateRequestID() []error {
+	var errs []error
+	if why := checkRequestIDPrefix(t.RequestIDPrefix); why != "" {
+		errs = append(errs, fmt.Errorf("--request-id-prefix: %s", why))
+	}
+	if t.RequestIDPrefix != "" && hasHeader(t.Headers, RequestIDHeader) {
+		errs = append(errs, fmt.Errorf("--header %s and --request-id-prefix both set the request id: give one of them", RequestIDHeader))
+	}
+	return errs
+}
+
+// hasHeader reports whether h holds name, whatever the case of its keys.
+func hasHeader(h http.Header, name string) bool {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRequestIDPrefix returns what is wrong with a request-id prefix, "" when nothing.
+func checkRequestIDPrefix(p string) string {
+	if len(p) > maxRequestIDPrefix {
+		return fmt.Sprintf("%d bytes, more than the %d allowed", len(p), maxRequestIDPrefix)
+	}
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c <= ' ' || c >= 0x7f {
+			return fmt.Sprintf("byte %d of %d is a blank, a control character or not ASCII (an id must be printable ASCII without blanks)", i+1, len(p))
+		}
+	}
+	return ""
 }
 
 // DefaultMaxResponseBytes is the default cap on one response: 64 MiB, about 250,000 chunks of
@@ -103,6 +169,7 @@ func (t Target) Validate() []error {
 	if t.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("--timeout must be >= 0, got %v", t.Timeout))
 	}
+	errs = append(errs, t.ValidateRequestID()...)
 	if t.MaxResponseBytes < 0 {
 		errs = append(errs, fmt.Errorf("--max-response-mib must be > 0, got %d bytes", t.MaxResponseBytes))
 	}

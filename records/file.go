@@ -86,9 +86,84 @@ type Header struct {
 	Retries             int             `json:"retries,omitempty"` // re-sends allowed per request (0: none)
 	StartWall           time.Time       `json:"start_wall"`
 	Shard               string          `json:"shard,omitempty"`
+	// RequestIDPrefix is --request-id-prefix: every request was sent with the header
+	// "X-Request-Id: <prefix><tier>-<id>" (the preflight's "<prefix>preflight"), which joins the
+	// server's logs to these records. Empty: no id was sent.
+	RequestIDPrefix string `json:"request_id_prefix,omitempty"`
+	// Label (--label) and Metadata (--metadata KEY=VALUE) are the user's names for the run,
+	// carried into every result derived from it (vLLM's --label and --metadata).
+	Label    string   `json:"label,omitempty"`
+	Metadata Metadata `json:"metadata,omitempty"`
 	// Settings are the analysis inputs the run was made with; nil in files written before they
 	// were kept here (readers then fall back to defaults and say so).
 	Settings *Settings `json:"settings,omitempty"`
+}
+
+// Metadata is the user's KEY=VALUE pairs for a run (--metadata), in the order given. It is a
+// JSON object on the wire, its members in that order.
+type Metadata []MetaPair
+
+// MetaPair is one KEY=VALUE of Metadata.
+type MetaPair struct{ Key, Value string }
+
+// Get returns the value of key and whether it is set.
+func (m Metadata) Get(key string) (string, bool) {
+	for _, p := range m {
+		if p.Key == key {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// MarshalJSON writes m as a JSON object, its members in order.
+func (m Metadata) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, p := range m {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(p.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(p.Value)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads a JSON object of strings (or null), keeping the order of its members.
+func (m *Metadata) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*m = nil
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return errors.New("metadata: want a JSON object of strings")
+	}
+	out := Metadata{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("metadata: %w", err)
+		}
+		key, _ := tok.(string)
+		var v string
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("metadata: %q: want a string: %w", key, err)
+		}
+		out = append(out, MetaPair{Key: key, Value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("metadata: %w", err)
+	}
+	*m = out
+	return nil
 }
 
 // Settings are the inputs from which a result is derived from the records: objectives,

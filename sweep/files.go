@@ -54,11 +54,18 @@ func (r *Result) Curve() CurveFile {
 // RunFile is summary.json of a run: the tier's summary with vLLM's keys at the top level, the
 // run's identity and settings under "run", what the target's metrics endpoint said under
 // "server_metrics", and the verdict of the tier against the target share under "verdict".
+// Beside the summary's keys, the top level holds the rest of what vLLM's --save-result writes
+// (VLLMIdentityKeys: date, backend, endpoint_type, label, model_id, tokenizer_id, num_prompts,
+// max_output_tokens_per_s, max_concurrent_requests) and, as vLLM merges them, the --metadata
+// pairs.
 type RunFile struct {
 	Run     records.Header
 	Summary measure.Summary
 	Server  json.RawMessage
 	Verdict *curve.PointVerdict
+	// Peak is vLLM's peak figures of the tier, nil when they were not computed (no records in
+	// memory or on file): written null.
+	Peak *Peak
 }
 
 // RunSummary returns a run's result as summary.json holds it (the first curve tier).
@@ -67,6 +74,9 @@ func (r *Result) RunSummary() (RunFile, error) {
 		if t.Tier.CurveRole() {
 			f := RunFile{Run: r.Header, Summary: t.Summary, Server: t.Server}
 			f.Run.Settings = r.Settings.Record()
+			if pk, ok := r.Peaks[t.Tier.Tier]; ok {
+				f.Peak = &pk
+			}
 			for i := range r.Analysis.Points {
 				if r.Analysis.Points[i].Tier == t.Tier.Tier {
 					f.Verdict = &r.Analysis.Points[i]
@@ -93,6 +103,18 @@ func (f RunFile) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	m["run"] = h
+	for k, v := range f.vllmIdentity() {
+		m[k] = v
+	}
+	for _, p := range f.Run.Metadata {
+		if _, taken := m[p.Key]; !taken { // refused by --metadata; the pair stays under "run"
+			v, err := json.Marshal(p.Value)
+			if err != nil {
+				return nil, err
+			}
+			m[p.Key] = v
+		}
+	}
 	if f.Server != nil {
 		m["server_metrics"] = f.Server
 	}
@@ -109,9 +131,11 @@ func (f RunFile) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads what MarshalJSON writes.
 func (f *RunFile) UnmarshalJSON(b []byte) error {
 	var parts struct {
-		Run     records.Header      `json:"run"`
-		Server  json.RawMessage     `json:"server_metrics"`
-		Verdict *curve.PointVerdict `json:"verdict"`
+		Run                   records.Header      `json:"run"`
+		Server                json.RawMessage     `json:"server_metrics"`
+		Verdict               *curve.PointVerdict `json:"verdict"`
+		MaxOutputTokensPerS   *measure.Number     `json:"max_output_tokens_per_s"`
+		MaxConcurrentRequests *int                `json:"max_concurrent_requests"`
 	}
 	if err := json.Unmarshal(b, &parts); err != nil {
 		return fmt.Errorf("summary.json: %w", err)
@@ -121,6 +145,9 @@ func (f *RunFile) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*f = RunFile{Run: parts.Run, Summary: s, Server: parts.Server, Verdict: parts.Verdict}
+	if parts.MaxOutputTokensPerS != nil && parts.MaxConcurrentRequests != nil {
+		f.Peak = &Peak{MaxOutputTokensPerS: float64(*parts.MaxOutputTokensPerS), MaxConcurrentRequests: *parts.MaxConcurrentRequests}
+	}
 	return nil
 }
 

@@ -33,6 +33,9 @@ type Result struct {
 	TargetSeconds float64
 	// Notes say how the result was made where that is worth knowing (settings defaulted, …).
 	Notes []string
+	// Peaks are vLLM's peak figures of the tiers (by tier number) when they were computed from
+	// the records (PeakOf, PeakAccumulator, PeaksOfFile); summary.json writes null without them.
+	Peaks map[int]Peak
 }
 
 // Repetition is one repetition's decision.

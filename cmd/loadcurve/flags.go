@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -88,12 +91,91 @@ func targetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "endpoint", Category: catTarget, Value: defaultEndpoint, Usage: "chat (/chat/completions) or completions (/completions)"},
 		&cli.StringFlag{Name: "extra-body", Category: catTarget, Usage: "JSON object merged into every request body, e.g. '{\"ignore_eos\":true}'"},
 		&cli.BoolFlag{Name: "ignore-eos", Category: catTarget, Usage: "ask the server to generate max_tokens tokens whatever it samples (vLLM's flag: adds \"ignore_eos\":true to the body)"},
-		&cli.StringSliceFlag{Name: "header", Category: catTarget, Usage: "extra request header 'Name: value' (repeatable; values never written to any output)"},
+		&cli.GenericFlag{Name: "header", Category: catTarget, Value: &listValue{}, Usage: "extra request header 'Name: value', or vLLM's 'Name=value' (repeatable; values never written to any output)"},
+		&cli.StringFlag{Name: "request-id-prefix", Category: catTarget, Usage: "send every request with the header X-Request-Id: PREFIX<tier>-<id> (the preflight's: PREFIXpreflight), as vLLM's flag does, so that the server's logs join records.jsonl (default: no id sent)"},
+		&cli.IntFlag{Name: "ready-check-timeout-sec", Category: catTarget, Usage: "before the preflight, wait up to N seconds for the target to answer, probing it every second (vLLM's flag; 0: no waiting)"},
 		&cli.DurationFlag{Name: "timeout", Category: catTarget, Value: defaultTimeout, Usage: "per-request deadline from send to the end of the stream (0 = none)"},
 		&cli.BoolFlag{Name: "insecure", Category: catTarget, Usage: "skip TLS certificate verification (loudly reported)"},
 		&cli.IntFlag{Name: "max-response-mib", Category: catTarget, Value: loadgen.DefaultMaxResponseBytes >> 20, Usage: "cut a response that streams more than this many MiB (recorded as stream_error); responses with more than 16·max_tokens output chunks (at least 4096) are cut too"},
 		&cli.StringFlag{Name: "server-metrics", Category: catTarget, Usage: "Prometheus metrics URL of the target, scraped every second of every tier, or off (default: the target's /metrics when it answers)"},
+		&cli.StringFlag{Name: "label", Category: catOutput, Usage: "a name for the run, kept in records.jsonl and written into summary.json and curve.json (vLLM's --label)"},
+		&cli.GenericFlag{Name: "metadata", Category: catOutput, Value: &listValue{}, Usage: "KEY=VALUE kept with the run (repeatable; vLLM's --metadata): in records.jsonl, at the top level of summary.json, under run.metadata in curve.json"},
 	}
+}
+
+// listValue is a repeatable flag whose values are kept whole: a StringSliceFlag would split
+// them at commas, and a header's or a metadata value may hold one.
+type listValue struct{ vals []string }
+
+func (l *listValue) Set(s string) error { l.vals = append(l.vals, s); return nil }
+func (l *listValue) String() string     { return "" } // no default to show in --help
+
+// listOf returns the values of a listValue flag.
+func listOf(c *cli.Context, name string) []string {
+	if l, ok := c.Generic(name).(*listValue); ok {
+		return l.vals
+	}
+	return nil
+}
+
+// multiValueFlags take several values after one flag, as vLLM's nargs="*" options do
+// ("--metadata tp=1 pp=2"): flagsFirst repeats the flag before each further KEY=VALUE.
+var multiValueFlags = map[string]bool{"header": true, "metadata": true}
+
+// runInfo is what a run is called and carries along: --label and --metadata.
+type runInfo struct {
+	label    string
+	metadata records.Metadata
+}
+
+// maxLabel bounds --label and a --metadata key.
+const maxLabel = 256
+
+// readRunInfo reads --label and --metadata: a label of printable characters; KEY=VALUE pairs
+// (the key and value without surrounding blanks, as vLLM takes them) with a key given once and
+// not one of summary.json's, beside which the pairs are written.
+func readRunInfo(c *cli.Context) (runInfo, []error) {
+	var ri runInfo
+	var errs []error
+	ri.label = c.String("label")
+	if why := printable(ri.label); why != "" {
+		errs = append(errs, fmt.Errorf("--label: %s", why))
+	}
+	seen := map[string]int{}
+	for i, kv := range listOf(c, "metadata") {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("--metadata #%d: no '=' in %q: want KEY=VALUE, e.g. tp=2", i+1, kv))
+		case k == "":
+			errs = append(errs, fmt.Errorf("--metadata #%d: empty key before '=': want KEY=VALUE, e.g. tp=2", i+1))
+		case printable(k) != "":
+			errs = append(errs, fmt.Errorf("--metadata #%d: the key %s", i+1, printable(k)))
+		case seen[k] > 0:
+			errs = append(errs, fmt.Errorf("--metadata #%d: key %q given twice (#%d and #%d): give each key once", i+1, k, seen[k], i+1))
+		case sweep.ReservedKey(k) != "":
+			errs = append(errs, fmt.Errorf("--metadata #%d: %s, beside which the metadata is written: choose another key", i+1, sweep.ReservedKey(k)))
+		default:
+			seen[k] = i + 1
+			ri.metadata = append(ri.metadata, records.MetaPair{Key: k, Value: v})
+		}
+	}
+	return ri, errs
+}
+
+// printable says what is wrong with a label or key, "" when nothing: at most maxLabel bytes of
+// valid UTF-8 without control characters.
+func printable(s string) string {
+	switch {
+	case len(s) > maxLabel:
+		return fmt.Sprintf("is %d bytes long, more than %d", len(s), maxLabel)
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
+	case strings.ContainsFunc(s, unicode.IsControl):
+		return "has a control character"
+	}
+	return ""
 }
 
 // readTarget reads the target flags (the base URL may be empty: the session starts the sim).
@@ -124,25 +206,42 @@ func readTarget(c *cli.Context) (loadgen.Target, []error) {
 		}
 		t.ExtraBody = body
 	}
-	for i, h := range c.StringSlice("header") {
+	given := map[string]int{} // canonical name → the --header that gave it
+	for i, h := range listOf(c, "header") {
 		name, value, err := loadgen.ParseHeader(h)
 		if err != nil {
 			msg, _ := strings.CutPrefix(named("header", err).Error(), "--header")
 			errs = append(errs, fmt.Errorf("--header #%d%s", i+1, msg))
 			continue
 		}
+		canon := http.CanonicalHeaderKey(name)
+		if j := given[canon]; j > 0 {
+			errs = append(errs, fmt.Errorf("--header #%d: %s is given twice (#%d and #%d): give each header once", i+1, canon, j, i+1))
+			continue
+		}
+		given[canon] = i + 1
 		if t.Headers == nil {
 			t.Headers = http.Header{}
 		}
 		t.Headers.Add(name, value)
 	}
+	t.RequestIDPrefix = c.String("request-id-prefix")
 	if t.BaseURL != "" {
 		errs = append(errs, t.Validate()...)
-	} else if t.Timeout < 0 {
-		errs = append(errs, fmt.Errorf("--timeout must be >= 0, got %v", t.Timeout))
+	} else {
+		if t.Timeout < 0 {
+			errs = append(errs, fmt.Errorf("--timeout must be >= 0, got %v", t.Timeout))
+		}
+		errs = append(errs, t.ValidateRequestID()...)
+	}
+	if n := c.Int("ready-check-timeout-sec"); n < 0 || n > maxReadyCheck {
+		errs = append(errs, fmt.Errorf("--ready-check-timeout-sec must be in [0, %d] seconds (0: no waiting), got %d", maxReadyCheck, n))
 	}
 	return t, errs
 }
+
+// maxReadyCheck bounds --ready-check-timeout-sec: a day.
+const maxReadyCheck = 86400
 
 // --- load (the fragment run, sweep and schedule share) ---
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -35,6 +37,11 @@ type loadCommand struct {
 	outDir   string
 	replace  bool
 	progress bool
+	info     runInfo
+	// readyCheck is --ready-check-timeout-sec: how long to wait for the target before the preflight.
+	readyCheck time.Duration
+	// recordsLost: the records file is not whole, so finish must not read it back.
+	recordsLost bool
 }
 
 // readLoadCommand reads every flag run and sweep share, returning every problem at once.
@@ -50,6 +57,9 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	errs = append(errs, e...)
 	lc.client, e = readClient(c)
 	errs = append(errs, e...)
+	lc.info, e = readRunInfo(c)
+	errs = append(errs, e...)
+	lc.readyCheck = time.Duration(c.Int("ready-check-timeout-sec")) * time.Second
 	lc.shard, lc.startAt, e = shardOptions(c)
 	errs = append(errs, e...)
 	if lc.shard.Sharded() && lc.source != nil && lc.source.Sessions() {
@@ -114,22 +124,65 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, arrival string)
 	for _, n := range lc.source.Notes {
 		fmt.Fprintf(stderr, "loadcurve: workload: %s\n", n)
 	}
+	if err := lc.waitReady(c); err != nil {
+		return nil, err
+	}
 	s, err := target.Open(c.Context, lc.target)
 	if err != nil {
 		return nil, err
 	}
 	s.Header.Command, s.Header.Arrival, s.Header.Settings = cmd, arrival, lc.settings.Record()
+	s.Header.RequestIDPrefix = lc.target.Target.RequestIDPrefix
+	s.Header.Label, s.Header.Metadata = lc.info.label, lc.info.metadata
 	return s, nil
+}
+
+// waitReady waits for the target to answer, up to --ready-check-timeout-sec (vLLM's ready
+// check), before target.Open sends the preflight. The embedded deployment is ready when started.
+func (lc *loadCommand) waitReady(c *cli.Context) error {
+	t := lc.target.Target
+	if lc.readyCheck <= 0 || t.BaseURL == "" {
+		return nil
+	}
+	stderr := c.App.ErrWriter
+	cl, err := loadgen.NewClient(t, 0)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	start := time.Now()
+	waited := false
+	err = cl.WaitReady(c.Context, lc.readyCheck, func(d time.Duration, why string) {
+		if !waited {
+			fmt.Fprintf(stderr, "loadcurve: waiting up to %v for %s to be ready (--ready-check-timeout-sec)\n", lc.readyCheck, loadgen.SanitizeURL(t.BaseURL))
+			waited = true
+		}
+		fmt.Fprintf(stderr, "loadcurve: not ready after %v of %v: %s\n", d.Round(time.Second), lc.readyCheck, why)
+	})
+	if err != nil {
+		return err
+	}
+	if waited {
+		fmt.Fprintf(stderr, "loadcurve: %s answered after %v\n", loadgen.SanitizeURL(t.BaseURL), time.Since(start).Round(100*time.Millisecond))
+	}
+	return nil
 }
 
 // finish closes the session (the records file is complete), writes the result files, and
 // prints the result.
 func (lc *loadCommand) finish(c *cli.Context, s *target.Session, res *sweep.Result) error {
+	var err error
 	closeErr := s.Close()
 	if closeErr != nil {
 		closeErr = fmt.Errorf("close records.jsonl: %w", closeErr)
 	}
 	res.Header = s.Header
+	if res.Peaks == nil && res.Header.Command == records.CommandRun && lc.outDir != "" && closeErr == nil && !lc.recordsLost {
+		// Bounded: no records in memory; the records file, read twice in bounded memory, has them.
+		if res.Peaks, err = sweep.PeaksOfFile(filepath.Join(lc.outDir, sweep.RecordsName)); err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "loadcurve: warning: max_output_tokens_per_s and max_concurrent_requests left null: %v\n", err)
+		}
+	}
 	var writeErr error
 	if lc.outDir != "" {
 		if writeErr = report.WriteResult(lc.outDir, res); writeErr != nil {
@@ -178,17 +231,66 @@ func isTerminal(f *os.File) bool {
 // (incomplete and with errInterrupted when interrupted).
 func runExecutor(ctx context.Context, c *cli.Context, s *target.Session, cfg sweep.Config) (*sweep.Result, error) {
 	stderr := c.App.ErrWriter
-	x := sweep.Executor{Config: cfg, Runner: s, Server: s.ServerMetrics,
+	var runner sweep.Runner = s
+	var peaks *peakRunner
+	if s.Header.Command == records.CommandRun && !cfg.Bounded {
+		// A run keeps its records in memory: vLLM's peak figures come from them as they pass.
+		peaks = &peakRunner{Runner: s, acc: map[int]*sweep.PeakAccumulator{}}
+		runner = peaks
+	}
+	x := sweep.Executor{Config: cfg, Runner: runner, Server: s.ServerMetrics,
 		Log: func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }}
 	res, err := x.Run(ctx)
 	s.ReleaseConnections() // the results are written next, with the descriptors the streams held
 	if res == nil {
 		return nil, flagError(err)
 	}
+	if peaks != nil {
+		res.Peaks = peaks.peaks()
+	}
 	if err != nil && ctx.Err() == nil {
 		return res, flagError(err)
 	}
 	return res, nil
+}
+
+// peakRunner hands every record of a tier to a sweep.PeakAccumulator on its way to the sink.
+type peakRunner struct {
+	sweep.Runner
+	mu  sync.Mutex
+	acc map[int]*sweep.PeakAccumulator
+}
+
+func (p *peakRunner) RunTier(ctx context.Context, plan sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
+	a := &sweep.PeakAccumulator{}
+	p.mu.Lock()
+	p.acc[plan.Tier.Tier] = a
+	p.mu.Unlock()
+	return p.Runner.RunTier(ctx, plan, peakSink{a: a, sink: sink}, stop)
+}
+
+// peaks is the Peak of every tier run.
+func (p *peakRunner) peaks() map[int]sweep.Peak {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[int]sweep.Peak, len(p.acc))
+	for tier, a := range p.acc {
+		out[tier] = a.Peak()
+	}
+	return out
+}
+
+type peakSink struct {
+	a    *sweep.PeakAccumulator
+	sink sweep.Sink
+}
+
+func (s peakSink) Write(r *records.Record) error {
+	s.a.Add(r)
+	if s.sink == nil {
+		return nil
+	}
+	return s.sink.Write(r)
 }
 
 // simQueueFlags are the parameters of the embedded M/D/c queue (--sim-model mdc).

@@ -146,7 +146,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // flagsFirst moves a subcommand's flags in front of its positional arguments, so that
 // `loadcurve report DIR --goodput ttft:500` works: urfave/cli v2 (like Go's flag package) stops
 // parsing flags at the first positional argument. A flag that takes a value keeps the token after
-// it; "--" ends flag parsing.
+// it, --header and --metadata every further KEY=VALUE token too (vLLM's form); "--" ends flag
+// parsing.
 func flagsFirst(app *cli.App, args []string) []string {
 	if len(args) < 3 {
 		return args
@@ -176,13 +177,17 @@ func flagsFirst(app *cli.App, args []string) []string {
 			continue
 		}
 		flags = append(flags, a)
-		name := strings.TrimLeft(a, "-")
-		if strings.Contains(name, "=") {
-			continue
-		}
-		if takesValue[name] && i+1 < len(rest) {
+		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !inline && takesValue[name] && i+1 < len(rest) {
 			i++
 			flags = append(flags, rest[i])
+		}
+		if multiValueFlags[name] {
+			// vLLM's "--metadata tp=1 pp=2": every further KEY=VALUE is one more value.
+			for i+1 < len(rest) && !strings.HasPrefix(rest[i+1], "-") && strings.Contains(rest[i+1], "=") {
+				i++
+				flags = append(flags, "--"+name, rest[i])
+			}
 		}
 	}
 	out := append([]string{args[0], args[1]}, flags...)

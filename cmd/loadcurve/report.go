@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/sweep"
 )
@@ -64,6 +65,15 @@ func reportAction(c *cli.Context) error {
 	l, err := loadResult(c, c.Args().First(), 1, c.Bool("bounded-memory"), c.App.ErrWriter)
 	if err != nil {
 		return err
+	}
+	if l.Result.Header.Command == records.CommandRun {
+		// vLLM's peak figures of summary.json: from the records in memory, or the file read
+		// again in bounded memory.
+		if l.File != nil {
+			l.Result.Peaks = sweep.PeaksOf(l.File)
+		} else if l.Result.Peaks, err = sweep.PeaksOfFile(l.Path); err != nil {
+			return err
+		}
 	}
 	if out := c.String("out"); out != "" {
 		if held, err := sweep.HoldsResult(out); err != nil {

@@ -4,6 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -24,7 +28,7 @@ func runCommand() *cli.Command {
 			"the embedded simulated deployment.",
 		Flags: concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(),
 			[]cli.Flag{boundedMemoryFlag("summarise on the fly and keep no records in memory, for long runs")},
-			simFlags("sim-")),
+			vllmResultFlags(), simFlags("sim-")),
 		Action: runAction,
 	}
 }
@@ -64,6 +68,10 @@ func runAction(c *cli.Context) error {
 	if errs := flagErrors(cfg.Validate()); len(errs) > 0 {
 		return usageErrors(errs)
 	}
+	vr, err := readVLLMResult(c, spec, lc.settings)
+	if err != nil {
+		return err
+	}
 	if err := lc.prepareOut(); err != nil {
 		return err
 	}
@@ -75,6 +83,7 @@ func runAction(c *cli.Context) error {
 	res, err := runExecutor(c.Context, c, s, cfg)
 	if lost := recordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
 		// The tiers that ran are whole in memory: show and save what can be, then fail.
+		lc.recordsLost = true
 		return errors.Join(lc.finish(c, s, res), lost)
 	}
 	if err != nil {
@@ -90,8 +99,91 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	if c.Context.Err() != nil {
+		if vr != nil {
+			fmt.Fprintln(c.App.ErrWriter, "loadcurve: --save-result: no vLLM result file written: the run was interrupted (summary.json says so; vLLM's layout cannot)")
+		}
 		return errInterrupted
 	}
+	return vr.write(c, res)
+}
+
+// --- vLLM's result file ---
+
+func vllmResultFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "save-result", Category: catOutput, Usage: "also write the result in the layout of vLLM's --save-result file (vLLM's keys only, its default statistics: ttft, tpot, itl at p99 unless --percentile-metrics or --metric-percentiles say otherwise), for tools that read vLLM's results"},
+		&cli.StringFlag{Name: "result-dir", Category: catOutput, Usage: "directory of the --save-result file (implies --save-result) (default: the current directory, as vLLM)"},
+		&cli.StringFlag{Name: "result-filename", Category: catOutput, Usage: "name of the --save-result file (implies --save-result) (default: vLLM's, {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json)"},
+	}
+}
+
+// vllmResult is what --save-result writes and where.
+type vllmResult struct {
+	dir, name string
+	opts      sweep.VLLMOptions
+}
+
+// readVLLMResult reads --save-result, --result-dir and --result-filename (nil: none asked).
+// vLLM's defaults choose the statistics unless --percentile-metrics or --metric-percentiles
+// were given.
+func readVLLMResult(c *cli.Context, spec arrival.Spec, s sweep.Settings) (*vllmResult, error) {
+	if !c.Bool("save-result") && !c.IsSet("result-dir") && !c.IsSet("result-filename") {
+		return nil, nil
+	}
+	vr := &vllmResult{dir: c.String("result-dir"), name: c.String("result-filename")}
+	if c.IsSet("result-filename") && (vr.name == "" || strings.HasSuffix(vr.name, "/")) {
+		return nil, usagef("--result-filename must name a file, got %q", vr.name)
+	}
+	if c.IsSet("percentile-metrics") {
+		for _, m := range s.Measure.Metrics {
+			if slices.Contains(sweep.VLLMMetrics, m) {
+				vr.opts.Metrics = append(vr.opts.Metrics, m)
+			}
+		}
+		if vr.opts.Metrics == nil {
+			return nil, usagef("--save-result: --percentile-metrics %s names none of the metrics vLLM reports (%s)",
+				strings.Join(s.Measure.Metrics, ","), strings.Join(sweep.VLLMMetrics, ","))
+		}
+	}
+	if c.IsSet("metric-percentiles") {
+		vr.opts.Percentiles = s.Measure.Percentiles
+	}
+	if spec.Ramp != arrival.RampNone {
+		vr.opts.Ramp = &sweep.VLLMRamp{Strategy: spec.Ramp.String(), Start: spec.RampStart, End: spec.RampEnd}
+	}
+	return vr, nil
+}
+
+// write writes the vLLM-layout file of a run's result: into --result-dir (created if need be),
+// under --result-filename or vLLM's default name; an absolute --result-filename stands alone,
+// as in vLLM.
+func (vr *vllmResult) write(c *cli.Context, res *sweep.Result) error {
+	if vr == nil {
+		return nil
+	}
+	b, err := res.VLLMResult(vr.opts)
+	if err != nil {
+		return fmt.Errorf("--save-result: %w", err)
+	}
+	name := vr.name
+	if name == "" {
+		if name, err = res.VLLMFileName(vr.opts.Ramp); err != nil {
+			return fmt.Errorf("--save-result: %w", err)
+		}
+	}
+	path := name
+	if !filepath.IsAbs(name) && vr.dir != "" {
+		path = filepath.Join(vr.dir, name)
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("--save-result: %w", err)
+		}
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("--save-result: %w", err)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result in vLLM's layout to %s\n", path)
 	return nil
 }
 

@@ -1,0 +1,320 @@
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
+)
+
+// What vLLM's benchmark client (`vllm bench serve`, vllm/benchmarks/serve.py) writes into its
+// --save-result file, and how loadcurve writes the same: summary.json holds these keys beside
+// its own, and VLLMResult writes a file of vLLM's keys only, for tools that read vLLM's files.
+
+// VLLMIdentityKeys are the keys of vLLM's result that summary.json holds beside the summary's
+// own (RunFile): how vLLM names the run, and its two peak figures.
+var VLLMIdentityKeys = []string{"date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts",
+	"max_output_tokens_per_s", "max_concurrent_requests"}
+
+// VLLMMetrics are the metrics vLLM reports statistics for, in its order (its
+// --percentile-metrics); VLLMDefaultMetrics and VLLMDefaultPercentiles are its defaults.
+var (
+	VLLMMetrics            = []string{"ttft", "tpot", "itl", "e2el", "client_queue_time", "e2el_including_client_queue"}
+	VLLMDefaultMetrics     = []string{"ttft", "tpot", "itl"}
+	VLLMDefaultPercentiles = []float64{99}
+)
+
+// VLLMBackend is vLLM's --backend name for loadcurve's --endpoint ("chat" or "completions"):
+// what vLLM writes under "backend" and "endpoint_type"; "" for another.
+func VLLMBackend(endpoint string) string {
+	switch endpoint {
+	case "chat":
+		return "openai-chat"
+	case "completions":
+		return "openai"
+	}
+	return ""
+}
+
+// VLLMDate is vLLM's "date" of a run started at t: strftime("%Y%m%d-%H%M%S") of the wall clock
+// in the run's own time zone (the one records.jsonl keeps with the time), "" for the zero time.
+// vLLM dates the moment it saves; loadcurve the run's start, which the records keep.
+func VLLMDate(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format("20060102-150405")
+}
+
+// vllmIdentity is the values of VLLMIdentityKeys for summary.json.
+func (f RunFile) vllmIdentity() map[string]json.RawMessage {
+	str := func(s string) json.RawMessage {
+		if s == "" {
+			return json.RawMessage("null")
+		}
+		b, _ := json.Marshal(s) // a string always encodes
+		return b
+	}
+	backend := str(VLLMBackend(f.Run.Endpoint))
+	m := map[string]json.RawMessage{
+		"date": str(VLLMDate(f.Run.StartWall)), "endpoint_type": backend, "backend": backend, "label": str(f.Run.Label),
+		"model_id": str(f.Run.Model), "tokenizer_id": json.RawMessage("null"),
+		"num_prompts":             json.RawMessage(strconv.Itoa(f.Summary.Planned)),
+		"max_output_tokens_per_s": json.RawMessage("null"), "max_concurrent_requests": json.RawMessage("null"),
+	}
+	if pk := f.Peak; pk != nil {
+		n, _ := measure.Number(pk.MaxOutputTokensPerS).MarshalJSON()
+		m["max_output_tokens_per_s"] = n
+		m["max_concurrent_requests"] = json.RawMessage(strconv.Itoa(pk.MaxConcurrentRequests))
+	}
+	return m
+}
+
+// vllmResultKeys are the keys vLLM's result file may hold besides the statistics.
+var vllmResultKeys = []string{"date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts",
+	"request_rate", "burstiness", "max_concurrency", "ramp_up_strategy", "ramp_up_start_rps", "ramp_up_end_rps",
+	"duration", "completed", "failed", "total_input_tokens", "total_output_tokens", "request_throughput",
+	"request_goodput", "output_throughput", "total_token_throughput", "input_lens", "output_lens", "ttfts", "itls",
+	"latencies", "start_times", "queue_times", "generated_texts", "errors", "max_output_tokens_per_s",
+	"max_concurrent_requests", "rtfx", "rps_change_events", "input_sequence_throughput", "total_input_sequences"}
+
+// takenKeys is every key summary.json or the vLLM-layout file writes (a sample summary with
+// every optional part marshalled), and vLLM's own.
+var takenKeys = sync.OnceValue(func() map[string]bool {
+	taken := map[string]bool{}
+	for _, k := range vllmResultKeys {
+		taken[k] = true
+	}
+	taken["percentile_metrics"] = true // written when --percentile-metrics is given
+	s := measure.Summary{Percentiles: []float64{50}, Role: records.RoleTier, NotIssued: 1, Interrupted: true, EndReason: "cap",
+		OutputTokensBadUsage: 1, PercentileError: 0.005, ReasoningResponses: 1, ReasoningTokens: 1, ReasoningTokensFromChunks: 1,
+		CachedReported: 1, Steady: &measure.Steady{}, Sessions: &measure.Sessions{}}
+	f := RunFile{Summary: s, Server: json.RawMessage("{}"), Verdict: &curve.PointVerdict{}, Peak: &Peak{}}
+	b, err := json.Marshal(f)
+	var m map[string]json.RawMessage
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("sweep: summary.json's keys: %v", err)) // the sample is ours: a test runs it
+	}
+	for k := range m {
+		taken[k] = true
+	}
+	return taken
+})
+
+// ReservedKey says why key cannot be a --metadata key, "" when it can: summary.json and vLLM's
+// result file put the metadata pairs at their top level, beside their own keys, so a key of
+// theirs (or one of the statistics' or vLLM's optional families: mean_…, p99_…, spec_decode_…)
+// would overwrite a result.
+func ReservedKey(key string) string {
+	if takenKeys()[key] {
+		return fmt.Sprintf("%q is a key of summary.json or of vLLM's result file", key)
+	}
+	for _, p := range []string{"count_", "mean_", "median_", "std_", "spec_decode_", "probe_", "diffusion_"} {
+		if strings.HasPrefix(key, p) {
+			return fmt.Sprintf("%q starts like the keys of statistics (%s…)", key, p)
+		}
+	}
+	if len(key) > 1 && key[0] == 'p' && (key[1] >= '0' && key[1] <= '9') && strings.Contains(key, "_") {
+		return fmt.Sprintf("%q has the form of a percentile's key (p99_ttft_ms)", key)
+	}
+	return ""
+}
+
+// VLLMOptions choose what a vLLM-layout result holds beyond the run's own figures.
+type VLLMOptions struct {
+	// Metrics whose statistics are written, among VLLMMetrics (nil: VLLMDefaultMetrics).
+	// client_queue_time and e2el_including_client_queue are written only with a concurrency
+	// cap, the latter only at a finite rate, as vLLM does.
+	Metrics []string
+	// Percentiles written for each metric (nil: VLLMDefaultPercentiles); the summary must hold them.
+	Percentiles []float64
+	// Ramp is the rate's ramp, when the run had one.
+	Ramp *VLLMRamp
+}
+
+// VLLMRamp is a ramp of the request rate as vLLM's result names it.
+type VLLMRamp struct {
+	Strategy   string  // linear or exponential
+	Start, End float64 // requests/s
+}
+
+// VLLMResult is a run's result in the layout of vLLM's --save-result file: vLLM's keys only, in
+// vLLM's order, with vLLM's default choice of statistics (o), the --metadata pairs at the top
+// level after num_prompts, and no per-request arrays (vLLM writes those with --save-detailed;
+// records.jsonl has every request). tokenizer_id is null: loadcurve uses no tokenizer (it counts
+// the tokens the server's usage reports).
+func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
+	rf, err := r.RunSummary()
+	if err != nil {
+		return nil, err
+	}
+	s := rf.Summary
+	metrics := o.Metrics
+	if metrics == nil {
+		metrics = VLLMDefaultMetrics
+	}
+	ps := o.Percentiles
+	if ps == nil {
+		ps = VLLMDefaultPercentiles
+	}
+	w := orderedJSON{b: []byte{'{'}}
+	id := rf.vllmIdentity()
+	for _, k := range VLLMIdentityKeys[:7] { // up to num_prompts; the peaks come later
+		w.raw(k, id[k])
+	}
+	for _, p := range r.Header.Metadata {
+		if ReservedKey(p.Key) == "" {
+			w.value(p.Key, p.Value)
+		}
+	}
+	w.number("request_rate", s.NominalRate)
+	w.number("burstiness", s.Burstiness)
+	if s.MaxConcurrency > 0 {
+		w.value("max_concurrency", s.MaxConcurrency)
+	} else {
+		w.raw("max_concurrency", json.RawMessage("null"))
+	}
+	if o.Ramp != nil {
+		w.value("ramp_up_strategy", o.Ramp.Strategy)
+		w.number("ramp_up_start_rps", o.Ramp.Start)
+		w.number("ramp_up_end_rps", o.Ramp.End)
+	}
+	w.number("duration", s.Duration)
+	w.value("completed", s.Completed)
+	w.value("failed", s.Failed)
+	w.value("total_input_tokens", s.TotalInputTokens)
+	w.value("total_output_tokens", s.TotalOutputTokens)
+	w.number("request_throughput", s.RequestThroughput)
+	w.number("request_goodput", s.RequestGoodput)
+	w.number("output_throughput", s.OutputThroughput)
+	w.number("total_token_throughput", s.TotalTokenThroughput)
+	w.raw("max_output_tokens_per_s", id["max_output_tokens_per_s"])
+	w.raw("max_concurrent_requests", id["max_concurrent_requests"])
+	stats := map[string]*measure.Stats{"ttft": &s.TTFT, "tpot": &s.TPOT, "itl": &s.ITL, "e2el": &s.E2EL,
+		"client_queue_time": &s.ClientQueueTime, "e2el_including_client_queue": &s.E2ELIncludingClientQueue}
+	for _, name := range VLLMMetrics {
+		switch {
+		case !slices.Contains(metrics, name):
+			continue
+		case (name == "client_queue_time" || name == "e2el_including_client_queue") && s.MaxConcurrency == 0:
+			continue // vLLM measures the client's queue only under a concurrency cap
+		case name == "e2el_including_client_queue" && math.IsInf(s.NominalRate, 1):
+			continue
+		case !s.Reports(name):
+			return nil, fmt.Errorf("the summary has no statistics of %s (--percentile-metrics)", name)
+		}
+		st := stats[name]
+		w.number("mean_"+name+"_ms", st.Mean)
+		w.number("median_"+name+"_ms", st.Median)
+		w.number("std_"+name+"_ms", st.Std)
+		for _, p := range ps {
+			k := measure.PercentileKey(p)
+			v, ok := st.Percentiles[k]
+			if !ok {
+				return nil, fmt.Errorf("the summary has no %s of %s (--metric-percentiles)", k, name)
+			}
+			w.number(k+"_"+name+"_ms", v)
+		}
+	}
+	if w.err != nil {
+		return nil, w.err
+	}
+	return append(w.b, '}', '\n'), nil
+}
+
+// VLLMFileName is the name vLLM's --save-result gives the result file when no
+// --result-filename is given: "{label}-{rate}qps[-concurrency{N}]-{model}-{date}.json", or
+// "{label}-ramp-up-{strategy}-{start}qps-{end}qps[-concurrency{N}]-{model}-{date}.json" for a
+// ramp, where label defaults to the backend (openai-chat, openai), the rate is written as Python
+// writes a float ("4.0", "inf"), the model is the part of its name after the last '/', and the
+// date is VLLMDate. A '/' or '\' of the label becomes '_'.
+func (r *Result) VLLMFileName(ramp *VLLMRamp) (string, error) {
+	rf, err := r.RunSummary()
+	if err != nil {
+		return "", err
+	}
+	h, s := r.Header, rf.Summary
+	label := h.Label
+	if label == "" {
+		label = VLLMBackend(h.Endpoint)
+	}
+	label = strings.NewReplacer("/", "_", `\`, "_").Replace(label)
+	conc := ""
+	if s.MaxConcurrency > 0 {
+		conc = "-concurrency" + strconv.Itoa(s.MaxConcurrency)
+	}
+	model := h.Model[strings.LastIndex(h.Model, "/")+1:]
+	if model == "" {
+		return "", errors.New("the run has no model name to name its vLLM result file after")
+	}
+	if ramp != nil {
+		return fmt.Sprintf("%s-ramp-up-%s-%sqps-%sqps%s-%s-%s.json", label, ramp.Strategy, pyNumber(ramp.Start), pyNumber(ramp.End),
+			conc, model, VLLMDate(h.StartWall)), nil
+	}
+	return fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, PyFloat(s.NominalRate), conc, model, VLLMDate(h.StartWall)), nil
+}
+
+// PyFloat writes f as Python's str(float) does: "4.0", "0.5", "1e-05", "inf" (NaN too: a run
+// without a nominal rate is vLLM's default rate, inf).
+func PyFloat(f float64) string {
+	switch a := math.Abs(f); {
+	case math.IsNaN(f) || math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case a != 0 && (a < 1e-4 || a >= 1e16):
+		return strconv.FormatFloat(f, 'e', -1, 64)
+	case f == math.Trunc(f):
+		return strconv.FormatFloat(f, 'f', -1, 64) + ".0"
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// pyNumber writes a ramp's rate as vLLM does (an int there): whole numbers without ".0".
+func pyNumber(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return PyFloat(f)
+}
+
+// orderedJSON writes a JSON object's members in the order given.
+type orderedJSON struct {
+	b   []byte
+	err error
+}
+
+func (w *orderedJSON) raw(k string, v []byte) {
+	if len(w.b) > 1 {
+		w.b = append(w.b, ',')
+	}
+	kb, _ := json.Marshal(k) // a string always encodes
+	w.b = append(w.b, kb...)
+	w.b = append(w.b, ':')
+	w.b = append(w.b, v...)
+}
+
+func (w *orderedJSON) value(k string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("%s: %w", k, err)
+	}
+	w.raw(k, b)
+}
+
+func (w *orderedJSON) number(k string, f float64) {
+	b, _ := measure.Number(f).MarshalJSON()
+	w.raw(k, b)
+}
