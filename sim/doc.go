@@ -116,6 +116,22 @@
 // [DONE]; StallRate stops sending after 0 to all-but-one token and holds
 // the connection until the client leaves. The three are exclusive.
 //
+// # Cluster
+//
+// A Cluster (NewCluster; StartCluster serves one on an address as Start
+// serves a Server) is N independent replicas, each a Server with its own
+// engine, KV cache and prefix cache, behind an in-process load balancer on
+// one address. Each completion POST goes to one replica: round-robin (the
+// k-th to arrive to replica k mod N) or random (drawn from Seed and k, so
+// reproducible). Replica 0 runs with Seed, the others with seeds derived
+// from it. GET /v1/models is replica 0's answer, GET /health is 200 while
+// every replica is up. GET /metrics reports the cluster under the names
+// above: counters, gauges and histogram buckets summed over the replicas,
+// KV-cache usage as their mean fraction; sim_replicas and a few
+// sim_replica_* series with a replica label break the load down. The
+// cluster's plateau is N times a replica's
+// (Config.TheoreticalClusterPeakOutput).
+//
 // # Profiles
 //
 // The latency, medium and throughput profiles imitate, loosely and as a

@@ -36,15 +36,44 @@ func (h *histogram) observe(d time.Duration) {
 	h.sumNs.Add(int64(d))
 }
 
+// histSnap is a histogram read out: per-bucket counts (not cumulative;
+// the last is +Inf) and the sum of the observations.
+type histSnap struct {
+	bounds []float64
+	counts []uint64
+	sumNs  int64
+}
+
+// snap reads h, bucket by bucket and then the sum (not atomically as a set).
+func (h *histogram) snap() histSnap {
+	s := histSnap{bounds: h.bounds, counts: make([]uint64, len(h.counts))}
+	for i := range h.counts {
+		s.counts[i] = h.counts[i].Load()
+	}
+	s.sumNs = h.sumNs.Load()
+	return s
+}
+
+// add adds o, a histogram with the same bounds, to s.
+func (s *histSnap) add(o histSnap) {
+	if s.counts == nil {
+		s.bounds, s.counts = o.bounds, make([]uint64, len(o.counts))
+	}
+	for i, c := range o.counts {
+		s.counts[i] += c
+	}
+	s.sumNs += o.sumNs
+}
+
 // appendProm writes the histogram in Prometheus text format.
-func (h *histogram) appendProm(b []byte, name, help, labels string) []byte {
+func (s histSnap) appendProm(b []byte, name, help, labels string) []byte {
 	b = appendHeader(b, name, help, "histogram")
 	var cum uint64
-	for i := range h.counts {
-		cum += h.counts[i].Load()
+	for i, c := range s.counts {
+		cum += c
 		le := "+Inf"
-		if i < len(h.bounds) {
-			le = strconv.FormatFloat(h.bounds[i], 'g', -1, 64)
+		if i < len(s.bounds) {
+			le = strconv.FormatFloat(s.bounds[i], 'g', -1, 64)
 		}
 		b = append(b, name...)
 		b = append(b, "_bucket{"...)
@@ -55,7 +84,7 @@ func (h *histogram) appendProm(b []byte, name, help, labels string) []byte {
 		b = strconv.AppendUint(b, cum, 10)
 		b = append(b, '\n')
 	}
-	b = appendSample(b, name+"_sum", labels, time.Duration(h.sumNs.Load()).Seconds())
+	b = appendSample(b, name+"_sum", labels, time.Duration(s.sumNs).Seconds())
 	b = appendSample(b, name+"_count", labels, float64(cum))
 	return b
 }
@@ -126,28 +155,103 @@ func appendMetric(b []byte, name, help, typ, labels string, v float64) []byte {
 	return appendSample(appendHeader(b, name, help, typ), name, labels, v)
 }
 
-// serveMetrics writes the Prometheus text exposition.
-func (s *Server) serveMetrics(w http.ResponseWriter) {
+// metricsSnap is what /metrics reports, read out of a Server; the
+// snapshots of several servers add up (see Cluster).
+type metricsSnap struct {
+	running, waiting, kvUsed, kvCapacity int64
+	prefixQueries, prefixHits            int64
+	promptTokens, genTokens, preemptions int64
+	successLength, successStop           int64
+	received, steps, resets              int64
+	lateness, ttft                       histSnap
+}
+
+// metricsSnap reads the counters one by one, not atomically as a set.
+func (s *Server) metricsSnap() metricsSnap {
 	e := s.eng
-	l := `model_name=` + strconv.Quote(s.cfg.ModelName)
-	st := s.Stats()
-	var b []byte
-	b = appendMetric(b, "vllm:num_requests_running", "Number of requests in the model execution batch.", "gauge", l, float64(st.Running))
-	b = appendMetric(b, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", "gauge", l, float64(st.Waiting))
-	b = appendMetric(b, "vllm:kv_cache_usage_perc", "KV-cache usage, 0 to 1 (1 means 100 percent).", "gauge", l, float64(st.KVUsedTokens)/float64(st.KVCapacityTokens))
-	b = appendMetric(b, "vllm:prefix_cache_queries_total", "Prefix-cache queries, in tokens.", "counter", l, float64(st.PrefixCacheQueries))
-	b = appendMetric(b, "vllm:prefix_cache_hits_total", "Prefix-cache hits, in tokens.", "counter", l, float64(st.PrefixCacheHits))
-	b = appendMetric(b, "vllm:prompt_tokens_total", "Prefilled prompt tokens (cached ones included).", "counter", l, float64(st.PromptTokens))
-	b = appendMetric(b, "vllm:generation_tokens_total", "Generated tokens.", "counter", l, float64(st.GeneratedTokens))
-	b = appendMetric(b, "vllm:num_preemptions_total", "Cumulative number of preemptions.", "counter", l, float64(st.Preemptions))
+	return metricsSnap{
+		running:       e.nRunning.Load(),
+		waiting:       e.nWaiting.Load() + int64(e.inboxLen()),
+		kvUsed:        e.kvUsed.Load(),
+		kvCapacity:    int64(s.cfg.KVCacheTokens),
+		prefixQueries: e.prefixQueries.Load(),
+		prefixHits:    e.prefixHits.Load(),
+		promptTokens:  e.promptTokens.Load(),
+		genTokens:     e.genTokens.Load(),
+		preemptions:   e.preemptions.Load(),
+		successLength: e.successLength.Load(),
+		successStop:   e.successStop.Load(),
+		received:      int64(s.received.Load()),
+		steps:         e.steps.Load(),
+		resets:        e.resets.Load(),
+		lateness:      e.latenessHist.snap(),
+		ttft:          e.ttftHist.snap(),
+	}
+}
+
+// add adds o to m: every count, gauge and histogram bucket is summed (the
+// KV-cache usage fraction follows as the summed used tokens over the
+// summed capacity).
+func (m *metricsSnap) add(o metricsSnap) {
+	m.running += o.running
+	m.waiting += o.waiting
+	m.kvUsed += o.kvUsed
+	m.kvCapacity += o.kvCapacity
+	m.prefixQueries += o.prefixQueries
+	m.prefixHits += o.prefixHits
+	m.promptTokens += o.promptTokens
+	m.genTokens += o.genTokens
+	m.preemptions += o.preemptions
+	m.successLength += o.successLength
+	m.successStop += o.successStop
+	m.received += o.received
+	m.steps += o.steps
+	m.resets += o.resets
+	m.lateness.add(o.lateness)
+	m.ttft.add(o.ttft)
+}
+
+// kvUsage is the KV-cache usage fraction, 0 to 1.
+func (m *metricsSnap) kvUsage() float64 {
+	if m.kvCapacity <= 0 {
+		return 0
+	}
+	return float64(m.kvUsed) / float64(m.kvCapacity)
+}
+
+// appendProm writes m in Prometheus text format, every series with labels
+// l (model_name).
+func (m *metricsSnap) appendProm(b []byte, l string) []byte {
+	b = appendMetric(b, "vllm:num_requests_running", "Number of requests in the model execution batch.", "gauge", l, float64(m.running))
+	b = appendMetric(b, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", "gauge", l, float64(m.waiting))
+	b = appendMetric(b, "vllm:kv_cache_usage_perc", "KV-cache usage, 0 to 1 (1 means 100 percent).", "gauge", l, m.kvUsage())
+	b = appendMetric(b, "vllm:prefix_cache_queries_total", "Prefix-cache queries, in tokens.", "counter", l, float64(m.prefixQueries))
+	b = appendMetric(b, "vllm:prefix_cache_hits_total", "Prefix-cache hits, in tokens.", "counter", l, float64(m.prefixHits))
+	b = appendMetric(b, "vllm:prompt_tokens_total", "Prefilled prompt tokens (cached ones included).", "counter", l, float64(m.promptTokens))
+	b = appendMetric(b, "vllm:generation_tokens_total", "Generated tokens.", "counter", l, float64(m.genTokens))
+	b = appendMetric(b, "vllm:num_preemptions_total", "Cumulative number of preemptions.", "counter", l, float64(m.preemptions))
 	b = appendHeader(b, "vllm:request_success_total", "Successfully finished requests.", "counter")
-	b = appendSample(b, "vllm:request_success_total", `finished_reason="length",`+l, float64(e.successLength.Load()))
-	b = appendSample(b, "vllm:request_success_total", `finished_reason="stop",`+l, float64(e.successStop.Load()))
-	b = appendMetric(b, "sim_requests_received_total", "Completion requests received (every POST to a completion endpoint, valid or not).", "counter", l, float64(st.RequestsReceived))
-	b = appendMetric(b, "sim_steps_total", "Engine steps run.", "counter", l, float64(st.Steps))
-	b = appendMetric(b, "sim_schedule_resets_total", "Times the engine fell more than 250 ms behind its step schedule and restarted it (the model's timing did not hold).", "counter", l, float64(st.ScheduleResets))
-	b = e.latenessHist.appendProm(b, "sim_step_lateness_seconds", "How late each engine step finished handing out its tokens, after its deadline (timer wake-up delay plus the engine's own work).", l)
-	b = e.ttftHist.appendProm(b, "sim_first_token_seconds", "Server-side time to first token: from request arrival to the end of the step that yields the first token.", l)
+	b = appendSample(b, "vllm:request_success_total", `finished_reason="length",`+l, float64(m.successLength))
+	b = appendSample(b, "vllm:request_success_total", `finished_reason="stop",`+l, float64(m.successStop))
+	b = appendMetric(b, "sim_requests_received_total", "Completion requests received (every POST to a completion endpoint, valid or not).", "counter", l, float64(m.received))
+	b = appendMetric(b, "sim_steps_total", "Engine steps run.", "counter", l, float64(m.steps))
+	b = appendMetric(b, "sim_schedule_resets_total", "Times the engine fell more than 250 ms behind its step schedule and restarted it (the model's timing did not hold).", "counter", l, float64(m.resets))
+	b = m.lateness.appendProm(b, "sim_step_lateness_seconds", "How late each engine step finished handing out its tokens, after its deadline (timer wake-up delay plus the engine's own work).", l)
+	b = m.ttft.appendProm(b, "sim_first_token_seconds", "Server-side time to first token: from request arrival to the end of the step that yields the first token.", l)
+	return b
+}
+
+// metricsLabels is the label set of every series: the model name.
+func (s *Server) metricsLabels() string { return `model_name=` + strconv.Quote(s.cfg.ModelName) }
+
+// writeMetrics sends a Prometheus text exposition.
+func writeMetrics(w http.ResponseWriter, b []byte) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	_, _ = w.Write(b)
+}
+
+// serveMetrics writes the Prometheus text exposition.
+func (s *Server) serveMetrics(w http.ResponseWriter) {
+	m := s.metricsSnap()
+	writeMetrics(w, m.appendProm(nil, s.metricsLabels()))
 }
