@@ -196,7 +196,11 @@ func ReadRunFile(path string) (RunFile, error) {
 
 // ResultFiles are the names a result directory may hold (the records, the derived files, the
 // rendered ones): what --out replaces as a whole, and what marks a directory as holding a result.
-var ResultFiles = []string{RecordsName, CurveName, SummaryName, "curve.csv", "report.html", "merge.json"}
+var ResultFiles = []string{RecordsName, CurveName, SummaryName, "curve.csv", "report.html", "merge.json", ScenarioName}
+
+// ScenarioName is the resolved scenario a run, sweep or comparison writes with its result: every
+// flag it ran with, as YAML that --config reads back.
+const ScenarioName = "scenario.yaml"
 
 // HoldsResult reports whether dir holds a loadcurve result (any of ResultFiles, or a tier
 // summary or plot written by one).

@@ -34,7 +34,9 @@ func compareCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "directory for compare.json, compare.csv, overlay plots and report.html"},
 			&cli.BoolFlag{Name: "replace", Usage: "let --out replace a comparison already there"},
 			&cli.StringFlag{Name: "format", Value: report.FormatTable, Usage: "table or json"},
+			scenarioFlag(),
 		}),
+		Before: applyScenario,
 		Action: compareAction,
 	}
 }
@@ -119,6 +121,9 @@ func compareAction(c *cli.Context) error {
 		return usagef("--out %s already holds a comparison: choose another directory, or pass --replace", out)
 	}
 	if err := res.Write(filepath.Join(out, "compare.json")); err != nil {
+		return err
+	}
+	if err := writeScenario(out, c); err != nil {
 		return err
 	}
 	return report.WriteCompareFiles(out, res, sides[0].Result, sides[1].Result)

@@ -19,6 +19,7 @@ import (
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/target"
+	"github.com/loadcurve/loadcurve/timeseries"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -185,7 +186,24 @@ func (lc *loadCommand) finish(c *cli.Context, s *target.Session, res *sweep.Resu
 	}
 	var writeErr error
 	if lc.outDir != "" {
-		if writeErr = report.WriteResult(lc.outDir, res); writeErr != nil {
+		// The per-second time series come from the records file, as report makes them, so that
+		// report reproduces them; not in bounded memory, where they would hold a tier's records.
+		var ts map[int]timeseries.Series
+		switch {
+		case closeErr != nil || lc.recordsLost:
+		case lc.bounded:
+			fmt.Fprintln(c.App.ErrWriter, "loadcurve: --bounded-memory: no per-second time series (they hold a tier's records); `loadcurve report DIR --out OTHER` writes them")
+		default:
+			var tsErr error
+			if ts, tsErr = report.ReadTimeSeries(filepath.Join(lc.outDir, sweep.RecordsName)); tsErr != nil {
+				fmt.Fprintf(c.App.ErrWriter, "loadcurve: warning: no per-second time series: %v\n", tsErr)
+			}
+		}
+		writeErr = report.WriteResultSeries(lc.outDir, res, ts)
+		if writeErr == nil {
+			writeErr = writeScenario(lc.outDir, c)
+		}
+		if writeErr != nil {
 			writeErr = fmt.Errorf("write the result to %s: %w (the result printed is whole: it comes from the records in memory)", lc.outDir, writeErr)
 		} else if closeErr == nil {
 			fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result to %s (records.jsonl, report.html and the rest)\n", lc.outDir)

@@ -11,6 +11,7 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/timeseries"
 )
 
 func reportCommand() *cli.Command {
@@ -89,7 +90,11 @@ func reportAction(c *cli.Context) error {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return fmt.Errorf("--out %s: %w", out, err)
 		}
-		if err := report.WriteResult(out, l.Result); err != nil {
+		ts := map[int]timeseries.Series(nil)
+		if l.File != nil { // whole in memory; in bounded memory the series would hold a tier's records
+			ts = report.TimeSeriesOf(l.File)
+		}
+		if err := report.WriteResultSeries(out, l.Result, ts); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result derived from %s to %s\n", l.Path, filepath.Clean(out))

@@ -28,7 +28,8 @@ func runCommand() *cli.Command {
 			"the embedded simulated deployment.",
 		Flags: concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(),
 			[]cli.Flag{boundedMemoryFlag("summarise on the fly and keep no records in memory, for long runs")},
-			vllmResultFlags(), simFlags("sim-")),
+			vllmResultFlags(), simFlags("sim-"), []cli.Flag{scenarioFlag()}),
+		Before: applyScenario,
 		Action: runAction,
 	}
 }

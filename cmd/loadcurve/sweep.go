@@ -54,7 +54,8 @@ func sweepFlags() []cli.Flag {
 		&cli.IntFlag{Name: "repeat", Category: catLoad, Value: 1, Usage: "run the whole decision this many times with fresh seeds, and report the run-to-run spread of the capacity"},
 	}
 	return concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(),
-		[]cli.Flag{boundedMemoryFlag("summarise every tier as its records arrive and keep none in memory, for long tiers")}, simFlags("sim-"))
+		[]cli.Flag{boundedMemoryFlag("summarise every tier as its records arrive and keep none in memory, for long tiers")}, simFlags("sim-"),
+		[]cli.Flag{scenarioFlag()})
 }
 
 func sweepCommand() *cli.Command {
@@ -69,6 +70,7 @@ func sweepCommand() *cli.Command {
 			"run at it. Compliance = success AND every --goodput objective met (default: " + defaultSweepObjectives + " for a real target,\n" +
 			"the embedded deployment's own without --base-url: " + sim.ProfileObjectives(sim.ProfileDefault) + " for its default profile).",
 		Flags:  sweepFlags(),
+		Before: applyScenario,
 		Action: sweepAction,
 	}
 }
