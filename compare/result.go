@@ -347,7 +347,11 @@ func ledger(d [2]Decision, c Costs) (cost.Ledger, error) {
 			return cost.Ledger{}, fmt.Errorf("%s: %s", x.Side, x.FiguresError)
 		}
 		f := *x.Figures
-		opts[i] = cost.Option{Name: fmt.Sprintf("%s (%s req/s, %s)", x.Side, strconv.FormatFloat(float64(f.Rate), 'g', 3, 64), f.Source),
+		unit := "req/s"
+		if x.Capacity != nil && x.Capacity.Unit != "" {
+			unit = x.Capacity.Unit // users, on the concurrency axis
+		}
+		opts[i] = cost.Option{Name: fmt.Sprintf("%s (%s %s, %s)", x.Side, strconv.FormatFloat(float64(f.Rate), 'g', 3, 64), unit, f.Source),
 			CostPerHour: []float64{c.A, c.B}[i], RawThroughput: f.RawOutputThroughput, CompliantShare: f.CompliantTokenShare()}
 	}
 	return cost.Compare(opts[0], opts[1], cost.Params{Currency: c.Currency, HoursPerPeriod: cost.DefaultHoursPerPeriod})

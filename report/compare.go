@@ -122,7 +122,7 @@ func CompareText(w io.Writer, res compare.Result, a, b *sweep.Result) error {
 			if op.Verified() {
 				status = "verified"
 			}
-			line += fmt.Sprintf("; operating point %s req/s (%s)", fmtRate(op.Rate), status)
+			line += fmt.Sprintf("; operating point %s %s (%s)", fmtRate(op.Rate), RateUnit([]*sweep.Result{a, b}[i]), status)
 		}
 		fmt.Fprintln(w, line)
 	}
