@@ -1,0 +1,41 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/loadcurve/loadcurve/curve"
+)
+
+// FromAnalysis is the deployment a sweep measured, named name: the operating point's rate,
+// the capacity, and the tokens per request that [curve.Analysis.OperatingFigures] prices
+// (the confirmation tier's measured throughputs over its realised rate, or the curve's
+// expectation at the operating point when no confirmation ran there). verified reports
+// whether a confirmation tier verified the operating point: planning from an unverified one
+// is the caller's decision. CostPerHour and OneTimeCost are left for the caller to set.
+//
+// It fails when the analysis has no operating point, counts users rather than requests (a
+// concurrency sweep), or its figures carry no output.
+func FromAnalysis(name string, a curve.Analysis) (d Deployment, verified bool, err error) {
+	op := a.OperatingPoint
+	if op == nil || a.Capacity == nil {
+		return Deployment{}, false, errors.New("the sweep found no capacity, so there is no operating point to plan from")
+	}
+	if a.Axis == curve.AxisConcurrency {
+		return Deployment{}, false, errors.New("the sweep's operating point is in concurrent users, not requests per second: plan from a rate sweep")
+	}
+	fig, ok := a.OperatingFigures()
+	rate := float64(fig.Rate)
+	if !ok || !(rate > 0) || !(fig.RawOutputThroughput > 0) {
+		return Deployment{}, false, fmt.Errorf("the operating point's figures (%s) carry no output to price", fig.Source)
+	}
+	d = Deployment{
+		Name:                      name,
+		OperatingRate:             op.Rate,
+		Capacity:                  a.Capacity.Rate,
+		CompliantTokensPerRequest: fig.CompliantOutputThroughput / rate,
+		RawTokensPerRequest:       fig.RawOutputThroughput / rate,
+		Source:                    fig.Source,
+	}
+	return d, op.Verified(), nil
+}

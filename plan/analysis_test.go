@@ -1,0 +1,43 @@
+package plan_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/plan"
+)
+
+func TestFromAnalysis(t *testing.T) {
+	// The README's sweep: capacity 83.9, operating point 67.1 verified by tier 8, which
+	// realised 67.7 req/s with 8664 tok/s compliant of 8664 raw: 8664 / 67.7 = 127.98 tokens
+	// a request.
+	a := curve.Analysis{
+		Capacity: &curve.Capacity{Rate: 83.9},
+		OperatingPoint: &curve.OperatingPoint{Rate: 67.1, Confirmation: &curve.Confirmation{
+			Tier: 8, AtThisPoint: true, Verdict: curve.VerdictMeets, Rate: 67.7,
+			RawOutputThroughput: 8664, CompliantOutputThroughput: 8664,
+		}},
+	}
+	d, verified, err := plan.FromAnalysis("sim", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := plan.Deployment{Name: "sim", OperatingRate: 67.1, Capacity: 83.9,
+		CompliantTokensPerRequest: 8664 / 67.7, RawTokensPerRequest: 8664 / 67.7, Source: "confirmation tier 8 (meets)"}
+	if d != want || !verified {
+		t.Errorf("got %+v (verified %v), want %+v", d, verified, want)
+	}
+
+	a.OperatingPoint.Confirmation.Verdict = curve.VerdictUncertain
+	if _, verified, err := plan.FromAnalysis("sim", a); err != nil || verified {
+		t.Errorf("an uncertain confirmation: verified %v, %v", verified, err)
+	}
+	a.Axis = curve.AxisConcurrency
+	if _, _, err := plan.FromAnalysis("sim", a); err == nil || !strings.Contains(err.Error(), "concurrent users") {
+		t.Errorf("concurrency axis: %v", err)
+	}
+	if _, _, err := plan.FromAnalysis("sim", curve.Analysis{}); err == nil || !strings.Contains(err.Error(), "no capacity") {
+		t.Errorf("no capacity: %v", err)
+	}
+}
