@@ -36,6 +36,10 @@ type Options struct {
 	Queue  *sim.QueueConfig
 	// SimLabel names the embedded deployment in results (its profile, or "mdc(...)").
 	SimLabel string
+	// SimReplicas, when > 1, serves Sim as that many replicas behind an in-process balancer
+	// (SimBalance: sim.BalancePolicies; "" is round-robin) on one address.
+	SimReplicas int
+	SimBalance  string
 	// Workload builds each tier's requests.
 	Workload *workloads.Source
 	// MaxConcurrency sizes the connection pool (the cap itself is per tier).
@@ -59,6 +63,13 @@ type Options struct {
 	Log func(format string, a ...any)
 	// Version is the tool's version, for the header.
 	Version string
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // Session is one target opened for a run or sweep.
@@ -96,6 +107,12 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 				return nil, fmt.Errorf("start the embedded queue: %w", err)
 			}
 			s.sim, url = q, q.URL()
+		} else if opts.SimReplicas > 1 {
+			r, err := sim.StartCluster(opts.Sim, opts.SimReplicas, opts.SimBalance, "127.0.0.1:0")
+			if err != nil {
+				return nil, fmt.Errorf("start the embedded simulated deployment: %w", err)
+			}
+			s.sim, url = r, r.URL()
 		} else {
 			r, err := sim.Start(opts.Sim, "127.0.0.1:0")
 			if err != nil {
@@ -104,7 +121,11 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 			s.sim, url = r, r.URL()
 		}
 		t.BaseURL = url
-		s.logf("no --base-url: started the embedded simulated deployment (%s, a model, not a measurement) at %s", opts.SimLabel, url)
+		what := opts.SimLabel
+		if opts.SimReplicas > 1 {
+			what = fmt.Sprintf("%d replicas of %s behind a %s balancer", opts.SimReplicas, opts.SimLabel, cmpOr(opts.SimBalance, sim.BalanceRoundRobin))
+		}
+		s.logf("no --base-url: started the embedded simulated deployment (%s, a model, not a measurement) at %s", what, url)
 	}
 	if t.Insecure {
 		s.logf("WARNING: --insecure: TLS certificates are NOT verified")
@@ -146,6 +167,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	}
 	if s.sim != nil {
 		s.Header.Sim = opts.SimLabel
+		if opts.SimReplicas > 1 {
+			s.Header.Sim = fmt.Sprintf("%s ×%d (%s)", opts.SimLabel, opts.SimReplicas, cmpOr(opts.SimBalance, sim.BalanceRoundRobin))
+		}
 	}
 	return s, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -237,6 +239,13 @@ func simOptions(c *cli.Context, prefix string, o *target.Options) error {
 		return err
 	}
 	o.Sim, o.SimLabel = cfg, c.String(prefix+"profile")
+	o.SimReplicas, o.SimBalance = c.Int(prefix+"replicas"), c.String(prefix+"balance")
+	if n := o.SimReplicas; n < 1 || n > sim.MaxReplicas {
+		return usagef("--%sreplicas: want 1 to %d replicas, got %d", prefix, sim.MaxReplicas, n)
+	}
+	if !slices.Contains(sim.BalancePolicies(), o.SimBalance) {
+		return usagef("--%sbalance %q: want %s", prefix, o.SimBalance, strings.Join(sim.BalancePolicies(), " or "))
+	}
 	return nil
 }
 

@@ -129,6 +129,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			sweepCommand(),
 			compareCommand(),
 			costCommand(),
+			planCommand(),
 			reportCommand(),
 			scheduleCommand(),
 			workloadCommand(),

@@ -61,17 +61,17 @@ func decodeJSON(t *testing.T, name, text string, v any) {
 // TestRegressionRunSettingsLiveInTheHeader: a run's objectives (and every other setting) are in
 // its records header. Before the redesign they were only in summary.json, so report, cost and
 // compare of a run recomputed it with no objectives: a run with almost no compliant request was
-// priced as 100 % compliant. Here every request misses ttft:1 (1 ms).
+// priced as 100 % compliant. Here every request misses ttft:0.01 (1 ms).
 func TestRegressionRunSettingsLiveInTheHeader(t *testing.T) {
 	a := t.TempDir()
-	mustRun(t, append([]string{"run", "--goodput", "ttft:1", "--num-requests", "30", "--request-rate", "200", "--out", a}, small...)...)
+	mustRun(t, append([]string{"run", "--goodput", "ttft:0.01", "--num-requests", "30", "--request-rate", "200", "--out", a}, small...)...)
 	b := copyRecords(t, a) // a second result of the same run: its records alone
 	f, err := records.ReadFile(filepath.Join(a, sweep.RecordsName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := f.Header; h.Settings == nil || h.Settings.Objectives != "ttft:1" || h.Settings.TargetShare != curve.DefaultTargetShare {
-		t.Fatalf("the records header's settings %+v: want objectives ttft:1 and the default target share", f.Header.Settings)
+	if h := f.Header; h.Settings == nil || h.Settings.Objectives != "ttft:0.01" || h.Settings.TargetShare != curve.DefaultTargetShare {
+		t.Fatalf("the records header's settings %+v: want objectives ttft:0.01 and the default target share", f.Header.Settings)
 	}
 
 	// report, from the directory and from the records file alone (as after a merge).
@@ -87,12 +87,12 @@ func TestRegressionRunSettingsLiveInTheHeader(t *testing.T) {
 			} `json:"run"`
 		}
 		decodeJSON(t, "report --format json", stdout, &s)
-		if s.Objectives != "ttft:1" || s.CompliantRequestShare == nil || *s.CompliantRequestShare != 0 ||
+		if s.Objectives != "ttft:0.01" || s.CompliantRequestShare == nil || *s.CompliantRequestShare != 0 ||
 			s.CompliantTokenShare == nil || *s.CompliantTokenShare != 0 || s.Completed != 30 {
-			t.Errorf("report %s: objectives %q, compliant request share %v, token share %v, %d completed: want ttft:1 and 0 of 30",
+			t.Errorf("report %s: objectives %q, compliant request share %v, token share %v, %d completed: want ttft:0.01 and 0 of 30",
 				dir, s.Objectives, ptr(s.CompliantRequestShare), ptr(s.CompliantTokenShare), s.Completed)
 		}
-		if s.Run.Settings == nil || s.Run.Settings.Objectives != "ttft:1" {
+		if s.Run.Settings == nil || s.Run.Settings.Objectives != "ttft:0.01" {
 			t.Errorf("report %s: run.settings %+v", dir, s.Run.Settings)
 		}
 	}
@@ -110,7 +110,7 @@ func TestRegressionRunSettingsLiveInTheHeader(t *testing.T) {
 		}
 		decodeJSON(t, "cost --format json", stdout, &l)
 		if l.A.CompliantShare != 0 || l.A.EffectiveThroughput != 0 {
-			t.Errorf("cost priced A at compliant share %v, effective %v tok/s: every request missed ttft:1", l.A.CompliantShare, l.A.EffectiveThroughput)
+			t.Errorf("cost priced A at compliant share %v, effective %v tok/s: every request missed ttft:0.01", l.A.CompliantShare, l.A.EffectiveThroughput)
 		}
 	case exitUsage:
 		if !strings.Contains(stderr, "compliant share 0") {
@@ -144,8 +144,8 @@ func TestRegressionRunSettingsLiveInTheHeader(t *testing.T) {
 		Objectives            string  `json:"objectives"`
 		CompliantRequestShare float64 `json:"compliant_request_share"`
 	}{c.Tiers[0].A, c.Tiers[0].B} {
-		if s.Objectives != "ttft:1" || s.CompliantRequestShare != 0 {
-			t.Errorf("compare side %d: objectives %q, compliant request share %v: want ttft:1 and 0", i, s.Objectives, s.CompliantRequestShare)
+		if s.Objectives != "ttft:0.01" || s.CompliantRequestShare != 0 {
+			t.Errorf("compare side %d: objectives %q, compliant request share %v: want ttft:0.01 and 0", i, s.Objectives, s.CompliantRequestShare)
 		}
 	}
 	for i, d := range c.Decisions {

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -21,7 +22,7 @@ const ScenarioName = sweep.ScenarioName
 // scenarioFlag is --config: a scenario file holding flag values for the command.
 func scenarioFlag() cli.Flag {
 	return &cli.StringFlag{Name: "config", Category: catOutput,
-		Usage: "a scenario file (YAML): `flag: value` for any flag of this command (a list for repeatable ones); flags on the command line override it; the resolved scenario is written to --out as " + ScenarioName}
+		Usage: "a scenario file (YAML): a line 'flag: value' for any flag of this command (a list for repeatable ones); flags on the command line override it; the resolved scenario is written to --out as " + ScenarioName}
 }
 
 // applyScenario is the Before of the commands that take --config: it sets every flag the
@@ -141,12 +142,46 @@ func kindName(k yaml.Kind) string {
 // secretFlags hold values no output may show: the resolved scenario names them, without them.
 var secretFlags = map[string]bool{"api-key": true, "header": true}
 
+// urlFlags hold URLs, which the resolved scenario shows without user info, query or fragment.
+var urlFlags = map[string]bool{"base-url": true, "server-metrics": true}
+
+// scenarioSecrets are the secrets of the command's flags and environment (the API key, header
+// values, the base URL's credentials and query values), hidden from every value written.
+func scenarioSecrets(c *cli.Context) *redact.Secrets {
+	key := os.Getenv("OPENAI_API_KEY")
+	if k := flagString(c, "api-key"); k != "" {
+		key = k
+	}
+	s := redact.New(key)
+	if hasFlag(c, "header") {
+		for _, h := range listOf(c, "header") {
+			s.AddHeaderValue(h)
+		}
+	}
+	s.AddURL(flagString(c, "base-url"))
+	return s
+}
+
+func hasFlag(c *cli.Context, name string) bool {
+	_, ok := flagNames(c.Command.Flags)[name]
+	return ok
+}
+
+func flagString(c *cli.Context, name string) string {
+	if !hasFlag(c, name) {
+		return ""
+	}
+	return c.String(name)
+}
+
 // resolvedScenario is the scenario the command ran with: every flag that was set, by the
 // command line or the scenario file, with its value (secrets left out), as YAML that --config
 // reads back.
 func resolvedScenario(c *cli.Context) ([]byte, error) {
 	root := &yaml.Node{Kind: yaml.MappingNode}
 	var omitted []string
+	secrets := scenarioSecrets(c)
+	clean := func(v string) string { return secrets.Clean(v, len(v)+64) }
 	for _, f := range c.Command.Flags {
 		name := f.Names()[0]
 		if name == "config" || name == "help" || !c.IsSet(name) {
@@ -160,7 +195,7 @@ func resolvedScenario(c *cli.Context) ([]byte, error) {
 		list := func(vs []string) {
 			val = &yaml.Node{Kind: yaml.SequenceNode}
 			for _, v := range vs {
-				val.Content = append(val.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: v, Style: yaml.DoubleQuotedStyle})
+				val.Content = append(val.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: clean(v), Style: yaml.DoubleQuotedStyle})
 			}
 		}
 		switch f.(type) {
@@ -184,10 +219,17 @@ func resolvedScenario(c *cli.Context) ([]byte, error) {
 			val.Value = strconv.FormatFloat(c.Float64(name), 'g', -1, 64)
 		case *cli.StringFlag:
 			val.Value = c.String(name)
+			if urlFlags[name] {
+				if u := redact.URL(val.Value); u != val.Value {
+					val.Value = u
+					omitted = append(omitted, "the credentials and query of --"+name)
+				}
+			}
 		default:
 			continue // a kind of flag this writer does not know: left out rather than misquoted
 		}
 		if val.Kind == yaml.ScalarNode {
+			val.Value = clean(val.Value)
 			// A value that YAML would read as another type (a number, true, null) is quoted, so
 			// that reading it back gives the same text.
 			val.Style = yaml.DoubleQuotedStyle

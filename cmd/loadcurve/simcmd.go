@@ -24,6 +24,11 @@ func simFlags(prefix string) []cli.Flag {
 		&cli.StringFlag{Name: prefix + "profile", Category: catSim, Value: defaultSimProfile,
 			Usage: "simulated deployment profile: " + strings.Join(sim.ProfileNames(), ", ")},
 	}
+	if prefix != "" { // run and sweep: the embedded deployment may be several replicas
+		flags = append(flags,
+			&cli.IntFlag{Name: prefix + "replicas", Category: catSim, Value: 1, Usage: fmt.Sprintf("serve the simulated deployment as this many replicas behind an in-process load balancer, on one address (1 to %d)", sim.MaxReplicas)},
+			&cli.StringFlag{Name: prefix + "balance", Category: catSim, Value: sim.BalanceRoundRobin, Usage: "how the balancer spreads requests over the replicas: " + strings.Join(sim.BalancePolicies(), " or ")})
+	}
 	for _, p := range sim.Params() {
 		flags = append(flags, &cli.StringFlag{Name: prefix + p.Name, Category: catSim,
 			Usage: fmt.Sprintf("%s (profile default: %s)", p.Usage, p.Default)})

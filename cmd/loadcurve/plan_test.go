@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPlanFromSweeps: plan reads the operating point of a short sweep of the embedded M/D/c
+// queue (4 slots of 100 ms; unverified: no confirmation, to keep the test short), twice, and
+// states the replicas each needs for a forecast, ⌈peak / operating rate⌉, their monthly cost,
+// and which is cheaper. (The arithmetic itself is held to hand-computed cases in package plan.)
+func TestPlanFromSweeps(t *testing.T) {
+	// One sweep, planned as two deployments that differ only in price: the wiring is under test.
+	var dirs [2]string
+	for i, servers := range []string{"4"} {
+		dirs[i] = filepath.Join(t.TempDir(), "mdc"+servers)
+		code, _, stderr := runCLIFor(t, 4*time.Minute, "sweep", "--sim-model", "mdc", "--sim-queue-servers", servers, "--sim-queue-service", "100ms",
+			"--sim-queue-first-token", "10ms", "--sim-queue-output-tokens", "4", "--goodput", "ttft:150", "--target-share", "0.95",
+			"--request-rates", "20,40,60,80", "--num-requests", "120", "--no-confirm", "--max-schedule-lag", "1s", "--quiet", "--out", dirs[i])
+		if code != exitOK {
+			t.Fatalf("sweep %s: exit %d: %s", servers, code, stderr)
+		}
+	}
+	dirs[1] = dirs[0]
+	out := filepath.Join(t.TempDir(), "plan")
+	code, stdout, stderr := runCLI(t, "plan", dirs[0], dirs[1], "--peak", "300", "--a-cost-per-hour", "10", "--b-cost-per-hour", "15",
+		"--allow-unverified", "--format", "json", "--out", out)
+	if code != exitOK {
+		t.Fatalf("plan: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var doc struct {
+		Plans []struct {
+			PeakReplicas int `json:"peak_replicas"`
+			Deployment   struct {
+				OperatingRate float64 `json:"operating_rate"`
+			} `json:"deployment"`
+			Static struct {
+				CostPerMonth float64 `json:"cost_per_month"`
+			} `json:"static"`
+		} `json:"plans"`
+		Comparison *struct {
+			Following struct {
+				Summary string `json:"summary"`
+			} `json:"following"`
+		} `json:"comparison"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(doc.Plans) != 2 || doc.Comparison == nil {
+		t.Fatalf("plan.json: %s", stdout)
+	}
+	for i, p := range doc.Plans {
+		op := p.Deployment.OperatingRate
+		if want := int(math.Ceil(300 / op)); p.PeakReplicas != want || op <= 0 {
+			t.Errorf("plan %d: %d replicas for 300 req/s at %.3g req/s each, want %d", i, p.PeakReplicas, op, want)
+		}
+		if want := float64(p.PeakReplicas) * []float64{10, 15}[i] * 730; math.Abs(p.Static.CostPerMonth-want) > 1e-6*want {
+			t.Errorf("plan %d: static cost %v a month, want %v", i, p.Static.CostPerMonth, want)
+		}
+	}
+	if s := doc.Comparison.Following.Summary; !strings.Contains(s, "A") {
+		t.Errorf("the same deployment at two thirds of the price is not cheaper: %q", s)
+	}
+	for _, name := range []string{"plan.json", "report.html", "scenario.yaml"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestPlanRefuses: a plan needs a forecast, costs, and results it can plan from; each problem
+// is said with its flag or file.
+func TestPlanRefuses(t *testing.T) {
+	sweepDir := filepath.Join(t.TempDir(), "conc")
+	if code, _, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-queue-servers", "2", "--sim-queue-service", "20ms",
+		"--sim-queue-first-token", "2ms", "--max-concurrencies", "1,2", "--num-requests", "60", "--no-confirm",
+		"--max-schedule-lag", "1s", "--quiet", "--out", sweepDir); code != exitOK {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	profile := filepath.Join(t.TempDir(), "day.csv")
+	if err := os.WriteFile(profile, []byte("time,rate\n00:00,10\n06:00,-3\n12:00,abc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", sweepDir, "--a-cost-per-hour", "1"}, "--peak RATE or --profile"},
+		{[]string{"plan", sweepDir, "--peak", "10"}, "--a-cost-per-hour"},
+		{[]string{"plan", sweepDir, "--peak", "10", "--a-cost-per-hour", "1"}, "concurrent users"},
+		{[]string{"plan", sweepDir, "--profile", profile, "--a-cost-per-hour", "1"}, profile + ":3:"},
+		{[]string{"plan", sweepDir, "--profile", profile, "--a-cost-per-hour", "1"}, profile + ":4:"},
+		{[]string{"plan", "--peak", "10"}, "want one or two result directories"},
+		{[]string{"plan", filepath.Join(t.TempDir(), "none"), "--peak", "10", "--a-cost-per-hour", "1"}, "no such file"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr lacks %q:\n%s", tc.args, code, tc.want, stderr)
+		}
+	}
+}

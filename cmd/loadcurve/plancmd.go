@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/sweep"
+)
+
+func planCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "plan",
+		Usage:     "replicas, monthly cost and cost per effective token for a forecast, from sweeps' verified operating points",
+		ArgsUsage: "RESULT [RESULT_B]",
+		Description: "Reads one or two sweep results (their verified operating points) and a forecast (--peak, or --profile\n" +
+			"time,rate CSV), and states per deployment the replicas needed at peak (requests spread evenly: each replica\n" +
+			"sees peak/N with the same burstiness), their utilisation, the monthly cost with replicas for the peak and\n" +
+			"following the profile (scaling up --scale-up-lag ahead of demand), and the cost per million effective tokens\n" +
+			"(idle capacity is paid for). With two results: which is cheaper for this forecast, and the forecast levels\n" +
+			"where that flips. --rehearse tries the plan on the embedded deployment's replicas.",
+		Flags: append([]cli.Flag{
+			&cli.Float64Flag{Name: "peak", Usage: "the forecast: a flat peak request rate (req/s)"},
+			&cli.StringFlag{Name: "profile", Usage: "the forecast: a CSV of time,rate lines (time in seconds, a duration or HH:MM; rate in req/s)"},
+			&cli.Float64Flag{Name: "a-cost-per-hour", Usage: "cost of one replica of A per hour (required)"},
+			&cli.Float64Flag{Name: "b-cost-per-hour", Usage: "cost of one replica of B per hour (required with two results)"},
+			&cli.Float64Flag{Name: "a-one-time-cost", Usage: "one-time cost of adopting A (for the payback)"},
+			&cli.Float64Flag{Name: "b-one-time-cost", Usage: "one-time cost of adopting B"},
+			&cli.DurationFlag{Name: "scale-up-lag", Usage: "how long before demand needs them replicas must be started"},
+			&cli.Float64Flag{Name: "hours-per-month", Value: plan.DefaultHoursPerMonth, Usage: "hours in a month"},
+			&cli.BoolFlag{Name: "allow-unverified", Usage: "plan from an operating point no confirmation tier verified"},
+			&cli.StringFlag{Name: "format", Value: report.FormatTable, Usage: "table or json"},
+			&cli.StringFlag{Name: "out", Usage: "directory for plan.json, its plots and report.html"},
+			&cli.BoolFlag{Name: "replace", Usage: "let --out replace a plan already there"},
+			&cli.BoolFlag{Name: "rehearse", Usage: "run the forecast's peak against the planned number of the embedded deployment's replicas, and one fewer, and say whether the objectives held (with the sweep's workload: give its workload flags)"},
+			scenarioFlag(),
+		}, rehearsalFlags()...),
+		Before: applyScenario,
+		Action: planAction,
+	}
+}
+
+// planSide is one result a plan reads.
+type planSide struct {
+	name, dir string
+	loaded    *sweep.Loaded
+	d         plan.Deployment
+}
+
+func planAction(c *cli.Context) error {
+	args := c.Args().Slice()
+	if len(args) < 1 || len(args) > 2 {
+		return usagef("plan: want one or two result directories (A, and B to compare), got %d", len(args))
+	}
+	format := c.String("format")
+	if format != report.FormatTable && format != report.FormatJSON {
+		return usagef("--format %q: want table or json", format)
+	}
+	var errs []error
+	f, err := readForecast(c)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	var sides []*planSide
+	for i, dir := range args {
+		side := &planSide{name: []string{"A", "B"}[i], dir: dir}
+		sides = append(sides, side)
+		prefix := strings.ToLower(side.name) + "-"
+		if cost := c.Float64(prefix + "cost-per-hour"); !(cost > 0) {
+			errs = append(errs, fmt.Errorf("--%scost-per-hour: the cost of one replica of %s per hour is required (> 0), got %v", prefix, side.name, cost))
+		}
+		if side.loaded, err = sweep.Load(dir, nil, false); err != nil {
+			errs = append(errs, usageError{fmt.Errorf("%s: %w", side.name, err)})
+			continue
+		}
+		r := side.loaded.Result
+		if slices.Contains(r.Notes, sweep.SessionsNote) {
+			errs = append(errs, usagef("%s (%s): its rates are sessions per second; plan from a sweep of requests", side.name, dir))
+			continue
+		}
+		d, verified, err := plan.FromAnalysis(side.name, r.Analysis)
+		switch {
+		case err != nil:
+			errs = append(errs, usagef("%s (%s): %v", side.name, dir, err))
+			continue
+		case !verified && !c.Bool("allow-unverified"):
+			errs = append(errs, usagef("%s (%s): its operating point was not verified by a confirmation tier (%s); run the sweep with its confirmation, or pass --allow-unverified", side.name, dir, d.Source))
+			continue
+		}
+		d.CostPerHour, d.OneTimeCost = c.Float64(prefix+"cost-per-hour"), c.Float64(prefix+"one-time-cost")
+		side.d = d
+	}
+	if len(errs) == 0 && len(sides) == 2 {
+		oa, ob := sides[0].loaded.Result.Settings.Measure.Objectives.String(), sides[1].loaded.Result.Settings.Measure.Objectives.String()
+		if oa != ob {
+			errs = append(errs, usagef("A and B were judged under different objectives (%q and %q): their operating points do not answer the same question; re-derive one with `loadcurve report DIR --goodput ... --out NEW`", oa, ob))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	opts := plan.Options{ScaleUpLag: c.Duration("scale-up-lag"), HoursPerMonth: c.Float64("hours-per-month")}
+	var plans []plan.Result
+	var cmp *plan.Comparison
+	if len(sides) == 1 {
+		r, err := plan.Plan(sides[0].d, f, opts)
+		if err != nil {
+			return usageError{err}
+		}
+		plans = []plan.Result{r}
+	} else {
+		x, err := plan.Compare(sides[0].d, sides[1].d, f, opts)
+		if err != nil {
+			return usageError{err}
+		}
+		cmp, plans = &x, []plan.Result{x.A, x.B}
+	}
+	doc := planDoc{Plans: plans, Comparison: cmp}
+	if c.Bool("rehearse") {
+		if doc.Rehearsals, err = rehearse(c, sides, plans, f); err != nil {
+			return err
+		}
+	}
+	w := c.App.Writer
+	if format == report.FormatJSON {
+		b, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w, string(b))
+	} else {
+		report.PlanText(w, plans, cmp)
+		rehearsalText(w, doc.Rehearsals)
+	}
+	if out := c.String("out"); out != "" {
+		return writePlan(c, out, doc)
+	}
+	return nil
+}
+
+// planDoc is plan.json.
+type planDoc struct {
+	Plans      []plan.Result    `json:"plans"`
+	Comparison *plan.Comparison `json:"comparison,omitempty"`
+	Rehearsals []rehearsal      `json:"rehearsals,omitempty"`
+}
+
+// readForecast reads --peak or --profile (exactly one).
+func readForecast(c *cli.Context) (plan.Forecast, error) {
+	switch peak, profile := c.Float64("peak"), c.String("profile"); {
+	case c.IsSet("peak") && profile != "":
+		return plan.Forecast{}, usagef("--peak and --profile: give one forecast")
+	case profile != "":
+		fh, err := os.Open(profile)
+		if err != nil {
+			return plan.Forecast{}, usagef("--profile: %v", err)
+		}
+		defer fh.Close()
+		f, err := plan.ReadProfileCSV(fh, profile)
+		if err != nil {
+			return plan.Forecast{}, usagef("--profile: %v", err)
+		}
+		return f, nil
+	case c.IsSet("peak"):
+		if !(peak > 0) {
+			return plan.Forecast{}, usagef("--peak: a forecast peak in req/s > 0, got %v", peak)
+		}
+		return plan.PeakForecast(peak), nil
+	}
+	return plan.Forecast{}, usagef("plan: give the forecast: --peak RATE or --profile FILE.csv")
+}
+
+// writePlan writes plan.json, the plots, report.html and the scenario into out.
+func writePlan(c *cli.Context, out string, doc planDoc) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "plan.json")); err == nil && !c.Bool("replace") {
+		return usagef("--out %s already holds a plan: choose another directory, or pass --replace", out)
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "plan.json"), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write plan.json: %w", err)
+	}
+	var svgs [][]byte
+	if p, err := report.PlanTimelinePlot(doc.Plans); err == nil {
+		if svg, err := report.Render(p, "svg"); err == nil {
+			svgs = append(svgs, svg)
+		}
+	}
+	if doc.Comparison != nil {
+		if p, err := report.PlanCostPlot(*doc.Comparison); err == nil {
+			if svg, err := report.Render(p, "svg"); err == nil {
+				svgs = append(svgs, svg)
+			}
+		}
+	}
+	var text bytes.Buffer
+	report.PlanText(&text, doc.Plans, doc.Comparison)
+	rehearsalText(&text, doc.Rehearsals)
+	var notes []string
+	for _, r := range doc.Plans {
+		notes = append(notes, r.Notes...)
+	}
+	if doc.Comparison != nil {
+		notes = append(notes, doc.Comparison.Notes...)
+	}
+	page := report.HTML{Title: "loadcurve: capacity plan", PlotsSVG: svgs,
+		Notes: append(strings.Split(strings.TrimSpace(text.String()), "\n"), notes...)}
+	if err := report.WriteHTML(out, page); err != nil {
+		return err
+	}
+	if err := writeScenario(out, c); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the plan to %s (plan.json, report.html)\n", out)
+	return nil
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/target"
+	"github.com/loadcurve/loadcurve/workloads"
+)
+
+// rehearsal is one try of a plan: the forecast's peak sent to a number of replicas of the
+// embedded deployment behind its balancer, judged in steady state as a sweep's tier is.
+type rehearsal struct {
+	Deployment string `json:"deployment"`
+	Replicas   int    `json:"replicas"`
+	// Planned is true for the plan's replica count, false for one fewer.
+	Planned      bool    `json:"planned"`
+	PeakRate     float64 `json:"peak_rate"`
+	RealisedRate float64 `json:"realised_rate"`
+	Verdict      string  `json:"verdict"`
+	Share        float64 `json:"compliant_request_share"`
+	ShareLo      float64 `json:"share_lo"`
+	ShareHi      float64 `json:"share_hi"`
+	Reason       string  `json:"reason"`
+}
+
+// rehearsalFlags size the rehearsal's tiers and choose its workload (it must be the sweep's).
+func rehearsalFlags() []cli.Flag {
+	return append([]cli.Flag{
+		seedFlag(),
+		&cli.IntFlag{Name: "tier-requests", Value: sweep.DefaultTierRequests, Usage: "--rehearse: a rehearsal tier runs until its verdict is decided, planned for this many arrivals at most"},
+		&cli.DurationFlag{Name: "max-tier-duration", Value: sweep.DefaultMaxTierDuration, Usage: "--rehearse: the longest a rehearsal tier runs"},
+		&cli.StringFlag{Name: "balance", Value: sim.BalanceRoundRobin, Usage: "--rehearse: how the balancer spreads requests over the replicas: " + strings.Join(sim.BalancePolicies(), " or ")},
+	}, sourceFlags()...)
+}
+
+// rehearse tries every plan on the embedded deployment: the forecast's peak (flat, with the
+// sweep's burstiness: each replica then sees peak/N, the plan's scale-out assumption) against
+// the planned replicas and, when there are more than one, one fewer.
+func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.Forecast) ([]rehearsal, error) {
+	src, errs := readSource(c)
+	if len(errs) > 0 {
+		return nil, usageError{fmt.Errorf("--rehearse: %w", errs[0])}
+	}
+	var out []rehearsal
+	for i, side := range sides {
+		h := side.loaded.Result.Header
+		cfg, err := sim.Profile(h.Sim)
+		switch {
+		case h.Sim == "":
+			return nil, usagef("--rehearse: %s (%s) measured %s, not the embedded deployment: rehearse against your own balancer with `loadcurve run --base-url URL --request-rate %g` and the planned replicas behind it", side.name, side.dir, h.Target, f.Peak())
+		case err != nil:
+			return nil, usagef("--rehearse: %s (%s) measured the embedded deployment %q, which the rehearsal cannot rebuild (it rebuilds a named profile: %s)", side.name, side.dir, h.Sim, strings.Join(sim.ProfileNames(), ", "))
+		case src.Desc != h.Workload:
+			return nil, usagef("--rehearse: %s was swept with the workload %s, and the rehearsal would send %s: give plan the sweep's workload flags", side.name, h.Workload, src.Desc)
+		}
+		n := plans[i].PeakReplicas
+		counts := []int{n}
+		if n > 1 {
+			counts = append(counts, n-1)
+		}
+		for _, k := range counts {
+			r, err := rehearseOne(c, side, src, cfg, h.Sim, k, f.Peak())
+			if err != nil {
+				return out, err
+			}
+			r.Planned = k == n
+			out = append(out, r)
+			if k == n && r.Verdict != string(curve.VerdictMeets) {
+				// The plan did not hold: find the count that does (up to three more).
+				for more := n + 1; more <= n+3; more++ {
+					x, err := rehearseOne(c, side, src, cfg, h.Sim, more, f.Peak())
+					if err != nil {
+						return out, err
+					}
+					out = append(out, x)
+					if x.Verdict == string(curve.VerdictMeets) {
+						break
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// rehearseOne runs one rehearsal tier: a sweep's tier at the forecast's peak, until its
+// verdict is decided, against replicas of the embedded deployment.
+func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, cfg sim.Config, profile string, replicas int, peak float64) (rehearsal, error) {
+	res := side.loaded.Result
+	h := res.Header
+	burst := 1.0
+	if len(res.Tiers) > 0 {
+		if b := float64(res.Tiers[0].Tier.Burstiness); b > 0 && !math.IsInf(b, 0) {
+			burst = b
+		}
+	}
+	ep, err := loadgen.ParseEndpoint(h.Endpoint)
+	if err != nil {
+		ep = loadgen.Chat
+	}
+	stderr := c.App.ErrWriter
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "loadcurve: rehearsal of %s on %d replicas: "+format+"\n", append([]any{side.name, replicas}, a...)...)
+	}
+	s, err := target.Open(c.Context, target.Options{Target: loadgen.Target{Endpoint: ep, Timeout: defaultTimeout},
+		Sim: cfg, SimLabel: profile, SimReplicas: replicas, SimBalance: c.String("balance"),
+		Workload: src, Seed: c.Int64("seed"), Version: version, Log: logf})
+	if err != nil {
+		return rehearsal{}, err
+	}
+	defer s.Close()
+	scfg := sweep.Config{Rates: sweep.Rates{List: []float64{peak}}, Burstiness: burst, Seed: c.Int64("seed"), Settings: res.Settings,
+		TierRequests: c.Int("tier-requests"), MaxTierDuration: c.Duration("max-tier-duration")}
+	if errs := scfg.Validate(); len(errs) > 0 {
+		return rehearsal{}, flagError(errs[0])
+	}
+	out, err := (&sweep.Executor{Config: scfg, Runner: s, Log: logf}).Run(c.Context)
+	if err != nil {
+		return rehearsal{}, err
+	}
+	r := rehearsal{Deployment: side.name, Replicas: replicas, PeakRate: peak, RealisedRate: math.NaN(),
+		Share: math.NaN(), ShareLo: math.NaN(), ShareHi: math.NaN(), Verdict: "no verdict"}
+	for _, v := range out.Analysis.Points {
+		r.RealisedRate, r.Verdict, r.Share, r.ShareLo, r.ShareHi, r.Reason = v.Rate, string(v.Verdict), v.Share, v.ShareLo, v.ShareHi, v.Reason
+		if !v.Stable {
+			r.Verdict = "fails (unstable)"
+		}
+	}
+	return r, nil
+}
+
+// rehearsalText prints the rehearsals, and what a failed plan needs.
+func rehearsalText(w io.Writer, rs []rehearsal) {
+	for _, r := range rs {
+		what := "the plan"
+		if !r.Planned {
+			what = "another count"
+		}
+		fmt.Fprintf(w, "Rehearsal of %s (%s): %d replicas at %s req/s (%s realised): %s, %s compliant [%s, %s].\n",
+			r.Deployment, what, r.Replicas, fmtRateCLI(r.PeakRate), fmtRateCLI(r.RealisedRate), r.Verdict,
+			pct(r.Share), pct(r.ShareLo), pct(r.ShareHi))
+	}
+}
+
+func fmtRateCLI(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f %%", 100*v)
+}
