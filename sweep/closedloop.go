@@ -52,6 +52,15 @@ func ParseConcurrencies(s string) (Concurrency, error) {
 	return c, nil
 }
 
+// levelsText writes levels as --max-concurrencies takes them: "1,2,4".
+func levelsText(levels []int) string {
+	parts := make([]string, len(levels))
+	for i, n := range levels {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+
 func (c Concurrency) validate(cfg Config) []error {
 	if !c.Set() {
 		return nil
@@ -60,7 +69,7 @@ func (c Concurrency) validate(cfg Config) []error {
 	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(name, format, a...)) }
 	for i, n := range c.Levels {
 		if n < 1 || n > MaxUsers || (i > 0 && n <= c.Levels[i-1]) {
-			bad("max-concurrencies", "levels must be increasing whole numbers in [1, %d], got %v", MaxUsers, c.Levels)
+			bad("max-concurrencies", "levels must be increasing whole numbers in [1, %d], got %s", MaxUsers, levelsText(c.Levels))
 			break
 		}
 	}

@@ -365,6 +365,10 @@ func TestRegressionErrorsNameTheFlagOnce(t *testing.T) {
 		{"think-time-dist", []string{"sweep", "--workload", "sessions", "--think-time-dist", "gaussian"}},
 		{"shard", []string{"run", "--workload", "sessions", "--shard", "0/2", "--start-at", time.Now().Add(30 * time.Minute).UTC().Format(time.RFC3339)}},
 		{"sim-max-num-seqs", []string{"run", "--sim-max-num-seqs", "0"}},
+		{"sim-replicas", []string{"run", "--sim-replicas", "0"}},
+		{"sim-balance", []string{"sweep", "--sim-balance", "least-loaded"}},
+		{"max-concurrencies", []string{"sweep", "--max-concurrencies", "4,2"}},
+		{"max-concurrencies", []string{"sweep", "--max-concurrencies", "many"}},
 		{"sim-reasoning-share", []string{"run", "--sim-reasoning-share", "1"}},
 		{"hours-per-period", append([]string{"cost", "--a-cost-per-hour", "1", "--hours-per-period", "-1"}, costOK...)},
 

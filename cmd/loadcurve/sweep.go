@@ -95,9 +95,10 @@ func sweepAction(c *cli.Context) error {
 	lc, e := readLoadCommand(c, sweep.DefaultSettings())
 	errs = append(errs, e...)
 	var conc sweep.Concurrency
+	concBad := false
 	if c.IsSet("max-concurrencies") {
 		if conc, err = sweep.ParseConcurrencies(c.String("max-concurrencies")); err != nil {
-			errs = append(errs, flagError(err))
+			errs, concBad = append(errs, flagError(err)), true
 		}
 		conc.Think = c.Duration("think-time")
 		if c.IsSet("request-rates") {
@@ -128,8 +129,8 @@ func sweepAction(c *cli.Context) error {
 		errs = append(errs, fmt.Errorf("--precision must be in (0, 1), got 0"))
 	}
 	for _, e := range cfg.Validate() {
-		if fe := field.Of(e); fe != nil && fe.Name == "request-rates" && !rates.Auto && len(rates.List) == 0 && c.IsSet("request-rates") {
-			continue // ParseRates already said what is wrong with them
+		if fe := field.Of(e); fe != nil && fe.Name == "request-rates" && (concBad || !rates.Auto && len(rates.List) == 0 && c.IsSet("request-rates")) {
+			continue // ParseRates or ParseConcurrencies already said what is wrong with the tiers
 		}
 		errs = append(errs, flagError(e))
 	}
