@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -37,8 +38,8 @@ type rehearsal struct {
 func rehearsalFlags() []cli.Flag {
 	return append([]cli.Flag{
 		seedFlag(),
-		&cli.IntFlag{Name: "tier-requests", Value: sweep.DefaultTierRequests, Usage: "--rehearse: a rehearsal tier runs until its verdict is decided, planned for this many arrivals at most"},
-		&cli.DurationFlag{Name: "max-tier-duration", Value: sweep.DefaultMaxTierDuration, Usage: "--rehearse: the longest a rehearsal tier runs"},
+		&cli.IntFlag{Name: "tier-requests", Value: sweep.ConfirmFactor * sweep.DefaultTierRequests, Usage: "--rehearse: a rehearsal tier runs until its verdict is decided, planned for this many arrivals at most (default: as many as the sweep's confirmation needed, at least this)"},
+		&cli.DurationFlag{Name: "max-tier-duration", Value: sweep.ConfirmFactor * sweep.DefaultMaxTierDuration, Usage: "--rehearse: the longest a rehearsal tier runs"},
 		&cli.StringFlag{Name: "balance", Value: sim.BalanceRoundRobin, Usage: "--rehearse: how the balancer spreads requests over the replicas: " + strings.Join(sim.BalancePolicies(), " or ")},
 	}, sourceFlags()...)
 }
@@ -75,8 +76,10 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 			}
 			r.Planned = k == n
 			out = append(out, r)
-			if k == n && r.Verdict != string(curve.VerdictMeets) {
-				// The plan did not hold: find the count that does (up to three more).
+			if k == n && (r.Verdict == string(curve.VerdictFails) || strings.HasPrefix(r.Verdict, "fails")) {
+				// The plan failed: find the count that holds (up to three more). An uncertain
+				// verdict is a tier too short to say, not a failure: more replicas would not
+				// answer it, a longer tier would.
 				for more := n + 1; more <= n+3; more++ {
 					x, err := rehearseOne(c, side, src, cfg, h.Sim, more, f.Peak())
 					if err != nil {
@@ -119,8 +122,22 @@ func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, cfg sim.
 		return rehearsal{}, err
 	}
 	defer s.Close()
+	// As long as the sweep's confirmation: what verifying the target takes with misses as
+	// clustered as the sweep measured them (unless --tier-requests says otherwise).
+	n := c.Int("tier-requests")
+	if !c.IsSet("tier-requests") {
+		var sums []measure.Summary
+		for _, t := range res.Tiers {
+			sums = append(sums, t.Summary)
+		}
+		n = max(n, int(math.Ceil(sweep.ConfirmRequests(sums, res.Settings.Params))))
+	}
+	maxDur := c.Duration("max-tier-duration")
+	if !c.IsSet("max-tier-duration") {
+		maxDur = sweep.ConfirmFactor * sweep.DefaultMaxTierDuration
+	}
 	scfg := sweep.Config{Rates: sweep.Rates{List: []float64{peak}}, Burstiness: burst, Seed: c.Int64("seed"), Settings: res.Settings,
-		TierRequests: c.Int("tier-requests"), MaxTierDuration: c.Duration("max-tier-duration")}
+		TierRequests: n, MaxTierDuration: maxDur}
 	if errs := scfg.Validate(); len(errs) > 0 {
 		return rehearsal{}, flagError(errs[0])
 	}
@@ -149,6 +166,9 @@ func rehearsalText(w io.Writer, rs []rehearsal) {
 		fmt.Fprintf(w, "Rehearsal of %s (%s): %d replicas at %s req/s (%s realised): %s, %s compliant [%s, %s].\n",
 			r.Deployment, what, r.Replicas, fmtRateCLI(r.PeakRate), fmtRateCLI(r.RealisedRate), r.Verdict,
 			pct(r.Share), pct(r.ShareLo), pct(r.ShareHi))
+		if r.Planned && r.Verdict == string(curve.VerdictUncertain) {
+			fmt.Fprintf(w, "  uncertain: the tier was too short to verify the target either way; a longer one (--tier-requests, --max-tier-duration) would decide.\n")
+		}
 	}
 }
 
