@@ -21,7 +21,7 @@ func TestPlanFromSweeps(t *testing.T) {
 		dirs[i] = filepath.Join(t.TempDir(), "mdc"+servers)
 		code, _, stderr := runCLIFor(t, 4*time.Minute, "sweep", "--sim-model", "mdc", "--sim-queue-servers", servers, "--sim-queue-service", "100ms",
 			"--sim-queue-first-token", "10ms", "--sim-queue-output-tokens", "4", "--goodput", "ttft:150", "--target-share", "0.95",
-			"--request-rates", "20,40,60,80", "--num-requests", "120", "--no-confirm", "--max-schedule-lag", "1s", "--quiet", "--out", dirs[i])
+			"--request-rates", "20,40,80", "--num-requests", "80", "--no-confirm", "--max-schedule-lag", "1s", "--quiet", "--out", dirs[i])
 		if code != exitOK {
 			t.Fatalf("sweep %s: exit %d: %s", servers, code, stderr)
 		}

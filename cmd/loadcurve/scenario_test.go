@@ -53,6 +53,15 @@ quiet: true
 	if strings.Contains(string(resolved), "sk-scenario") {
 		t.Errorf("the resolved scenario shows the API key:\n%s", resolved)
 	}
+	// The per-second time series come with the result, and report reproduces them from the
+	// records alone, byte for byte.
+	series, err := os.ReadFile(filepath.Join(first, "timeseries_tier00.csv"))
+	if err != nil || !strings.HasPrefix(string(series), "t_s,offered,sent,completed") || strings.Count(string(series), "\n") < 2 {
+		t.Fatalf("timeseries_tier00.csv: %v\n%s", err, series)
+	}
+	if again, _ := os.ReadFile(filepath.Join(reportTo(t, first), "timeseries_tier00.csv")); string(again) != string(series) {
+		t.Errorf("report did not reproduce the time series:\n%s\n---\n%s", series, again)
+	}
 	// Run again from the resolved scenario: the same workload and schedule.
 	again := filepath.Join(t.TempDir(), "again")
 	if code, _, stderr := runCLI(t, "run", "--config", filepath.Join(first, ScenarioName), "--out", again); code != exitOK {
@@ -98,31 +107,6 @@ func TestScenarioErrors(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestTimeSeriesFiles: a run writes its per-second time series, and report reproduces them from
-// the records alone, byte for byte.
-func TestTimeSeriesFiles(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "ts")
-	if code, _, stderr := runCLI(t, append([]string{"run", "--num-requests", "30", "--request-rate", "20", "--out", dir}, small...)...); code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "timeseries_tier00.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) < 2 || !strings.HasPrefix(lines[0], "t_s,offered,sent,completed") {
-		t.Fatalf("timeseries_tier00.csv:\n%s", b)
-	}
-	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
-	if err != nil || !strings.Contains(string(html), "<svg") {
-		t.Errorf("report.html: %v", err)
-	}
-	again, _ := os.ReadFile(filepath.Join(reportTo(t, dir), "timeseries_tier00.csv"))
-	if string(again) != string(b) {
-		t.Errorf("report did not reproduce the time series:\n%s\n---\n%s", b, again)
 	}
 }
 
