@@ -200,3 +200,38 @@ func (f Forecast) pieces(lag time.Duration) []piece {
 	}
 	return out
 }
+
+// FromArrivals is the forecast a trace's arrivals make: the trace cut into buckets of the given
+// length from its start, each bucket's rate its arrivals over its length, and the period the
+// whole buckets that cover the trace (so the profile repeats the trace). A trace's arrivals are
+// offsets from its start, non-decreasing.
+func FromArrivals(offsets []time.Duration, bucket time.Duration) (Forecast, error) {
+	switch {
+	case bucket <= 0:
+		return Forecast{}, fmt.Errorf("a forecast from arrivals needs a bucket > 0, got %v", bucket)
+	case len(offsets) == 0:
+		return Forecast{}, fmt.Errorf("a forecast from arrivals needs at least one arrival")
+	}
+	for i, o := range offsets {
+		if o < 0 || (i > 0 && o < offsets[i-1]) {
+			return Forecast{}, fmt.Errorf("arrival %d at %v is negative or before the one before it", i, o)
+		}
+	}
+	last := offsets[len(offsets)-1]
+	n := int(last/bucket) + 1
+	if n > maxBuckets {
+		return Forecast{}, fmt.Errorf("%v of arrivals in buckets of %v make %d steps, more than %d: choose a longer bucket", last, bucket, n, maxBuckets)
+	}
+	counts := make([]int, n)
+	for _, o := range offsets {
+		counts[int(o/bucket)]++
+	}
+	f := Forecast{Period: time.Duration(n) * bucket}
+	for k, c := range counts {
+		f.Points = append(f.Points, Point{T: time.Duration(k) * bucket, Rate: float64(c) / bucket.Seconds()})
+	}
+	return f, nil
+}
+
+// maxBuckets bounds the steps of a forecast made from arrivals.
+const maxBuckets = 1_000_000

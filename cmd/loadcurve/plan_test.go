@@ -72,6 +72,22 @@ func TestPlanFromSweeps(t *testing.T) {
 			t.Error(err)
 		}
 	}
+
+	// A forecast from a trace's arrivals: one step a bucket, the peak the busiest bucket.
+	code, stdout, stderr = runCLI(t, "plan", dirs[0], "--profile-trace", filepath.Join("..", "..", "workloads", "testdata", "azure.csv"),
+		"--profile-bucket", "1s", "--a-cost-per-hour", "10", "--allow-unverified", "--format", "json")
+	if code != exitOK {
+		t.Fatalf("plan --profile-trace: exit %d\n%s", code, stderr)
+	}
+	var traced struct {
+		Plans []struct {
+			PeakRate float64           `json:"peak_rate"`
+			Timeline []json.RawMessage `json:"timeline"`
+		} `json:"plans"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &traced); err != nil || len(traced.Plans) != 1 || !(traced.Plans[0].PeakRate > 0) || len(traced.Plans[0].Timeline) == 0 {
+		t.Errorf("plan --profile-trace: %v\n%s", err, stdout)
+	}
 }
 
 // TestPlanRefuses: a plan needs a forecast, costs, and results it can plan from; each problem
@@ -91,7 +107,8 @@ func TestPlanRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"plan", sweepDir, "--a-cost-per-hour", "1"}, "--peak RATE or --profile"},
+		{[]string{"plan", sweepDir, "--a-cost-per-hour", "1"}, "--peak RATE, --profile FILE.csv or --profile-trace"},
+		{[]string{"plan", sweepDir, "--peak", "1", "--profile-trace", "x.csv", "--a-cost-per-hour", "1"}, "give one forecast"},
 		{[]string{"plan", sweepDir, "--peak", "10"}, "--a-cost-per-hour"},
 		{[]string{"plan", sweepDir, "--peak", "10", "--a-cost-per-hour", "1"}, "concurrent users"},
 		{[]string{"plan", sweepDir, "--profile", profile, "--a-cost-per-hour", "1"}, profile + ":3:"},

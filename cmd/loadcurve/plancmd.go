@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/workloads"
 )
 
 func planCommand() *cli.Command {
@@ -31,6 +33,8 @@ func planCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.Float64Flag{Name: "peak", Usage: "the forecast: a flat peak request rate (req/s)"},
 			&cli.StringFlag{Name: "profile", Usage: "the forecast: a CSV of time,rate lines (time in seconds, a duration or HH:MM; rate in req/s)"},
+			&cli.StringFlag{Name: "profile-trace", Usage: "the forecast: a trace's arrivals (azure:FILE, mooncake:FILE, FILE.csv), counted in buckets of --profile-bucket; the profile repeats the trace"},
+			&cli.DurationFlag{Name: "profile-bucket", Value: time.Minute, Usage: "--profile-trace: the length of a step of the forecast"},
 			&cli.Float64Flag{Name: "a-cost-per-hour", Usage: "cost of one replica of A per hour (required)"},
 			&cli.Float64Flag{Name: "b-cost-per-hour", Usage: "cost of one replica of B per hour (required with two results)"},
 			&cli.Float64Flag{Name: "a-one-time-cost", Usage: "one-time cost of adopting A (for the payback)"},
@@ -154,11 +158,31 @@ type planDoc struct {
 	Rehearsals []rehearsal      `json:"rehearsals,omitempty"`
 }
 
-// readForecast reads --peak or --profile (exactly one).
+// readForecast reads --peak, --profile or --profile-trace (exactly one).
 func readForecast(c *cli.Context) (plan.Forecast, error) {
+	given := 0
+	for _, name := range []string{"peak", "profile", "profile-trace"} {
+		if c.IsSet(name) {
+			given++
+		}
+	}
 	switch peak, profile := c.Float64("peak"), c.String("profile"); {
-	case c.IsSet("peak") && profile != "":
-		return plan.Forecast{}, usagef("--peak and --profile: give one forecast")
+	case given > 1:
+		return plan.Forecast{}, usagef("--peak, --profile and --profile-trace: give one forecast")
+	case c.IsSet("profile-trace"):
+		spec := c.String("profile-trace")
+		_, tr, err := workloads.Load(spec, workloads.LoadOptions{TimeScale: 1})
+		switch {
+		case err != nil:
+			return plan.Forecast{}, usagef("--profile-trace: %v", err)
+		case tr == nil:
+			return plan.Forecast{}, usagef("--profile-trace %s: not a trace (want azure:FILE, mooncake:FILE or FILE.csv)", spec)
+		}
+		f, err := plan.FromArrivals(tr.Offsets, c.Duration("profile-bucket"))
+		if err != nil {
+			return plan.Forecast{}, usagef("--profile-trace %s: %v", spec, err)
+		}
+		return f, nil
 	case profile != "":
 		fh, err := os.Open(profile)
 		if err != nil {
@@ -176,7 +200,7 @@ func readForecast(c *cli.Context) (plan.Forecast, error) {
 		}
 		return plan.PeakForecast(peak), nil
 	}
-	return plan.Forecast{}, usagef("plan: give the forecast: --peak RATE or --profile FILE.csv")
+	return plan.Forecast{}, usagef("plan: give the forecast: --peak RATE, --profile FILE.csv or --profile-trace TRACE")
 }
 
 // writePlan writes plan.json, the plots, report.html and the scenario into out.
