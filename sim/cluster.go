@@ -3,13 +3,10 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // Load-balancing policies of a Cluster.
@@ -258,13 +255,8 @@ func (c *Cluster) serveMetrics(w http.ResponseWriter) {
 
 // RunningCluster is a simulated cluster serving on a listener.
 type RunningCluster struct {
-	c    *Cluster
-	hs   *http.Server
-	ln   net.Listener
-	done chan error
-
-	closeOnce sync.Once
-	closeErr  error
+	*serving
+	c *Cluster
 }
 
 // StartCluster creates a Cluster of replicas replicas of cfg balanced by
@@ -275,54 +267,12 @@ func StartCluster(cfg Config, replicas int, policy, addr string) (*RunningCluste
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
+	s, err := serve("sim cluster", c, c.Close, c.inflight, addr)
 	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("sim cluster: listen on %s: %w", addr, err)
+		return nil, err
 	}
-	r := &RunningCluster{
-		c: c,
-		hs: &http.Server{
-			Handler:           c,
-			ReadHeaderTimeout: 30 * time.Second,
-			IdleTimeout:       2 * time.Minute,
-		},
-		ln:   ln,
-		done: make(chan error, 1),
-	}
-	go func() { r.done <- r.hs.Serve(ln) }()
-	return r, nil
+	return &RunningCluster{serving: s, c: c}, nil
 }
-
-// URL is the OpenAI base URL, "http://HOST:PORT/v1".
-func (r *RunningCluster) URL() string { return "http://" + r.ln.Addr().String() + "/v1" }
-
-// Addr is the listening address, "HOST:PORT".
-func (r *RunningCluster) Addr() string { return r.ln.Addr().String() }
 
 // Cluster is the handler being served, for its replicas' Stats.
 func (r *RunningCluster) Cluster() *Cluster { return r.c }
-
-// Close fails in-flight streams, stops every replica, gives the handlers up
-// to 2 s to write their last words, then closes the listener and every
-// connection. It is safe to call more than once.
-func (r *RunningCluster) Close() error {
-	r.closeOnce.Do(func() { r.closeErr = r.close() })
-	return r.closeErr
-}
-
-func (r *RunningCluster) close() error {
-	r.c.Close()
-	deadline := time.Now().Add(2 * time.Second)
-	for r.c.inflight() > 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	err := r.hs.Close()
-	if serr := <-r.done; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
-	}
-	if err != nil {
-		return fmt.Errorf("sim cluster: close: %w", err)
-	}
-	return nil
-}

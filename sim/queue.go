@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -771,13 +770,8 @@ func (q *Queue) respond(w http.ResponseWriter, hr *http.Request, r *queuedReq, e
 
 // RunningQueue is an M/D/c queue serving on a listener.
 type RunningQueue struct {
-	q    *Queue
-	hs   *http.Server
-	ln   net.Listener
-	done chan error
-
-	closeOnce sync.Once
-	closeErr  error
+	*serving
+	q *Queue
 }
 
 // StartQueue creates a Queue for cfg and serves it on addr (for example
@@ -787,54 +781,12 @@ func StartQueue(cfg QueueConfig, addr string) (*RunningQueue, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
+	s, err := serve("sim queue", q, q.Close, q.inflight.Load, addr)
 	if err != nil {
-		q.Close()
-		return nil, fmt.Errorf("sim queue: listen on %s: %w", addr, err)
+		return nil, err
 	}
-	r := &RunningQueue{
-		q: q,
-		hs: &http.Server{
-			Handler:           q,
-			ReadHeaderTimeout: 30 * time.Second,
-			IdleTimeout:       2 * time.Minute,
-		},
-		ln:   ln,
-		done: make(chan error, 1),
-	}
-	go func() { r.done <- r.hs.Serve(ln) }()
-	return r, nil
+	return &RunningQueue{serving: s, q: q}, nil
 }
-
-// URL is the OpenAI base URL, "http://HOST:PORT/v1".
-func (r *RunningQueue) URL() string { return "http://" + r.ln.Addr().String() + "/v1" }
-
-// Addr is the listening address, "HOST:PORT".
-func (r *RunningQueue) Addr() string { return r.ln.Addr().String() }
 
 // Queue is the handler being served, for Stats.
 func (r *RunningQueue) Queue() *Queue { return r.q }
-
-// Close fails in-flight streams, stops the scheduler, gives the handlers up
-// to 2 s to write their last words, then closes the listener and every
-// connection. It is safe to call more than once.
-func (r *RunningQueue) Close() error {
-	r.closeOnce.Do(func() { r.closeErr = r.close() })
-	return r.closeErr
-}
-
-func (r *RunningQueue) close() error {
-	r.q.Close()
-	deadline := time.Now().Add(2 * time.Second)
-	for r.q.inflight.Load() > 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	err := r.hs.Close()
-	if serr := <-r.done; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
-	}
-	if err != nil {
-		return fmt.Errorf("sim queue: close: %w", err)
-	}
-	return nil
-}

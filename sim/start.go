@@ -9,15 +9,76 @@ import (
 	"time"
 )
 
-// Running is a simulated deployment serving on a listener.
-type Running struct {
-	srv  *Server
-	hs   *http.Server
-	ln   net.Listener
-	done chan error
+// serving is a handler served on a listener until Close: what Running, RunningQueue and
+// RunningCluster share.
+type serving struct {
+	what     string       // "sim", "sim queue", "sim cluster": the prefix of its errors
+	stop     func()       // stops the handler: in-flight streams fail, no new work
+	inflight func() int64 // requests the handler is still answering
+	hs       *http.Server
+	ln       net.Listener
+	done     chan error
 
 	closeOnce sync.Once
 	closeErr  error
+}
+
+// serve listens on addr and serves h there. On a listen error it stops h.
+func serve(what string, h http.Handler, stop func(), inflight func() int64, addr string) (*serving, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("%s: listen on %s: %w", what, addr, err)
+	}
+	s := &serving{
+		what: what, stop: stop, inflight: inflight,
+		hs: &http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: 30 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+		},
+		ln:   ln,
+		done: make(chan error, 1),
+	}
+	go func() { s.done <- s.hs.Serve(ln) }()
+	return s, nil
+}
+
+// URL is the OpenAI base URL, "http://HOST:PORT/v1".
+func (s *serving) URL() string { return "http://" + s.ln.Addr().String() + "/v1" }
+
+// Addr is the listening address, "HOST:PORT".
+func (s *serving) Addr() string { return s.ln.Addr().String() }
+
+// Close fails in-flight streams, stops the handler (its engine, scheduler or replicas), gives
+// the handlers up to 2 s to write their last words (a handler writing to a client that does not
+// read may need longer), then closes the listener and every connection. It is safe to call more
+// than once.
+func (s *serving) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+func (s *serving) close() error {
+	s.stop()
+	deadline := time.Now().Add(2 * time.Second)
+	for s.inflight() > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	err := s.hs.Close()
+	if serr := <-s.done; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: close: %w", s.what, err)
+	}
+	return nil
+}
+
+// Running is a simulated deployment serving on a listener.
+type Running struct {
+	*serving
+	srv *Server
 }
 
 // Start creates a Server for cfg and serves it on addr (for example
@@ -27,55 +88,12 @@ func Start(cfg Config, addr string) (*Running, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
+	s, err := serve("sim", srv, srv.Close, srv.inflight.Load, addr)
 	if err != nil {
-		srv.Close()
-		return nil, fmt.Errorf("sim: listen on %s: %w", addr, err)
+		return nil, err
 	}
-	r := &Running{
-		srv: srv,
-		hs: &http.Server{
-			Handler:           srv,
-			ReadHeaderTimeout: 30 * time.Second,
-			IdleTimeout:       2 * time.Minute,
-		},
-		ln:   ln,
-		done: make(chan error, 1),
-	}
-	go func() { r.done <- r.hs.Serve(ln) }()
-	return r, nil
+	return &Running{serving: s, srv: srv}, nil
 }
-
-// URL is the OpenAI base URL, "http://HOST:PORT/v1".
-func (r *Running) URL() string { return "http://" + r.ln.Addr().String() + "/v1" }
-
-// Addr is the listening address, "HOST:PORT".
-func (r *Running) Addr() string { return r.ln.Addr().String() }
 
 // Server is the handler being served, for Stats.
 func (r *Running) Server() *Server { return r.srv }
-
-// Close fails in-flight streams, stops the engine, gives the handlers up to
-// 2 s to write their last words (a handler writing to a client that does not
-// read may need longer), then closes the listener and every connection. It
-// is safe to call more than once.
-func (r *Running) Close() error {
-	r.closeOnce.Do(func() { r.closeErr = r.close() })
-	return r.closeErr
-}
-
-func (r *Running) close() error {
-	r.srv.Close()
-	deadline := time.Now().Add(2 * time.Second)
-	for r.srv.inflight.Load() > 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	err := r.hs.Close()
-	if serr := <-r.done; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
-	}
-	if err != nil {
-		return fmt.Errorf("sim: close: %w", err)
-	}
-	return nil
-}
