@@ -1,7 +1,6 @@
 package sweeptest
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"time"
@@ -39,67 +38,24 @@ func (q *ClosedQueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink swee
 		return id, fmt.Errorf("closed queue: want a closed-loop plan (%d users, %d starts) and no queue limit", id.Users, len(p.Offsets))
 	}
 	think := time.Duration(id.ThinkS * float64(time.Second))
-	arrivals := &eventHeap{}
+	initial := make([]event, len(p.Offsets))
 	for u, at := range p.Offsets {
-		heap.Push(arrivals, event{at: at, session: u + 1})
+		initial[u] = event{at: at, session: u + 1}
 	}
-	free := &durationHeap{}
-	for range cfg.Servers {
-		heap.Push(free, time.Duration(0))
+	taken := 0
+	retires := func(ev event) bool { return (p.StopAfter > 0 && ev.at >= p.StopAfter) || taken >= p.Pool }
+	res, err := serveLoop(ctx, cfg, initial, sink, stop, func(ev event) bool { return !retires(ev) },
+		func(ev event, start, end time.Duration) (records.Record, event, bool) {
+			rec := queueRecord(id.Tier, served(cfg, taken, ev.at, start, end))
+			taken++
+			return rec, event{at: end + think, session: ev.session}, true
+		})
+	if err != nil {
+		return id, err
 	}
-	done := &recordHeap{}
-	taken, emitted, stopped, stopAt := 0, 0, false, time.Duration(0)
-	var lastSent time.Duration // the arrival phase of a closed loop ends with its last request
-	var last time.Duration
-	var sinkErr error
-	emit := func(rec records.Record) {
-		emitted++
-		last = max(last, rec.End)
-		if sinkErr == nil {
-			sinkErr = sink.Write(&rec)
-		}
-		if !stopped {
-			select {
-			case <-stop:
-				stopped, stopAt = true, rec.End
-			default:
-			}
-		}
-	}
-	for arrivals.Len() > 0 && ctx.Err() == nil {
-		next := heap.Pop(arrivals).(event)
-		for done.Len() > 0 && (*done)[0].End <= next.at {
-			emit(heap.Pop(done).(records.Record))
-		}
-		if (stopped && next.at > stopAt) || (p.StopAfter > 0 && next.at >= p.StopAfter) || taken >= p.Pool {
-			continue // the user retires
-		}
-		start := max(next.at, heap.Pop(free).(time.Duration))
-		end := start + cfg.Service
-		heap.Push(free, end)
-		heap.Push(done, queueRecord(id.Tier, sim.QueueResult{Index: taken, Arrival: next.at, Start: start,
-			First: start + cfg.FirstToken, Last: end, End: end, Tokens: cfg.OutputTokens}))
-		taken++
-		lastSent = next.at
-		heap.Push(arrivals, event{at: end + think, session: next.session})
-	}
-	for done.Len() > 0 {
-		emit(heap.Pop(done).(records.Record))
-	}
-	if sinkErr != nil {
-		return id, sinkErr
-	}
-	end := records.TierEnd{Kind: records.KindTierEnd, Tier: id.Tier, Planned: emitted, ArrivalsEndS: lastSent.Seconds(), Reason: records.EndedSchedule}
-	switch {
-	case stopped:
-		end.Reason, end.ArrivalsEndS = records.EndedDecided, stopAt.Seconds()
-	case ctx.Err() != nil:
-		end.Reason = records.EndedInterrupted
-	case id.MaxDurationS > 0:
-		end.Reason = records.EndedCap
-	}
-	id.End = &end
+	// The arrival phase of a closed loop ends with the last request its users sent.
+	id.End = tierEnd(ctx, id, res.emitted, res.lastArrival, res.stopped, res.stopAt)
 	q.Tiers++
-	q.Seconds += last.Seconds()
+	q.Seconds += res.last.Seconds()
 	return id, nil
 }

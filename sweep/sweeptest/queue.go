@@ -86,16 +86,7 @@ func (q *QueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink
 	if sinkErr != nil {
 		return id, sinkErr
 	}
-	end := records.TierEnd{Kind: records.KindTierEnd, Tier: id.Tier, Planned: emitted, ArrivalsEndS: p.ArrivalsEnd.Seconds(), Reason: records.EndedSchedule}
-	switch {
-	case stopped:
-		end.Reason, end.ArrivalsEndS = records.EndedDecided, stoppedAt.Seconds()
-	case ctx.Err() != nil:
-		end.Reason = records.EndedInterrupted
-	case id.MaxDurationS > 0:
-		end.Reason = records.EndedCap
-	}
-	id.End = &end
+	id.End = tierEnd(ctx, id, emitted, p.ArrivalsEnd, stopped, stoppedAt)
 	q.Tiers++
 	q.Seconds += last.Seconds()
 	return id, nil

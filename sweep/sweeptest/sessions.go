@@ -1,7 +1,6 @@
 package sweeptest
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -46,72 +45,26 @@ func (q *SessionQueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink swe
 		return id, fmt.Errorf("session queue: want turns >= 1, think >= 0 and no queue limit")
 	}
 	rng := rand.New(rand.NewPCG(uint64(id.Seed), 0x73657373)) // "sess"
-	arrivals := &eventHeap{}
+	initial := make([]event, len(p.Offsets))
 	for k, at := range p.Offsets {
-		heap.Push(arrivals, event{at: at, session: k + 1, turn: 1})
+		initial[k] = event{at: at, session: k + 1, turn: 1}
 	}
-	free := &durationHeap{}
-	for range cfg.Servers {
-		heap.Push(free, time.Duration(0))
-	}
-	done := &recordHeap{}
-	emitted, stopped, stopAt := 0, false, time.Duration(0)
-	var last time.Duration
-	var sinkErr error
-	emit := func(rec records.Record) {
-		emitted++
-		last = max(last, rec.End)
-		if sinkErr == nil {
-			sinkErr = sink.Write(&rec)
+	res, err := serveLoop(ctx, cfg, initial, sink, stop, nil, func(ev event, start, end time.Duration) (records.Record, event, bool) {
+		rec := queueRecord(id.Tier, served(cfg, (ev.session-1)*q.Turns+ev.turn-1, ev.at, start, end))
+		rec.Session, rec.Turn = ev.session, ev.turn
+		if ev.turn == q.Turns {
+			return rec, event{}, false
 		}
-		if !stopped {
-			select {
-			case <-stop:
-				stopped, stopAt = true, rec.End
-			default:
-			}
-		}
+		think := time.Duration(rng.ExpFloat64() * float64(q.Think))
+		return rec, event{at: end + think, session: ev.session, turn: ev.turn + 1}, true
+	})
+	if err != nil {
+		return id, err
 	}
-	for arrivals.Len() > 0 && ctx.Err() == nil {
-		next := heap.Pop(arrivals).(event)
-		for done.Len() > 0 && (*done)[0].End <= next.at {
-			emit(heap.Pop(done).(records.Record))
-		}
-		if stopped && next.at > stopAt {
-			continue // after the stop: not part of the tier
-		}
-		start := max(next.at, heap.Pop(free).(time.Duration))
-		end := start + cfg.Service
-		heap.Push(free, end)
-		r := sim.QueueResult{Index: (next.session-1)*q.Turns + next.turn - 1, Arrival: next.at, Start: start,
-			First: start + cfg.FirstToken, Last: end, End: end, Tokens: cfg.OutputTokens}
-		rec := queueRecord(id.Tier, r)
-		rec.Session, rec.Turn = next.session, next.turn
-		heap.Push(done, rec)
-		if next.turn < q.Turns {
-			think := time.Duration(rng.ExpFloat64() * float64(q.Think))
-			heap.Push(arrivals, event{at: end + think, session: next.session, turn: next.turn + 1})
-		}
-	}
-	for done.Len() > 0 {
-		emit(heap.Pop(done).(records.Record))
-	}
-	if sinkErr != nil {
-		return id, sinkErr
-	}
-	end := records.TierEnd{Kind: records.KindTierEnd, Tier: id.Tier, Planned: emitted, ArrivalsEndS: p.ArrivalsEnd.Seconds(), Reason: records.EndedSchedule}
-	switch {
-	case stopped:
-		end.Reason, end.ArrivalsEndS = records.EndedDecided, stopAt.Seconds()
-	case ctx.Err() != nil:
-		end.Reason = records.EndedInterrupted
-	case id.MaxDurationS > 0:
-		end.Reason = records.EndedCap
-	}
-	id.Planned = emitted
-	id.End = &end
+	id.Planned = res.emitted
+	id.End = tierEnd(ctx, id, res.emitted, p.ArrivalsEnd, res.stopped, res.stopAt)
 	q.Tiers++
-	q.Seconds += last.Seconds()
+	q.Seconds += res.last.Seconds()
 	return id, nil
 }
 
