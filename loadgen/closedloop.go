@@ -2,8 +2,6 @@ package loadgen
 
 import (
 	"time"
-
-	"github.com/loadcurve/loadcurve/records"
 )
 
 // take draws the next request of a closed loop's pool: its index, or -1 when the pool is empty.
@@ -21,49 +19,23 @@ func (r *run) take() int {
 func (r *run) nextOfUser(prevEnd time.Duration) {
 	defer r.wg.Done()
 	t := r.tier
-	if prevEnd == records.Unset {
-		prevEnd = time.Since(r.t0)
-	}
-	planned := prevEnd + t.Think
+	planned := r.followUp(prevEnd, t.Think)
 	if t.StopAfter > 0 && planned >= t.StopAfter {
 		r.capped.Store(true)
 		return // the tier's time is up: what the user would send next is not part of it
 	}
-	if d := planned - time.Since(r.t0); d > 0 {
-		timer := time.NewTimer(d)
-		select {
-		case <-timer.C:
-		case <-r.done:
-		case <-t.Stop:
-		}
-		timer.Stop()
-	}
-	select {
-	case <-t.Stop:
-		r.turnStopped.Store(true)
-		return
-	default:
-	}
-	if r.stopped() {
-		return
+	if r.waitFollowUp(planned) != followUpDue {
+		return // the user retires with the tier or the run
 	}
 	i := r.take()
 	if i < 0 {
 		return
 	}
-	r.dispatchOfUser(i, planned)
-}
-
-// dispatchOfUser dispatches request i of a closed loop, planned at planned.
-func (r *run) dispatchOfUser(i int, planned time.Duration) {
 	for {
 		last := r.lastPlanned.Load()
 		if int64(planned) <= last || r.lastPlanned.CompareAndSwap(last, int64(planned)) {
 			break
 		}
 	}
-	rec := r.newRecord(i, planned)
-	rec.Dispatched = time.Since(r.t0)
-	r.progress.Dispatched.Add(1)
-	r.admit(i, rec)
+	r.dispatchAt(i, planned)
 }

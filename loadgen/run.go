@@ -434,10 +434,7 @@ func (r *run) dispatch(timer *time.Timer, res *Result) (next int, stoppedByTime 
 				return len(t.Offsets), false // the pool is empty: the remaining users have nothing to send
 			}
 		}
-		rec := r.newRecord(i, planned)
-		rec.Dispatched = time.Since(r.t0)
-		r.progress.Dispatched.Add(1)
-		r.admit(i, rec)
+		r.dispatchAt(i, planned)
 	}
 	return len(t.Offsets), false
 }

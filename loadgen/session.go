@@ -66,33 +66,63 @@ func (r *run) initSessions() {
 func (r *run) nextTurn(i int, prevEnd time.Duration) {
 	defer r.wg.Done()
 	t := r.tier
-	if prevEnd == records.Unset {
-		prevEnd = time.Since(r.t0)
-	}
-	planned := prevEnd + t.Requests[i].Think()
+	planned := r.followUp(prevEnd, t.Requests[i].Think())
 	if t.StopAfter > 0 && planned >= t.StopAfter {
 		r.turnsNotStarted(i, planned, fmt.Sprintf("not started: planned at or after the tier's stop time (%v)", t.StopAfter))
 		return
 	}
+	switch r.waitFollowUp(planned) {
+	case tierStopped: // later turns are not part of the tier
+	case runStopped:
+		r.turnsNotStarted(i, planned, "not started: "+causeText(r.ctx))
+	default:
+		r.dispatchAt(i, planned)
+	}
+}
+
+// followUp is when a request that follows an earlier one's end is planned (a session's next
+// turn, a closed-loop user's next request): that end, or now when it has none, plus think.
+func (r *run) followUp(prevEnd, think time.Duration) time.Duration {
+	if prevEnd == records.Unset {
+		prevEnd = time.Since(r.t0)
+	}
+	return prevEnd + think
+}
+
+// What waitFollowUp saw.
+const (
+	followUpDue = iota // planned time reached: dispatch it
+	tierStopped        // Tier.Stop closed: the tier dispatches nothing more (noted in turnStopped)
+	runStopped         // the run was stopped (canceled, or its drain deadline passed)
+)
+
+// waitFollowUp waits until a follow-up request's planned time, or until the tier or the run
+// stops first.
+func (r *run) waitFollowUp(planned time.Duration) int {
+	stop := r.tier.Stop
 	if d := planned - time.Since(r.t0); d > 0 {
 		timer := time.NewTimer(d)
 		select {
 		case <-timer.C:
 		case <-r.done:
-		case <-t.Stop:
+		case <-stop:
 		}
 		timer.Stop()
 	}
 	select {
-	case <-t.Stop:
-		r.turnStopped.Store(true) // the tier stopped dispatching: later turns are not part of it
-		return
+	case <-stop:
+		r.turnStopped.Store(true)
+		return tierStopped
 	default:
 	}
 	if r.stopped() {
-		r.turnsNotStarted(i, planned, "not started: "+causeText(r.ctx))
-		return
+		return runStopped
 	}
+	return followUpDue
+}
+
+// dispatchAt dispatches request i, planned at planned, now.
+func (r *run) dispatchAt(i int, planned time.Duration) {
 	rec := r.newRecord(i, planned)
 	rec.Dispatched = time.Since(r.t0)
 	r.progress.Dispatched.Add(1)
