@@ -230,14 +230,8 @@ func (r *Record) AppendJSON(b []byte) []byte {
 	b = appendSeconds(b, `,"end_s":`, r.End)
 	b = append(b, `,"chunks":`...)
 	b = strconv.AppendInt(b, int64(r.Chunks), 10)
-	b = append(b, `,"itl_ms":[`...)
-	for i, g := range r.ITL {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendFixed(b, g, 1e6, 6)
-	}
-	b = append(b, `],"input_tokens":`...)
+	b = appendGaps(append(b, `,"itl_ms":`...), r.ITL)
+	b = append(b, `,"input_tokens":`...)
 	b = strconv.AppendInt(b, int64(r.InputTokens), 10)
 	if r.InputTokensSource != "" {
 		b = append(b, `,"input_tokens_source":`...)
@@ -282,14 +276,7 @@ func (r *Record) AppendJSON(b []byte) []byte {
 		b = appendSeconds(b, `,"first_answer_s":`, r.FirstAnswer)
 		b = append(b, `,"reasoning_chunks":`...)
 		b = strconv.AppendInt(b, int64(r.ReasoningChunks), 10)
-		b = append(b, `,"answer_itl_ms":[`...)
-		for i, g := range r.AnswerITL {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendFixed(b, g, 1e6, 6)
-		}
-		b = append(b, ']')
+		b = appendGaps(append(b, `,"answer_itl_ms":`...), r.AnswerITL)
 	}
 	if r.ReasoningTokensSource != "" {
 		b = append(b, `,"reasoning_tokens":`...)
@@ -304,6 +291,18 @@ func (r *Record) AppendJSON(b []byte) []byte {
 		b = strconv.AppendQuote(b, r.CachedTokensSource)
 	}
 	return append(b, '}')
+}
+
+// appendGaps appends gaps as a JSON array of milliseconds with nanosecond digits.
+func appendGaps(b []byte, gaps []time.Duration) []byte {
+	b = append(b, '[')
+	for i, g := range gaps {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendFixed(b, g, 1e6, 6)
+	}
+	return append(b, ']')
 }
 
 func appendSeconds(b []byte, key string, d time.Duration) []byte {
