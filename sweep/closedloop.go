@@ -87,34 +87,20 @@ func (c Concurrency) validate(cfg Config) []error {
 	return errs
 }
 
-// decideClosed runs one repetition of a sweep of concurrency levels.
-func (e *exec) decideClosed(ctx context.Context) error {
-	var err error
+// levels runs the tiers of a sweep of concurrency levels: the listed ones, or the search's.
+func (e *exec) levels(ctx context.Context) error {
 	if e.cfg.Concurrency.Auto {
-		err = e.searchUsers(ctx)
-	} else {
-		for _, n := range e.cfg.Concurrency.Levels {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if _, err = e.closed(ctx, records.RoleTier, n); err != nil {
-				break
-			}
+		return e.searchUsers(ctx)
+	}
+	for _, n := range e.cfg.Concurrency.Levels {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if _, err := e.closed(ctx, records.RoleTier, n); err != nil {
+			return err
 		}
 	}
-	if err != nil || ctx.Err() != nil || !e.cfg.Confirm {
-		return err
-	}
-	a := curve.Analyze(e.summaries(), e.cfg.Settings.Params)
-	op := a.OperatingPoint
-	if op == nil {
-		e.logf("no operating point to confirm: %s", lastNote(a))
-		return nil
-	}
-	e.confirmNeed = ConfirmRequests(e.summaries(), e.cfg.Settings.Params)
-	e.logf("capacity %s; confirming the operating point of %d users (%s)", a.Capacity.String(), int(op.Rate), confirmWhy(e.confirmNeed, e.cfg))
-	_, err = e.closed(ctx, records.RoleConfirm, int(op.Rate))
-	return err
+	return nil
 }
 
 // searchUsers doubles the concurrency level from 1 until a level does not meet the objectives,

@@ -117,12 +117,12 @@ func (e *exec) decide(ctx context.Context) error {
 		_, err = e.run(ctx, records.RoleTier, sch, rate, e.cfg.Seed)
 		return err
 	}
-	if e.cfg.Concurrency.Set() {
-		return e.decideClosed(ctx)
-	}
-	if e.cfg.Rates.Auto {
+	switch {
+	case e.cfg.Concurrency.Set():
+		err = e.levels(ctx)
+	case e.cfg.Rates.Auto:
 		err = e.search(ctx)
-	} else {
+	default:
 		for _, r := range e.cfg.Rates.List {
 			if ctx.Err() != nil {
 				return nil
@@ -135,6 +135,12 @@ func (e *exec) decide(ctx context.Context) error {
 	if err != nil || ctx.Err() != nil || !e.cfg.Confirm || !e.cfg.StartAt.IsZero() {
 		return err
 	}
+	return e.confirm(ctx)
+}
+
+// confirm runs the confirmation tier at the operating point of the tiers so far: an open tier
+// at its rate, or a closed loop of its users.
+func (e *exec) confirm(ctx context.Context) error {
 	a := curve.Analyze(e.summaries(), e.cfg.Settings.Params)
 	op := a.OperatingPoint
 	if op == nil {
@@ -142,9 +148,15 @@ func (e *exec) decide(ctx context.Context) error {
 		return nil
 	}
 	e.confirmNeed = ConfirmRequests(e.summaries(), e.cfg.Settings.Params)
-	e.logf("capacity %s; confirming the operating point %.3g %s for up to %v (%s)", a.Capacity.String(), op.Rate, e.unit(),
-		e.cfg.tierCap(op.Rate, true, e.confirmNeed).Round(time.Second), confirmWhy(e.confirmNeed, e.cfg))
-	_, err = e.tier(ctx, records.RoleConfirm, op.Rate)
+	var err error
+	if e.cfg.Concurrency.Set() {
+		e.logf("capacity %s; confirming the operating point of %d users (%s)", a.Capacity.String(), int(op.Rate), confirmWhy(e.confirmNeed, e.cfg))
+		_, err = e.closed(ctx, records.RoleConfirm, int(op.Rate))
+	} else {
+		e.logf("capacity %s; confirming the operating point %.3g %s for up to %v (%s)", a.Capacity.String(), op.Rate, e.unit(),
+			e.cfg.tierCap(op.Rate, true, e.confirmNeed).Round(time.Second), confirmWhy(e.confirmNeed, e.cfg))
+		_, err = e.tier(ctx, records.RoleConfirm, op.Rate)
+	}
 	return err
 }
 
