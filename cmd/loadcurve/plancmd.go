@@ -155,7 +155,7 @@ func planAction(c *cli.Context) error {
 type planDoc struct {
 	Plans      []plan.Result    `json:"plans"`
 	Comparison *plan.Comparison `json:"comparison,omitempty"`
-	Rehearsals []rehearsal      `json:"rehearsals,omitempty"`
+	Rehearsals []plan.Trial     `json:"rehearsals,omitempty"`
 }
 
 // readForecast reads --peak, --profile or --profile-trace (exactly one).

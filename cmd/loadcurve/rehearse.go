@@ -18,22 +18,6 @@ import (
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
-// rehearsal is one try of a plan: the forecast's peak sent to a number of replicas of the
-// embedded deployment behind its balancer, judged in steady state as a sweep's tier is.
-type rehearsal struct {
-	Deployment string `json:"deployment"`
-	Replicas   int    `json:"replicas"`
-	// Planned is true for the plan's replica count, false for one fewer.
-	Planned      bool    `json:"planned"`
-	PeakRate     float64 `json:"peak_rate"`
-	RealisedRate float64 `json:"realised_rate"`
-	Verdict      string  `json:"verdict"`
-	Share        float64 `json:"compliant_request_share"`
-	ShareLo      float64 `json:"share_lo"`
-	ShareHi      float64 `json:"share_hi"`
-	Reason       string  `json:"reason"`
-}
-
 // rehearsalFlags size the rehearsal's tiers and choose its workload (it must be the sweep's).
 func rehearsalFlags() []cli.Flag {
 	return append([]cli.Flag{
@@ -44,15 +28,15 @@ func rehearsalFlags() []cli.Flag {
 	}, sourceFlags()...)
 }
 
-// rehearse tries every plan on the embedded deployment: the forecast's peak (flat, with the
-// sweep's burstiness: each replica then sees peak/N, the plan's scale-out assumption) against
-// the planned replicas and, when there are more than one, one fewer.
-func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.Forecast) ([]rehearsal, error) {
+// rehearse tries every plan on the embedded deployment (plan.Rehearse: the planned replicas,
+// more when it fails, one fewer): the forecast's peak, flat, with the sweep's burstiness (each
+// replica then sees peak/N, the plan's scale-out assumption).
+func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.Forecast) ([]plan.Trial, error) {
 	src, errs := readSource(c)
 	if len(errs) > 0 {
 		return nil, usageError{fmt.Errorf("--rehearse: %w", errs[0])}
 	}
-	var out []rehearsal
+	var out []plan.Trial
 	for i, side := range sides {
 		h := side.loaded.Result.Header
 		cfg, err := sim.Profile(h.Sim)
@@ -64,33 +48,12 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 		case src.Desc != h.Workload:
 			return nil, usagef("--rehearse: %s was swept with the workload %s, and the rehearsal would send %s: give plan the sweep's workload flags", side.name, h.Workload, src.Desc)
 		}
-		n := plans[i].PeakReplicas
-		counts := []int{n}
-		if n > 1 {
-			counts = append(counts, n-1)
-		}
-		for _, k := range counts {
-			r, err := rehearseOne(c, side, src, cfg, h.Sim, k, f.Peak())
-			if err != nil {
-				return out, err
-			}
-			r.Planned = k == n
-			out = append(out, r)
-			if k == n && (r.Verdict == string(curve.VerdictFails) || strings.HasPrefix(r.Verdict, "fails")) {
-				// The plan failed: find the count that holds (up to three more). An uncertain
-				// verdict is a tier too short to say, not a failure: more replicas would not
-				// answer it, a longer tier would.
-				for more := n + 1; more <= n+3; more++ {
-					x, err := rehearseOne(c, side, src, cfg, h.Sim, more, f.Peak())
-					if err != nil {
-						return out, err
-					}
-					out = append(out, x)
-					if x.Verdict == string(curve.VerdictMeets) {
-						break
-					}
-				}
-			}
+		trials, err := plan.Rehearse(plans[i].PeakReplicas, func(k int) (plan.Trial, error) {
+			return rehearseOne(c, side, src, cfg, h.Sim, k, f.Peak())
+		})
+		out = append(out, trials...)
+		if err != nil {
+			return out, err
 		}
 	}
 	return out, nil
@@ -98,7 +61,7 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 
 // rehearseOne runs one rehearsal tier: a sweep's tier at the forecast's peak, until its
 // verdict is decided, against replicas of the embedded deployment.
-func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, cfg sim.Config, profile string, replicas int, peak float64) (rehearsal, error) {
+func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, cfg sim.Config, profile string, replicas int, peak float64) (plan.Trial, error) {
 	res := side.loaded.Result
 	h := res.Header
 	burst := 1.0
@@ -119,7 +82,7 @@ func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, cfg sim.
 		Sim: cfg, SimLabel: profile, SimReplicas: replicas, SimBalance: c.String("balance"),
 		Workload: src, Seed: c.Int64("seed"), Version: version, Log: logf})
 	if err != nil {
-		return rehearsal{}, err
+		return plan.Trial{}, err
 	}
 	defer s.Close()
 	// As long as the sweep's confirmation: what verifying the target takes with misses as
@@ -139,13 +102,13 @@ func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, cfg sim.
 	scfg := sweep.Config{Rates: sweep.Rates{List: []float64{peak}}, Burstiness: burst, Seed: c.Int64("seed"), Settings: res.Settings,
 		TierRequests: n, MaxTierDuration: maxDur}
 	if errs := scfg.Validate(); len(errs) > 0 {
-		return rehearsal{}, flagError(errs[0])
+		return plan.Trial{}, flagError(errs[0])
 	}
 	out, err := (&sweep.Executor{Config: scfg, Runner: s, Log: logf}).Run(c.Context)
 	if err != nil {
-		return rehearsal{}, err
+		return plan.Trial{}, err
 	}
-	r := rehearsal{Deployment: side.name, Replicas: replicas, PeakRate: peak, RealisedRate: math.NaN(),
+	r := plan.Trial{Deployment: side.name, Replicas: replicas, PeakRate: peak, RealisedRate: math.NaN(),
 		Share: math.NaN(), ShareLo: math.NaN(), ShareHi: math.NaN(), Verdict: "no verdict"}
 	for _, v := range out.Analysis.Points {
 		r.RealisedRate, r.Verdict, r.Share, r.ShareLo, r.ShareHi, r.Reason = v.Rate, string(v.Verdict), v.Share, v.ShareLo, v.ShareHi, v.Reason
@@ -157,7 +120,7 @@ func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, cfg sim.
 }
 
 // rehearsalText prints the rehearsals, and what a failed plan needs.
-func rehearsalText(w io.Writer, rs []rehearsal) {
+func rehearsalText(w io.Writer, rs []plan.Trial) {
 	for _, r := range rs {
 		what := "the plan"
 		if !r.Planned {
