@@ -66,13 +66,19 @@ const (
 // analysis settings, so that every result can be reproduced from the file alone. It never holds
 // secrets: the target has user info and query removed, and no header values are kept.
 type Header struct {
-	Kind                string          `json:"kind"`
-	Tool                string          `json:"tool"`
-	Version             string          `json:"version"`
-	MetricsVersion      string          `json:"metric_definition_version"`
-	Command             Command         `json:"command"`
-	Target              string          `json:"target"`
-	Sim                 string          `json:"sim,omitempty"` // the embedded sim, when it was the target: its profile or model
+	Kind           string  `json:"kind"`
+	Tool           string  `json:"tool"`
+	Version        string  `json:"version"`
+	MetricsVersion string  `json:"metric_definition_version"`
+	Command        Command `json:"command"`
+	Target         string  `json:"target"`
+	Sim            string  `json:"sim,omitempty"` // the embedded sim, when it was the target: its profile or model
+	// SimConfig is the embedded deployment's whole configuration (sim.Config's JSON: every knob,
+	// durations in nanoseconds), with SimReplicas replicas behind a SimBalance balancer (0 and ""
+	// for one), when the sim's engine was the target: what a rehearsal rebuilds.
+	SimConfig           json.RawMessage `json:"sim_config,omitempty"`
+	SimReplicas         int             `json:"sim_replicas,omitempty"`
+	SimBalance          string          `json:"sim_balance,omitempty"`
 	Endpoint            string          `json:"endpoint"`
 	Model               string          `json:"model"`
 	Workload            string          `json:"workload"`

@@ -176,12 +176,19 @@ func (c *Cluster) inflight() int64 {
 
 // pick returns the replica of the next completion request.
 func (c *Cluster) pick() *Server {
-	k := c.next.Add(1) - 1
-	n := uint64(len(c.replicas))
-	if c.policy == BalanceRandom {
-		return c.replicas[mix(uint64(c.cfg.Seed), k, saltBalance)%n]
+	return c.replicas[BalanceIndex(c.policy, c.cfg.Seed, c.next.Add(1)-1, len(c.replicas))]
+}
+
+// BalanceIndex is the replica (0 to replicas−1) that a Cluster of replicas with Config.Seed seed
+// and policy sends its k-th completion request to (k from 0): k mod replicas for round-robin, a
+// uniform draw from seed and k for random. Virtual models of a cluster use it to balance as the
+// HTTP one does.
+func BalanceIndex(policy string, seed int64, k uint64, replicas int) int {
+	n := uint64(replicas)
+	if policy == BalanceRandom {
+		return int(mix(uint64(seed), k, saltBalance) % n)
 	}
-	return c.replicas[k%n]
+	return int(k % n)
 }
 
 // ServeHTTP balances completion requests over the replicas and answers

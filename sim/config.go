@@ -11,64 +11,66 @@ import (
 )
 
 // Config holds every tunable of the simulated deployment. The zero value is
-// not usable; start from Profile and adjust fields (or use Set).
+// not usable; start from Profile and adjust fields (or use Set). Its JSON
+// form (durations in nanoseconds) is kept in a result's header, so that a
+// rehearsal rebuilds the deployment that was measured.
 type Config struct {
 	// ModelName is the only model served; requests naming another get 404.
-	ModelName string
+	ModelName string `json:"model_name"`
 	// MaxNumSeqs caps the number of running sequences (vLLM --max-num-seqs).
-	MaxNumSeqs int
+	MaxNumSeqs int `json:"max_num_seqs"`
 	// KVCacheTokens is the KV-cache budget in tokens (prompt plus generated
 	// tokens of every running sequence). It must hold MaxModelLen.
-	KVCacheTokens int
+	KVCacheTokens int `json:"kv_cache_tokens"`
 	// MaxBatchedTokens is the per-step token budget (vLLM
 	// --max-num-batched-tokens): each decoding sequence takes one token of it
 	// first, prefill chunks share the rest. It must be at least MaxNumSeqs.
-	MaxBatchedTokens int
+	MaxBatchedTokens int `json:"max_num_batched_tokens"`
 	// StepBase is the fixed cost of one engine step.
-	StepBase time.Duration
+	StepBase time.Duration `json:"step_base_ns"`
 	// StepPerSeq is the added cost of each sequence in the step's batch.
-	StepPerSeq time.Duration
+	StepPerSeq time.Duration `json:"step_per_seq_ns"`
 	// StepPerKVToken is the added cost of each KV-cache token the batch
 	// attends to (the context of every scheduled sequence); 1 ns resolution.
-	StepPerKVToken time.Duration
+	StepPerKVToken time.Duration `json:"step_per_kv_token_ns"`
 	// PrefillRate is the prefill speed in prompt tokens per second.
-	PrefillRate float64
+	PrefillRate float64 `json:"prefill_tokens_per_s"`
 	// MaxModelLen is the context length: prompt plus output tokens.
-	MaxModelLen int
+	MaxModelLen int `json:"max_model_len"`
 	// BlockSize is the prefix-cache block size in tokens.
-	BlockSize int
+	BlockSize int `json:"block_size"`
 	// PrefixCacheBlocks bounds the prefix cache (LRU) in blocks; 0 disables it.
-	PrefixCacheBlocks int
+	PrefixCacheBlocks int `json:"prefix_cache_blocks"`
 	// Preempt selects vLLM's optimistic admission (a request needs only its
 	// context plus one token of free KV) with preemption by recompute when
 	// decoding outgrows the budget. Without it, admission reserves the
 	// whole prompt plus max output tokens, and no preemption is ever needed.
-	Preempt bool
+	Preempt bool `json:"preempt"`
 	// TokensPerChunk is the number of tokens one decode step yields per
 	// sequence, sent as one SSE chunk (a speculative-decoding look-alike).
-	TokensPerChunk int
+	TokensPerChunk int `json:"tokens_per_chunk"`
 	// DefaultMaxTokens is the output length when a request sets none.
-	DefaultMaxTokens int
+	DefaultMaxTokens int `json:"default_max_tokens"`
 	// ReasoningShare is the share, in [0, 1), of each chat response's
 	// output tokens streamed as reasoning_content before the answer: the
 	// first floor(ReasoningShare·max tokens) of them. 0 means no reasoning.
 	// Completions (non-chat) never reason.
-	ReasoningShare float64
+	ReasoningShare float64 `json:"reasoning_share"`
 	// ToolCalls answers chat requests that carry a non-empty tools array
 	// with a call of the first tool (finish_reason "tool_calls"): the
 	// answer tokens are streamed as the call's arguments instead of content.
-	ToolCalls bool
+	ToolCalls bool `json:"tool_calls"`
 	// EOSProbability is the per-token chance of an early end of sequence
 	// (finish_reason "stop"); 0 means every request runs to its max tokens.
-	EOSProbability float64
+	EOSProbability float64 `json:"eos_probability"`
 	// ErrorRate is the share of requests answered with HTTP 500 or 503.
-	ErrorRate float64
+	ErrorRate float64 `json:"error_rate"`
 	// StallRate is the share of streams that stop sending without ending.
-	StallRate float64
+	StallRate float64 `json:"stall_rate"`
 	// DropRate is the share of streams whose connection is cut mid-stream.
-	DropRate float64
+	DropRate float64 `json:"drop_rate"`
 	// Seed makes per-request choices (early stop, faults) reproducible.
-	Seed int64
+	Seed int64 `json:"seed"`
 }
 
 // minStepBase keeps the engine from becoming a busy loop: the step timer

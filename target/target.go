@@ -169,6 +169,13 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		s.Header.Sim = opts.SimLabel
 		if opts.SimReplicas > 1 {
 			s.Header.Sim = fmt.Sprintf("%s ×%d (%s)", opts.SimLabel, opts.SimReplicas, cmpOr(opts.SimBalance, sim.BalanceRoundRobin))
+			s.Header.SimReplicas, s.Header.SimBalance = opts.SimReplicas, cmpOr(opts.SimBalance, sim.BalanceRoundRobin)
+		}
+		if opts.Queue == nil {
+			if s.Header.SimConfig, err = json.Marshal(opts.Sim); err != nil {
+				s.Close()
+				return nil, fmt.Errorf("record the embedded deployment's configuration: %w", err)
+			}
 		}
 	}
 	return s, nil

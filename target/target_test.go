@@ -2,6 +2,7 @@ package target_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -257,5 +258,57 @@ func TestStopEndsTheTierAsDecided(t *testing.T) {
 	if stoppedAt < lastPlanned || stoppedAt >= p.ArrivalsEnd {
 		t.Errorf("arrivals_end_s %v: want it where dispatching stopped, in [%v, %v) (last dispatched arrival, the schedule's end)",
 			stoppedAt, lastPlanned, p.ArrivalsEnd)
+	}
+}
+
+// TestHeaderKeepsTheSimsConfiguration: a run on the embedded deployment writes its whole
+// configuration into the header (with the replicas and the balancer), so that a rehearsal
+// rebuilds what was measured, overrides included; a queue model keeps none.
+func TestHeaderKeepsTheSimsConfiguration(t *testing.T) {
+	cfg, err := sim.Profile("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxNumSeqs, cfg.StepPerKVToken, cfg.ReasoningShare = 7, 3*time.Nanosecond, 0.25
+	src, errs := workloads.NewSource(workloads.KindSynthetic, workloads.LoadOptions{Seed: 1, TimeScale: 1,
+		Synthetic: workloads.Synthetic{InputLen: 8, OutputLen: 2}}, "")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for _, tc := range []struct {
+		replicas int
+		balance  string
+	}{{1, ""}, {2, sim.BalanceRandom}} {
+		s, err := target.Open(context.Background(), target.Options{
+			Target: loadgen.Target{Endpoint: loadgen.Chat, Timeout: 30 * time.Second},
+			Sim:    cfg, SimLabel: "default", SimReplicas: tc.replicas, SimBalance: tc.balance,
+			Workload: src, Seed: 1, Version: "test",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := s.Header
+		s.Close()
+		var got sim.Config
+		if err := json.Unmarshal(h.SimConfig, &got); err != nil || got != cfg {
+			t.Errorf("%d replicas: sim_config %s reads back as %+v (%v), want %+v", tc.replicas, h.SimConfig, got, err, cfg)
+		}
+		wantReplicas := 0
+		if tc.replicas > 1 {
+			wantReplicas = tc.replicas
+		}
+		if h.SimReplicas != wantReplicas || h.SimBalance != tc.balance {
+			t.Errorf("%d replicas: header says %d replicas, balance %q; want %d, %q", tc.replicas, h.SimReplicas, h.SimBalance, wantReplicas, tc.balance)
+		}
+	}
+	q := sim.QueueConfig{ModelName: "m", Servers: 2, Service: 10 * time.Millisecond, FirstToken: time.Millisecond, OutputTokens: 2}
+	s, err := target.Open(context.Background(), target.Options{Target: loadgen.Target{Endpoint: loadgen.Chat, Timeout: 30 * time.Second},
+		Queue: &q, SimLabel: q.String(), Workload: src, Seed: 1, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Header.SimConfig != nil || s.Header.Sim == "" {
+		t.Errorf("a queue model's header: sim %q, sim_config %s; want its label and no engine configuration", s.Header.Sim, s.Header.SimConfig)
 	}
 }
