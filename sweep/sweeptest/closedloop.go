@@ -44,7 +44,7 @@ func (q *ClosedQueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink swee
 	}
 	taken := 0
 	retires := func(ev event) bool { return (p.StopAfter > 0 && ev.at >= p.StopAfter) || taken >= p.Pool }
-	res, err := serveLoop(ctx, cfg, initial, sink, stop, func(ev event) bool { return !retires(ev) },
+	res, err := serveLoop(ctx, cfg, balancer{}, initial, sink, stop, func(ev event) bool { return !retires(ev) },
 		func(ev event, start, end time.Duration) (records.Record, event, bool) {
 			rec := queueRecord(id.Tier, served(cfg, taken, ev.at, start, end))
 			taken++

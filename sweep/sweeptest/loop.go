@@ -19,25 +19,40 @@ type loopResult struct {
 	lastArrival time.Duration // the latest arrival served
 }
 
+// balancer spreads a loop's admitted arrivals over replicas of the queue: the k-th (from 0)
+// goes to replica route(k). The zero balancer is one queue.
+type balancer struct {
+	replicas int
+	route    func(k int) int
+}
+
 // serveLoop serves arrivals that depend on earlier ends (a session's next turn, a user's next
-// request) on the virtual M/D/c queue of cfg: FIFO, cfg.Servers slots, no waiting-room limit.
-// It takes arrivals in time order, from initial and from those serve causes, and hands each
-// record to sink in order of its end, before any arrival after that end. serve gets an admitted
-// arrival with its start and end of service and returns its record and, when follow is true,
-// the arrival it causes. admit, when not nil, may turn an arrival away: it is not part of the
-// tier. Once stop is closed, arrivals after the end of the record emitted then are not part of
-// the tier either. The error is the sink's first.
-func serveLoop(ctx context.Context, cfg sim.QueueConfig, initial []event, sink sweep.Sink, stop <-chan struct{},
+// request), or that do not (a plain tier's), on the virtual M/D/c queue of cfg: FIFO,
+// cfg.Servers slots, no waiting-room limit; or on b.replicas such queues, each arrival served by
+// the one b routes it to. It takes arrivals in time order, from initial and from those serve
+// causes, and hands each record to sink in order of its end, before any arrival after that end.
+// serve gets an admitted arrival with its start and end of service and returns its record and,
+// when follow is true, the arrival it causes. admit, when not nil, may turn an arrival away: it
+// is not part of the tier. Once stop is closed, arrivals after the end of the record emitted
+// then are not part of the tier either. The error is the sink's first.
+func serveLoop(ctx context.Context, cfg sim.QueueConfig, b balancer, initial []event, sink sweep.Sink, stop <-chan struct{},
 	admit func(event) bool, serve func(ev event, start, end time.Duration) (rec records.Record, next event, follow bool)) (loopResult, error) {
 	var res loopResult
 	arrivals := &eventHeap{}
 	for _, ev := range initial {
 		heap.Push(arrivals, ev)
 	}
-	free := &durationHeap{}
-	for range cfg.Servers {
-		heap.Push(free, time.Duration(0))
+	if b.replicas < 1 {
+		b = balancer{replicas: 1, route: func(int) int { return 0 }}
 	}
+	free := make([]*durationHeap, b.replicas)
+	for i := range free {
+		free[i] = &durationHeap{}
+		for range cfg.Servers {
+			heap.Push(free[i], time.Duration(0))
+		}
+	}
+	admitted := 0
 	done := &recordHeap{}
 	var sinkErr error
 	emit := func(rec records.Record) {
@@ -62,9 +77,11 @@ func serveLoop(ctx context.Context, cfg sim.QueueConfig, initial []event, sink s
 		if (res.stopped && next.at > res.stopAt) || (admit != nil && !admit(next)) {
 			continue
 		}
-		start := max(next.at, heap.Pop(free).(time.Duration))
+		q := free[b.route(admitted)]
+		admitted++
+		start := max(next.at, heap.Pop(q).(time.Duration))
 		end := start + cfg.Service
-		heap.Push(free, end)
+		heap.Push(q, end)
 		rec, follow, ok := serve(next, start, end)
 		heap.Push(done, rec)
 		res.lastArrival = next.at

@@ -2,7 +2,9 @@
 // sweep.Runner that serves every tier with the discrete-event model of an M/D/c FIFO queue
 // (sim.SimulateQueue), whose steady state is known exactly (sim.MDCWaitCDF). Tests and the
 // time-to-decision benchmark hold the sweep's decisions against that truth in microseconds per
-// tier.
+// tier. The other runners serve on the same queues: sessions (SessionQueueRunner), closed-loop
+// users (ClosedQueueRunner), and replicas behind a balancer (ClusterQueueRunner, for capacity
+// plans' rehearsals).
 package sweeptest
 
 import (

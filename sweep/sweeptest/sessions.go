@@ -49,7 +49,7 @@ func (q *SessionQueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink swe
 	for k, at := range p.Offsets {
 		initial[k] = event{at: at, session: k + 1, turn: 1}
 	}
-	res, err := serveLoop(ctx, cfg, initial, sink, stop, nil, func(ev event, start, end time.Duration) (records.Record, event, bool) {
+	res, err := serveLoop(ctx, cfg, balancer{}, initial, sink, stop, nil, func(ev event, start, end time.Duration) (records.Record, event, bool) {
 		rec := queueRecord(id.Tier, served(cfg, (ev.session-1)*q.Turns+ev.turn-1, ev.at, start, end))
 		rec.Session, rec.Turn = ev.session, ev.turn
 		if ev.turn == q.Turns {
