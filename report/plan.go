@@ -20,7 +20,7 @@ import (
 // the cost per million effective tokens; with two, which is cheaper and where that flips.
 func PlanText(w io.Writer, plans []plan.Result, cmp *plan.Comparison) {
 	f := FormatFloat
-	t := Table{Title: "Capacity plan for the forecast (replicas of each deployment at its verified operating point)", Highlight: -1,
+	t := Table{Title: "Capacity plan for the forecast (replicas of each deployment at its operating point)", Highlight: -1,
 		Columns: []string{"deployment", "op. point req/s", "peak req/s", "replicas at peak", "load/replica at peak", "of capacity",
 			"static /month", "following /month", "mean replicas", "per M effective tok (static)", "per M effective tok (following)"},
 		Align: []bool{false, true, true, true, true, true, true, true, true, true, true}}

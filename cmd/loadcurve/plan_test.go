@@ -2,12 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/sim"
 )
 
 // TestPlanFromSweeps: plan reads the operating point of a short sweep of the embedded M/D/c
@@ -120,5 +124,95 @@ func TestPlanRefuses(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr lacks %q:\n%s", tc.args, code, tc.want, stderr)
 		}
+	}
+}
+
+// TestPlanRehearses: plan --rehearse rebuilds the deployment a sweep measured (with the sweep's
+// --sim-* overrides, from the records header) and runs the forecast's peak on the planned
+// replicas and on one fewer. The tiers are short here (the verdicts are uncertain or meet): the
+// rule's decisions against a known steady state are held in package plan
+// (TestRehearsalHoldsAtThePlanAndFailsBelow), on the virtual clock.
+func TestPlanRehearses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sweep")
+	mustRun(t, "sweep", "--request-rates", "20,40", "--duration", "2s", "--no-confirm", "--random-input-len", "32", "--random-output-len", "8",
+		"--goodput", "ttft:500", "--max-schedule-lag", "1s", "--sim-max-num-seqs", "64", "--quiet", "--out", dir)
+	stdout, stderr := mustRun(t, "plan", dir, "--peak", "60", "--a-cost-per-hour", "2", "--allow-unverified", "--rehearse",
+		"--random-input-len", "32", "--random-output-len", "8", "--tier-requests", "100", "--max-tier-duration", "2s", "--format", "json")
+	var doc struct {
+		Plans []struct {
+			PeakReplicas int `json:"peak_replicas"`
+		} `json:"plans"`
+		Rehearsals []struct {
+			Replicas     int     `json:"replicas"`
+			Planned      bool    `json:"planned"`
+			PeakRate     float64 `json:"peak_rate"`
+			RealisedRate float64 `json:"realised_rate"`
+			Verdict      string  `json:"verdict"`
+		} `json:"rehearsals"`
+	}
+	decodeJSON(t, "plan --rehearse --format json", stdout, &doc)
+	if len(doc.Plans) != 1 || doc.Plans[0].PeakReplicas < 2 {
+		t.Fatalf("plan: %s", stdout)
+	}
+	n := doc.Plans[0].PeakReplicas
+	if len(doc.Rehearsals) < 2 || doc.Rehearsals[0].Replicas != n || !doc.Rehearsals[0].Planned || doc.Rehearsals[len(doc.Rehearsals)-1].Replicas != n-1 {
+		t.Fatalf("rehearsals of a %d-replica plan: %+v", n, doc.Rehearsals)
+	}
+	for _, r := range doc.Rehearsals {
+		if r.PeakRate != 60 || !(r.RealisedRate > 30) || r.Verdict == "" || r.Verdict == "no verdict" {
+			t.Errorf("rehearsal %+v: want 60 req/s sent, a verdict", r)
+		}
+	}
+	if want := fmt.Sprintf("%d replicas of default behind a round-robin balancer", n); !strings.Contains(stderr, want) {
+		t.Errorf("the rehearsal did not start %q:\n%s", want, stderr)
+	}
+	if !strings.Contains(stderr, "WARNING: A") || !strings.Contains(stderr, "--allow-unverified") {
+		t.Errorf("planning from an unverified operating point is not said:\n%s", stderr)
+	}
+}
+
+// TestMeasuredSim: a rehearsal rebuilds the header's sim_config (overrides and all; a sweep of
+// N replicas plans in units of N), else, for results written before it was kept, the profile
+// the header names; anything else is refused with what was found.
+func TestMeasuredSim(t *testing.T) {
+	def, err := sim.Profile("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom := def
+	custom.MaxNumSeqs, custom.PrefixCacheBlocks = 9, 0
+	raw, err := json.Marshal(custom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := custom
+	bad.MaxNumSeqs = 0
+	rawBad, _ := json.Marshal(bad)
+	for _, tc := range []struct {
+		name    string
+		h       records.Header
+		want    sim.Config
+		perUnit int
+		err     string
+	}{
+		{"config kept", records.Header{Sim: "default", SimConfig: raw}, custom, 1, ""},
+		{"a cluster", records.Header{Sim: "default ×3 (random)", SimConfig: raw, SimReplicas: 3, SimBalance: sim.BalanceRandom}, custom, 3, ""},
+		{"an older result", records.Header{Sim: "default"}, def, 1, ""},
+		{"a queue model", records.Header{Sim: "mdc(servers=4)"}, sim.Config{}, 0, `"mdc(servers=4)", whose configuration its header does not keep`},
+		{"a broken config", records.Header{Sim: "default", SimConfig: rawBad}, sim.Config{}, 0, "sim_config: max-num-seqs"},
+		{"not JSON", records.Header{Sim: "default", SimConfig: json.RawMessage(`{"max_num_seqs":"x"}`)}, sim.Config{}, 0, "sim_config"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, perUnit, err := measuredSim(tc.h)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("error %v, want one saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want || perUnit != tc.perUnit {
+				t.Errorf("got %+v ×%d (%v), want %+v ×%d", got, perUnit, err, tc.want, tc.perUnit)
+			}
+		})
 	}
 }

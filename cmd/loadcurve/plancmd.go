@@ -99,6 +99,8 @@ func planAction(c *cli.Context) error {
 		case !verified && !c.Bool("allow-unverified"):
 			errs = append(errs, usagef("%s (%s): its operating point was not verified by a confirmation tier (%s); run the sweep with its confirmation, or pass --allow-unverified", side.name, dir, d.Source))
 			continue
+		case !verified:
+			fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s (%s): planned from an operating point no confirmation tier verified (--allow-unverified)\n", side.name, dir)
 		}
 		d.CostPerHour, d.OneTimeCost = c.Float64(prefix+"cost-per-hour"), c.Float64(prefix+"one-time-cost")
 		side.d = d
