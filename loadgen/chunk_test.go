@@ -70,7 +70,7 @@ func refInfo(b []byte) (chunkInfo, error) {
 }
 
 func sameInfo(a, b chunkInfo) bool {
-	return a.choices == b.choices && a.output == b.output && bytes.Equal(a.finish, b.finish) &&
+	return a.choices == b.choices && a.output == b.output && finishReasonString(a.finish) == string(b.finish) &&
 		a.usageSet == b.usageSet && a.prompt == b.prompt && a.completion == b.completion && a.isError == b.isError
 }
 
@@ -280,5 +280,39 @@ func hasDuplicateKeys(b []byte) bool {
 				top.expKey = true
 			}
 		}
+	}
+}
+
+// TestFinishReasonDecoded: a finish_reason is recorded as encoding/json decodes it: escapes
+// resolved, and each byte that is not UTF-8 as U+FFFD (the fuzzer found "\xc8" recorded raw,
+// which no JSON reader of the records would have read back as it was sent). The usual values
+// are not allocated.
+func TestFinishReasonDecoded(t *testing.T) {
+	for _, tc := range []struct{ payload, want string }{
+		{`{"choices":[{"finish_reason":"stop"}]}`, "stop"},
+		{`{"choices":[{"finish_reason":"end_turn"}]}`, "end_turn"},
+		{"{\"choices\":[{\"finish_reason\":\"\xc8\"}]}", "\uFFFD"},
+		{"{\"choices\":[{\"finish_reason\":\"a\xff\xfeb\"}]}", "a\uFFFD\uFFFDb"},
+		{`{"choices":[{"finish_reason":"st\u006fp \"x\""}]}`, `stop "x"`},
+	} {
+		var ci chunkInfo
+		if err := parseChunk([]byte(tc.payload), &ci); err != nil {
+			t.Fatalf("%q: %v", tc.payload, err)
+		}
+		var ref struct {
+			Choices []struct {
+				FinishReason string `json:"finish_reason"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(tc.payload), &ref); err != nil {
+			t.Fatal(err)
+		}
+		if got := finishReasonString(ci.finish); got != tc.want || got != ref.Choices[0].FinishReason {
+			t.Errorf("%q: finish reason %q, want %q (encoding/json: %q)", tc.payload, got, tc.want, ref.Choices[0].FinishReason)
+		}
+	}
+	raw := []byte("length")
+	if n := testing.AllocsPerRun(100, func() { _ = finishReasonString(raw) }); n != 0 {
+		t.Errorf("finishReasonString(%q) allocates %v times", raw, n)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -511,7 +512,9 @@ func (s *streamState) answerOrReasoning(answer bool, now time.Duration) {
 	s.lastAnswer = now
 }
 
-// finishReasonString returns raw as a string, without allocating for the usual values.
+// finishReasonString returns the string whose JSON body (between the quotes) is raw, as
+// encoding/json decodes it (escapes resolved, each invalid UTF-8 byte as U+FFFD), without
+// allocating for the usual values.
 func finishReasonString(raw []byte) string {
 	switch string(raw) { // the conversion in a switch does not allocate
 	case "stop":
@@ -523,7 +526,16 @@ func finishReasonString(raw []byte) string {
 	case "content_filter":
 		return "content_filter"
 	}
-	return string(raw)
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw)
+	}
+	quoted := make([]byte, 0, len(raw)+2)
+	quoted = append(append(append(quoted, '"'), raw...), '"')
+	var v string
+	if err := json.Unmarshal(quoted, &v); err != nil {
+		return string(raw) // parseChunk validated the string: cannot happen
+	}
+	return v
 }
 
 // appendText decodes the generated text of a chunk (only for requests whose check needs it).
