@@ -103,6 +103,16 @@ func TestPlanRefuses(t *testing.T) {
 		"--max-schedule-lag", "1s", "--quiet", "--out", sweepDir); code != exitOK {
 		t.Fatalf("sweep: exit %d: %s", code, stderr)
 	}
+	// Two rate sweeps of the queue with no confirmation (their operating points are not
+	// verified), under different objectives.
+	rateDir, otherDir := filepath.Join(t.TempDir(), "rate"), filepath.Join(t.TempDir(), "other")
+	for _, sw := range []struct{ dir, goodput string }{{rateDir, "ttft:100"}, {otherDir, "ttft:200"}} {
+		if code, _, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-queue-servers", "4", "--sim-queue-service", "20ms",
+			"--sim-queue-first-token", "2ms", "--goodput", sw.goodput, "--request-rates", "20,40", "--num-requests", "60", "--no-confirm",
+			"--max-schedule-lag", "1s", "--quiet", "--out", sw.dir); code != exitOK {
+			t.Fatalf("sweep: exit %d: %s", code, stderr)
+		}
+	}
 	profile := filepath.Join(t.TempDir(), "day.csv")
 	if err := os.WriteFile(profile, []byte("time,rate\n00:00,10\n06:00,-3\n12:00,abc\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -118,12 +128,27 @@ func TestPlanRefuses(t *testing.T) {
 		{[]string{"plan", sweepDir, "--profile", profile, "--a-cost-per-hour", "1"}, profile + ":3:"},
 		{[]string{"plan", sweepDir, "--profile", profile, "--a-cost-per-hour", "1"}, profile + ":4:"},
 		{[]string{"plan", "--peak", "10"}, "want one or two result directories"},
+		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "1"}, "its operating point was not verified by a confirmation tier"},
+		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "1", "--goodput", "ttft:0.001"}, "no capacity, so there is no operating point"},
+		{[]string{"plan", rateDir, otherDir, "--peak", "10", "--a-cost-per-hour", "1", "--b-cost-per-hour", "1", "--allow-unverified"}, "different objectives"},
+		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "1", "--allow-unverified", "--rehearse"}, "whose configuration its header does not keep"},
+		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "-2", "--allow-unverified"}, "cost-per-hour"},
 		{[]string{"plan", filepath.Join(t.TempDir(), "none"), "--peak", "10", "--a-cost-per-hour", "1"}, "no such file"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr lacks %q:\n%s", tc.args, code, tc.want, stderr)
 		}
+	}
+	// --goodput judges both alike (vLLM's form: pairs after one flag), and the plan goes on.
+	stdout, _ := mustRun(t, "plan", rateDir, otherDir, "--peak", "10", "--a-cost-per-hour", "1", "--b-cost-per-hour", "1",
+		"--allow-unverified", "--goodput", "ttft:150", "e2el:5000", "--format", "json")
+	var doc struct {
+		Plans []json.RawMessage `json:"plans"`
+	}
+	decodeJSON(t, "plan --goodput", stdout, &doc)
+	if len(doc.Plans) != 2 {
+		t.Errorf("plan of two results judged alike: %s", stdout)
 	}
 }
 

@@ -29,8 +29,9 @@ func planCommand() *cli.Command {
 			"sees peak/N with the same burstiness), their utilisation, the monthly cost with replicas for the peak and\n" +
 			"following the profile (scaling up --scale-up-lag ahead of demand), and the cost per million effective tokens\n" +
 			"(idle capacity is paid for). With two results: which is cheaper for this forecast, and the forecast levels\n" +
-			"where that flips. --rehearse tries the plan on the embedded deployment's replicas.",
-		Flags: append([]cli.Flag{
+			"where that flips. --rehearse tries the plan on the embedded deployment's replicas. Each result's settings\n" +
+			"come from its records header; --goodput (and the analysis flags) override them for both.",
+		Flags: concat(objectiveFlags(), []cli.Flag{
 			&cli.Float64Flag{Name: "peak", Usage: "the forecast: a flat peak request rate (req/s)"},
 			&cli.StringFlag{Name: "profile", Usage: "the forecast: a CSV of time,rate lines (time in seconds, a duration or HH:MM; rate in req/s)"},
 			&cli.StringFlag{Name: "profile-trace", Usage: "the forecast: a trace's arrivals (azure:FILE, mooncake:FILE, FILE.csv), counted in buckets of --profile-bucket; the profile repeats the trace"},
@@ -47,7 +48,7 @@ func planCommand() *cli.Command {
 			&cli.BoolFlag{Name: "replace", Usage: "let --out replace a plan already there"},
 			&cli.BoolFlag{Name: "rehearse", Usage: "run the forecast's peak against the planned number of the embedded deployment's replicas, and one fewer, and say whether the objectives held (with the sweep's workload: give its workload flags)"},
 			scenarioFlag(),
-		}, rehearsalFlags()...),
+		}, rehearsalFlags()),
 		Before: applyScenario,
 		Action: planAction,
 	}
@@ -61,7 +62,13 @@ type planSide struct {
 }
 
 func planAction(c *cli.Context) error {
-	args := c.Args().Slice()
+	// vLLM-style "--goodput ttft:500 tpot:50": further KEY:MS pairs arrive as arguments.
+	var args []string
+	for _, a := range c.Args().Slice() {
+		if _, err := os.Stat(a); err == nil || !c.IsSet("goodput") {
+			args = append(args, a)
+		}
+	}
 	if len(args) < 1 || len(args) > 2 {
 		return usagef("plan: want one or two result directories (A, and B to compare), got %d", len(args))
 	}
@@ -80,10 +87,10 @@ func planAction(c *cli.Context) error {
 		sides = append(sides, side)
 		prefix := strings.ToLower(side.name) + "-"
 		if cost := c.Float64(prefix + "cost-per-hour"); !(cost > 0) {
-			errs = append(errs, fmt.Errorf("--%scost-per-hour: the cost of one replica of %s per hour is required (> 0), got %v", prefix, side.name, cost))
+			errs = append(errs, usagef("--%scost-per-hour: the cost of one replica of %s per hour is required (> 0), got %v", prefix, side.name, cost))
 		}
-		if side.loaded, err = sweep.Load(dir, nil, false); err != nil {
-			errs = append(errs, usageError{fmt.Errorf("%s: %w", side.name, err)})
+		if side.loaded, err = loadResult(c, dir, len(args), false, c.App.ErrWriter); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", side.name, err))
 			continue
 		}
 		r := side.loaded.Result
@@ -108,7 +115,7 @@ func planAction(c *cli.Context) error {
 	if len(errs) == 0 && len(sides) == 2 {
 		oa, ob := sides[0].loaded.Result.Settings.Measure.Objectives.String(), sides[1].loaded.Result.Settings.Measure.Objectives.String()
 		if oa != ob {
-			errs = append(errs, usagef("A and B were judged under different objectives (%q and %q): their operating points do not answer the same question; re-derive one with `loadcurve report DIR --goodput ... --out NEW`", oa, ob))
+			errs = append(errs, usagef("A and B were judged under different objectives (%q and %q): their operating points do not answer the same question; pass --goodput (and the analysis flags) to judge both alike (their operating points are then re-derived, and verified only where a confirmation tier ran)", oa, ob))
 		}
 	}
 	if len(errs) > 0 {
