@@ -174,6 +174,7 @@ func trueShare(q sim.QueueConfig, replicas int, policy string, peak float64) (fl
 		at += rng.ExpFloat64() / peak
 		offsets[i] = time.Duration(at * float64(time.Second))
 	}
+	q.OutputTokens = 2 // the waits are the same, and the records carry one inter-token gap
 	r := &sweeptest.ClusterQueueRunner{Config: q, Replicas: replicas, Policy: policy, Seed: 1}
 	count := &meetCounter{from: arrivals / 10, wait: rehearsalObjective}
 	p := sweep.Plan{Offsets: offsets, ArrivalsEnd: offsets[arrivals-1]}

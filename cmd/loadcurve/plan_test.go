@@ -159,10 +159,10 @@ func TestPlanRefuses(t *testing.T) {
 // (TestRehearsalHoldsAtThePlanAndFailsBelow), on the virtual clock.
 func TestPlanRehearses(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sweep")
-	mustRun(t, "sweep", "--request-rates", "20,40", "--duration", "2s", "--no-confirm", "--random-input-len", "32", "--random-output-len", "8",
+	mustRun(t, "sweep", "--request-rates", "20,40", "--duration", "1s", "--no-confirm", "--random-input-len", "32", "--random-output-len", "8",
 		"--goodput", "ttft:500", "--max-schedule-lag", "1s", "--sim-max-num-seqs", "64", "--quiet", "--out", dir)
 	stdout, stderr := mustRun(t, "plan", dir, "--peak", "60", "--a-cost-per-hour", "2", "--allow-unverified", "--rehearse",
-		"--random-input-len", "32", "--random-output-len", "8", "--tier-requests", "100", "--max-tier-duration", "2s", "--format", "json")
+		"--random-input-len", "32", "--random-output-len", "8", "--tier-requests", "80", "--max-tier-duration", "2s", "--format", "json")
 	var doc struct {
 		Plans []struct {
 			PeakReplicas int `json:"peak_replicas"`
