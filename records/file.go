@@ -74,9 +74,11 @@ type Header struct {
 	Target         string  `json:"target"`
 	Sim            string  `json:"sim,omitempty"` // the embedded sim, when it was the target: its profile or model
 	// SimConfig is the embedded deployment's whole configuration (sim.Config's JSON: every knob,
-	// durations in nanoseconds), with SimReplicas replicas behind a SimBalance balancer (0 and ""
-	// for one), when the sim's engine was the target: what a rehearsal rebuilds.
+	// durations in nanoseconds) when the sim's engine was the target, SimQueueConfig
+	// (sim.QueueConfig's) when its M/D/c queue was; with SimReplicas replicas behind a SimBalance
+	// balancer (0 and "" for one): what a rehearsal rebuilds.
 	SimConfig           json.RawMessage `json:"sim_config,omitempty"`
+	SimQueueConfig      json.RawMessage `json:"sim_queue_config,omitempty"`
 	SimReplicas         int             `json:"sim_replicas,omitempty"`
 	SimBalance          string          `json:"sim_balance,omitempty"`
 	Endpoint            string          `json:"endpoint"`

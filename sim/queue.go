@@ -34,21 +34,21 @@ import (
 // ignored, so that service is deterministic.
 type QueueConfig struct {
 	// ModelName is the only model served; requests naming another get 404.
-	ModelName string
+	ModelName string `json:"model_name"`
 	// Servers is the number of slots, c: requests in service at once.
-	Servers int
+	Servers int `json:"servers"`
 	// Service is the service time, D: from the start of service to the
 	// last token and the release of the slot.
-	Service time.Duration
+	Service time.Duration `json:"service_ns"`
 	// FirstToken is the time from the start of service to the first
 	// token, in [0, Service]. With one output token it must equal Service.
-	FirstToken time.Duration
+	FirstToken time.Duration `json:"first_token_ns"`
 	// OutputTokens is the number of tokens of every response.
-	OutputTokens int
+	OutputTokens int `json:"output_tokens"`
 	// QueueLimit bounds the number of requests waiting (not in service):
 	// a request that arrives when QueueLimit already wait is answered 429
 	// with Retry-After: 1 at once. 0 means an unlimited waiting room.
-	QueueLimit int
+	QueueLimit int `json:"queue_limit"`
 }
 
 // DefaultQueueModelName is the model name of DefaultQueueConfig.
@@ -519,8 +519,12 @@ func (q *Queue) serveModels(w http.ResponseWriter) {
 // running and waiting requests and its success counter (services that
 // ended), and the sim's counters of received and rejected requests.
 func (q *Queue) serveMetrics(w http.ResponseWriter) {
-	l := `model_name=` + strconv.Quote(q.cfg.ModelName)
-	st := q.Stats()
+	writeQueueMetrics(w, q.cfg.ModelName, q.Stats())
+}
+
+// writeQueueMetrics writes a queue's metrics (serveMetrics) from st.
+func writeQueueMetrics(w http.ResponseWriter, model string, st QueueStats) {
+	l := `model_name=` + strconv.Quote(model)
 	var b []byte
 	b = appendMetric(b, "vllm:num_requests_running", "Number of requests in service.", "gauge", l, float64(st.Running))
 	b = appendMetric(b, "vllm:num_requests_waiting", "Number of requests waiting for a slot.", "gauge", l, float64(st.Waiting))

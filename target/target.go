@@ -36,8 +36,8 @@ type Options struct {
 	Queue  *sim.QueueConfig
 	// SimLabel names the embedded deployment in results (its profile, or "mdc(...)").
 	SimLabel string
-	// SimReplicas, when > 1, serves Sim as that many replicas behind an in-process balancer
-	// (SimBalance: sim.BalancePolicies; "" is round-robin) on one address.
+	// SimReplicas, when > 1, serves Sim (or Queue) as that many replicas behind an in-process
+	// balancer (SimBalance: sim.BalancePolicies; "" is round-robin) on one address.
 	SimReplicas int
 	SimBalance  string
 	// Workload builds each tier's requests.
@@ -101,7 +101,14 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	t := opts.Target
 	if t.BaseURL == "" {
 		var url string
-		if opts.Queue != nil {
+		if opts.Queue != nil && opts.SimReplicas > 1 {
+			// The random policy's draws come from the run's seed: the queue has none of its own.
+			q, err := sim.StartQueueCluster(*opts.Queue, opts.SimReplicas, opts.SimBalance, opts.Seed, "127.0.0.1:0")
+			if err != nil {
+				return nil, fmt.Errorf("start the embedded queue: %w", err)
+			}
+			s.sim, url = q, q.URL()
+		} else if opts.Queue != nil {
 			q, err := sim.StartQueue(*opts.Queue, "127.0.0.1:0")
 			if err != nil {
 				return nil, fmt.Errorf("start the embedded queue: %w", err)
@@ -171,11 +178,14 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 			s.Header.Sim = fmt.Sprintf("%s ×%d (%s)", opts.SimLabel, opts.SimReplicas, cmpOr(opts.SimBalance, sim.BalanceRoundRobin))
 			s.Header.SimReplicas, s.Header.SimBalance = opts.SimReplicas, cmpOr(opts.SimBalance, sim.BalanceRoundRobin)
 		}
-		if opts.Queue == nil {
-			if s.Header.SimConfig, err = json.Marshal(opts.Sim); err != nil {
-				s.Close()
-				return nil, fmt.Errorf("record the embedded deployment's configuration: %w", err)
-			}
+		if opts.Queue != nil {
+			s.Header.SimQueueConfig, err = json.Marshal(opts.Queue)
+		} else {
+			s.Header.SimConfig, err = json.Marshal(opts.Sim)
+		}
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("record the embedded deployment's configuration: %w", err)
 		}
 	}
 	return s, nil

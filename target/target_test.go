@@ -263,7 +263,7 @@ func TestStopEndsTheTierAsDecided(t *testing.T) {
 
 // TestHeaderKeepsTheSimsConfiguration: a run on the embedded deployment writes its whole
 // configuration into the header (with the replicas and the balancer), so that a rehearsal
-// rebuilds what was measured, overrides included; a queue model keeps none.
+// rebuilds what was measured, overrides included; a queue model keeps its own.
 func TestHeaderKeepsTheSimsConfiguration(t *testing.T) {
 	cfg, err := sim.Profile("default")
 	if err != nil {
@@ -302,13 +302,21 @@ func TestHeaderKeepsTheSimsConfiguration(t *testing.T) {
 		}
 	}
 	q := sim.QueueConfig{ModelName: "m", Servers: 2, Service: 10 * time.Millisecond, FirstToken: time.Millisecond, OutputTokens: 2}
-	s, err := target.Open(context.Background(), target.Options{Target: loadgen.Target{Endpoint: loadgen.Chat, Timeout: 30 * time.Second},
-		Queue: &q, SimLabel: q.String(), Workload: src, Seed: 1, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if s.Header.SimConfig != nil || s.Header.Sim == "" {
-		t.Errorf("a queue model's header: sim %q, sim_config %s; want its label and no engine configuration", s.Header.Sim, s.Header.SimConfig)
+	for _, replicas := range []int{1, 3} {
+		s, err := target.Open(context.Background(), target.Options{Target: loadgen.Target{Endpoint: loadgen.Chat, Timeout: 30 * time.Second},
+			Queue: &q, SimLabel: q.String(), SimReplicas: replicas, SimBalance: sim.BalanceRandom, Workload: src, Seed: 1, Version: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := s.Header
+		s.Close()
+		var got sim.QueueConfig
+		if err := json.Unmarshal(h.SimQueueConfig, &got); err != nil || got != q || h.SimConfig != nil {
+			t.Errorf("a queue's header: sim_queue_config %s reads back as %+v (%v), sim_config %s; want %+v and no engine configuration",
+				h.SimQueueConfig, got, err, h.SimConfig, q)
+		}
+		if replicas > 1 && (h.SimReplicas != replicas || h.SimBalance != sim.BalanceRandom) {
+			t.Errorf("a queue cluster's header says %d replicas behind %q", h.SimReplicas, h.SimBalance)
+		}
 	}
 }

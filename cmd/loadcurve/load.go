@@ -232,13 +232,13 @@ func simOptions(c *cli.Context, prefix string, o *target.Options) error {
 			return err
 		}
 		o.Queue, o.SimLabel = &q, q.String()
-		return nil
+	} else {
+		cfg, err := simConfig(c, prefix)
+		if err != nil {
+			return err
+		}
+		o.Sim, o.SimLabel = cfg, c.String(prefix+"profile")
 	}
-	cfg, err := simConfig(c, prefix)
-	if err != nil {
-		return err
-	}
-	o.Sim, o.SimLabel = cfg, c.String(prefix+"profile")
 	o.SimReplicas, o.SimBalance = c.Int(prefix+"replicas"), c.String(prefix+"balance")
 	if n := o.SimReplicas; n < 1 || n > sim.MaxReplicas {
 		return usagef("--%sreplicas: want 1 to %d replicas, got %d", prefix, sim.MaxReplicas, n)

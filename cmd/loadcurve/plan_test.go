@@ -131,7 +131,6 @@ func TestPlanRefuses(t *testing.T) {
 		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "1"}, "its operating point was not verified by a confirmation tier"},
 		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "1", "--goodput", "ttft:0.001"}, "no capacity, so there is no operating point"},
 		{[]string{"plan", rateDir, otherDir, "--peak", "10", "--a-cost-per-hour", "1", "--b-cost-per-hour", "1", "--allow-unverified"}, "different objectives"},
-		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "1", "--allow-unverified", "--rehearse"}, "whose configuration its header does not keep"},
 		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "-2", "--allow-unverified"}, "cost-per-hour"},
 		{[]string{"plan", filepath.Join(t.TempDir(), "none"), "--peak", "10", "--a-cost-per-hour", "1"}, "no such file"},
 	} {
@@ -196,9 +195,9 @@ func TestPlanRehearses(t *testing.T) {
 	}
 }
 
-// TestMeasuredSim: a rehearsal rebuilds the header's sim_config (overrides and all; a sweep of
-// N replicas plans in units of N), else, for results written before it was kept, the profile
-// the header names; anything else is refused with what was found.
+// TestMeasuredSim: a rehearsal rebuilds the header's sim_config or sim_queue_config (overrides
+// and all; a sweep of N replicas plans in units of N), else, for results written before they
+// were kept, the profile the header names; anything else is refused with what was found.
 func TestMeasuredSim(t *testing.T) {
 	def, err := sim.Profile("default")
 	if err != nil {
@@ -213,30 +212,36 @@ func TestMeasuredSim(t *testing.T) {
 	bad := custom
 	bad.MaxNumSeqs = 0
 	rawBad, _ := json.Marshal(bad)
+	q := sim.QueueConfig{ModelName: "q", Servers: 3, Service: 50 * time.Millisecond, FirstToken: 5 * time.Millisecond, OutputTokens: 4}
+	rawQ, _ := json.Marshal(q)
 	for _, tc := range []struct {
 		name    string
 		h       records.Header
-		want    sim.Config
+		engine  sim.Config
+		queue   *sim.QueueConfig
 		perUnit int
 		err     string
 	}{
-		{"config kept", records.Header{Sim: "default", SimConfig: raw}, custom, 1, ""},
-		{"a cluster", records.Header{Sim: "default ×3 (random)", SimConfig: raw, SimReplicas: 3, SimBalance: sim.BalanceRandom}, custom, 3, ""},
-		{"an older result", records.Header{Sim: "default"}, def, 1, ""},
-		{"a queue model", records.Header{Sim: "mdc(servers=4)"}, sim.Config{}, 0, `"mdc(servers=4)", whose configuration its header does not keep`},
-		{"a broken config", records.Header{Sim: "default", SimConfig: rawBad}, sim.Config{}, 0, "sim_config: max-num-seqs"},
-		{"not JSON", records.Header{Sim: "default", SimConfig: json.RawMessage(`{"max_num_seqs":"x"}`)}, sim.Config{}, 0, "sim_config"},
+		{"config kept", records.Header{Sim: "default", SimConfig: raw}, custom, nil, 1, ""},
+		{"a cluster", records.Header{Sim: "default ×3 (random)", SimConfig: raw, SimReplicas: 3, SimBalance: sim.BalanceRandom}, custom, nil, 3, ""},
+		{"a queue", records.Header{Sim: q.String(), SimQueueConfig: rawQ}, sim.Config{}, &q, 1, ""},
+		{"a queue cluster", records.Header{Sim: q.String() + " ×2 (random)", SimQueueConfig: rawQ, SimReplicas: 2}, sim.Config{}, &q, 2, ""},
+		{"an older result", records.Header{Sim: "default"}, def, nil, 1, ""},
+		{"an older queue", records.Header{Sim: "mdc(servers=4)"}, sim.Config{}, nil, 0, `"mdc(servers=4)", whose configuration its header does not keep`},
+		{"a broken config", records.Header{Sim: "default", SimConfig: rawBad}, sim.Config{}, nil, 0, "sim_config: max-num-seqs"},
+		{"not JSON", records.Header{Sim: "default", SimConfig: json.RawMessage(`{"max_num_seqs":"x"}`)}, sim.Config{}, nil, 0, "sim_config"},
+		{"a broken queue", records.Header{Sim: "mdc", SimQueueConfig: json.RawMessage(`{"servers":0}`)}, sim.Config{}, nil, 0, "sim_queue_config"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, perUnit, err := measuredSim(tc.h)
+			m, err := measuredSim(tc.h)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Errorf("error %v, want one saying %q", err, tc.err)
 				}
 				return
 			}
-			if err != nil || got != tc.want || perUnit != tc.perUnit {
-				t.Errorf("got %+v ×%d (%v), want %+v ×%d", got, perUnit, err, tc.want, tc.perUnit)
+			if err != nil || m.engine != tc.engine || (m.queue == nil) != (tc.queue == nil) || (m.queue != nil && *m.queue != *tc.queue) || m.perUnit != tc.perUnit {
+				t.Errorf("got %+v, queue %+v ×%d (%v); want %+v, queue %+v ×%d", m.engine, m.queue, m.perUnit, err, tc.engine, tc.queue, tc.perUnit)
 			}
 		})
 	}

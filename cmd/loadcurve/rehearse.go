@@ -41,7 +41,7 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 	var out []plan.Trial
 	for i, side := range sides {
 		h := side.loaded.Result.Header
-		cfg, perUnit, err := measuredSim(h)
+		m, err := measuredSim(h)
 		switch {
 		case h.Sim == "":
 			return nil, usagef("--rehearse: %s (%s) measured %s, not the embedded deployment: rehearse against your own balancer with `loadcurve run --base-url URL --request-rate %g` and the planned replicas behind it", side.name, side.dir, h.Target, f.Peak())
@@ -59,7 +59,7 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 			return nil, usagef("--balance %q: want %s", balance, strings.Join(sim.BalancePolicies(), " or "))
 		}
 		trials, err := plan.Rehearse(plans[i].PeakReplicas, func(k int) (plan.Trial, error) {
-			return rehearseOne(c, side, src, cfg, label, balance, k, perUnit, f.Peak())
+			return rehearseOne(c, side, src, m, label, balance, k, f.Peak())
 		})
 		out = append(out, trials...)
 		if err != nil {
@@ -69,30 +69,49 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 	return out, nil
 }
 
-// measuredSim is the embedded deployment a result measured, as a rehearsal rebuilds it: its
-// configuration and how many sim replicas one planned replica is (a sweep of a cluster plans in
-// clusters). Results written before the header kept the configuration name a profile.
-func measuredSim(h records.Header) (sim.Config, int, error) {
-	if len(h.SimConfig) > 0 {
-		var cfg sim.Config
-		if err := json.Unmarshal(h.SimConfig, &cfg); err != nil {
-			return cfg, 0, fmt.Errorf("the records header's sim_config: %w", err)
+// measured is the embedded deployment a result measured, as a rehearsal rebuilds it: the
+// engine's configuration, or the M/D/c queue's (queue set), and how many sim replicas one
+// planned replica is (a sweep of a cluster plans in clusters).
+type measured struct {
+	engine  sim.Config
+	queue   *sim.QueueConfig
+	perUnit int
+}
+
+// measuredSim reads the deployment from the header's sim_config or sim_queue_config; results
+// written before the header kept them name a profile.
+func measuredSim(h records.Header) (measured, error) {
+	m := measured{perUnit: max(1, h.SimReplicas)}
+	switch {
+	case len(h.SimQueueConfig) > 0:
+		var q sim.QueueConfig
+		if err := json.Unmarshal(h.SimQueueConfig, &q); err != nil {
+			return m, fmt.Errorf("the records header's sim_queue_config: %w", err)
 		}
-		if err := cfg.Validate(); err != nil {
-			return cfg, 0, fmt.Errorf("the records header's sim_config: %w", err)
+		if err := q.Validate(); err != nil {
+			return m, fmt.Errorf("the records header's sim_queue_config: %w", err)
 		}
-		return cfg, max(1, h.SimReplicas), nil
+		m.queue = &q
+	case len(h.SimConfig) > 0:
+		if err := json.Unmarshal(h.SimConfig, &m.engine); err != nil {
+			return m, fmt.Errorf("the records header's sim_config: %w", err)
+		}
+		if err := m.engine.Validate(); err != nil {
+			return m, fmt.Errorf("the records header's sim_config: %w", err)
+		}
+	default:
+		var err error
+		if m.engine, err = sim.Profile(h.Sim); err != nil {
+			return m, fmt.Errorf("it measured the embedded deployment %q, whose configuration its header does not keep, and which names no profile the rehearsal can rebuild (%s)", h.Sim, strings.Join(sim.ProfileNames(), ", "))
+		}
+		m.perUnit = 1
 	}
-	cfg, err := sim.Profile(h.Sim)
-	if err != nil {
-		return cfg, 0, fmt.Errorf("it measured the embedded deployment %q, whose configuration its header does not keep, and which names no profile the rehearsal can rebuild (%s)", h.Sim, strings.Join(sim.ProfileNames(), ", "))
-	}
-	return cfg, 1, nil
+	return m, nil
 }
 
 // rehearseOne runs one rehearsal tier (plan.Try) against replicas planned replicas of the
-// embedded deployment, each perUnit sim replicas, all behind one balancer.
-func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, cfg sim.Config, label, balance string, replicas, perUnit int, peak float64) (plan.Trial, error) {
+// embedded deployment, each m.perUnit sim replicas, all behind one balancer.
+func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, m measured, label, balance string, replicas int, peak float64) (plan.Trial, error) {
 	h := side.loaded.Result.Header
 	ep, err := loadgen.ParseEndpoint(h.Endpoint)
 	if err != nil {
@@ -117,7 +136,7 @@ func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, cfg sim.
 		return plan.Trial{}, usageError{flagError(err)}
 	}
 	s, err := target.Open(c.Context, target.Options{Target: loadgen.Target{Endpoint: ep, Timeout: defaultTimeout},
-		Sim: cfg, SimLabel: label, SimReplicas: replicas * perUnit, SimBalance: balance,
+		Sim: m.engine, Queue: m.queue, SimLabel: label, SimReplicas: replicas * m.perUnit, SimBalance: balance,
 		Workload: src, Seed: c.Int64("seed"), Version: version, Log: logf})
 	if err != nil {
 		return plan.Trial{}, err

@@ -310,4 +310,47 @@ func TestSweepOnTheEmbeddedQueue(t *testing.T) {
 			t.Errorf("tier %d has no closing line", tier.Tier)
 		}
 	}
+
+	// The plan from this sweep, rehearsed over HTTP on replicas of the queue behind a random
+	// balancer, where each replica sees a Poisson stream at peak/N: the plan's assumption,
+	// exactly, so the truth is the M/D/c queue's. The peak is the largest that plans two
+	// replicas: each then runs at the operating point, below the true capacity, and must not
+	// fail; one replica alone gets twice the operating point, where the true share is far below
+	// the target (or the queue has no steady state at all), and must fail.
+	peak := 2 * op.Rate
+	code, stdout, stderr = runCLIFor(t, 3*time.Minute, "plan", dir, "--peak", strconv.FormatFloat(peak, 'g', -1, 64), "--a-cost-per-hour", "1",
+		"--allow-unverified", "--rehearse", "--balance", "random", "--tier-requests", "800", "--max-tier-duration", "20s", "--format", "json")
+	if code != exitOK {
+		t.Fatalf("plan --rehearse: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var doc struct {
+		Plans []struct {
+			PeakReplicas int `json:"peak_replicas"`
+		} `json:"plans"`
+		Rehearsals []struct {
+			Replicas int     `json:"replicas"`
+			Verdict  string  `json:"verdict"`
+			Share    float64 `json:"compliant_request_share"`
+			Reason   string  `json:"reason"`
+		} `json:"rehearsals"`
+	}
+	decodeJSON(t, "plan --rehearse", stdout, &doc)
+	if len(doc.Plans) != 1 || doc.Plans[0].PeakReplicas != 2 || len(doc.Rehearsals) < 2 {
+		t.Fatalf("a plan for %.2f req/s at %.2f a replica: %s", peak, op.Rate, stdout)
+	}
+	at, below := doc.Rehearsals[0], doc.Rehearsals[len(doc.Rehearsals)-1]
+	truthBelow, err := sim.MDCWaitCDF(peak, q.Service, q.Servers, 73*time.Millisecond)
+	if err != nil {
+		truthBelow = 0 // no steady state: the wait grows without bound
+	}
+	t.Logf("rehearsal at %.2f req/s: 2 replicas %s (%.4f); 1 replica %s (%.4f, true share %.4f)", peak, at.Verdict, at.Share, below.Verdict, below.Share, truthBelow)
+	if at.Replicas != 2 || strings.HasPrefix(at.Verdict, "fails") {
+		t.Errorf("the plan's 2 replicas, each at the operating point %.2f req/s (true capacity %.2f), failed: %+v", op.Rate, truth, at)
+	}
+	if below.Replicas != 1 || !strings.HasPrefix(below.Verdict, "fails") {
+		t.Errorf("1 replica at %.2f req/s, where the true share is %.4f, did not fail: %+v", peak, truthBelow, below)
+	}
+	if truthBelow > 0.97 {
+		t.Errorf("the plan was not tight: one replica at %.2f req/s holds a true share of %.4f", peak, truthBelow)
+	}
 }

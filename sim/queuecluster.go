@@ -1,0 +1,153 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// QueueCluster is N M/D/c queues (replicas, each with its own slots and waiting room) behind
+// an in-process load balancer: an http.Handler for one address. It balances as Cluster does
+// (BalanceIndex with the policy and Seed), so that a plan's rehearsal on queues, whose steady
+// state is known exactly, runs over HTTP as it runs on the virtual clock. Completion POSTs go
+// to the replica the policy picks; anything else is answered by replica 0, except GET /health
+// (200 while every replica is up) and GET /metrics (the replicas' counters and gauges summed,
+// under a Queue's names).
+type QueueCluster struct {
+	cfg    QueueConfig
+	policy string
+	seed   int64
+	queues []*Queue
+	next   atomic.Uint64
+}
+
+var _ http.Handler = (*QueueCluster)(nil)
+
+// NewQueueCluster validates cfg, replicas (1 to MaxReplicas) and policy (BalancePolicies; ""
+// is round-robin), and starts the replicas' schedulers; seed draws the random policy's
+// choices. Call Close to stop them.
+func NewQueueCluster(cfg QueueConfig, replicas int, policy string, seed int64) (*QueueCluster, error) {
+	if policy == "" {
+		policy = BalanceRoundRobin
+	}
+	var errs []error
+	if err := cfg.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("sim queue config: %w", err))
+	}
+	if replicas < 1 || replicas > MaxReplicas {
+		errs = append(errs, fmt.Errorf("sim queue cluster: replicas: %d, must be between 1 and %d", replicas, MaxReplicas))
+	}
+	if !slices.Contains(BalancePolicies(), policy) {
+		errs = append(errs, fmt.Errorf("sim queue cluster: balance policy %q: unknown (known: %s)", policy, strings.Join(BalancePolicies(), ", ")))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	c := &QueueCluster{cfg: cfg, policy: policy, seed: seed}
+	for i := range replicas {
+		q, err := NewQueue(cfg)
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("sim queue cluster: replica %d: %w", i, err)
+		}
+		c.queues = append(c.queues, q)
+	}
+	// Response ids are tag-index with indices counted per replica: one tag per replica keeps
+	// them unique in the cluster.
+	for i, q := range c.queues {
+		q.tag = c.queues[0].tag + "-r" + strconv.Itoa(i)
+	}
+	return c, nil
+}
+
+// Replicas returns the number of replicas.
+func (c *QueueCluster) Replicas() int { return len(c.queues) }
+
+// Replica returns replica i (0 ≤ i < Replicas()), for Stats.
+func (c *QueueCluster) Replica(i int) *Queue { return c.queues[i] }
+
+// Stats sums the replicas' counters and gauges; MaxLateness is the largest.
+func (c *QueueCluster) Stats() QueueStats {
+	var st QueueStats
+	for _, q := range c.queues {
+		s := q.Stats()
+		st.Running += s.Running
+		st.Waiting += s.Waiting
+		st.Received += s.Received
+		st.Rejected += s.Rejected
+		st.Completed += s.Completed
+		st.Abandoned += s.Abandoned
+		st.MaxLateness = max(st.MaxLateness, s.MaxLateness)
+	}
+	return st
+}
+
+// Close stops every replica (see Queue.Close). It is safe to call more than once.
+func (c *QueueCluster) Close() {
+	for _, q := range c.queues {
+		q.Close()
+	}
+}
+
+func (c *QueueCluster) inflight() int64 {
+	var n int64
+	for _, q := range c.queues {
+		n += q.inflight.Load()
+	}
+	return n
+}
+
+// ServeHTTP balances completion requests over the replicas and answers /health and /metrics
+// for the cluster.
+func (c *QueueCluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/v1/chat/completions", "/v1/completions":
+		if r.Method == http.MethodPost {
+			c.queues[BalanceIndex(c.policy, c.seed, c.next.Add(1)-1, len(c.queues))].ServeHTTP(w, r)
+			return
+		}
+	case "/health":
+		if allowMethod(w, r, http.MethodGet) {
+			for _, q := range c.queues {
+				if q.isClosed() {
+					writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "", "a replica of the simulated deployment is shut down")
+					return
+				}
+			}
+			w.WriteHeader(http.StatusOK)
+		}
+		return
+	case "/metrics":
+		if allowMethod(w, r, http.MethodGet) {
+			writeQueueMetrics(w, c.cfg.ModelName, c.Stats())
+		}
+		return
+	}
+	c.queues[0].ServeHTTP(w, r)
+}
+
+// RunningQueueCluster is a QueueCluster serving on a listener.
+type RunningQueueCluster struct {
+	*serving
+	c *QueueCluster
+}
+
+// StartQueueCluster creates a QueueCluster and serves it on addr (for example "127.0.0.1:0").
+func StartQueueCluster(cfg QueueConfig, replicas int, policy string, seed int64, addr string) (*RunningQueueCluster, error) {
+	c, err := NewQueueCluster(cfg, replicas, policy, seed)
+	if err != nil {
+		return nil, err
+	}
+	s, err := serve("sim queue cluster", c, c.Close, c.inflight, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &RunningQueueCluster{serving: s, c: c}, nil
+}
+
+// Cluster is the handler being served, for Stats.
+func (r *RunningQueueCluster) Cluster() *QueueCluster { return r.c }
