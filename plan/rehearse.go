@@ -2,7 +2,9 @@ package plan
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,10 +23,12 @@ type Trial struct {
 	PeakRate     float64 `json:"peak_rate"`
 	RealisedRate float64 `json:"realised_rate"`
 	Verdict      string  `json:"verdict"`
-	Share        float64 `json:"compliant_request_share"`
-	ShareLo      float64 `json:"share_lo"`
-	ShareHi      float64 `json:"share_hi"`
-	Reason       string  `json:"reason"`
+	// TargetShare is the share of compliant requests the objectives ask for (the sweep's).
+	TargetShare float64 `json:"target_share"`
+	Share       float64 `json:"compliant_request_share"`
+	ShareLo     float64 `json:"share_lo"`
+	ShareHi     float64 `json:"share_hi"`
+	Reason      string  `json:"reason"`
 }
 
 // Failed reports whether the trial failed the objectives (an uncertain one did not: it was too
@@ -102,7 +106,7 @@ func Try(ctx context.Context, res *sweep.Result, runner sweep.Runner, tc TrialCo
 	if err != nil {
 		return Trial{}, err
 	}
-	t := Trial{Deployment: tc.Deployment, Replicas: tc.Replicas, PeakRate: tc.Peak, RealisedRate: math.NaN(),
+	t := Trial{Deployment: tc.Deployment, Replicas: tc.Replicas, PeakRate: tc.Peak, RealisedRate: math.NaN(), TargetShare: cfg.Settings.Params.TargetShare,
 		Share: math.NaN(), ShareLo: math.NaN(), ShareHi: math.NaN(), Verdict: "no verdict"}
 	for _, v := range out.Analysis.Points {
 		t.RealisedRate, t.Verdict, t.Share, t.ShareLo, t.ShareHi, t.Reason = v.Rate, string(v.Verdict), v.Share, v.ShareLo, v.ShareHi, v.Reason
@@ -146,4 +150,67 @@ func (tc TrialConfig) sweepConfig(res *sweep.Result) (sweep.Config, error) {
 		return cfg, errs[0]
 	}
 	return cfg, nil
+}
+
+// Conclusion says what one deployment's rehearsal (trials as Rehearse returns them: the planned
+// count first) means for the plan: whether it holds, whether it is tight (one replica fewer
+// fails), and, when it fails, by how much and which count passed.
+func Conclusion(trials []Trial) string {
+	if len(trials) == 0 {
+		return ""
+	}
+	at := trials[0]
+	name, n := at.Deployment, at.Replicas
+	var fewer *Trial
+	if last := trials[len(trials)-1]; len(trials) > 1 && last.Replicas < n {
+		fewer = &last
+	}
+	switch {
+	case at.Verdict == "meets":
+		switch {
+		case fewer == nil:
+			return fmt.Sprintf("%s: the plan holds: %s the objectives.", name, verb(n, "meets", "meet"))
+		case fewer.Failed():
+			return fmt.Sprintf("%s: the plan holds and is tight: %s the objectives, %s them.", name, verb(n, "meets", "meet"), verb(fewer.Replicas, "fails", "fail"))
+		case fewer.Verdict == "meets":
+			return fmt.Sprintf("%s: the plan holds with room: %s the objectives too (the plan assumes each replica sees the peak's burstiness; a balancer that smooths it, such as round-robin, needs fewer).", name, verb(fewer.Replicas, "meets", "meet"))
+		default:
+			return fmt.Sprintf("%s: the plan holds: %s the objectives; %s: %s.", name, verb(n, "meets", "meet"), replicasText(fewer.Replicas), fewer.Verdict)
+		}
+	case at.Failed():
+		short := fmt.Sprintf("%s served %s compliant against the %s target (%.2f points short; its interval reaches %s)",
+			replicasText(n), pctText(at.Share), pctText(at.TargetShare), 100*(at.TargetShare-at.Share), pctText(at.ShareHi))
+		for _, t := range trials[1:] {
+			if t.Replicas > n && t.Verdict == "meets" {
+				return fmt.Sprintf("%s: the plan fails its rehearsal: %s. %s the objectives: plan %d.", name, short, verb(t.Replicas, "meets", "meet"), t.Replicas)
+			}
+		}
+		return fmt.Sprintf("%s: the plan fails its rehearsal: %s, and no count up to %d met the objectives: the operating point does not hold at this scale (sweep again).", name, short, n+MaxExtraReplicas)
+	case at.Verdict == "uncertain":
+		return fmt.Sprintf("%s: the rehearsal of %s was uncertain: a longer tier (--tier-requests, --max-tier-duration) would decide.", name, replicasText(n))
+	default:
+		return fmt.Sprintf("%s: the rehearsal of %s gave no verdict (%s): %s.", name, replicasText(n), at.Verdict, at.Reason)
+	}
+}
+
+// verb is "N replicas meet" (or "1 replica meets", with the verb's forms given).
+func verb(n int, one, many string) string {
+	if n == 1 {
+		return "1 replica " + one
+	}
+	return fmt.Sprintf("%d replicas %s", n, many)
+}
+
+func replicasText(n int) string {
+	if n == 1 {
+		return "1 replica"
+	}
+	return fmt.Sprintf("%d replicas", n)
+}
+
+func pctText(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return strconv.FormatFloat(100*v, 'f', 2, 64) + " %"
 }

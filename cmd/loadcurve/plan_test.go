@@ -173,8 +173,12 @@ func TestPlanRehearses(t *testing.T) {
 			RealisedRate float64 `json:"realised_rate"`
 			Verdict      string  `json:"verdict"`
 		} `json:"rehearsals"`
+		Conclusions []string `json:"rehearsal_conclusions"`
 	}
 	decodeJSON(t, "plan --rehearse --format json", stdout, &doc)
+	if len(doc.Conclusions) != 1 || !strings.HasPrefix(doc.Conclusions[0], "A: the ") {
+		t.Errorf("rehearsal conclusions %q: want one, for A", doc.Conclusions)
+	}
 	if len(doc.Plans) != 1 || doc.Plans[0].PeakReplicas < 2 {
 		t.Fatalf("plan: %s", stdout)
 	}

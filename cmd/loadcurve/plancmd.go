@@ -142,6 +142,7 @@ func planAction(c *cli.Context) error {
 		if doc.Rehearsals, err = rehearse(c, sides, plans, f); err != nil {
 			return err
 		}
+		doc.Conclusions = rehearsalConclusions(doc.Rehearsals)
 	}
 	w := c.App.Writer
 	if format == report.FormatJSON {
@@ -165,6 +166,8 @@ type planDoc struct {
 	Plans      []plan.Result    `json:"plans"`
 	Comparison *plan.Comparison `json:"comparison,omitempty"`
 	Rehearsals []plan.Trial     `json:"rehearsals,omitempty"`
+	// Conclusions say, per deployment rehearsed, what its rehearsal means for its plan.
+	Conclusions []string `json:"rehearsal_conclusions,omitempty"`
 }
 
 // readForecast reads --peak, --profile or --profile-trace (exactly one).

@@ -10,7 +10,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/records"
@@ -145,20 +144,41 @@ func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, m measur
 	return plan.Try(c.Context, side.loaded.Result, s, tc)
 }
 
-// rehearsalText prints the rehearsals, and what a failed plan needs.
+// rehearsalText prints the rehearsals, and after each deployment's what they mean for its plan.
 func rehearsalText(w io.Writer, rs []plan.Trial) {
-	for _, r := range rs {
-		what := "the plan"
-		if !r.Planned {
-			what = "another count"
+	for _, group := range rehearsalGroups(rs) {
+		for _, r := range group {
+			what := "the plan"
+			if !r.Planned {
+				what = "another count"
+			}
+			fmt.Fprintf(w, "Rehearsal of %s (%s): %d replicas at %s req/s (%s realised): %s, %s compliant [%s, %s].\n",
+				r.Deployment, what, r.Replicas, fmtRateCLI(r.PeakRate), fmtRateCLI(r.RealisedRate), r.Verdict,
+				pct(r.Share), pct(r.ShareLo), pct(r.ShareHi))
 		}
-		fmt.Fprintf(w, "Rehearsal of %s (%s): %d replicas at %s req/s (%s realised): %s, %s compliant [%s, %s].\n",
-			r.Deployment, what, r.Replicas, fmtRateCLI(r.PeakRate), fmtRateCLI(r.RealisedRate), r.Verdict,
-			pct(r.Share), pct(r.ShareLo), pct(r.ShareHi))
-		if r.Planned && r.Verdict == string(curve.VerdictUncertain) {
-			fmt.Fprintf(w, "  uncertain: the tier was too short to verify the target either way; a longer one (--tier-requests, --max-tier-duration) would decide.\n")
-		}
+		fmt.Fprintln(w, plan.Conclusion(group))
 	}
+}
+
+// rehearsalConclusions is plan.Conclusion of every deployment's rehearsal.
+func rehearsalConclusions(rs []plan.Trial) []string {
+	var out []string
+	for _, group := range rehearsalGroups(rs) {
+		out = append(out, plan.Conclusion(group))
+	}
+	return out
+}
+
+// rehearsalGroups splits the trials by deployment: each group starts with its planned count.
+func rehearsalGroups(rs []plan.Trial) [][]plan.Trial {
+	var out [][]plan.Trial
+	for i, r := range rs {
+		if r.Planned || i == 0 {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], r)
+	}
+	return out
 }
 
 func fmtRateCLI(v float64) string {
