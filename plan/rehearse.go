@@ -80,9 +80,11 @@ type TrialConfig struct {
 	Replicas   int
 	Peak       float64
 	Seed       int64
-	// TierRequests bounds the arrivals the tier plans. 0: as many as the sweep's confirmation
-	// needed (sweep.ConfirmRequests, with misses as clustered as the sweep measured them), and at
-	// least sweep.ConfirmFactor × sweep.DefaultTierRequests.
+	// TierRequests bounds the arrivals the tier plans. 0: as long in time as the sweep's
+	// confirmation needed to be (sweep.ConfirmRequests, with misses as clustered as the sweep
+	// measured them, times the peak over the operating point's rate: misses cluster in time, so
+	// N replicas' tier at N times the rate needs N times the requests for the same evidence), and
+	// at least sweep.ConfirmFactor × sweep.DefaultTierRequests.
 	TierRequests int
 	// MaxTierDuration bounds the tier's arrival phase. 0: sweep.ConfirmFactor ×
 	// sweep.DefaultMaxTierDuration, a confirmation tier's.
@@ -138,7 +140,11 @@ func (tc TrialConfig) sweepConfig(res *sweep.Result) (sweep.Config, error) {
 		for _, t := range res.Tiers {
 			sums = append(sums, t.Summary)
 		}
-		n = max(sweep.ConfirmFactor*sweep.DefaultTierRequests, int(math.Ceil(sweep.ConfirmRequests(sums, res.Settings.Params))))
+		scale := 1.0
+		if op := res.Analysis.OperatingPoint; op != nil && op.Rate > 0 && tc.Peak > op.Rate {
+			scale = tc.Peak / op.Rate
+		}
+		n = max(sweep.ConfirmFactor*sweep.DefaultTierRequests, int(math.Ceil(scale*sweep.ConfirmRequests(sums, res.Settings.Params))))
 	}
 	maxDur := tc.MaxTierDuration
 	if maxDur == 0 {

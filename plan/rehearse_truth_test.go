@@ -3,6 +3,7 @@ package plan_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -239,6 +240,24 @@ func TestTryKeepsTheSweepsSettings(t *testing.T) {
 	maxDur := (sweep.ConfirmFactor * sweep.DefaultMaxTierDuration).Seconds()
 	if want := min(sweep.ConfirmFactor*sweep.DefaultTierRequests, int(3*maxDur)); id.MaxDurationS != maxDur || float64(id.Planned) < 0.9*float64(want) {
 		t.Errorf("a default rehearsal tier plans %d arrivals within %g s, want about %d within %g s", id.Planned, id.MaxDurationS, want, maxDur)
+	}
+	// Misses cluster in time: at 30 times the operating point's rate, a rehearsal plans 30 times
+	// the requests the confirmation needed (here more than the 6,000 floor), as a Poisson count
+	// over the time they take (within four standard deviations).
+	var sums []measure.Summary
+	for _, tr := range res.Tiers {
+		sums = append(sums, tr.Summary)
+	}
+	need := sweep.ConfirmRequests(sums, res.Settings.Params)
+	scaled := *res
+	scaled.Analysis.OperatingPoint = &curve.OperatingPoint{Rate: 0.1}
+	rec.plans = nil
+	if _, err := plan.Try(context.Background(), &scaled, rec, plan.TrialConfig{Replicas: 2, Peak: 3, Seed: 9, MaxTierDuration: 100_000 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if want := max(sweep.ConfirmFactor*sweep.DefaultTierRequests, int(math.Ceil(30*need))); !(need > 0) || want <= sweep.ConfirmFactor*sweep.DefaultTierRequests ||
+		math.Abs(float64(rec.plans[0].Tier.Planned-want)) > 4*math.Sqrt(float64(want)) {
+		t.Errorf("at 30 × the operating point, the tier plans %d arrivals; want 30 × %.1f = %d", rec.plans[0].Tier.Planned, need, want)
 	}
 	if _, err := plan.Try(context.Background(), res, rec, plan.TrialConfig{Replicas: 2, Peak: 3, TierRequests: 3}); err == nil {
 		t.Error("a 3-request rehearsal tier was accepted")
