@@ -18,20 +18,16 @@ import (
 // exactly (see the sweep's TestConcurrencySearchFindsTheTruth).
 type ClosedQueueRunner struct {
 	Config sim.QueueConfig
-	// Tiers counts the tiers run and Seconds the virtual time they took (to each last end).
-	Tiers   int
-	Seconds float64
+	Usage
 }
 
 var _ sweep.Runner = (*ClosedQueueRunner)(nil)
 
 // RunTier implements sweep.Runner on the virtual clock.
 func (q *ClosedQueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
-	id := p.Tier
-	id.WorkloadFingerprint = "virtual-mdc-closed-loop"
-	id.StartWall = time.Unix(0, 0).UTC()
 	cfg := q.Config
-	if err := cfg.Validate(); err != nil {
+	id, err := openTier(p, "virtual-mdc-closed-loop", cfg)
+	if err != nil {
 		return id, err
 	}
 	if id.Users < 1 || len(p.Offsets) != id.Users || cfg.QueueLimit != 0 {
@@ -55,7 +51,6 @@ func (q *ClosedQueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink swee
 	}
 	// The arrival phase of a closed loop ends with the last request its users sent.
 	id.End = tierEnd(ctx, id, res.emitted, res.lastArrival, res.stopped, res.stopAt)
-	q.Tiers++
-	q.Seconds += res.last.Seconds()
+	q.add(res.last)
 	return id, nil
 }

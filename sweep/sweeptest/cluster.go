@@ -22,20 +22,16 @@ type ClusterQueueRunner struct {
 	Replicas int
 	Policy   string
 	Seed     int64
-	// Tiers counts the tiers run and Seconds the virtual time they took (to each last end).
-	Tiers   int
-	Seconds float64
+	Usage
 }
 
 var _ sweep.Runner = (*ClusterQueueRunner)(nil)
 
 // RunTier implements sweep.Runner on the virtual clock.
 func (q *ClusterQueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
-	id := p.Tier
-	id.WorkloadFingerprint = "virtual-mdc-cluster"
-	id.StartWall = time.Unix(0, 0).UTC()
 	cfg := q.Config
-	if err := cfg.Validate(); err != nil {
+	id, err := openTier(p, "virtual-mdc-cluster", cfg)
+	if err != nil {
 		return id, err
 	}
 	if id.Users > 0 || cfg.QueueLimit != 0 || q.Replicas < 1 {
@@ -55,7 +51,6 @@ func (q *ClusterQueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink swe
 		return id, err
 	}
 	id.End = tierEnd(ctx, id, res.emitted, p.ArrivalsEnd, res.stopped, res.stopAt)
-	q.Tiers++
-	q.Seconds += res.last.Seconds()
+	q.add(res.last)
 	return id, nil
 }

@@ -10,6 +10,27 @@ import (
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
+// Usage counts the tiers a runner ran and the virtual time they took (to each last end).
+type Usage struct {
+	Tiers   int
+	Seconds float64
+}
+
+// add counts a tier whose last record ended at last.
+func (u *Usage) add(last time.Duration) {
+	u.Tiers++
+	u.Seconds += last.Seconds()
+}
+
+// openTier is a virtual tier's identity: the plan's, named by the runner's model (fingerprint),
+// starting at the Unix epoch, once cfg is valid.
+func openTier(p sweep.Plan, fingerprint string, cfg sim.QueueConfig) (records.Tier, error) {
+	id := p.Tier
+	id.WorkloadFingerprint = fingerprint
+	id.StartWall = time.Unix(0, 0).UTC()
+	return id, cfg.Validate()
+}
+
 // loopResult is what serveLoop did.
 type loopResult struct {
 	emitted     int

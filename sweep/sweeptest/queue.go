@@ -23,9 +23,7 @@ import (
 // Every tier starts from an empty queue.
 type QueueRunner struct {
 	Config sim.QueueConfig
-	// Tiers counts the tiers run and Seconds the virtual time they took (to each last end).
-	Tiers   int
-	Seconds float64
+	Usage
 }
 
 var _ sweep.Runner = (*QueueRunner)(nil)
@@ -57,14 +55,15 @@ func queueRecord(tier int, r sim.QueueResult) records.Record {
 
 // RunTier implements sweep.Runner on the virtual clock.
 func (q *QueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
-	id := p.Tier
-	id.WorkloadFingerprint = "virtual-mdc"
-	id.StartWall = time.Unix(0, 0).UTC()
 	cfg := q.Config
+	id, err := openTier(p, "virtual-mdc", cfg)
+	if err != nil {
+		return id, err
+	}
 	emitted, stoppedAt, stopped := 0, time.Duration(0), false
 	var last time.Duration
 	var sinkErr error
-	err := sim.SimulateQueue(cfg, p.Offsets, func(r sim.QueueResult) bool {
+	err = sim.SimulateQueue(cfg, p.Offsets, func(r sim.QueueResult) bool {
 		rec := queueRecord(id.Tier, r)
 		emitted++
 		last = max(last, r.End)
@@ -89,7 +88,6 @@ func (q *QueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink
 		return id, sinkErr
 	}
 	id.End = tierEnd(ctx, id, emitted, p.ArrivalsEnd, stopped, stoppedAt)
-	q.Tiers++
-	q.Seconds += last.Seconds()
+	q.add(last)
 	return id, nil
 }

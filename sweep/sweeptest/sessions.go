@@ -25,20 +25,16 @@ type SessionQueueRunner struct {
 	Config sim.QueueConfig
 	Turns  int
 	Think  time.Duration
-	// Tiers counts the tiers run and Seconds the virtual time they took (to each last end).
-	Tiers   int
-	Seconds float64
+	Usage
 }
 
 var _ sweep.Runner = (*SessionQueueRunner)(nil)
 
 // RunTier implements sweep.Runner on the virtual clock.
 func (q *SessionQueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
-	id := p.Tier
-	id.WorkloadFingerprint = fmt.Sprintf("virtual-mdc-sessions(turns=%d, think=%v)", q.Turns, q.Think)
-	id.StartWall = time.Unix(0, 0).UTC()
 	cfg := q.Config
-	if err := cfg.Validate(); err != nil {
+	id, err := openTier(p, fmt.Sprintf("virtual-mdc-sessions(turns=%d, think=%v)", q.Turns, q.Think), cfg)
+	if err != nil {
 		return id, err
 	}
 	if q.Turns < 1 || q.Think < 0 || cfg.QueueLimit != 0 {
@@ -63,8 +59,7 @@ func (q *SessionQueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink swe
 	}
 	id.Planned = res.emitted
 	id.End = tierEnd(ctx, id, res.emitted, p.ArrivalsEnd, res.stopped, res.stopAt)
-	q.Tiers++
-	q.Seconds += res.last.Seconds()
+	q.add(res.last)
 	return id, nil
 }
 
