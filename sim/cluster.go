@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -69,22 +70,9 @@ var _ http.Handler = (*Cluster)(nil)
 // BalancePolicies; "" means round-robin), and starts the replicas' engines.
 // Call Close to stop them.
 func NewCluster(cfg Config, replicas int, policy string) (*Cluster, error) {
-	if policy == "" {
-		policy = BalanceRoundRobin
-	}
-	var errs []error
+	policy, errs := checkCluster("sim cluster", replicas, policy)
 	if err := cfg.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("sim config: %w", err))
-	}
-	if replicas < 1 || replicas > MaxReplicas {
-		errs = append(errs, fmt.Errorf("sim cluster: replicas: %d, must be between 1 and %d", replicas, MaxReplicas))
-	}
-	known := false
-	for _, p := range BalancePolicies() {
-		known = known || p == policy
-	}
-	if !known {
-		errs = append(errs, fmt.Errorf("sim cluster: balance policy %q: unknown (known: %s)", policy, strings.Join(BalancePolicies(), ", ")))
+		errs = append([]error{fmt.Errorf("sim config: %w", err)}, errs...)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -100,14 +88,33 @@ func NewCluster(cfg Config, replicas int, policy string) (*Cluster, error) {
 		}
 		c.replicas = append(c.replicas, s)
 	}
-	// Response ids are tag-index with indices counted per replica: give
-	// every replica its own tag so that ids stay unique in the cluster.
 	base := c.replicas[0].tag
 	for i, s := range c.replicas {
-		s.tag = base + "-r" + strconv.Itoa(i)
+		s.tag = replicaTag(base, i)
 	}
 	return c, nil
 }
+
+// checkCluster returns policy ("" is round-robin) and the problems of replicas (1 to
+// MaxReplicas) and policy (one of BalancePolicies), each prefixed with what.
+func checkCluster(what string, replicas int, policy string) (string, []error) {
+	if policy == "" {
+		policy = BalanceRoundRobin
+	}
+	var errs []error
+	if replicas < 1 || replicas > MaxReplicas {
+		errs = append(errs, fmt.Errorf("%s: replicas: %d, must be between 1 and %d", what, replicas, MaxReplicas))
+	}
+	if !slices.Contains(BalancePolicies(), policy) {
+		errs = append(errs, fmt.Errorf("%s: balance policy %q: unknown (known: %s)", what, policy, strings.Join(BalancePolicies(), ", ")))
+	}
+	return policy, errs
+}
+
+// replicaTag is replica i's response-id tag, from the first replica's (base): response ids are
+// tag-index with indices counted per replica, so one tag per replica keeps them unique in the
+// cluster.
+func replicaTag(base string, i int) string { return base + "-r" + strconv.Itoa(i) }
 
 // replicaSeed is replica i's seed: seed itself for replica 0.
 func replicaSeed(seed int64, i int) int64 {

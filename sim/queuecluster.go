@@ -4,9 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"strconv"
-	"strings"
 	"sync/atomic"
 )
 
@@ -31,18 +28,9 @@ var _ http.Handler = (*QueueCluster)(nil)
 // is round-robin), and starts the replicas' schedulers; seed draws the random policy's
 // choices. Call Close to stop them.
 func NewQueueCluster(cfg QueueConfig, replicas int, policy string, seed int64) (*QueueCluster, error) {
-	if policy == "" {
-		policy = BalanceRoundRobin
-	}
-	var errs []error
+	policy, errs := checkCluster("sim queue cluster", replicas, policy)
 	if err := cfg.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("sim queue config: %w", err))
-	}
-	if replicas < 1 || replicas > MaxReplicas {
-		errs = append(errs, fmt.Errorf("sim queue cluster: replicas: %d, must be between 1 and %d", replicas, MaxReplicas))
-	}
-	if !slices.Contains(BalancePolicies(), policy) {
-		errs = append(errs, fmt.Errorf("sim queue cluster: balance policy %q: unknown (known: %s)", policy, strings.Join(BalancePolicies(), ", ")))
+		errs = append([]error{fmt.Errorf("sim queue config: %w", err)}, errs...)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -56,10 +44,9 @@ func NewQueueCluster(cfg QueueConfig, replicas int, policy string, seed int64) (
 		}
 		c.queues = append(c.queues, q)
 	}
-	// Response ids are tag-index with indices counted per replica: one tag per replica keeps
-	// them unique in the cluster.
+	base := c.queues[0].tag
 	for i, q := range c.queues {
-		q.tag = c.queues[0].tag + "-r" + strconv.Itoa(i)
+		q.tag = replicaTag(base, i)
 	}
 	return c, nil
 }
