@@ -13,6 +13,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -175,8 +176,8 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if s.sim != nil {
 		s.Header.Sim = opts.SimLabel
 		if opts.SimReplicas > 1 {
-			s.Header.Sim = fmt.Sprintf("%s ×%d (%s)", opts.SimLabel, opts.SimReplicas, cmpOr(opts.SimBalance, sim.BalanceRoundRobin))
 			s.Header.SimReplicas, s.Header.SimBalance = opts.SimReplicas, cmpOr(opts.SimBalance, sim.BalanceRoundRobin)
+			s.Header.Sim = opts.SimLabel + clusterSuffix(s.Header.SimReplicas, s.Header.SimBalance)
 		}
 		if opts.Queue != nil {
 			s.Header.SimQueueConfig, err = json.Marshal(opts.Queue)
@@ -189,6 +190,20 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// clusterSuffix is what the header's sim name adds for replicas behind a balancer.
+func clusterSuffix(replicas int, balance string) string {
+	return fmt.Sprintf(" ×%d (%s)", replicas, balance)
+}
+
+// SimLabel is the name of the embedded deployment a header measured, without the replicas and
+// balancer that Open adds to it for a cluster: what one replica was.
+func SimLabel(h records.Header) string {
+	if h.SimReplicas > 1 {
+		return strings.TrimSuffix(h.Sim, clusterSuffix(h.SimReplicas, h.SimBalance))
+	}
+	return h.Sim
 }
 
 func (s *Session) logf(format string, a ...any) {

@@ -297,6 +297,9 @@ func TestHeaderKeepsTheSimsConfiguration(t *testing.T) {
 		if tc.replicas > 1 {
 			wantReplicas = tc.replicas
 		}
+		if got := target.SimLabel(h); got != "default" {
+			t.Errorf("%d replicas: header sim %q names one replica %q, want \"default\"", tc.replicas, h.Sim, got)
+		}
 		if h.SimReplicas != wantReplicas || h.SimBalance != tc.balance {
 			t.Errorf("%d replicas: header says %d replicas, balance %q; want %d, %q", tc.replicas, h.SimReplicas, h.SimBalance, wantReplicas, tc.balance)
 		}
@@ -317,6 +320,23 @@ func TestHeaderKeepsTheSimsConfiguration(t *testing.T) {
 		}
 		if replicas > 1 && (h.SimReplicas != replicas || h.SimBalance != sim.BalanceRandom) {
 			t.Errorf("a queue cluster's header says %d replicas behind %q", h.SimReplicas, h.SimBalance)
+		}
+	}
+}
+
+// TestSimLabel: the name of one replica, from a header of one or of a cluster (whose name Open
+// makes by adding the replicas and the balancer).
+func TestSimLabel(t *testing.T) {
+	for _, tc := range []struct {
+		h    records.Header
+		want string
+	}{
+		{records.Header{Sim: "default"}, "default"},
+		{records.Header{Sim: "default ×3 (random)", SimReplicas: 3, SimBalance: sim.BalanceRandom}, "default"},
+		{records.Header{Sim: "mdc(c=4, D=400ms) ×2 (round-robin)", SimReplicas: 2, SimBalance: sim.BalanceRoundRobin}, "mdc(c=4, D=400ms)"},
+	} {
+		if got := target.SimLabel(tc.h); got != tc.want {
+			t.Errorf("SimLabel(%q) = %q, want %q", tc.h.Sim, got, tc.want)
 		}
 	}
 }

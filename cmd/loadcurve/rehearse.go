@@ -49,7 +49,7 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 		case src.Desc != h.Workload:
 			return nil, usagef("--rehearse: %s was swept with the workload %s, and the rehearsal would send %s: give plan the sweep's workload flags", side.name, h.Workload, src.Desc)
 		}
-		label, _, _ := strings.Cut(h.Sim, " ×") // a cluster's label names its replicas: the rehearsal's are others
+		label := target.SimLabel(h) // a cluster's name counts its replicas: the rehearsal's are others
 		balance := c.String("balance")
 		if !c.IsSet("balance") && h.SimBalance != "" {
 			balance = h.SimBalance // a sweep of a cluster is rehearsed behind the balancer it measured
