@@ -197,13 +197,50 @@ func clusterSuffix(replicas int, balance string) string {
 	return fmt.Sprintf(" ×%d (%s)", replicas, balance)
 }
 
-// SimLabel is the name of the embedded deployment a header measured, without the replicas and
-// balancer that Open adds to it for a cluster: what one replica was.
-func SimLabel(h records.Header) string {
+// Measured is the embedded deployment a records header says was measured, as Options rebuild
+// it: the engine's configuration (Sim), or the M/D/c queue's (Queue set); the name of one replica
+// (Label, without the replicas and balancer Open adds for a cluster); and how many sim replicas
+// made up what was measured (PerReplica: a sweep of a cluster counts clusters).
+type Measured struct {
+	Sim        sim.Config
+	Queue      *sim.QueueConfig
+	Label      string
+	PerReplica int
+}
+
+// MeasuredSim reads the deployment from the header's sim_config or sim_queue_config, which Open
+// writes; a header written before they were kept names a profile, which is rebuilt (and anything
+// else is an error that says what was found).
+func MeasuredSim(h records.Header) (Measured, error) {
+	m := Measured{Label: h.Sim, PerReplica: max(1, h.SimReplicas)}
 	if h.SimReplicas > 1 {
-		return strings.TrimSuffix(h.Sim, clusterSuffix(h.SimReplicas, h.SimBalance))
+		m.Label = strings.TrimSuffix(h.Sim, clusterSuffix(h.SimReplicas, h.SimBalance))
 	}
-	return h.Sim
+	switch {
+	case len(h.SimQueueConfig) > 0:
+		var q sim.QueueConfig
+		if err := json.Unmarshal(h.SimQueueConfig, &q); err != nil {
+			return m, fmt.Errorf("the records header's sim_queue_config: %w", err)
+		}
+		if err := q.Validate(); err != nil {
+			return m, fmt.Errorf("the records header's sim_queue_config: %w", err)
+		}
+		m.Queue = &q
+	case len(h.SimConfig) > 0:
+		if err := json.Unmarshal(h.SimConfig, &m.Sim); err != nil {
+			return m, fmt.Errorf("the records header's sim_config: %w", err)
+		}
+		if err := m.Sim.Validate(); err != nil {
+			return m, fmt.Errorf("the records header's sim_config: %w", err)
+		}
+	default:
+		var err error
+		if m.Sim, err = sim.Profile(h.Sim); err != nil {
+			return m, fmt.Errorf("it measured the embedded deployment %q, whose configuration its header does not keep, and which names no profile that can be rebuilt (%s)", h.Sim, strings.Join(sim.ProfileNames(), ", "))
+		}
+		m.PerReplica = 1
+	}
+	return m, nil
 }
 
 func (s *Session) logf(format string, a ...any) {

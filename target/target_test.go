@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -297,8 +298,8 @@ func TestHeaderKeepsTheSimsConfiguration(t *testing.T) {
 		if tc.replicas > 1 {
 			wantReplicas = tc.replicas
 		}
-		if got := target.SimLabel(h); got != "default" {
-			t.Errorf("%d replicas: header sim %q names one replica %q, want \"default\"", tc.replicas, h.Sim, got)
+		if m, err := target.MeasuredSim(h); err != nil || m.Sim != cfg || m.Label != "default" || m.PerReplica != tc.replicas {
+			t.Errorf("%d replicas: the header rebuilds %+v as %q ×%d (%v); want %+v as \"default\" ×%d", tc.replicas, m.Sim, m.Label, m.PerReplica, err, cfg, tc.replicas)
 		}
 		if h.SimReplicas != wantReplicas || h.SimBalance != tc.balance {
 			t.Errorf("%d replicas: header says %d replicas, balance %q; want %d, %q", tc.replicas, h.SimReplicas, h.SimBalance, wantReplicas, tc.balance)
@@ -324,19 +325,55 @@ func TestHeaderKeepsTheSimsConfiguration(t *testing.T) {
 	}
 }
 
-// TestSimLabel: the name of one replica, from a header of one or of a cluster (whose name Open
-// makes by adding the replicas and the balancer).
-func TestSimLabel(t *testing.T) {
+// TestMeasuredSim: a rehearsal rebuilds the header's sim_config or sim_queue_config (overrides
+// and all; a sweep of N replicas plans in units of N), else, for results written before they
+// were kept, the profile the header names; anything else is refused with what was found.
+func TestMeasuredSim(t *testing.T) {
+	def, err := sim.Profile("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom := def
+	custom.MaxNumSeqs, custom.PrefixCacheBlocks = 9, 0
+	raw, err := json.Marshal(custom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := custom
+	bad.MaxNumSeqs = 0
+	rawBad, _ := json.Marshal(bad)
+	q := sim.QueueConfig{ModelName: "q", Servers: 3, Service: 50 * time.Millisecond, FirstToken: 5 * time.Millisecond, OutputTokens: 4}
+	rawQ, _ := json.Marshal(q)
 	for _, tc := range []struct {
-		h    records.Header
-		want string
+		name    string
+		h       records.Header
+		engine  sim.Config
+		queue   *sim.QueueConfig
+		label   string
+		perUnit int
+		err     string
 	}{
-		{records.Header{Sim: "default"}, "default"},
-		{records.Header{Sim: "default ×3 (random)", SimReplicas: 3, SimBalance: sim.BalanceRandom}, "default"},
-		{records.Header{Sim: "mdc(c=4, D=400ms) ×2 (round-robin)", SimReplicas: 2, SimBalance: sim.BalanceRoundRobin}, "mdc(c=4, D=400ms)"},
+		{"config kept", records.Header{Sim: "default", SimConfig: raw}, custom, nil, "default", 1, ""},
+		{"a cluster", records.Header{Sim: "default ×3 (random)", SimConfig: raw, SimReplicas: 3, SimBalance: sim.BalanceRandom}, custom, nil, "default", 3, ""},
+		{"a queue", records.Header{Sim: q.String(), SimQueueConfig: rawQ}, sim.Config{}, &q, q.String(), 1, ""},
+		{"a queue cluster", records.Header{Sim: q.String() + " ×2 (round-robin)", SimQueueConfig: rawQ, SimReplicas: 2, SimBalance: sim.BalanceRoundRobin}, sim.Config{}, &q, q.String(), 2, ""},
+		{"an older result", records.Header{Sim: "default"}, def, nil, "default", 1, ""},
+		{"an older queue", records.Header{Sim: "mdc(servers=4)"}, sim.Config{}, nil, "", 0, `"mdc(servers=4)", whose configuration its header does not keep`},
+		{"a broken config", records.Header{Sim: "default", SimConfig: rawBad}, sim.Config{}, nil, "", 0, "sim_config: max-num-seqs"},
+		{"not JSON", records.Header{Sim: "default", SimConfig: json.RawMessage(`{"max_num_seqs":"x"}`)}, sim.Config{}, nil, "", 0, "sim_config"},
+		{"a broken queue", records.Header{Sim: "mdc", SimQueueConfig: json.RawMessage(`{"servers":0}`)}, sim.Config{}, nil, "", 0, "sim_queue_config"},
 	} {
-		if got := target.SimLabel(tc.h); got != tc.want {
-			t.Errorf("SimLabel(%q) = %q, want %q", tc.h.Sim, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := target.MeasuredSim(tc.h)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("error %v, want one saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || m.Sim != tc.engine || (m.Queue == nil) != (tc.queue == nil) || (m.Queue != nil && *m.Queue != *tc.queue) || m.Label != tc.label || m.PerReplica != tc.perUnit {
+				t.Errorf("got %+v, queue %+v, %q ×%d (%v); want %+v, queue %+v, %q ×%d", m.Sim, m.Queue, m.Label, m.PerReplica, err, tc.engine, tc.queue, tc.label, tc.perUnit)
+			}
+		})
 	}
 }

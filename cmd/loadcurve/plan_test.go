@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // TestPlanFromSweeps: plan reads the operating point of a short sweep of the embedded M/D/c
@@ -196,57 +193,5 @@ func TestPlanRehearses(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "WARNING: A") || !strings.Contains(stderr, "--allow-unverified") {
 		t.Errorf("planning from an unverified operating point is not said:\n%s", stderr)
-	}
-}
-
-// TestMeasuredSim: a rehearsal rebuilds the header's sim_config or sim_queue_config (overrides
-// and all; a sweep of N replicas plans in units of N), else, for results written before they
-// were kept, the profile the header names; anything else is refused with what was found.
-func TestMeasuredSim(t *testing.T) {
-	def, err := sim.Profile("default")
-	if err != nil {
-		t.Fatal(err)
-	}
-	custom := def
-	custom.MaxNumSeqs, custom.PrefixCacheBlocks = 9, 0
-	raw, err := json.Marshal(custom)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := custom
-	bad.MaxNumSeqs = 0
-	rawBad, _ := json.Marshal(bad)
-	q := sim.QueueConfig{ModelName: "q", Servers: 3, Service: 50 * time.Millisecond, FirstToken: 5 * time.Millisecond, OutputTokens: 4}
-	rawQ, _ := json.Marshal(q)
-	for _, tc := range []struct {
-		name    string
-		h       records.Header
-		engine  sim.Config
-		queue   *sim.QueueConfig
-		perUnit int
-		err     string
-	}{
-		{"config kept", records.Header{Sim: "default", SimConfig: raw}, custom, nil, 1, ""},
-		{"a cluster", records.Header{Sim: "default ×3 (random)", SimConfig: raw, SimReplicas: 3, SimBalance: sim.BalanceRandom}, custom, nil, 3, ""},
-		{"a queue", records.Header{Sim: q.String(), SimQueueConfig: rawQ}, sim.Config{}, &q, 1, ""},
-		{"a queue cluster", records.Header{Sim: q.String() + " ×2 (random)", SimQueueConfig: rawQ, SimReplicas: 2}, sim.Config{}, &q, 2, ""},
-		{"an older result", records.Header{Sim: "default"}, def, nil, 1, ""},
-		{"an older queue", records.Header{Sim: "mdc(servers=4)"}, sim.Config{}, nil, 0, `"mdc(servers=4)", whose configuration its header does not keep`},
-		{"a broken config", records.Header{Sim: "default", SimConfig: rawBad}, sim.Config{}, nil, 0, "sim_config: max-num-seqs"},
-		{"not JSON", records.Header{Sim: "default", SimConfig: json.RawMessage(`{"max_num_seqs":"x"}`)}, sim.Config{}, nil, 0, "sim_config"},
-		{"a broken queue", records.Header{Sim: "mdc", SimQueueConfig: json.RawMessage(`{"servers":0}`)}, sim.Config{}, nil, 0, "sim_queue_config"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m, err := measuredSim(tc.h)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Errorf("error %v, want one saying %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil || m.engine != tc.engine || (m.queue == nil) != (tc.queue == nil) || (m.queue != nil && *m.queue != *tc.queue) || m.perUnit != tc.perUnit {
-				t.Errorf("got %+v, queue %+v ×%d (%v); want %+v, queue %+v ×%d", m.engine, m.queue, m.perUnit, err, tc.engine, tc.queue, tc.perUnit)
-			}
-		})
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/plan"
-	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/target"
@@ -40,7 +38,7 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 	var out []plan.Trial
 	for i, side := range sides {
 		h := side.loaded.Result.Header
-		m, err := measuredSim(h)
+		m, err := target.MeasuredSim(h)
 		switch {
 		case h.Sim == "":
 			return nil, usagef("--rehearse: %s (%s) measured %s, not the embedded deployment: rehearse against your own balancer with `loadcurve run --base-url URL --request-rate %g` and the planned replicas behind it", side.name, side.dir, h.Target, f.Peak())
@@ -49,7 +47,6 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 		case src.Desc != h.Workload:
 			return nil, usagef("--rehearse: %s was swept with the workload %s, and the rehearsal would send %s: give plan the sweep's workload flags", side.name, h.Workload, src.Desc)
 		}
-		label := target.SimLabel(h) // a cluster's name counts its replicas: the rehearsal's are others
 		balance := c.String("balance")
 		if !c.IsSet("balance") && h.SimBalance != "" {
 			balance = h.SimBalance // a sweep of a cluster is rehearsed behind the balancer it measured
@@ -57,8 +54,22 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 		if !slices.Contains(sim.BalancePolicies(), balance) {
 			return nil, usagef("--balance %q: want %s", balance, strings.Join(sim.BalancePolicies(), " or "))
 		}
+		tc := plan.TrialConfig{Deployment: side.name, Peak: f.Peak(), Seed: c.Int64("seed")}
+		if c.IsSet("tier-requests") {
+			if tc.TierRequests = c.Int("tier-requests"); tc.TierRequests < 1 {
+				return nil, usagef("--tier-requests: must be ≥ 1, got %d", tc.TierRequests)
+			}
+		}
+		if c.IsSet("max-tier-duration") {
+			if tc.MaxTierDuration = c.Duration("max-tier-duration"); tc.MaxTierDuration <= 0 {
+				return nil, usagef("--max-tier-duration: must be > 0, got %v", tc.MaxTierDuration)
+			}
+		}
+		if err := tc.Validate(side.loaded.Result); err != nil {
+			return nil, usageError{flagError(err)}
+		}
 		trials, err := plan.Rehearse(plans[i].PeakReplicas, func(k int) (plan.Trial, error) {
-			return rehearseOne(c, side, src, m, label, balance, k, f.Peak())
+			return rehearseOne(c, side, src, m, balance, tc, k)
 		})
 		out = append(out, trials...)
 		if err != nil {
@@ -68,75 +79,21 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 	return out, nil
 }
 
-// measured is the embedded deployment a result measured, as a rehearsal rebuilds it: the
-// engine's configuration, or the M/D/c queue's (queue set), and how many sim replicas one
-// planned replica is (a sweep of a cluster plans in clusters).
-type measured struct {
-	engine  sim.Config
-	queue   *sim.QueueConfig
-	perUnit int
-}
-
-// measuredSim reads the deployment from the header's sim_config or sim_queue_config; results
-// written before the header kept them name a profile.
-func measuredSim(h records.Header) (measured, error) {
-	m := measured{perUnit: max(1, h.SimReplicas)}
-	switch {
-	case len(h.SimQueueConfig) > 0:
-		var q sim.QueueConfig
-		if err := json.Unmarshal(h.SimQueueConfig, &q); err != nil {
-			return m, fmt.Errorf("the records header's sim_queue_config: %w", err)
-		}
-		if err := q.Validate(); err != nil {
-			return m, fmt.Errorf("the records header's sim_queue_config: %w", err)
-		}
-		m.queue = &q
-	case len(h.SimConfig) > 0:
-		if err := json.Unmarshal(h.SimConfig, &m.engine); err != nil {
-			return m, fmt.Errorf("the records header's sim_config: %w", err)
-		}
-		if err := m.engine.Validate(); err != nil {
-			return m, fmt.Errorf("the records header's sim_config: %w", err)
-		}
-	default:
-		var err error
-		if m.engine, err = sim.Profile(h.Sim); err != nil {
-			return m, fmt.Errorf("it measured the embedded deployment %q, whose configuration its header does not keep, and which names no profile the rehearsal can rebuild (%s)", h.Sim, strings.Join(sim.ProfileNames(), ", "))
-		}
-		m.perUnit = 1
-	}
-	return m, nil
-}
-
-// rehearseOne runs one rehearsal tier (plan.Try) against replicas planned replicas of the
-// embedded deployment, each m.perUnit sim replicas, all behind one balancer.
-func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, m measured, label, balance string, replicas int, peak float64) (plan.Trial, error) {
-	h := side.loaded.Result.Header
-	ep, err := loadgen.ParseEndpoint(h.Endpoint)
+// rehearseOne runs one rehearsal tier (plan.Try, tc on replicas planned replicas) against the
+// embedded deployment m, each planned replica m.PerReplica sim replicas, all behind one balancer.
+func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, m target.Measured, balance string, tc plan.TrialConfig, replicas int) (plan.Trial, error) {
+	ep, err := loadgen.ParseEndpoint(side.loaded.Result.Header.Endpoint)
 	if err != nil {
 		ep = loadgen.Chat
 	}
 	stderr := c.App.ErrWriter
-	logf := func(format string, a ...any) {
+	tc.Replicas = replicas
+	tc.Log = func(format string, a ...any) {
 		fmt.Fprintf(stderr, "loadcurve: rehearsal of %s on %d replicas: "+format+"\n", append([]any{side.name, replicas}, a...)...)
 	}
-	tc := plan.TrialConfig{Deployment: side.name, Replicas: replicas, Peak: peak, Seed: c.Int64("seed"), Log: logf}
-	if c.IsSet("tier-requests") {
-		if tc.TierRequests = c.Int("tier-requests"); tc.TierRequests < 1 {
-			return plan.Trial{}, usagef("--tier-requests: must be ≥ 1, got %d", tc.TierRequests)
-		}
-	}
-	if c.IsSet("max-tier-duration") {
-		if tc.MaxTierDuration = c.Duration("max-tier-duration"); tc.MaxTierDuration <= 0 {
-			return plan.Trial{}, usagef("--max-tier-duration: must be > 0, got %v", tc.MaxTierDuration)
-		}
-	}
-	if err := tc.Validate(side.loaded.Result); err != nil {
-		return plan.Trial{}, usageError{flagError(err)}
-	}
 	s, err := target.Open(c.Context, target.Options{Target: loadgen.Target{Endpoint: ep, Timeout: defaultTimeout},
-		Sim: m.engine, Queue: m.queue, SimLabel: label, SimReplicas: replicas * m.perUnit, SimBalance: balance,
-		Workload: src, Seed: c.Int64("seed"), Version: version, Log: logf})
+		Sim: m.Sim, Queue: m.Queue, SimLabel: m.Label, SimReplicas: replicas * m.PerReplica, SimBalance: balance,
+		Workload: src, Seed: c.Int64("seed"), Version: version, Log: tc.Log})
 	if err != nil {
 		return plan.Trial{}, err
 	}
