@@ -3,7 +3,6 @@ package sim_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -129,30 +128,13 @@ func TestClusterValidate(t *testing.T) {
 // although every replica counts its own requests from 0.
 func TestClusterRoundRobin(t *testing.T) {
 	r := startCluster(t, testConfig(), 3, sim.BalanceRoundRobin)
-	client := newClient()
 	const n = 30
-	ids := make([]string, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			path := "/completions"
-			body := fmt.Sprintf(`{"prompt":%q,"max_tokens":3}`, words(5, "rr"))
-			if i%2 == 1 {
-				path, body = "/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":3}`
-			}
-			res := post(context.Background(), client, r.URL()+path, body)
-			var out struct {
-				ID string `json:"id"`
-			}
-			if res.status != http.StatusOK || json.Unmarshal(res.raw, &out) != nil {
-				t.Errorf("request %d: status %d %s", i, res.status, res.raw)
-			}
-			ids[i] = out.ID
-		}()
-	}
-	wg.Wait()
+	ids := postAllIDs(t, r.URL(), n, func(i int) (string, string) {
+		if i%2 == 1 {
+			return "/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":3}`
+		}
+		return "/completions", fmt.Sprintf(`{"prompt":%q,"max_tokens":3}`, words(5, "rr"))
+	})
 	c := r.Cluster()
 	for i, st := range c.ReplicaStats() {
 		if st.RequestsReceived != n/3 || st.RequestsSucceeded != n/3 || st.GeneratedTokens != 3*n/3 {

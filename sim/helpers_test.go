@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -76,6 +77,33 @@ type streamResult struct {
 	raw    []byte
 	events []event
 	err    error // read error, if the stream broke
+}
+
+// postAllIDs sends n non-streamed requests at once, request i to base+path
+// with body as req(i) gives them, and returns the response ids in request
+// order; a failed request is an error of t (and an empty id).
+func postAllIDs(t *testing.T, base string, n int, req func(i int) (path, body string)) []string {
+	t.Helper()
+	client := newClient()
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path, body := req(i)
+			res := post(context.Background(), client, base+path, body)
+			var out struct {
+				ID string `json:"id"`
+			}
+			if res.status != http.StatusOK || json.Unmarshal(res.raw, &out) != nil {
+				t.Errorf("request %d: status %d %s", i, res.status, res.raw)
+			}
+			ids[i] = out.ID
+		}()
+	}
+	wg.Wait()
+	return ids
 }
 
 // post sends body to base+path and reads the whole response, timing every

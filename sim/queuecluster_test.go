@@ -2,13 +2,11 @@ package sim_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,34 +18,15 @@ import (
 // are unique across replicas, /metrics sums the replicas, and /health answers for all.
 func TestQueueClusterBalances(t *testing.T) {
 	cfg := sim.QueueConfig{ModelName: "q", Servers: 2, Service: 20 * time.Millisecond, FirstToken: 2 * time.Millisecond, OutputTokens: 3}
-	send := func(url string, n int) []string {
-		client := newClient()
-		ids := make([]string, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				res := post(context.Background(), client, url+"/completions", fmt.Sprintf(`{"model":"q","prompt":"p%d","max_tokens":3}`, i))
-				var out struct {
-					ID string `json:"id"`
-				}
-				if res.status != http.StatusOK || json.Unmarshal(res.raw, &out) != nil {
-					t.Errorf("request %d: status %d %s", i, res.status, res.raw)
-				}
-				ids[i] = out.ID
-			}()
-		}
-		wg.Wait()
-		return ids
-	}
 	r, err := sim.StartQueueCluster(cfg, 3, sim.BalanceRoundRobin, 1, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	const n = 30
-	ids := send(r.URL(), n)
+	ids := postAllIDs(t, r.URL(), n, func(i int) (string, string) {
+		return "/completions", fmt.Sprintf(`{"model":"q","prompt":"p%d","max_tokens":3}`, i)
+	})
 	c := r.Cluster()
 	for i := range c.Replicas() {
 		if st := c.Replica(i).Stats(); st.Received != n/3 || st.Completed != n/3 {
