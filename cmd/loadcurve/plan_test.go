@@ -148,6 +148,23 @@ func TestPlanRefuses(t *testing.T) {
 	}
 }
 
+// rehearsedPlan is what the tests read of `plan --rehearse --format json`.
+type rehearsedPlan struct {
+	Plans []struct {
+		PeakReplicas int `json:"peak_replicas"`
+	} `json:"plans"`
+	Rehearsals []struct {
+		Replicas     int     `json:"replicas"`
+		Planned      bool    `json:"planned"`
+		PeakRate     float64 `json:"peak_rate"`
+		RealisedRate float64 `json:"realised_rate"`
+		Verdict      string  `json:"verdict"`
+		Share        float64 `json:"compliant_request_share"`
+		Reason       string  `json:"reason"`
+	} `json:"rehearsals"`
+	Conclusions []string `json:"rehearsal_conclusions"`
+}
+
 // TestPlanRehearses: plan --rehearse rebuilds the deployment a sweep measured (with the sweep's
 // --sim-* overrides, from the records header) and runs the forecast's peak on the planned
 // replicas and on one fewer. The tiers are short here (the verdicts are uncertain or meet): the
@@ -159,19 +176,7 @@ func TestPlanRehearses(t *testing.T) {
 		"--goodput", "ttft:500", "--max-schedule-lag", "1s", "--sim-max-num-seqs", "64", "--quiet", "--out", dir)
 	stdout, stderr := mustRun(t, "plan", dir, "--peak", "60", "--a-cost-per-hour", "2", "--allow-unverified", "--rehearse",
 		"--random-input-len", "32", "--random-output-len", "8", "--tier-requests", "80", "--max-tier-duration", "2s", "--format", "json")
-	var doc struct {
-		Plans []struct {
-			PeakReplicas int `json:"peak_replicas"`
-		} `json:"plans"`
-		Rehearsals []struct {
-			Replicas     int     `json:"replicas"`
-			Planned      bool    `json:"planned"`
-			PeakRate     float64 `json:"peak_rate"`
-			RealisedRate float64 `json:"realised_rate"`
-			Verdict      string  `json:"verdict"`
-		} `json:"rehearsals"`
-		Conclusions []string `json:"rehearsal_conclusions"`
-	}
+	var doc rehearsedPlan
 	decodeJSON(t, "plan --rehearse --format json", stdout, &doc)
 	if len(doc.Conclusions) != 1 || !strings.HasPrefix(doc.Conclusions[0], "A: the ") {
 		t.Errorf("rehearsal conclusions %q: want one, for A", doc.Conclusions)

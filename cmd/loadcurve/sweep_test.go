@@ -323,17 +323,7 @@ func TestSweepOnTheEmbeddedQueue(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("plan --rehearse: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	var doc struct {
-		Plans []struct {
-			PeakReplicas int `json:"peak_replicas"`
-		} `json:"plans"`
-		Rehearsals []struct {
-			Replicas int     `json:"replicas"`
-			Verdict  string  `json:"verdict"`
-			Share    float64 `json:"compliant_request_share"`
-			Reason   string  `json:"reason"`
-		} `json:"rehearsals"`
-	}
+	var doc rehearsedPlan
 	decodeJSON(t, "plan --rehearse", stdout, &doc)
 	if len(doc.Plans) != 1 || doc.Plans[0].PeakReplicas != 2 || len(doc.Rehearsals) < 2 {
 		t.Fatalf("a plan for %.2f req/s at %.2f a replica: %s", peak, op.Rate, stdout)
