@@ -110,7 +110,7 @@ func benchOptions(c *cli.Context, exec []string) (bench.Options, error) {
 	if c.IsSet("rates") || !c.Bool("quick") {
 		rates, err := parseFloatList(c.String("rates"))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--rates: %w", err))
+			errs = append(errs, fmt.Errorf("--rates %s: %w; want comma-separated request rates, e.g. 250,500,1000", c.String("rates"), err))
 		}
 		o.Rates = rates
 	}
@@ -119,7 +119,7 @@ func benchOptions(c *cli.Context, exec []string) (bench.Options, error) {
 		for _, f := range strings.Split(c.String("max-concurrency"), ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil {
-				errs = append(errs, fmt.Errorf("--max-concurrency: %q is not an integer", f))
+				errs = append(errs, fmt.Errorf("--max-concurrency %s: %q is not a whole number; want comma-separated caps, e.g. 0,64 (0: no cap)", c.String("max-concurrency"), f))
 				continue
 			}
 			concs = append(concs, n)

@@ -27,8 +27,8 @@ func compareCommand() *cli.Command {
 			"header; --goodput (and the analysis flags) override them for both.",
 		Flags: concat(objectiveFlags(), []cli.Flag{
 			&cli.BoolFlag{Name: "force", Usage: "compare even when the results are not comparable (output stamped NOT COMPARABLE)"},
-			&cli.Float64Flag{Name: "a-cost-per-hour", Usage: "A's running cost per hour (enables the cost ledger)"},
-			&cli.Float64Flag{Name: "b-cost-per-hour", Usage: "B's running cost per hour"},
+			&cli.Float64Flag{Name: "a-cost-per-hour", DefaultText: "none: no cost ledger", Usage: "A's running cost per hour (enables the cost ledger)"},
+			&cli.Float64Flag{Name: "b-cost-per-hour", DefaultText: "none", Usage: "B's running cost per hour"},
 			&cli.StringFlag{Name: "currency", Usage: "currency label"},
 			&cli.Float64Flag{Name: "paired-confidence", Value: 0.95, Usage: "confidence level of the paired intervals"},
 			&cli.StringFlag{Name: "out", Usage: "directory for compare.json, compare.csv, overlay plots and report.html"},

@@ -15,12 +15,12 @@ func costFlags() []cli.Flag {
 	for _, side := range []string{"a", "b"} {
 		S := map[string]string{"a": "A", "b": "B"}[side]
 		fl = append(fl,
-			&cli.Float64Flag{Name: side + "-cost-per-hour", Usage: S + "'s total running cost per hour"},
-			&cli.Float64Flag{Name: side + "-raw-throughput", Usage: S + "'s raw output throughput, tok/s (or from --" + side + ")"},
-			&cli.Float64Flag{Name: side + "-compliant-share", Usage: S + "'s compliant token share in [0,1] (or from --" + side + ")"},
+			&cli.Float64Flag{Name: side + "-cost-per-hour", DefaultText: "none: required", Usage: S + "'s total running cost per hour"},
+			&cli.Float64Flag{Name: side + "-raw-throughput", DefaultText: "none", Usage: S + "'s raw output throughput, tok/s (or from --" + side + ")"},
+			&cli.Float64Flag{Name: side + "-compliant-share", DefaultText: "none", Usage: S + "'s compliant token share in [0,1] (or from --" + side + ")"},
 			&cli.Float64Flag{Name: side + "-maintenance", Usage: S + "'s extra maintenance cost per period"},
 			&cli.StringFlag{Name: side, Usage: "take " + S + "'s throughput and share from a result directory or records file: at its verified operating point (the confirmation tier's measured figures), else the curve there, or --" + side + "-tier"},
-			&cli.IntFlag{Name: side + "-tier", Value: -1, Usage: "with --" + side + ": use this tier's steady-state figures instead"},
+			&cli.IntFlag{Name: side + "-tier", Value: -1, DefaultText: "none: the operating point", Usage: "with --" + side + ": use this tier's steady-state figures instead"},
 		)
 	}
 	return append(fl,

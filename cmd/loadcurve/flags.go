@@ -40,6 +40,9 @@ const (
 	catWorkload  = "Workload"
 	catObjective = "Objectives and analysis"
 	catOutput    = "Output"
+	catVLLM      = "vLLM's result file"
+	catClient    = "Client limits and scale-out"
+	catRehearse  = "Rehearsal (--rehearse)"
 	catSim       = "Embedded simulated deployment (used when --base-url is not given)"
 )
 
@@ -85,19 +88,25 @@ func flagErrors(errs []error) []error {
 
 func targetFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "base-url", Category: catTarget, Usage: "OpenAI-style base URL of the target, e.g. http://host:8000/v1 (default: start the embedded simulated deployment)"},
+		&cli.StringFlag{Name: "base-url", Category: catTarget, DefaultText: "none: start the embedded simulated deployment", Usage: "OpenAI-style base URL of the target, e.g. http://host:8000/v1"},
 		&cli.StringFlag{Name: "api-key", Category: catTarget, EnvVars: []string{"OPENAI_API_KEY"}, Usage: "API key sent as a Bearer token (never written to any output)"},
-		&cli.StringFlag{Name: "model", Category: catTarget, Usage: "model name (default: the first of GET /models)"},
+		&cli.StringFlag{Name: "model", Category: catTarget, DefaultText: "the first of GET /models", Usage: "model name"},
 		&cli.StringFlag{Name: "endpoint", Category: catTarget, Value: defaultEndpoint, Usage: "chat (/chat/completions) or completions (/completions)"},
 		&cli.StringFlag{Name: "extra-body", Category: catTarget, Usage: "JSON object merged into every request body, e.g. '{\"ignore_eos\":true}'"},
 		&cli.BoolFlag{Name: "ignore-eos", Category: catTarget, Usage: "ask the server to generate max_tokens tokens whatever it samples (vLLM's flag: adds \"ignore_eos\":true to the body)"},
 		&cli.GenericFlag{Name: "header", Category: catTarget, Value: &listValue{}, Usage: "extra request header 'Name: value', or vLLM's 'Name=value' (repeatable; values never written to any output)"},
-		&cli.StringFlag{Name: "request-id-prefix", Category: catTarget, Usage: "send every request with the header X-Request-Id: PREFIX<tier>-<id> (the preflight's: PREFIXpreflight), as vLLM's flag does, so that the server's logs join records.jsonl (default: no id sent)"},
-		&cli.IntFlag{Name: "ready-check-timeout-sec", Category: catTarget, Usage: "before the preflight, wait up to N seconds for the target to answer, probing it every second (vLLM's flag; 0: no waiting)"},
-		&cli.DurationFlag{Name: "timeout", Category: catTarget, Value: defaultTimeout, Usage: "per-request deadline from send to the end of the stream (0 = none)"},
+		&cli.StringFlag{Name: "request-id-prefix", Category: catTarget, DefaultText: "none: no id sent", Usage: "send every request with the header X-Request-Id: PREFIX<tier>-<id> (the preflight's: PREFIXpreflight), as vLLM's flag does, so that the server's logs join records.jsonl"},
+		&cli.IntFlag{Name: "ready-check-timeout-sec", Category: catTarget, DefaultText: "0: no waiting", Usage: "before the preflight, wait up to N seconds for the target to answer, probing it every second (vLLM's flag)"},
+		&cli.DurationFlag{Name: "timeout", Category: catTarget, Value: defaultTimeout, Usage: "per-request deadline from send to the end of the stream (0: none)"},
 		&cli.BoolFlag{Name: "insecure", Category: catTarget, Usage: "skip TLS certificate verification (loudly reported)"},
 		&cli.IntFlag{Name: "max-response-mib", Category: catTarget, Value: loadgen.DefaultMaxResponseBytes >> 20, Usage: "cut a response that streams more than this many MiB (recorded as stream_error); responses with more than 16·max_tokens output chunks (at least 4096) are cut too"},
-		&cli.StringFlag{Name: "server-metrics", Category: catTarget, Usage: "Prometheus metrics URL of the target, scraped every second of every tier, or off (default: the target's /metrics when it answers)"},
+		&cli.StringFlag{Name: "server-metrics", Category: catTarget, DefaultText: "the target's /metrics when it answers", Usage: "Prometheus metrics URL of the target, scraped every second of every tier, or off"},
+	}
+}
+
+// runInfoFlags name a run and carry data along with it: --label and --metadata.
+func runInfoFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.StringFlag{Name: "label", Category: catOutput, Usage: "a name for the run, kept in records.jsonl and written into summary.json and curve.json (vLLM's --label)"},
 		&cli.GenericFlag{Name: "metadata", Category: catOutput, Value: &listValue{}, Usage: "KEY=VALUE kept with the run (repeatable; vLLM's --metadata): in records.jsonl, at the top level of summary.json, under run.metadata in curve.json"},
 	}
@@ -227,7 +236,13 @@ func readTarget(c *cli.Context) (loadgen.Target, []error) {
 	}
 	t.RequestIDPrefix = c.String("request-id-prefix")
 	if t.BaseURL != "" {
-		errs = append(errs, t.Validate()...)
+		v := t
+		if err := checkBaseURL(t.BaseURL); err != nil {
+			// Say what is wrong with the URL and what was meant, once; Validate checks the rest.
+			errs = append(errs, err)
+			v.BaseURL = "http://localhost/v1"
+		}
+		errs = append(errs, v.Validate()...)
 	} else {
 		if t.Timeout < 0 {
 			errs = append(errs, fmt.Errorf("--timeout must be >= 0, got %v", t.Timeout))
@@ -252,11 +267,11 @@ func loadFlags(defaultRate string, defaultN int) []cli.Flag {
 		&cli.StringFlag{Name: "request-rate", Category: catLoad, Value: defaultRate, Usage: "arrival rate in requests/s, or inf to send everything at once"},
 		burstinessFlag(),
 		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, Value: defaultN, Usage: "requests of the tier (vLLM's --num-prompts)"},
-		&cli.DurationFlag{Name: "duration", Category: catLoad, Usage: "tier length instead of --num-requests: arrivals planned within it are sent"},
+		&cli.DurationFlag{Name: "duration", Category: catLoad, DefaultText: "none: --num-requests", Usage: "tier length instead of --num-requests, e.g. 30s or 5m: arrivals planned within it are sent"},
 		seedFlag(),
-		&cli.StringFlag{Name: "ramp-up-strategy", Category: catLoad, Usage: "linear or exponential ramp of the rate from --ramp-up-start-rps to --ramp-up-end-rps"},
-		&cli.Float64Flag{Name: "ramp-up-start-rps", Category: catLoad, Usage: "ramp start rate (requests/s)"},
-		&cli.Float64Flag{Name: "ramp-up-end-rps", Category: catLoad, Usage: "ramp end rate (requests/s)"},
+		&cli.StringFlag{Name: "ramp-up-strategy", Category: catLoad, DefaultText: "none: --request-rate throughout", Usage: "linear or exponential ramp of the rate from --ramp-up-start-rps to --ramp-up-end-rps"},
+		&cli.Float64Flag{Name: "ramp-up-start-rps", Category: catLoad, DefaultText: "none", Usage: "ramp start rate (requests/s)"},
+		&cli.Float64Flag{Name: "ramp-up-end-rps", Category: catLoad, DefaultText: "none", Usage: "ramp end rate (requests/s)"},
 	}
 }
 
@@ -271,9 +286,9 @@ func seedFlag() cli.Flag {
 // clientFlags govern how the client sends: concurrency cap, safety ceiling, retries.
 func clientFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: "max-concurrency", Category: catLoad, Usage: "cap on requests in flight; excess arrivals wait in the client (measured as client_queue_time) (default: no cap)"},
-		&cli.Float64Flag{Name: "rate-limit", Category: catLoad, Usage: "hard safety ceiling in requests/s guarding shared endpoints; holding requests back shows as schedule lag (default: off)"},
-		&cli.IntFlag{Name: "retries", Category: catLoad, Usage: "re-send a request that got 429/5xx or lost its connection before any output, up to N times, after its Retry-After (at most 5s); the preflight too (attempts are recorded; retries distort the load) (default: 0)"},
+		&cli.IntFlag{Name: "max-concurrency", Category: catLoad, DefaultText: "no cap", Usage: "cap on requests in flight; excess arrivals wait in the client (measured as client_queue_time)"},
+		&cli.Float64Flag{Name: "rate-limit", Category: catClient, DefaultText: "off", Usage: "hard safety ceiling in requests/s guarding shared endpoints; holding requests back shows as schedule lag"},
+		&cli.IntFlag{Name: "retries", Category: catClient, Usage: "re-send a request that got 429/5xx or lost its connection before any output, up to N times, after its Retry-After (at most 5s); the preflight too (attempts are recorded; retries distort the load)"},
 	}
 }
 
@@ -387,12 +402,12 @@ func sourceFlags() []cli.Flag {
 		&cli.IntFlag{Name: "shared-suffix-len", Category: catWorkload, Value: 64, Usage: "shared-prefix: tokens unique to each request"},
 		&cli.IntFlag{Name: "session-turns", Category: catWorkload, Value: 4, Usage: "sessions: turns per conversation; each turn is sent with the whole history (earlier turns and the actual replies)"},
 		&cli.Float64Flag{Name: "session-turns-range-ratio", Category: catWorkload, Usage: "sessions: turns drawn uniformly from [turns·(1-r), turns·(1+r)]"},
-		&cli.IntFlag{Name: "session-system-len", Category: catWorkload, Usage: "sessions: tokens of a system prompt opening each conversation (0: none)"},
-		&cli.DurationFlag{Name: "think-time", Category: catWorkload, Usage: "sessions and --sharegpt-multi-turn: the user's think time between a response's end and the next turn"},
+		&cli.IntFlag{Name: "session-system-len", Category: catWorkload, DefaultText: "0: none", Usage: "sessions: tokens of a system prompt opening each conversation"},
+		&cli.DurationFlag{Name: "think-time", Category: catWorkload, Usage: "sessions and --sharegpt-multi-turn: the user's think time between a response's end and the next turn, e.g. 5s"},
 		&cli.StringFlag{Name: "think-time-dist", Category: catWorkload, Value: workloads.ThinkFixed, Usage: "sessions: think time distribution: fixed or exponential (mean = --think-time)"},
-		&cli.BoolFlag{Name: "sharegpt-multi-turn", Category: catWorkload, Usage: "ShareGPT: every conversation is a session of all its turns (default: its first exchange only)"},
+		&cli.BoolFlag{Name: "sharegpt-multi-turn", Category: catWorkload, DefaultText: "off: its first exchange only", Usage: "ShareGPT: every conversation is a session of all its turns"},
 		&cli.Float64Flag{Name: "trace-time-scale", Category: catWorkload, Value: 1, Usage: "trace replay: multiply the trace's arrival times (0.5 = twice as fast)"},
-		&cli.StringFlag{Name: "cache", Category: catWorkload, Usage: "cache policy: cold (a fresh nonce in front of every prompt, per tier), warm (send the tier's requests once unmeasured first) or replay (send exactly as given) (default: cold for generated workloads, replay for files and traces)"},
+		&cli.StringFlag{Name: "cache", Category: catWorkload, DefaultText: "cold for generated workloads, replay for files and traces", Usage: "cache policy: cold (a fresh nonce in front of every prompt, per tier), warm (send the tier's requests once unmeasured first) or replay (send exactly as given)"},
 	}
 }
 
@@ -428,9 +443,9 @@ func objectiveFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys ttft, tpot, e2el, client_queue_time, e2el_including_client_queue, ttfa (time to the first answer token), answer_itl (mean gap between answer chunks), e.g. --goodput ttft:500 tpot:50"},
 		&cli.StringFlag{Name: "metric-percentiles", Category: catObjective, Value: measure.DefaultPercentiles, Usage: "percentiles to report"},
 		&cli.StringFlag{Name: "percentile-metrics", Category: catObjective,
-			Usage: "metrics to report statistics for, comma-separated among " + strings.Join(measure.MetricNames(), ",") + " (default: all; vLLM's is ttft,tpot,itl)"},
-		&cli.DurationFlag{Name: "window-warmup", Category: catObjective, Usage: "a fixed steady-state window: leave out of the metrics the requests planned in the tier's first DURATION (default: sized from the time in system for the decisions, none for vLLM's keys)"},
-		&cli.DurationFlag{Name: "window-cooldown", Category: catObjective, Usage: "a fixed steady-state window: leave out of the metrics the requests planned in the tier's last DURATION (default: none)"},
+			DefaultText: "all; vLLM's is ttft,tpot,itl", Usage: "metrics to report statistics for, comma-separated among " + strings.Join(measure.MetricNames(), ",")},
+		&cli.DurationFlag{Name: "window-warmup", Category: catObjective, DefaultText: "sized from the time in system for the decisions, none for vLLM's keys", Usage: "a fixed steady-state window: leave out of the metrics the requests planned in the tier's first DURATION, e.g. 10s"},
+		&cli.DurationFlag{Name: "window-cooldown", Category: catObjective, DefaultText: "none", Usage: "a fixed steady-state window: leave out of the metrics the requests planned in the tier's last DURATION, e.g. 5s"},
 		&cli.DurationFlag{Name: "max-schedule-lag", Category: catObjective, Value: measure.DefaultMaxScheduleLag, Usage: "schedule-lag p99 above which the run is marked client_bound"},
 		&cli.Float64Flag{Name: "target-share", Category: catObjective, Value: curve.DefaultTargetShare, Usage: "compliant request share a rate must reach to meet the objectives, in (0,1]"},
 		&cli.Float64Flag{Name: "confidence", Category: catObjective, Value: curve.DefaultConfidence, Usage: "confidence of the verdicts and intervals, in (0,1)"},
@@ -571,8 +586,8 @@ func outputFormat(c *cli.Context) (string, error) {
 
 func shardFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "shard", Category: catLoad, Usage: "send only shard i of k of the run: i/k, or auto/k to take i from JOB_COMPLETION_INDEX (Kubernetes Indexed Job); merge the shards' results with 'loadcurve merge'"},
-		&cli.StringFlag{Name: "start-at", Category: catLoad, Usage: "RFC 3339 wall-clock time at which every shard starts (its T0), e.g. 2026-05-01T12:00:00Z"},
+		&cli.StringFlag{Name: "shard", Category: catClient, Usage: "send only shard i of k of the run: i/k, or auto/k to take i from JOB_COMPLETION_INDEX (Kubernetes Indexed Job); merge the shards' results with 'loadcurve merge'"},
+		&cli.StringFlag{Name: "start-at", Category: catClient, Usage: "RFC 3339 wall-clock time at which every shard starts (its T0), e.g. 2026-05-01T12:00:00Z"},
 	}
 }
 

@@ -226,6 +226,11 @@ func recordsLost(err error) *sweep.RecordsLostError {
 
 // simOptions reads the embedded deployment's flags (prefix "sim-" on run and sweep).
 func simOptions(c *cli.Context, prefix string, o *target.Options) error {
+	switch m := c.String(prefix + "model"); m {
+	case "batching", "mdc":
+	default:
+		return usagef("--%smodel %s: want batching (a continuous-batching server) or mdc (an exact M/D/c queue)", prefix, m)
+	}
 	if c.String(prefix+"model") == "mdc" {
 		q, err := queueConfig(c, prefix)
 		if err != nil {
@@ -321,14 +326,14 @@ func (s peakSink) Write(r *records.Record) error {
 }
 
 // simQueueFlags are the parameters of the embedded M/D/c queue (--sim-model mdc).
-func simQueueFlags(prefix string) []cli.Flag {
+func simQueueFlags(prefix, category string) []cli.Flag {
 	var flags []cli.Flag
 	for _, p := range sim.QueueParams() {
 		if p.Name == "model-name" {
 			continue // shared with the engine's flags
 		}
-		flags = append(flags, &cli.StringFlag{Name: prefix + "queue-" + p.Name, Category: catSim,
-			Usage: fmt.Sprintf("with --%smodel mdc: %s (default: %s)", prefix, p.Usage, p.Default)})
+		flags = append(flags, &cli.StringFlag{Name: prefix + "queue-" + p.Name, Category: category, DefaultText: p.Default,
+			Usage: fmt.Sprintf("with --%smodel mdc: %s", prefix, p.Usage)})
 	}
 	return flags
 }

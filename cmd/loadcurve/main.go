@@ -115,15 +115,17 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Name:    "loadcurve",
 		Usage:   "measure the effective capacity of an OpenAI-compatible LLM deployment",
 		Version: version,
-		Description: "Without --base-url, run and sweep start an embedded simulated deployment (see `loadcurve sim`).\n" +
-			"Metric definitions: METRICS.md; they match vLLM's `vllm bench serve` where it defines a metric.",
+		Description: "Start with `loadcurve sweep` (capacity and a verified operating point) or `loadcurve run` (one tier);\n" +
+			"`loadcurve COMMAND --help` lists a command's flags: target, load, objectives and output first.\n" +
+			"Without --base-url, run and sweep start an embedded simulated deployment (its flags: `loadcurve run --help-sim`).\n" +
+			"Metric definitions: README.md#metrics (they match vLLM's `vllm bench serve` where it defines a metric);\n" +
+			"how a sweep decides: docs/DECISIONS.md.\n" +
+			"Exit codes: 0 done, 1 the run could not be done, 2 bad input or results that are not comparable, 130 interrupted.",
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // errors are printed once, by runApp
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err}
-		},
+		Action:          rootAction,
 		Commands: []*cli.Command{
 			runCommand(),
 			sweepCommand(),
@@ -138,10 +140,30 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			benchCommand(),
 		},
 	}
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{rootUsage(app, err)} }
 	for _, cmd := range app.Commands {
-		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{explainUsage(cmd.Flags, err)} }
+		withHelpSim(cmd)
+		setHelp(cmd, helpWidth(stdout))
 	}
 	return app
+}
+
+// rootAction runs when no command is named: `loadcurve` alone prints the help, `loadcurve help
+// [COMMAND]` too; any other word is a mistyped command.
+func rootAction(c *cli.Context) error {
+	args := c.Args()
+	switch {
+	case !args.Present():
+		return cli.ShowAppHelp(c)
+	case args.First() == "help" && args.Len() == 1:
+		return cli.ShowAppHelp(c)
+	case args.First() == "help" && c.App.Command(args.Get(1)) != nil:
+		return cli.ShowCommandHelp(c, args.Get(1))
+	case args.First() == "help":
+		return unknownCommand(args.Get(1), c.App.Commands)
+	}
+	return unknownCommand(args.First(), c.App.Commands)
 }
 
 // flagsFirst moves a subcommand's flags in front of its positional arguments, so that

@@ -20,10 +20,10 @@ import (
 // rehearsalFlags size the rehearsal's tiers and choose its workload (it must be the sweep's).
 func rehearsalFlags() []cli.Flag {
 	return append([]cli.Flag{
-		seedFlag(),
-		&cli.IntFlag{Name: "tier-requests", Value: sweep.ConfirmFactor * sweep.DefaultTierRequests, Usage: "--rehearse: a rehearsal tier runs until its verdict is decided, planned for this many arrivals at most (default: as many as the sweep's confirmation needed, at least this)"},
-		&cli.DurationFlag{Name: "max-tier-duration", Value: sweep.ConfirmFactor * sweep.DefaultMaxTierDuration, Usage: "--rehearse: the longest a rehearsal tier runs"},
-		&cli.StringFlag{Name: "balance", Value: sim.BalanceRoundRobin, Usage: "--rehearse: how the balancer spreads requests over the replicas: " + strings.Join(sim.BalancePolicies(), " or ") + " (default: the sweep's, when it measured several replicas)"},
+		&cli.Int64Flag{Name: "seed", Category: catRehearse, Value: defaultSeed, Usage: "--rehearse: seed of the rehearsal's schedules and request sets"},
+		&cli.IntFlag{Name: "tier-requests", Category: catRehearse, Value: sweep.ConfirmFactor * sweep.DefaultTierRequests, DefaultText: fmt.Sprintf("as many as the sweep's confirmation needed, at least %d", sweep.ConfirmFactor*sweep.DefaultTierRequests), Usage: "--rehearse: a rehearsal tier runs until its verdict is decided, planned for this many arrivals at most"},
+		&cli.DurationFlag{Name: "max-tier-duration", Category: catRehearse, Value: sweep.ConfirmFactor * sweep.DefaultMaxTierDuration, Usage: "--rehearse: the longest a rehearsal tier runs"},
+		&cli.StringFlag{Name: "balance", Category: catRehearse, Value: sim.BalanceRoundRobin, DefaultText: "the sweep's, when it measured several replicas, else " + sim.BalanceRoundRobin, Usage: "--rehearse: how the balancer spreads requests over the replicas: " + strings.Join(sim.BalancePolicies(), " or ")},
 	}, sourceFlags()...)
 }
 

@@ -26,7 +26,7 @@ func runCommand() *cli.Command {
 			"streams every response and prints TTFT, TPOT, ITL, E2EL, client queue time, goodput and compliant\n" +
 			"throughput, and the tier's steady state judged against --target-share. Without --base-url it starts\n" +
 			"the embedded simulated deployment.",
-		Flags: concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(),
+		Flags: concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 			[]cli.Flag{boundedMemoryFlag("summarise on the fly and keep no records in memory, for long runs")},
 			vllmResultFlags(), simFlags("sim-"), []cli.Flag{scenarioFlag()}),
 		Before: applyScenario,
@@ -112,9 +112,9 @@ func runAction(c *cli.Context) error {
 
 func vllmResultFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "save-result", Category: catOutput, Usage: "also write the result in the layout of vLLM's --save-result file (vLLM's keys only, its default statistics: ttft, tpot, itl at p99 unless --percentile-metrics or --metric-percentiles say otherwise), for tools that read vLLM's results"},
-		&cli.StringFlag{Name: "result-dir", Category: catOutput, Usage: "directory of the --save-result file (implies --save-result) (default: the current directory, as vLLM)"},
-		&cli.StringFlag{Name: "result-filename", Category: catOutput, Usage: "name of the --save-result file (implies --save-result) (default: vLLM's, {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json)"},
+		&cli.BoolFlag{Name: "save-result", Category: catVLLM, Usage: "also write the result in the layout of vLLM's --save-result file (vLLM's keys only, its default statistics: ttft, tpot, itl at p99 unless --percentile-metrics or --metric-percentiles say otherwise), for tools that read vLLM's results"},
+		&cli.StringFlag{Name: "result-dir", Category: catVLLM, DefaultText: "the current directory, as vLLM", Usage: "directory of the --save-result file (implies --save-result)"},
+		&cli.StringFlag{Name: "result-filename", Category: catVLLM, DefaultText: "vLLM's, {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json", Usage: "name of the --save-result file (implies --save-result)"},
 	}
 }
 

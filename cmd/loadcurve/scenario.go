@@ -70,7 +70,11 @@ func applyScenario(c *cli.Context) error {
 			bad(key.Line, "a scenario cannot name another scenario")
 			continue
 		case !ok:
-			bad(key.Line, "loadcurve %s has no flag --%s", c.Command.Name, name)
+			if sg := suggest(name, flagNameList(c.Command.Flags)); len(sg) > 0 {
+				bad(key.Line, "loadcurve %s has no flag --%s; did you mean %s?", c.Command.Name, name, orList(dashed(sg)))
+			} else {
+				bad(key.Line, "loadcurve %s has no flag --%s", c.Command.Name, name)
+			}
 			continue
 		case seen[canonical] > 0:
 			bad(key.Line, "--%s is given twice (first on line %d)", canonical, seen[canonical])
@@ -87,7 +91,7 @@ func applyScenario(c *cli.Context) error {
 		}
 		for _, v := range values {
 			if err := c.Set(canonical, v); err != nil {
-				bad(val.Line, "--%s %q: %v", name, v, err)
+				bad(val.Line, "%s", valueProblem(findFlag(c.Command.Flags, canonical), name, v, err.Error()))
 			}
 		}
 	}

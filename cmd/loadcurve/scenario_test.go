@@ -86,7 +86,7 @@ func TestScenarioErrors(t *testing.T) {
 		{"not a mapping", "- 1\n- 2\n", []string{":1: want a mapping"}},
 		{"unknown flag", "num-requests: 3\nrequest-rat: 4\n", []string{":2: loadcurve run has no flag --request-rat"}},
 		{"twice", "seed: 1\nseed: 2\n", []string{":2: --seed is given twice (first on line 1)"}},
-		{"bad value", "num-requests: many\n", []string{":1: --num-requests \"many\""}},
+		{"bad value", "num-requests: many\n", []string{":1: --num-requests many: not a number; give a whole number, e.g. 200"}},
 		{"nested", "goodput: {ttft: 5}\n", []string{":1: --goodput: want a value or a list of values, got a mapping"}},
 		{"itself", "config: other.yaml\n", []string{":1: a scenario cannot name another scenario"}},
 		{"several at once", "seed: x\nnope: 1\n", []string{":1: --seed", ":2: loadcurve run has no flag --nope"}},

@@ -16,24 +16,34 @@ import (
 const defaultSimProfile = "default"
 
 // simFlags returns a flag for every sim parameter, named prefix+param (prefix "sim-" on run and
-// sweep, none on `loadcurve sim`). Unset flags keep the profile's value.
+// sweep, where they are a category of their own, listed by --help-sim; none on `loadcurve sim`,
+// whose flags they are). Unset flags keep the profile's value.
 func simFlags(prefix string) []cli.Flag {
+	cat := ""
+	if prefix != "" {
+		cat = catSim
+	}
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: prefix + "model", Category: catSim, Value: "batching",
+		&cli.StringFlag{Name: prefix + "model", Category: cat, Value: "batching",
 			Usage: "batching (a continuous-batching server, see --" + prefix + "profile) or mdc (an exact M/D/c FIFO queue, whose steady state is known: --" + prefix + "queue-*)"},
-		&cli.StringFlag{Name: prefix + "profile", Category: catSim, Value: defaultSimProfile,
+		&cli.StringFlag{Name: prefix + "profile", Category: cat, Value: defaultSimProfile,
 			Usage: "simulated deployment profile: " + strings.Join(sim.ProfileNames(), ", ")},
 	}
 	if prefix != "" { // run and sweep: the embedded deployment may be several replicas
 		flags = append(flags,
-			&cli.IntFlag{Name: prefix + "replicas", Category: catSim, Value: 1, Usage: fmt.Sprintf("serve the simulated deployment as this many replicas behind an in-process load balancer, on one address (1 to %d)", sim.MaxReplicas)},
-			&cli.StringFlag{Name: prefix + "balance", Category: catSim, Value: sim.BalanceRoundRobin, Usage: "how the balancer spreads requests over the replicas: " + strings.Join(sim.BalancePolicies(), " or ")})
+			&cli.IntFlag{Name: prefix + "replicas", Category: cat, Value: 1, Usage: fmt.Sprintf("serve the simulated deployment as this many replicas behind an in-process load balancer, on one address (1 to %d)", sim.MaxReplicas)},
+			&cli.StringFlag{Name: prefix + "balance", Category: cat, Value: sim.BalanceRoundRobin, Usage: "how the balancer spreads requests over the replicas: " + strings.Join(sim.BalancePolicies(), " or ")})
 	}
 	for _, p := range sim.Params() {
-		flags = append(flags, &cli.StringFlag{Name: prefix + p.Name, Category: catSim,
-			Usage: fmt.Sprintf("%s (profile default: %s)", p.Usage, p.Default)})
+		flags = append(flags, &cli.StringFlag{Name: prefix + p.Name, Category: cat, DefaultText: p.Default + " in the " + defaultSimProfile + " profile",
+			Usage: p.Usage})
 	}
-	return append(flags, simQueueFlags(prefix)...)
+	flags = append(flags, simQueueFlags(prefix, cat)...)
+	if prefix != "" {
+		flags = append(flags, &cli.BoolFlag{Name: helpSimFlag, Category: cat,
+			Usage: fmt.Sprintf("list the %d --%s* flags of the embedded deployment (its profile, engine, faults, replicas, or an exact M/D/c queue) and exit", len(flags), prefix)})
+	}
+	return flags
 }
 
 // simConfig builds the sim configuration from the profile and any overriding flags.

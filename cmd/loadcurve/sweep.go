@@ -41,8 +41,8 @@ func sweepFlags() []cli.Flag {
 		&cli.StringFlag{Name: "max-concurrencies", Category: catLoad, Usage: "closed-loop tiers instead of rates: concurrency levels 1,2,4,8 (users, each sending its next request when the last one ended, after --think-time) or auto (search the capacity in users)"},
 		burstinessFlag(),
 		seedFlag(),
-		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, Usage: "fixed tiers of this many requests instead of tiers that run until their verdict is decided (vLLM's --num-prompts)"},
-		&cli.DurationFlag{Name: "duration", Category: catLoad, Usage: "fixed tiers of this length instead of tiers that run until their verdict is decided (sharded sweeps need it)"},
+		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, DefaultText: "none: tiers run until decided", Usage: "fixed tiers of this many requests instead of tiers that run until their verdict is decided (vLLM's --num-prompts)"},
+		&cli.DurationFlag{Name: "duration", Category: catLoad, DefaultText: "none: tiers run until decided", Usage: "fixed tiers of this length instead of tiers that run until their verdict is decided (sharded sweeps need it)"},
 		&cli.IntFlag{Name: "tier-requests", Category: catLoad, Value: sweep.DefaultTierRequests, Usage: "a tier that runs until decided is planned for this many arrivals at most (within --min/--max-tier-duration)"},
 		&cli.DurationFlag{Name: "min-tier-duration", Category: catLoad, Value: sweep.DefaultMinTierDuration, Usage: "shortest cap of a tier that runs until decided"},
 		&cli.DurationFlag{Name: "max-tier-duration", Category: catLoad, Value: sweep.DefaultMaxTierDuration, Usage: "longest cap of a tier that runs until decided (the confirmation may run three times as long, for three times --tier-requests)"},
@@ -53,7 +53,7 @@ func sweepFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-confirm", Category: catLoad, Usage: "do not run the tier that verifies the operating point"},
 		&cli.IntFlag{Name: "repeat", Category: catLoad, Value: 1, Usage: "run the whole decision this many times with fresh seeds, and report the run-to-run spread of the capacity"},
 	}
-	return concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(),
+	return concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 		[]cli.Flag{boundedMemoryFlag("summarise every tier as its records arrive and keep none in memory, for long tiers")}, simFlags("sim-"),
 		[]cli.Flag{scenarioFlag()})
 }

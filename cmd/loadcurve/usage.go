@@ -1,0 +1,312 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/redact"
+)
+
+// Usage errors that say what was meant. Go's flag package, under urfave/cli, reports a mistyped
+// flag as "flag provided but not defined: -requst-rate" and a bad value as `invalid value "10"
+// for flag -duration: parse error`, with no word on the expected form; it exports no error
+// types, so its messages are matched here. urfave/cli's own suggestions (App.Suggest) do not
+// apply: they are printed only when no OnUsageError is set (ours makes the exit code 2), and
+// they name the nearest flag however far it is.
+
+var (
+	reUndefined = regexp.MustCompile(`^flag provided but not defined: -{1,2}(.+)$`)
+	reInvalid   = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-{1,2}([^:]+): (.*)$`)
+	reNeedsArg  = regexp.MustCompile(`^flag needs an argument: -{1,2}(.+)$`)
+)
+
+// explainUsage rewrites a flag-parsing error of a command whose flags are flags: a mistyped
+// flag gets the nearest names, a bad value the form the flag wants. Other errors are returned
+// as they are.
+func explainUsage(flags []cli.Flag, err error) error {
+	msg := err.Error()
+	if m := reUndefined.FindStringSubmatch(msg); m != nil {
+		name := m[1]
+		if s := suggest(name, flagNameList(flags)); len(s) > 0 {
+			return fmt.Errorf("flag provided but not defined: -%s; did you mean %s?", name, orList(dashed(s)))
+		}
+		return err
+	}
+	if m := reNeedsArg.FindStringSubmatch(msg); m != nil {
+		f := findFlag(flags, m[1])
+		if f == nil {
+			return err
+		}
+		return fmt.Errorf("--%s needs a value: %s", m[1], expectedForm(f))
+	}
+	if m := reInvalid.FindStringSubmatch(msg); m != nil {
+		f := findFlag(flags, m[2])
+		if f == nil {
+			return err
+		}
+		return errors.New(valueProblem(f, m[2], m[1], m[3]))
+	}
+	return err
+}
+
+// valueProblem says why value is not one of flag's values and what is: "--duration 10: give a
+// unit, e.g. 10s or 2m". reason is what the parser said ("parse error", "value out of range").
+func valueProblem(f cli.Flag, name, value, reason string) string {
+	head := fmt.Sprintf("--%s %s", name, value)
+	if value == "" || strings.ContainsAny(value, " \t") {
+		head = fmt.Sprintf("--%s %q", name, value)
+	}
+	_, isNumber := parseNumber(value)
+	switch f.(type) {
+	case *cli.DurationFlag:
+		if isNumber {
+			return fmt.Sprintf("%s: give a unit, e.g. %ss or %sm", head, value, value)
+		}
+		return fmt.Sprintf("%s: not a duration; %s", head, expectedForm(f))
+	case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag:
+		if strings.Contains(reason, "range") {
+			return fmt.Sprintf("%s: out of range; %s", head, expectedForm(f))
+		}
+		if isNumber {
+			return fmt.Sprintf("%s: not a whole number; %s", head, expectedForm(f))
+		}
+		return fmt.Sprintf("%s: not a number; %s", head, expectedForm(f))
+	case *cli.Float64Flag:
+		if strings.Contains(reason, "range") {
+			return fmt.Sprintf("%s: out of range; %s", head, expectedForm(f))
+		}
+		return fmt.Sprintf("%s: not a number; %s", head, expectedForm(f))
+	case *cli.BoolFlag:
+		return fmt.Sprintf("--%s=%s: %s", name, value, expectedForm(f))
+	}
+	return fmt.Sprintf("%s: %s", head, reason)
+}
+
+// expectedForm says what a flag takes, with an example.
+func expectedForm(f cli.Flag) string {
+	switch f := f.(type) {
+	case *cli.DurationFlag:
+		return "give a number with a unit, e.g. 500ms, 30s, 2m or 1h30m"
+	case *cli.IntFlag:
+		return "give a whole number, e.g. " + exampleInt(int64(f.Value))
+	case *cli.Int64Flag:
+		return "give a whole number, e.g. " + exampleInt(f.Value)
+	case *cli.UintFlag, *cli.Uint64Flag:
+		return "give a whole number ≥ 0, e.g. 10"
+	case *cli.Float64Flag:
+		if f.Value != 0 {
+			return "give a number, e.g. " + strconv.FormatFloat(f.Value, 'g', -1, 64)
+		}
+		return "give a number, e.g. 2.5"
+	case *cli.BoolFlag:
+		return fmt.Sprintf("want true or false (--%s alone means true)", f.Name)
+	}
+	return "give a value"
+}
+
+// exampleInt is a flag's default as an example, 10 when it is 0 or negative (a "none" marker).
+func exampleInt(v int64) string {
+	if v <= 0 {
+		v = 10
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// parseNumber reads a plain decimal number ("10", "2.5").
+func parseNumber(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return v, err == nil
+}
+
+// findFlag is the flag of flags called name (any of its names), nil when none is.
+func findFlag(flags []cli.Flag, name string) cli.Flag {
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			return f
+		}
+	}
+	return nil
+}
+
+// flagNameList is every name of flags, in order.
+func flagNameList(flags []cli.Flag) []string {
+	var out []string
+	for _, f := range flags {
+		out = append(out, f.Names()...)
+	}
+	return out
+}
+
+func dashed(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		if len(n) == 1 {
+			out[i] = "-" + n
+		} else {
+			out[i] = "--" + n
+		}
+	}
+	return out
+}
+
+// orList joins "a", "a or b", "a, b or c".
+func orList(s []string) string {
+	if len(s) <= 1 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// maxSuggestions bounds the names a suggestion offers.
+const maxSuggestions = 3
+
+// suggest returns the names of candidates that typed was probably meant to be, nearest first:
+// those within a few edits of it (one in three of its characters, at least one, at most
+// three), else those it abbreviates (at least three characters long). Nothing is offered for a
+// name that is none of these: a far suggestion misleads more than none.
+func suggest(typed string, candidates []string) []string {
+	typed = strings.ToLower(typed)
+	limit := min(max(len([]rune(typed))/3, 1), 3)
+	type hit struct {
+		name string
+		d    int
+	}
+	var hits []hit
+	seen := map[string]bool{}
+	for _, c := range candidates {
+		if seen[c] || len(c) < 2 && len(typed) > 2 {
+			continue
+		}
+		seen[c] = true
+		if d := editDistance(typed, strings.ToLower(c)); d <= limit {
+			hits = append(hits, hit{c, d})
+		}
+	}
+	if len(hits) == 0 && len(typed) >= 3 {
+		for _, c := range candidates {
+			if strings.HasPrefix(strings.ToLower(c), typed) && !slices.ContainsFunc(hits, func(h hit) bool { return h.name == c }) {
+				hits = append(hits, hit{c, len(c) - len(typed)})
+			}
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int { return a.d - b.d })
+	var out []string
+	for _, h := range hits[:min(len(hits), maxSuggestions)] {
+		out = append(out, h.name)
+	}
+	return out
+}
+
+// editDistance is the optimal-string-alignment distance of a and b: insertions, deletions,
+// substitutions and transpositions of adjacent characters each count one.
+func editDistance(a, b string) int {
+	s, t := []rune(a), []rune(b)
+	prev2 := make([]int, len(t)+1)
+	prev := make([]int, len(t)+1)
+	cur := make([]int, len(t)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(s); i++ {
+		cur[0] = i
+		for j := 1; j <= len(t); j++ {
+			cost := 1
+			if s[i-1] == t[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && s[i-1] == t[j-2] && s[i-2] == t[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(t)]
+}
+
+// unknownCommand is the error for `loadcurve NAME` when no command is called NAME.
+func unknownCommand(name string, cmds []*cli.Command) error {
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	if strings.HasPrefix(name, "-") {
+		return usagef("unknown option %s", name)
+	}
+	if s := suggest(name, names); len(s) > 0 {
+		return usagef("no command %q; did you mean %s?", name, orList(s))
+	}
+	return usagef("no command %q; the commands are %s (loadcurve --help says what each does)", name, strings.Join(names, ", "))
+}
+
+// rootUsage explains a flag error before the command: a flag of some command (or a near
+// name of one) given before it.
+func rootUsage(app *cli.App, err error) error {
+	m := reUndefined.FindStringSubmatch(err.Error())
+	if m == nil {
+		return explainUsage(app.Flags, err)
+	}
+	owners := func(name string) []string {
+		var out []string
+		for _, c := range app.Commands {
+			if findFlag(c.Flags, name) != nil {
+				out = append(out, c.Name)
+			}
+		}
+		return out
+	}
+	name := m[1]
+	if cmds := owners(name); len(cmds) > 0 {
+		return fmt.Errorf("--%s is a flag of %s: give it after the command, e.g. loadcurve %s --%s …", name, orList(cmds), cmds[0], name)
+	}
+	var all []string
+	for _, c := range app.Commands {
+		all = append(all, flagNameList(c.Flags)...)
+	}
+	if s := suggest(name, all); len(s) > 0 {
+		cmds := owners(s[0])
+		return fmt.Errorf("flag provided but not defined: -%s; did you mean --%s, a flag of %s? Give it after the command, e.g. loadcurve %s --%s …",
+			name, s[0], orList(cmds), cmds[0], s[0])
+	}
+	return explainUsage(app.Flags, err)
+}
+
+// checkBaseURL says what is wrong with a --base-url and what was probably meant; nil when it is
+// an http or https URL with a host. The URL is echoed without user info, query or fragment:
+// they may hold credentials.
+func checkBaseURL(raw string) error {
+	s := strings.TrimSpace(raw)
+	const want = "want e.g. http://host:8000/v1"
+	if !strings.Contains(s, "://") {
+		guess, err := url.Parse("http://" + s)
+		if err != nil || guess.Host == "" || strings.HasPrefix(strings.ToLower(s), "http") && strings.Contains(s, ":/") {
+			return fmt.Errorf("--base-url: not a URL with a scheme; %s", want)
+		}
+		shown := redact.URL(guess.String())
+		return fmt.Errorf("--base-url %s: not a URL with a scheme; did you mean %s?", strings.TrimPrefix(shown, "http://"), shown)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error quotes the whole input, which may hold credentials
+		}
+		return fmt.Errorf("--base-url: not a valid URL (%v); %s", err, want)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("--base-url %s: the scheme must be http or https; %s", redact.URL(s), want)
+	case u.Host == "":
+		return fmt.Errorf("--base-url %s: no host; %s", redact.URL(s), want)
+	}
+	return nil
+}
