@@ -298,6 +298,15 @@ func roleText(t records.Tier) string {
 	return s
 }
 
+// offeredRate is a realised offered rate as a person reads it: an unbounded one (every arrival
+// planned at one instant) is "inf (all at once)".
+func offeredRate(r float64) string {
+	if math.IsInf(r, 1) {
+		return "inf (all at once)"
+	}
+	return FormatFloat(r, 2)
+}
+
 func rateCell(r float64) string {
 	if math.IsInf(r, 1) {
 		return "inf"
@@ -541,17 +550,20 @@ func WriteHTML(dir string, h HTML) error {
 
 // RunText prints a run's summary in the layout of vLLM's benchmark client, with loadcurve's
 // additions: the steady state and the verdict against the target share, and what the target's
-// own metrics said.
+// own metrics said. It is text for a person: no value prints as NaN or Inf (an unbounded rate
+// reads "inf (all at once)", an undefined value "—", with why where it is not plain); the JSON
+// and CSV forms keep vLLM's conventions.
 func RunText(w io.Writer, f sweep.RunFile) {
 	s := f.Summary
 	line := func(label string, v any) {
 		switch x := v.(type) {
 		case float64:
-			fmt.Fprintf(w, "%-44s %12.2f\n", label, x)
+			fmt.Fprintf(w, "%-44s %12s\n", label, FormatFloat(x, 2))
 		default:
 			fmt.Fprintf(w, "%-44s %12v\n", label, x)
 		}
 	}
+	why := func(text string) { fmt.Fprintf(w, "  (%s)\n", text) }
 	rule := func(title string) {
 		pad := 57 - len(title)
 		fmt.Fprintf(w, "%s%s%s\n", strings.Repeat("-", pad/2), title, strings.Repeat("-", pad-pad/2))
@@ -581,7 +593,10 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	if s.Sessions != nil {
 		unit = "sessions/s" // the schedule's arrivals start sessions
 	}
-	line("Nominal / realised offered rate ("+unit+"):", fmt.Sprintf("%s / %.2f", rateCell(s.NominalRate), s.RealisedRate))
+	line("Nominal / realised offered rate ("+unit+"):", rateCell(s.NominalRate)+" / "+offeredRate(s.RealisedRate))
+	if math.IsNaN(s.NominalRate) {
+		why("no one nominal rate: the arrival rate changes over the run, see Arrival")
+	}
 	line("Request throughput (req/s):", s.RequestThroughput)
 	if s.Objectives != "" {
 		line("Request goodput (req/s):", s.RequestGoodput)
@@ -590,8 +605,11 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	line("Total token throughput (tok/s):", s.TotalTokenThroughput)
 	line("Raw output throughput (tok/s):", s.RawOutputThroughput)
 	line("Compliant output throughput (tok/s):", s.CompliantOutputThroughput)
-	line("Compliant token share:", fmt.Sprintf("%.4f", s.CompliantTokenShare))
-	line("Compliant request share:", fmt.Sprintf("%.4f", s.CompliantRequestShare))
+	line("Compliant token share:", FormatFloat(s.CompliantTokenShare, 4))
+	if math.IsNaN(s.CompliantTokenShare) {
+		why("no output token was streamed")
+	}
+	line("Compliant request share:", FormatFloat(s.CompliantRequestShare, 4))
 	if s.Objectives != "" {
 		line("Objectives:", s.Objectives)
 	}
@@ -630,7 +648,11 @@ func RunText(w io.Writer, f sweep.RunFile) {
 				continue // printed as the median
 			}
 			key := measure.PercentileKey(p)
-			line(fmt.Sprintf("P%s %s (ms):", strings.TrimPrefix(key, "p"), m.abbr), m.st.Percentiles[key])
+			v, ok := m.st.Percentiles[key]
+			if !ok {
+				v = math.NaN()
+			}
+			line(fmt.Sprintf("P%s %s (ms):", strings.TrimPrefix(key, "p"), m.abbr), v)
 		}
 	}
 	if s.ReasoningResponses > 0 {
@@ -642,20 +664,23 @@ func RunText(w io.Writer, f sweep.RunFile) {
 		}
 	}
 	if s.CachedReported > 0 {
-		line("Prompt tokens from the prefix cache:", fmt.Sprintf("%d (%.1f %%)", s.CachedPromptTokens, 100*s.CachedPromptShare))
+		line("Prompt tokens from the prefix cache:", fmt.Sprintf("%d (%s %%)", s.CachedPromptTokens, FormatFloat(100*s.CachedPromptShare, 1)))
 	}
 	if ss := s.Sessions; ss != nil {
 		sessionText(w, rule, line, ss)
 	}
 	if st := s.Steady; st != nil {
 		rule("Steady State (the decisions' figures)")
-		line("Window (s):", fmt.Sprintf("%.2f – %.2f", st.Start, st.End))
-		line("Realised rate in the window ("+unit+"):", st.RealisedRate)
+		line("Window (s):", FormatFloat(st.Start, 2)+" – "+FormatFloat(st.End, 2))
+		line("Realised rate in the window ("+unit+"):", offeredRate(st.RealisedRate))
 		line("Completions in the window (req/s):", st.RequestThroughput)
-		line("Raw / compliant output (tok/s):", fmt.Sprintf("%.0f / %.0f", st.RawOutputThroughput, st.CompliantOutputThroughput))
-		line("Compliant request share:", fmt.Sprintf("%.4f", st.CompliantShare))
+		line("Raw / compliant output (tok/s):", FormatFloat(st.RawOutputThroughput, 0)+" / "+FormatFloat(st.CompliantOutputThroughput, 0))
+		if !(st.End > st.Start) {
+			why("the window has no length: every arrival was planned at one instant, so no rate is defined over it; the whole-run throughputs above stand")
+		}
+		line("Compliant request share:", FormatFloat(st.CompliantShare, 4))
 		if v := f.Verdict; v != nil {
-			line("Interval, on effective requests:", fmt.Sprintf("[%.4f, %.4f] on %.0f", v.ShareLo, v.ShareHi, v.EffectiveRequests))
+			line("Interval, on effective requests:", fmt.Sprintf("[%s, %s] on %s", FormatFloat(v.ShareLo, 4), FormatFloat(v.ShareHi, 4), FormatFloat(v.EffectiveRequests, 0)))
 			line("Verdict against the target share:", string(v.Verdict))
 		}
 		if st.Note != "" {
@@ -694,7 +719,7 @@ func sessionText(w io.Writer, rule func(string), line func(string, any), ss *mea
 	line("Session rate (sessions/s):", float64(ss.SessionRate))
 	line("Turns per session (mean):", float64(ss.MeanTurns))
 	if ss.Duration.Count > 0 {
-		line("Session duration median / p99 (s):", fmt.Sprintf("%.2f / %.2f", float64(ss.Duration.Median), float64(ss.Duration.P99)))
+		line("Session duration median / p99 (s):", FormatFloat(float64(ss.Duration.Median), 2)+" / "+FormatFloat(float64(ss.Duration.P99), 2))
 	}
 	t := SessionTable(ss)
 	fmt.Fprintln(w)
@@ -708,10 +733,7 @@ func SessionTable(ss *measure.Sessions) Table {
 		Align: []bool{true, true, true, true, true, true, true, true, true, true}, Highlight: -1}
 	f := func(v measure.Number, digits int) string { return FormatFloat(float64(v), digits) }
 	for _, ts := range ss.ByTurn {
-		cached := "–"
-		if !math.IsNaN(float64(ts.CachedPromptShare)) {
-			cached = FormatFloat(100*float64(ts.CachedPromptShare), 1)
-		}
+		cached := FormatFloat(100*float64(ts.CachedPromptShare), 1) // NaNText when no request reported it
 		t.Rows = append(t.Rows, []string{strconv.Itoa(ts.Turn), strconv.Itoa(ts.Requests), strconv.Itoa(ts.Ok), strconv.Itoa(ts.Compliant),
 			f(ts.MeanInputTokens, 0), cached, f(ts.TTFT.Median, 1), f(ts.TTFT.P99, 1), f(ts.TPOT.Median, 2), f(ts.E2EL.Median, 1)})
 	}

@@ -2,9 +2,12 @@ package report_test
 
 import (
 	"bytes"
+	"math"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/report"
 	sweeppkg "github.com/loadcurve/loadcurve/sweep"
@@ -23,5 +26,45 @@ func TestRunTextWarnsOfNoOutput(t *testing.T) {
 		if got := strings.Contains(b.String(), "none of the 10 successful requests streamed an output token"); got != tt.warn {
 			t.Errorf("%d tokens: warning %v, want %v:\n%s", tt.tokens, got, tt.warn, b.String())
 		}
+	}
+}
+
+// TestRunTextPrintsNoNaNOrInf: every undefined value of a run's summary reads "—" (with why
+// where it is not plain) and an unbounded rate "inf (all at once)"; Go's NaN and +Inf never
+// reach the text. The summary is the worst case: rate inf, a window of no length, no output.
+func TestRunTextPrintsNoNaNOrInf(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	undefined := measure.Stats{Count: 3, Mean: nan, Median: nan, Std: nan, Percentiles: map[string]float64{"p90": nan}}
+	for _, tt := range []struct {
+		name    string
+		nominal float64
+		wants   []string
+	}{
+		{"inf", inf, []string{"inf / inf (all at once)", "Realised rate in the window (sessions/s):    inf (all at once)",
+			"(the window has no length: every arrival was planned at one instant", "(no output token was streamed)"}},
+		{"ramp", nan, []string{"— / inf (all at once)", "(no one nominal rate: the arrival rate changes over the run, see Arrival)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := measure.Summary{Planned: 3, Issued: 3, Completed: 3, Outcomes: map[string]int{"ok": 3}, Duration: 0,
+				RequestThroughput: nan, OutputThroughput: nan, TotalTokenThroughput: nan, RawOutputThroughput: nan,
+				CompliantOutputThroughput: nan, CompliantTokenShare: nan, CompliantRequestShare: 1,
+				NominalRate: tt.nominal, RealisedRate: inf, Percentiles: []float64{50, 90, 99},
+				TTFT: undefined, TPOT: undefined, ITL: undefined, E2EL: undefined, ClientQueueTime: undefined,
+				E2ELIncludingClientQueue: undefined, ScheduleLag: undefined,
+				Sessions: &measure.Sessions{Sessions: 3, SessionRate: measure.Number(nan), MeanTurns: measure.Number(nan)},
+				Steady: &measure.Steady{RealisedRate: inf, RequestThroughput: nan, RawOutputThroughput: nan,
+					CompliantOutputThroughput: nan, CompliantShare: nan}}
+			var b bytes.Buffer
+			report.RunText(&b, sweeppkg.RunFile{Summary: s, Verdict: &curve.PointVerdict{ShareLo: nan, ShareHi: nan, EffectiveRequests: nan}})
+			out := b.String()
+			if m := regexp.MustCompile(`\bNaN\b|[+-]Inf\b|\bInf\b`).FindString(out); m != "" {
+				t.Errorf("the text holds %q:\n%s", m, out)
+			}
+			for _, w := range tt.wants {
+				if !strings.Contains(out, w) {
+					t.Errorf("the text lacks %q:\n%s", w, out)
+				}
+			}
+		})
 	}
 }
