@@ -309,7 +309,7 @@ func readClient(c *cli.Context) (clientOptions, []error) {
 	}
 	if c.IsSet("rate-limit") {
 		if o.rateLimit = c.Float64("rate-limit"); !(o.rateLimit > 0) || math.IsInf(o.rateLimit, 0) {
-			errs = append(errs, fmt.Errorf("--rate-limit must be a finite number of requests/s > 0, got %v", o.rateLimit))
+			errs = append(errs, fmt.Errorf("--rate-limit must be a finite number of requests/s > 0, got %s", report.FormatFloat(o.rateLimit, -1)))
 		}
 	}
 	if o.retries = c.Int("retries"); o.retries < 0 {

@@ -81,3 +81,13 @@ func TestRegressionRunTextHasNoNaNOrInf(t *testing.T) {
 		})
 	}
 }
+
+// TestRegressionScheduleSaysInfInWords: `schedule --request-rate inf` printed "realised rate
+// +Inf/s" on stderr.
+func TestRegressionScheduleSaysInfInWords(t *testing.T) {
+	_, stderr := mustRun(t, "schedule", "--request-rate", "inf", "--num-requests", "3")
+	noNaNOrInf(t, "schedule's stderr", stderr)
+	if !strings.Contains(stderr, "3 arrivals, realised rate inf (all at once)") {
+		t.Errorf("stderr %q", stderr)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -41,8 +42,11 @@ func scheduleCommand() *cli.Command {
 				buf = append(buf, '\n')
 				w.Write(buf)
 			}
-			fmt.Fprintf(c.App.ErrWriter, "# %s, seed %d: %d arrivals, realised rate %.4g/s\n",
-				spec, c.Int64("seed"), len(offsets), arrival.RealisedRate(offsets))
+			rate := fmt.Sprintf("%.4g/s", arrival.RealisedRate(offsets))
+			if math.IsInf(arrival.RealisedRate(offsets), 1) {
+				rate = "inf (all at once)"
+			}
+			fmt.Fprintf(c.App.ErrWriter, "# %s, seed %d: %d arrivals, realised rate %s\n", spec, c.Int64("seed"), len(offsets), rate)
 			return w.Flush()
 		},
 	}
