@@ -152,14 +152,18 @@ func flagHelp(w io.Writer, flags []cli.Flag, sim bool, width int) {
 		}
 	}
 	if width > 0 {
-		col = min(col, maxNameColumn)
+		col = min(col, maxNameColumn, width*3/10)
 	}
 	for i, g := range shown {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		if g.name != "" && !sim {
-			fmt.Fprintf(w, "   %s\n\n", g.name)
+			heading := []string{g.name}
+			if width > 0 {
+				heading = wrapText(g.name, width-3)
+			}
+			fmt.Fprintf(w, "   %s\n\n", strings.Join(heading, "\n   "))
 		}
 		for _, f := range g.flags {
 			writeFlag(w, f, col, width)
@@ -167,7 +171,8 @@ func flagHelp(w io.Writer, flags []cli.Flag, sim bool, width int) {
 	}
 }
 
-// maxNameColumn bounds the names column: a longer name puts its usage on the next line.
+// maxNameColumn bounds the names column (and so does three tenths of the width): a longer name
+// puts its usage on the next line.
 const maxNameColumn = 32
 
 // writeFlag writes one flag: its names, then its usage with its default, wrapped to width
