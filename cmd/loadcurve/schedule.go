@@ -52,6 +52,9 @@ func scheduleCommand() *cli.Command {
 	}
 }
 
+// defaultWorkloadRequests is the size of a generated request set `loadcurve workload` writes.
+const defaultWorkloadRequests = 1000
+
 func workloadCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "workload",
@@ -60,7 +63,7 @@ func workloadCommand() *cli.Command {
 		Description: "Any --workload source; the JSONL written with --out loads back with --workload FILE.jsonl\n" +
 			"and has the same fingerprint (a trace's schedule is not written: replay the trace itself).",
 		Flags: append(sourceFlags(),
-			&cli.IntFlag{Name: "num-requests", Value: 1000, Usage: "requests in the set (files: at most this many; default for files: all)"},
+			&cli.IntFlag{Name: "num-requests", Value: defaultWorkloadRequests, DefaultText: fmt.Sprintf("%d; all of a file's", defaultWorkloadRequests), Usage: "requests in the set (of a file: at most this many)"},
 			&cli.Int64Flag{Name: "seed", Value: defaultSeed, Usage: "seed of the request set"},
 			&cli.StringFlag{Name: "out", Usage: "write the requests to this JSONL file"},
 		),
