@@ -151,8 +151,9 @@ func flagHelp(w io.Writer, flags []cli.Flag, sim bool, width int) {
 			col = max(col, utf8.RuneCountInString(flagLabel(f)))
 		}
 	}
+	col = min(col, maxNameColumn)
 	if width > 0 {
-		col = min(col, maxNameColumn, width*3/10)
+		col = min(col, width*3/10)
 	}
 	for i, g := range shown {
 		if i > 0 {
