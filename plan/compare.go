@@ -160,7 +160,7 @@ func compareNotes(c Comparison) []string {
 			a.Name, num(a.CompliantTokensPerRequest), b.Name, num(b.CompliantTokensPerRequest)))
 	}
 	opCost := func(d Deployment) string {
-		return num(d.CostPerHour / (d.OperatingRate * secondsPerHour * d.CompliantTokensPerRequest) * perMillion)
+		return money(d.CostPerHour/(d.OperatingRate*secondsPerHour*d.CompliantTokensPerRequest)*perMillion, c.A.Currency)
 	}
 	ns = append(ns, fmt.Sprintf("a replica busy at its operating point delivers a million effective tokens for %s on %s and %s on %s; whole replicas and idle hours raise the plans' costs above these",
 		opCost(a), a.Name, opCost(b), b.Name))
@@ -254,13 +254,14 @@ func payback(ra, rb Result, pa, pb Provisioning) (*float64, string) {
 		return nil, "equal monthly costs: no saving recovers a difference in one-time cost"
 	}
 	extra := lo.OneTimeCost - hi.OneTimeCost
+	cur := ra.Currency
 	if extra <= 0 {
 		zero := 0.0
-		return &zero, fmt.Sprintf("%s costs %s less a month (serving the same requests) and no more once: nothing to recover", lo.Name, num(saving))
+		return &zero, fmt.Sprintf("%s costs %s less a month (serving the same requests) and no more once: nothing to recover", lo.Name, money(saving, cur))
 	}
 	months := extra / saving
 	return &months, fmt.Sprintf("%s costs %s less a month (serving the same requests) and %s more once: it recovers the difference in %s months",
-		lo.Name, num(saving), num(extra), num(months))
+		lo.Name, money(saving, cur), money(extra, cur), num(months))
 }
 
 // scan walks the replica-count steps of two deployments over the forecast's level p.

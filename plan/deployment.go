@@ -45,6 +45,7 @@ const (
 	FieldScaleUpLag                = "scale-up-lag"
 	FieldHoursPerMonth             = "hours-per-month"
 	FieldMaxScale                  = "max-scale"
+	FieldCurrency                  = "currency"
 )
 
 // Validate returns every problem of d at once (nil when it is valid). Each error wraps a

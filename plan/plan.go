@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/loadcurve/loadcurve/field"
 )
@@ -30,7 +32,28 @@ type Options struct {
 	// MaxScale times the given one (below it, down to zero, the search is always complete).
 	// 0 means DefaultMaxScale; otherwise finite and ≥ 1.
 	MaxScale float64
+	// Currency names the money of the deployments' costs ("USD", "EUR"); results and notes
+	// state their amounts in it. Empty means none was given: amounts are in cost units. At
+	// most MaxCurrencyLen characters, printable, no spaces.
+	Currency string
 }
+
+// MaxCurrencyLen bounds the length of [Options].Currency.
+const MaxCurrencyLen = 16
+
+// CostUnits names money when no currency was given.
+const CostUnits = "cost units"
+
+// moneyName is the name of a plan's money: its currency, or CostUnits.
+func moneyName(currency string) string {
+	if currency == "" {
+		return CostUnits
+	}
+	return currency
+}
+
+// money is an amount with its currency: "8760 USD", "8760 cost units".
+func money(v float64, currency string) string { return num(v) + " " + moneyName(currency) }
 
 // Validate returns every problem of o at once (nil when valid), each a *field.Error.
 func (o Options) Validate() []error {
@@ -43,6 +66,9 @@ func (o Options) Validate() []error {
 	}
 	if k := o.MaxScale; !finite(k) || (k != 0 && k < 1) {
 		errs = append(errs, field.Errorf(FieldMaxScale, "%s: must be a finite factor ≥ 1 (0 means %d)", num(k), DefaultMaxScale))
+	}
+	if c := o.Currency; utf8.RuneCountInString(c) > MaxCurrencyLen || !utf8.ValidString(c) || strings.IndexFunc(c, func(r rune) bool { return !unicode.IsPrint(r) || unicode.IsSpace(r) }) >= 0 {
+		errs = append(errs, field.Errorf(FieldCurrency, "%q: a currency is a short name without spaces (\"USD\", \"EUR\", \"€\"), at most %d characters", c, MaxCurrencyLen))
 	}
 	return errs
 }
@@ -61,7 +87,9 @@ func (o Options) withDefaults() Options {
 type Result struct {
 	Deployment Deployment `json:"deployment"`
 	// HoursPerMonth, PeriodHours and ScaleUpLagSeconds echo the settings used.
-	HoursPerMonth     float64 `json:"hours_per_month"`
+	HoursPerMonth float64 `json:"hours_per_month"`
+	// Currency names the money of every cost here ([Options].Currency); empty: cost units.
+	Currency          string  `json:"currency,omitempty"`
 	PeriodHours       float64 `json:"period_hours"`
 	ScaleUpLagSeconds float64 `json:"scale_up_lag_seconds"`
 
@@ -203,6 +231,7 @@ func plan(d Deployment, p profile, o Options) Result {
 	r := Result{
 		Deployment:        d,
 		HoursPerMonth:     o.HoursPerMonth,
+		Currency:          o.Currency,
 		PeriodHours:       periodH,
 		ScaleUpLagSeconds: o.ScaleUpLag.Seconds(),
 		PeakRate:          p.peak,
@@ -272,8 +301,8 @@ func notes(r Result) []string {
 		p    Provisioning
 	}{{"static", r.Static}, {"following", r.Following}} {
 		ns = append(ns, fmt.Sprintf("%s: %s replica-hours a month cost %s and deliver %s M effective tokens: %s per million, counting the %.1f %% of paid capacity that idles",
-			v.name, num(v.p.ReplicaHoursPerMonth), num(v.p.CostPerMonth), num(r.EffectiveTokensPerMonth/perMillion),
-			num(v.p.CostPerMillionEffectiveTokens), 100*(1-v.p.OperatingPointUse)))
+			v.name, num(v.p.ReplicaHoursPerMonth), money(v.p.CostPerMonth, r.Currency), num(r.EffectiveTokensPerMonth/perMillion),
+			money(v.p.CostPerMillionEffectiveTokens, r.Currency), 100*(1-v.p.OperatingPointUse)))
 	}
 	ns = append(ns, fmt.Sprintf("tokens per request are those at the operating point (%s compliant of %s raw); a replica that carries less load is assumed to comply at least as often",
 		num(d.CompliantTokensPerRequest), num(d.RawTokensPerRequest)))

@@ -296,6 +296,10 @@ func TestPlanErrors(t *testing.T) {
 		{"no demand", good, plan.PeakForecast(0), plan.Options{}, nil, []string{"forecast: no demand"}},
 		{"options", good, workedForecast, plan.Options{ScaleUpLag: -time.Second, HoursPerMonth: math.Inf(1), MaxScale: 0.5},
 			[]string{plan.FieldScaleUpLag, plan.FieldHoursPerMonth, plan.FieldMaxScale}, []string{"scale-up-lag: -1s: must be ≥ 0"}},
+		{"currency with a space", good, workedForecast, plan.Options{Currency: "US dollars"},
+			[]string{plan.FieldCurrency}, []string{`currency: "US dollars": a currency is a short name without spaces`}},
+		{"currency too long", good, workedForecast, plan.Options{Currency: strings.Repeat("X", plan.MaxCurrencyLen+1)},
+			[]string{plan.FieldCurrency}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -322,6 +326,27 @@ func TestPlanErrors(t *testing.T) {
 				t.Errorf("field errors %v, want %v", got, c.fields)
 			}
 		})
+	}
+}
+
+// TestPlanCurrency: the currency names the money of every amount in the result and its notes;
+// without one the amounts are in cost units.
+func TestPlanCurrency(t *testing.T) {
+	for _, c := range []struct{ currency, says string }{
+		{"", "cost 37440 cost units and deliver"},
+		{"EUR", "cost 37440 EUR and deliver"},
+		{"€", "1.11972 € per million"},
+	} {
+		r, err := plan.Plan(workedDeployment, workedForecast, plan.Options{ScaleUpLag: 30 * time.Minute, HoursPerMonth: 720, Currency: c.currency})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Currency != c.currency {
+			t.Errorf("currency %q: result says %q", c.currency, r.Currency)
+		}
+		if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, c.says) {
+			t.Errorf("currency %q: notes do not say %q:\n%s", c.currency, c.says, notes)
+		}
 	}
 }
 
