@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -68,6 +69,11 @@ type CurvePoint struct {
 type Marker struct {
 	Label string
 	Rate  float64 // req/s
+	// AtLeast marks a lower bound (a capacity no tier was heavy enough to find): the label
+	// reads "≥ rate", never the rate as if it were measured.
+	AtLeast bool
+	// Series is the index of the series the marker belongs to (its colour, with several).
+	Series int
 }
 
 // CurveSeries is the load curve of one deployment.
@@ -90,6 +96,10 @@ type Curve struct {
 	// Markers of the first series, drawn on the throughput plot; nil means
 	// absent. OperatingPoint is also drawn on the latency and share plots.
 	Plateau, Knee, OperatingPoint, Capacity *Marker
+
+	// More are markers of any series (Marker.Series), e.g. each side's operating point in a
+	// comparison, drawn in their series' colour on the throughput and share plots.
+	More []Marker
 
 	// Objectives maps a latency metric to its objective in ms, drawn as a
 	// horizontal dashed line on that metric's latency plot.
@@ -120,6 +130,13 @@ func metricName(key string) string {
 	}
 	return key
 }
+
+// plotFont is the typeface of every plot: Liberation Sans, whose widths are Arial's, so that
+// a browser without it draws the SVG's text in the same space with Arial or Helvetica.
+var plotFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// svgFonts gives the SVG's font a fallback list (gonum names one family only).
+var svgFonts = strings.NewReplacer("font-family:Liberation Sans;", "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;")
 
 // Colours: the Okabe–Ito palette, distinguishable with the common forms of
 // colour blindness.
@@ -205,8 +222,8 @@ func seriesLabel(c Curve, i int, what string) string {
 }
 
 // newPlot returns a plot with the house style (the curve's identity above
-// the plot's own title, a grid, the offered rate on X) and its legend, top
-// left unless moved.
+// the plot's own title, a grid, the offered rate on X) and its legend, drawn
+// above the data area by finish.
 func newPlot(c Curve, title string) (*plot.Plot, *legend) {
 	p := plot.New()
 	head := title
@@ -217,38 +234,66 @@ func newPlot(c Curve, title string) (*plot.Plot, *legend) {
 		head += "\n" + c.Subtitle
 	}
 	p.Title.Text = head
-	p.Title.TextStyle.Font.Size = vg.Points(13)
+	p.Title.TextStyle.Font = font.From(plotFont, vg.Points(13))
 	p.Title.Padding = vg.Points(6)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(plotFont, vg.Points(12))
+		a.Tick.Label.Font = font.From(plotFont, vg.Points(10))
+		a.Padding = 0 // the axes lie on the frame of the data area
+	}
 	p.X.Label.Text = "arrival rate (" + c.rateUnit() + ", realised in the steady-state window)"
 	if c.RateUnit == "users" {
 		p.X.Label.Text = "concurrency (users of a closed loop)"
 	}
+	p.X.Tick.Marker = linearTicks{}
 	p.Y.Tick.Marker = linearTicks{}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{Y: 0xDD}
 	grid.Horizontal.Color = color.Gray{Y: 0xDD}
 	p.Add(grid)
-	return p, &legend{top: true}
+	return p, &legend{}
 }
 
-// finish fixes the X range to start at zero and adds headroom above the
-// data for the legend and the marker labels (the Y span grows by the factor
-// headroom, in log units on a log axis), then adds the legend last so that
-// it is drawn above the data.
+// nearData is the axis range for data from lo to hi: a little wider than the data, from zero
+// only when zero is near (the data start within 15 % of hi from it): an axis from 0 to 130
+// for tiers from 50 to 125 req/s would spend 40 % of the plot on rates nobody measured.
+func nearData(lo, hi float64) (float64, float64) {
+	if !finite(lo, hi) {
+		return 0, 1
+	}
+	pad := 0.04 * (hi - lo)
+	if pad <= 0 {
+		pad = math.Max(0.1*math.Abs(hi), 0.5)
+	}
+	from, to := lo-pad, hi+pad
+	if lo >= 0 && (from < 0 || lo <= 0.15*hi) {
+		from = 0
+	}
+	return from, to
+}
+
+// finish sets the X range near the data (unless the caller fixed it: lg.xFixed), adds
+// headroom above the data (the Y span grows by the factor headroom, in log units on a log
+// axis) so that no point sits on the frame, frames the data area, lays the legend and the
+// markers' labels out above it (reserving their strip through the title's padding) and adds
+// the legend last.
 func finish(p *plot.Plot, lg *legend, headroom float64, log bool) {
-	if p.X.Min >= 0 {
-		p.X.Min = 0
+	if !lg.xFixed {
+		p.X.Min, p.X.Max = nearData(p.X.Min, p.X.Max)
 	}
 	if p.X.Max <= p.X.Min {
 		p.X.Max = p.X.Min + 1
 	}
-	// A little room right of the last tier so that its glyph is whole.
-	p.X.Max += 0.03 * (p.X.Max - p.X.Min)
 	if log {
 		p.Y.Max = p.Y.Min * math.Pow(p.Y.Max/p.Y.Min, headroom)
 	} else {
 		p.Y.Max = p.Y.Min + (p.Y.Max-p.Y.Min)*headroom
 	}
+	if p.Y.Max <= p.Y.Min {
+		p.Y.Max = p.Y.Min + 1
+	}
+	p.Add(frame{})
+	p.Title.Padding = vg.Points(6) + lg.layout(p)
 	p.Add(lg)
 }
 
@@ -268,18 +313,30 @@ func addLine(p *plot.Plot, lg *legend, pts plotter.XYs, label string, col color.
 	return nil
 }
 
-// markerLabel is "label 12.5 req/s", with a default label, naming the
-// first series when there are several (markers belong to it).
+// markerLabel is "label 12.5 req/s" ("label ≥ 12.5 req/s" for a lower bound), with a
+// default label, naming the series when there are several (the markers of More name theirs in
+// their label and colour).
 func markerLabel(c Curve, m *Marker, def string) string {
 	label := m.Label
 	if label == "" {
 		label = def
 	}
+	if m.AtLeast {
+		label += " ≥"
+	}
 	label += " " + formatShort(m.Rate) + " " + c.rateUnit()
-	if len(c.Series) > 1 && c.Series[0].Name != "" {
-		label += " (" + c.Series[0].Name + ")"
+	if len(c.Series) > 1 && def != "" && m.Series < len(c.Series) && c.Series[m.Series].Name != "" {
+		label += " (" + c.Series[m.Series].Name + ")"
 	}
 	return label
+}
+
+// axisWords names a curve's X axis in a heading.
+func axisWords(c Curve) string {
+	if c.RateUnit == "users" {
+		return "concurrency"
+	}
+	return "arrival rate"
 }
 
 // checkCurve rejects a curve without any point.
@@ -300,7 +357,7 @@ func ThroughputPlot(c Curve) (*plot.Plot, error) {
 	if err := checkCurve(c); err != nil {
 		return nil, err
 	}
-	p, lg := newPlot(c, "output throughput vs arrival rate")
+	p, lg := newPlot(c, "output throughput vs "+axisWords(c))
 	p.Y.Label.Text = "output throughput (tok/s)"
 	n := 0
 	for i, s := range c.Series {
@@ -320,14 +377,30 @@ func ThroughputPlot(c Curve) (*plot.Plot, error) {
 		return nil, fmt.Errorf("report: throughput plot of %q: no finite point: %w", c.Title, ErrNoData)
 	}
 	p.Y.Min = 0
-	addMarkers(p, c, false)
-	finish(p, lg, 1.3, false)
+	addMarkers(p, lg, c, markAll)
+	finish(p, lg, 1.05, false)
 	return p, nil
 }
 
-// addMarkers adds the curve's markers as vertical lines: all of them, or
-// only the operating point.
-func addMarkers(p *plot.Plot, c Curve, onlyOperatingPoint bool) {
+// Which markers a plot draws.
+type markerMode int
+
+const (
+	markAll            markerMode = iota // every marker, labelled
+	markOperatingPoint                   // the first series' operating point only, labelled
+	markAllUnlabelled                    // every marker, unlabelled (a panel under one that labels them)
+)
+
+// addMarkers adds the curve's markers as vertical lines, their labels to the legend's strip
+// (the markers of More only with every marker).
+func addMarkers(p *plot.Plot, lg *legend, c Curve, mode markerMode) {
+	onlyOperatingPoint := mode == markOperatingPoint
+	mark := func(v *vLine) {
+		if mode == markAllUnlabelled {
+			v.label = ""
+		}
+		lg.mark(p, v)
+	}
 	ms := []struct {
 		m     *Marker
 		def   string
@@ -338,13 +411,24 @@ func addMarkers(p *plot.Plot, c Curve, onlyOperatingPoint bool) {
 		{c.OperatingPoint, "operating point", draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}},
 		{c.Capacity, "capacity", draw.LineStyle{Color: markerColor, Width: vg.Points(1), Dashes: dashes[1]}},
 	}
-	slot := 0
 	for _, m := range ms {
 		if m.m == nil || !finite(m.m.Rate) || (onlyOperatingPoint && m.def != "operating point") {
 			continue
 		}
-		p.Add(&vLine{x: m.m.Rate, label: markerLabel(c, m.m, m.def), line: m.style, slot: slot})
-		slot++
+		mark(&vLine{x: m.m.Rate, label: markerLabel(c, m.m, m.def), line: m.style})
+	}
+	if onlyOperatingPoint {
+		return
+	}
+	for _, m := range c.More {
+		if !finite(m.Rate) {
+			continue
+		}
+		style := draw.LineStyle{Color: pick(palette, m.Series), Width: vg.Points(1.5), Dashes: dashes[1]}
+		if strings.Contains(m.Label, "operating point") {
+			style.Dashes = nil
+		}
+		mark(&vLine{x: m.Rate, label: markerLabel(c, &m, ""), line: style})
 	}
 }
 
@@ -407,7 +491,7 @@ func LatencyPlot(c Curve, metric string, percentiles []string) (*plot.Plot, erro
 	log := lo > 0 && hi/lo >= LogScaleRatio
 
 	name := metricName(metric)
-	p, lg := newPlot(c, name+" vs arrival rate")
+	p, lg := newPlot(c, name+" vs "+axisWords(c))
 	p.Y.Label.Text = name + " (ms)"
 	if log {
 		p.Y.Label.Text = name + " (ms, log scale)"
@@ -429,23 +513,24 @@ func LatencyPlot(c Curve, metric string, percentiles []string) (*plot.Plot, erro
 	} else {
 		p.Y.Min = 0
 	}
-	addMarkers(p, c, true)
-	finish(p, lg, 1.3, log)
+	addMarkers(p, lg, c, markOperatingPoint)
+	finish(p, lg, 1.05, log)
 	return p, nil
 }
 
 // SharePlot draws the compliant request share (in per cent) against the
 // offered rate with its Wilson interval as a shaded band and error bars,
 // the share of failed requests when any failed, and the target share as a
-// dashed horizontal line. The legend sits bottom left, where a share that
-// falls with load leaves room.
-func SharePlot(c Curve) (*plot.Plot, error) {
+// dashed horizontal line. The Y axis ends at 100 % and starts near the lowest
+// value drawn (below the target), at a multiple of 10 %.
+func SharePlot(c Curve) (*plot.Plot, error) { return sharePlot(c, markOperatingPoint) }
+
+func sharePlot(c Curve, mode markerMode) (*plot.Plot, error) {
 	if err := checkCurve(c); err != nil {
 		return nil, err
 	}
-	p, lg := newPlot(c, "compliant request share vs arrival rate")
+	p, lg := newPlot(c, "compliant request share vs "+axisWords(c))
 	p.Y.Label.Text = "share of requests (%)"
-	lg.top = false
 	n := 0
 	for i, s := range c.Series {
 		pts := sortedPoints(s)
@@ -477,24 +562,13 @@ func SharePlot(c Curve) (*plot.Plot, error) {
 		p.Add(h)
 		lg.add("target "+formatShort(100*c.TargetShare)+" %", h)
 	}
-	addMarkers(p, c, true)
-	p.Y.Min, p.Y.Max = 0, 100
-	p.Y.Tick.Marker = plot.ConstantTicks(percentTicks())
-	finish(p, lg, 1.08, false)
+	addMarkers(p, lg, c, mode)
+	// p.Y.Min is the lowest value drawn (the band, the bars, the failures and the target
+	// included): the axis starts at the multiple of 10 % below it.
+	p.Y.Min = math.Max(0, math.Floor(math.Min(p.Y.Min, 100)/10-0.05)*10)
+	p.Y.Max = 100
+	finish(p, lg, 1.03, false)
 	return p, nil
-}
-
-// percentTicks labels 0, 20, …, 100 % with minor ticks every 10.
-func percentTicks() []plot.Tick {
-	var ts []plot.Tick
-	for v := 0; v <= 100; v += 10 {
-		t := plot.Tick{Value: float64(v)}
-		if v%20 == 0 {
-			t.Label = strconv.Itoa(v)
-		}
-		ts = append(ts, t)
-	}
-	return ts
 }
 
 // addBand adds the Wilson interval of series i: a translucent band through
@@ -631,7 +705,79 @@ func Render(p *plot.Plot, format string) ([]byte, error) {
 	if _, err := wt.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("report: render %s: %w", format, err)
 	}
-	return b.Bytes(), nil
+	return svgOut(format, b.Bytes()), nil
+}
+
+// svgOut gives an SVG's fonts their fallbacks; other formats are returned as they are.
+func svgOut(format string, b []byte) []byte {
+	if format != "svg" {
+		return b
+	}
+	return []byte(svgFonts.Replace(string(b)))
+}
+
+// Size of the load-curve figure (RenderLoadCurve) at the top of a report page.
+const (
+	FigureWidth  = 9 * vg.Inch
+	FigureHeight = 6.9 * vg.Inch
+)
+
+// RenderLoadCurve draws the load curve as one figure in format ("svg", "png", …),
+// FigureWidth × FigureHeight: output throughput (raw and compliant) above, the compliant
+// request share with its interval and the target below, on one arrival-rate axis, with every
+// marker (capacity, operating point, knee, plateau, and More) on both panels, labelled above
+// the first. The curve's Title and Subtitle head the figure when set.
+func RenderLoadCurve(c Curve, format string) ([]byte, error) {
+	top, err := ThroughputPlot(c)
+	if err != nil {
+		return nil, err
+	}
+	head := c
+	head.Title, head.Subtitle = "", ""
+	bottom, err := sharePlot(head, markAllUnlabelled)
+	if err != nil {
+		return nil, err
+	}
+	top.X.Label.Text = ""
+	if c.Title == "" {
+		// The page heads the figure; each panel's Y axis names what it shows.
+		untitled(top)
+	}
+	untitled(bottom)
+	// One X range for both (each is near its own data; the union holds both).
+	lo, hi := math.Min(top.X.Min, bottom.X.Min), math.Max(top.X.Max, bottom.X.Max)
+	top.X.Min, top.X.Max, bottom.X.Min, bottom.X.Max = lo, hi, lo, hi
+	return renderPanels(format, FigureWidth, FigureHeight, top, bottom)
+}
+
+// untitled leaves p's title out but keeps the strip its padding reserves for the legend.
+func untitled(p *plot.Plot) {
+	p.Title.Text = " "
+	p.Title.TextStyle.Font.Size = vg.Points(1)
+}
+
+// renderPanels draws plots one above the other, w × h, aligned on their axes, in format.
+func renderPanels(format string, w, h vg.Length, plots ...*plot.Plot) ([]byte, error) {
+	var cw vg.CanvasWriterTo
+	var err error
+	if format == "png" {
+		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
+	} else if cw, err = draw.NewFormattedCanvas(w, h, format); err != nil {
+		return nil, fmt.Errorf("report: render %s: %w", format, err)
+	}
+	rows := make([][]*plot.Plot, len(plots))
+	for i, p := range plots {
+		rows[i] = []*plot.Plot{p}
+	}
+	panels := plot.Align(rows, draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(12), PadTop: vg.Points(4), PadBottom: vg.Points(2)}, draw.New(cw))
+	for i, p := range plots {
+		p.Draw(panels[i][0])
+	}
+	var b bytes.Buffer
+	if _, err := cw.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("report: render %s: %w", format, err)
+	}
+	return svgOut(format, b.Bytes()), nil
 }
 
 // fileName makes a metric key safe as part of a file name.

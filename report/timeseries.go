@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -153,12 +152,15 @@ func timeSeriesSection(r *sweep.Result, ts map[int]timeseries.Series) (HTMLSecti
 			continue
 		}
 		load := fmt.Sprintf("at %s %s", fmtRate(tr.Summary.NominalRate), RateUnit(r))
-		if u := tr.Summary.Users; u > 0 {
-			load = fmt.Sprintf("with %d users", u)
+		switch {
+		case tr.Summary.Users > 0:
+			load = fmt.Sprintf("with %d users", tr.Summary.Users)
+		case math.IsInf(tr.Summary.NominalRate, 1):
+			load = "at " + InfRateText
 		}
 		t := TierTimeSeries{
+			// The page names the model and the target.
 			Title:         fmt.Sprintf("tier %d: %s %s", tr.Tier.Tier, roleText(tr.Tier), load),
-			Subtitle:      fmt.Sprintf("%s @ %s", r.Header.Model, r.Header.Target),
 			Series:        s,
 			ArrivalsEnd:   tr.Tier.ArrivalsEnd().Seconds(),
 			TTFTObjective: obj,
@@ -228,10 +230,9 @@ func TimeSeriesPlots(t TierTimeSeries) (load, latency *plot.Plot, err error) {
 	c := Curve{Title: t.Title, Subtitle: t.Subtitle}
 
 	load, lg := newPlot(c, "requests second by second")
-	load.Y.Label.Text = "requests per second · requests in flight"
+	load.Y.Label.Text = "requests/s · in flight"
 	load.X.Label.Text = ""
-	load.X.Tick.Marker = linearTicks{}
-	lg.cols = 2
+	load.X.Min, load.X.Max, lg.xFixed = 0, 1.03*end, true
 	window := t.addWindow(load)
 	failed := false
 	for _, q := range pts {
@@ -260,9 +261,8 @@ func TimeSeriesPlots(t TierTimeSeries) (load, latency *plot.Plot, err error) {
 		lg.add(window.label(), window)
 	}
 	load.Y.Min = 0
-	t.addArrivalsEnd(load, true)
-	finish(load, lg, 1.45, false)
-	load.X.Min, load.X.Max = 0, 1.03*end
+	t.addArrivalsEnd(load, lg, true)
+	finish(load, lg, 1.05, false)
 
 	p50 := col(func(q plotPoint) float64 { return q.p50 })
 	p99 := col(func(q plotPoint) float64 { return q.p99 })
@@ -282,9 +282,8 @@ func TimeSeriesPlots(t TierTimeSeries) (load, latency *plot.Plot, err error) {
 	log := lo > 0 && hi/lo >= LogScaleRatio
 	latency, lg = newPlot(Curve{}, "TTFT by the second of the first token")
 	latency.X.Label.Text = "time from the tier's start T0 (s)"
-	latency.X.Tick.Marker = linearTicks{}
 	latency.Y.Label.Text = "TTFT (ms)"
-	lg.cols = 2
+	latency.X.Min, latency.X.Max, lg.xFixed = 0, 1.03*end, true
 	if log {
 		latency.Y.Label.Text = "TTFT (ms, log scale)"
 		latency.Y.Scale = plot.LogScale{}
@@ -316,9 +315,8 @@ func TimeSeriesPlots(t TierTimeSeries) (load, latency *plot.Plot, err error) {
 	} else {
 		latency.Y.Min = 0
 	}
-	t.addArrivalsEnd(latency, false)
-	finish(latency, lg, 1.35, log)
-	latency.X.Min, latency.X.Max = 0, 1.03*end
+	t.addArrivalsEnd(latency, lg, false)
+	finish(latency, lg, 1.05, log)
 	return load, latency, nil
 }
 
@@ -382,7 +380,7 @@ func (t TierTimeSeries) addWindow(p *plot.Plot) *xBand {
 }
 
 // addArrivalsEnd marks the end of the arrival phase, labelled on the top panel only.
-func (t TierTimeSeries) addArrivalsEnd(p *plot.Plot, label bool) {
+func (t TierTimeSeries) addArrivalsEnd(p *plot.Plot, lg *legend, label bool) {
 	if !(t.ArrivalsEnd > 0) || !finite(t.ArrivalsEnd) {
 		return
 	}
@@ -390,7 +388,7 @@ func (t TierTimeSeries) addArrivalsEnd(p *plot.Plot, label bool) {
 	if label {
 		v.label = "arrivals end " + formatShort(t.ArrivalsEnd) + " s"
 	}
-	p.Add(v)
+	lg.mark(p, v)
 }
 
 // addTimeLine adds a line through the finite values of a series, with its legend entry; the
@@ -423,26 +421,17 @@ func addTimeLine(p *plot.Plot, lg *legend, pts plotter.XYs, label string, col co
 // the two panels one above the other, aligned on the time axis, PlotWidth wide; the load
 // panel alone, PlotWidth × PlotHeight, when there is no latency panel.
 func RenderTimeSeries(t TierTimeSeries, format string) ([]byte, error) {
+	return renderTimeSeries(t, format, PlotWidth, PlotHeight*8/5)
+}
+
+// renderTimeSeries is RenderTimeSeries at w × h (the load panel alone at w × h·5/8).
+func renderTimeSeries(t TierTimeSeries, format string, w, h vg.Length) ([]byte, error) {
 	load, latency, err := TimeSeriesPlots(t)
 	if err != nil {
 		return nil, err
 	}
 	if latency == nil {
-		return Render(load, format)
+		return renderPanels(format, w, h*5/8, load)
 	}
-	w, h := PlotWidth, PlotHeight*8/5
-	var cw vg.CanvasWriterTo
-	if format == "png" {
-		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
-	} else if cw, err = draw.NewFormattedCanvas(w, h, format); err != nil {
-		return nil, fmt.Errorf("report: render %s: %w", format, err)
-	}
-	panels := plot.Align([][]*plot.Plot{{load}, {latency}}, draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Points(12), PadTop: vg.Points(4), PadBottom: vg.Points(2)}, draw.New(cw))
-	load.Draw(panels[0][0])
-	latency.Draw(panels[1][0])
-	var b bytes.Buffer
-	if _, err := cw.WriteTo(&b); err != nil {
-		return nil, fmt.Errorf("report: render %s: %w", format, err)
-	}
-	return b.Bytes(), nil
+	return renderPanels(format, w, h, load, latency)
 }

@@ -139,7 +139,7 @@ func TestWriteTimeSeries(t *testing.T) {
 	if len(secs) != 3 {
 		t.Fatalf("report.html has %d time-series plots, want 3 (one per tier)", len(secs))
 	}
-	for _, want := range []string{"tier 0: probe at inf req/s", "tier 2: tier at 10 req/s", "steady-state window", "TTFT by the second", "arrivals end"} {
+	for _, want := range []string{"tier 0: probe at inf (all at once)", "tier 2: tier at 10 req/s", "steady-state window", "TTFT by the second", "arrivals end"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("report.html has no %q", want)
 		}
