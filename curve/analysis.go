@@ -34,8 +34,10 @@ type PointVerdict struct {
 	RequestThroughput         float64 `json:"request_throughput"`
 	RawOutputThroughput       float64 `json:"raw_output_throughput"`
 	CompliantOutputThroughput float64 `json:"compliant_output_throughput"`
-	// Share is the compliant request share in the window; EffectiveRequests the sample size its
-	// interval [ShareLo, ShareHi] rests on (requests over the variance factor).
+	// Share is the compliant request share in the window, over Requests requests planned in
+	// it; EffectiveRequests the sample size its interval [ShareLo, ShareHi] rests on (requests
+	// over the variance factor).
+	Requests          int     `json:"window_requests"`
 	Share             float64 `json:"compliant_request_share"`
 	EffectiveRequests float64 `json:"effective_requests"`
 	ShareLo           float64 `json:"share_lo"`
@@ -54,6 +56,9 @@ type PointVerdict struct {
 	GainPerDoubling *float64 `json:"gain_per_doubling"`
 	// Reason says the verdict in words.
 	Reason string `json:"reason"`
+	// Pooled lists the tiers measured at this point when there were several (Tier is the
+	// first): tiers run at the same nominal rate are one measurement of it.
+	Pooled []int `json:"pooled_tiers,omitempty"`
 }
 
 // Plateau is where raw throughput stops growing with the arrival rate.
@@ -164,12 +169,32 @@ type OperatingPoint struct {
 	Reason                      string  `json:"reason"`
 	// Confirmation is the tier run at the operating point to verify it; nil when none ran.
 	Confirmation *Confirmation `json:"confirmation"`
+	// VerifiedBy says what verified the operating point: VerifiedByConfirmation (its own tier
+	// met the target with confidence), VerifiedByHeavierTier (a tier at a heavier load met it
+	// with confidence, so by the curve's monotony every lighter load does, and the confirmation
+	// tier agrees), or "" (not verified).
+	VerifiedBy string `json:"verified_by"`
+	// HeavierTier is the tier that verified it when VerifiedBy is VerifiedByHeavierTier.
+	HeavierTier *int `json:"heavier_tier,omitempty"`
 }
 
-// Verified reports whether a confirmation tier ran at this operating point and met the target
-// with confidence.
+// What verified an operating point (OperatingPoint.VerifiedBy).
+const (
+	VerifiedByConfirmation = "confirmation"
+	VerifiedByHeavierTier  = "heavier_tier"
+)
+
+// Verified reports whether the operating point was verified: its confirmation tier met the
+// target with confidence, or a tier at a heavier load did and no tier at the operating point
+// contradicts it (VerifiedBy).
 func (o *OperatingPoint) Verified() bool {
-	return o != nil && o.Confirmation != nil && o.Confirmation.AtThisPoint && o.Confirmation.Verdict == VerdictMeets
+	if o == nil {
+		return false
+	}
+	if o.VerifiedBy == VerifiedByHeavierTier {
+		return true
+	}
+	return o.Confirmation != nil && o.Confirmation.AtThisPoint && o.Confirmation.Verdict == VerdictMeets
 }
 
 // Confirmation is what the tier run at the operating point measured, in its steady state.
@@ -189,6 +214,12 @@ type Confirmation struct {
 	RawOutputThroughput       float64 `json:"raw_output_throughput"`
 	CompliantOutputThroughput float64 `json:"compliant_output_throughput"`
 	Reason                    string  `json:"reason"`
+	// ConfidenceReached is the highest two-sided confidence at which its interval's lower end
+	// still reaches the target (0 when its share is below it): what a confirmation cut short by
+	// its budget did show.
+	ConfidenceReached float64 `json:"confidence_reached"`
+	// Pooled lists the confirmation tiers measured at this point when there were several.
+	Pooled []int `json:"pooled_tiers,omitempty"`
 }
 
 // Analysis is the load curve judged: per-tier verdicts and the monotone fit, plateau, knee,
@@ -238,6 +269,7 @@ func Analyze(tiers []measure.Summary, p Params) Analysis {
 			a.Axis = AxisConcurrency
 		}
 	}
+	tiers, members := pool(tiers)
 	var confirm []measure.Summary
 	for _, s := range tiers {
 		switch {
@@ -252,7 +284,9 @@ func Analyze(tiers []measure.Summary, p Params) Analysis {
 				a.Notes = append(a.Notes, fmt.Sprintf("tier %d sent everything at T0: it is off the rate axis", s.Tier))
 			}
 		default:
-			a.Points = append(a.Points, judge(s, p))
+			v := judge(s, p)
+			v.Pooled = members[v.Tier]
+			a.Points = append(a.Points, v)
 		}
 	}
 	slices.SortStableFunc(a.Points, func(x, y PointVerdict) int {
@@ -268,7 +302,7 @@ func Analyze(tiers []measure.Summary, p Params) Analysis {
 	fit(axis, p)
 	a.plateau(axis)
 	a.kneeAndCapacity(axis)
-	a.operatingPoint(axis, confirm)
+	a.operatingPoint(axis, confirm, members)
 	return a
 }
 
@@ -305,7 +339,7 @@ func judge(s measure.Summary, p Params) PointVerdict {
 		v.Rate, v.NominalRate = float64(s.Users), float64(s.Users)
 	}
 	v.RawOutputThroughput, v.CompliantOutputThroughput = st.RawOutputThroughput, st.CompliantOutputThroughput
-	v.Share, v.EffectiveRequests = st.CompliantShare, st.EffectiveRequests
+	v.Share, v.EffectiveRequests, v.Requests = st.CompliantShare, st.EffectiveRequests, st.Requests
 	if st.Requests > 0 {
 		v.ShareLo, v.ShareHi = WilsonN(st.CompliantShare, st.EffectiveRequests, p.Confidence)
 	}
@@ -503,26 +537,31 @@ func (a *Analysis) kneeAndCapacity(axis []*PointVerdict) {
 	}
 	fitted := func(i int) bool { return (unstable < 0 || i < unstable) && axis[i].Stable && isFinite(axis[i].Fit) }
 
-	// Interval: the highest confident meet below any unstable tier; the lightest confident fail.
+	// Interval: the lightest rate that fails with confidence or never settles; the heaviest
+	// below it that meets with confidence. Each end rests on the tier's own measurement (tiers
+	// run at one rate pooled): the monotone fit pools tiers of different rates, whose shares
+	// differ, so its intervals alone are not intervals of the share at one rate. The fit must
+	// agree too, so that one tier contradicted by its neighbours (a failure below a tier that
+	// meets) does not set an end on its own.
 	c := &Capacity{}
 	lowIdx, highIdx := -1, -1
-	for i := range axis {
-		if fitted(i) && axis[i].FitLo >= q {
-			lowIdx = i
-		}
-	}
 	for i, v := range axis {
-		if i == unstable || (fitted(i) && v.FitHi < q) {
+		if i == unstable || (fitted(i) && v.ShareHi < q && v.FitHi < q) {
 			highIdx = i
 			break
 		}
 	}
+	for i := range axis {
+		if fitted(i) && axis[i].ShareLo >= q && axis[i].FitLo >= q && (highIdx < 0 || i < highIdx) {
+			lowIdx = i
+		}
+	}
 	if highIdx >= 0 {
 		k := axis[highIdx]
-		a.Knee = &Knee{Tier: k.Tier, Rate: k.Rate, Share: k.Share, ShareHi: k.ShareHi, ClearlyFails: k.Stable && k.FitHi < q, Unstable: !k.Stable}
+		a.Knee = &Knee{Tier: k.Tier, Rate: k.Rate, Share: k.Share, ShareHi: k.ShareHi, ClearlyFails: k.Stable && k.ShareHi < q, Unstable: !k.Stable}
 		why := "its queue never settled (" + k.Reason + ")"
 		if a.Knee.ClearlyFails {
-			why = fmt.Sprintf("the fitted share there, %s, has an upper bound of %s, below the %s target", pct(k.Fit), pct(k.FitHi), pct(q))
+			why = fmt.Sprintf("its share, %s, has an upper bound of %s, below the %s target", pct(k.Share), pct(k.ShareHi), pct(q))
 		}
 		a.Notes = append(a.Notes, fmt.Sprintf("knee at %s: non-compliance turns systematic: %s", tierName(k), why))
 	}
@@ -618,7 +657,7 @@ func (a *Analysis) monotonyNotes(axis []*PointVerdict) {
 	}
 }
 
-func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summary) {
+func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summary, members map[int][]int) {
 	c := a.Capacity
 	if c == nil {
 		return
@@ -636,27 +675,75 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 	if h == 0 {
 		a.Notes = append(a.Notes, "headroom is 0: the operating point sits at capacity, leaving no room to absorb bursts or recover from failures")
 	}
+	var heavierConfirm *Confirmation // the last confirmation that met the target at or above the operating point
 	for _, s := range confirm { // the last confirmation is the one that counts
 		v := judge(s, a.Params)
 		cf := &Confirmation{Tier: s.Tier, NominalRate: v.NominalRate, Rate: v.Rate, Share: v.Share, ShareLo: v.ShareLo, ShareHi: v.ShareHi,
 			EffectiveRequests: v.EffectiveRequests, Verdict: v.Verdict, RequestThroughput: v.RequestThroughput,
 			RawOutputThroughput: v.RawOutputThroughput, CompliantOutputThroughput: v.CompliantOutputThroughput, Reason: v.Reason,
-			AtThisPoint: math.Abs(v.NominalRate/op.Rate-1) <= 0.005}
+			AtThisPoint: math.Abs(v.NominalRate/op.Rate-1) <= 0.005, Pooled: members[s.Tier],
+			ConfidenceReached: confidenceReached(v.Share, v.EffectiveRequests, a.Params.TargetShare)}
 		op.Confirmation = cf
+		if cf.Verdict == VerdictMeets && cf.NominalRate >= op.Rate*(1-0.005) {
+			heavierConfirm = cf
+		}
+	}
+	cf := op.Confirmation
+	contradicted := cf != nil && cf.AtThisPoint && (cf.Verdict == VerdictFails || cf.Verdict == VerdictExcluded)
+	switch {
+	case cf != nil && cf.AtThisPoint && cf.Verdict == VerdictMeets:
+		op.VerifiedBy = VerifiedByConfirmation
+	case contradicted:
+	case c.Low >= op.Rate && c.LowTier != nil:
+		op.VerifiedBy, op.HeavierTier = VerifiedByHeavierTier, c.LowTier
+	case heavierConfirm != nil:
+		op.VerifiedBy, op.HeavierTier = VerifiedByHeavierTier, &heavierConfirm.Tier
 	}
 	note := fmt.Sprintf("operating point %s req/s (%s), expecting about %s tok/s compliant and %s tok/s raw output (the curve interpolated)",
 		fmtRate(op.Rate), op.Reason, fmtG(op.ExpectedCompliantThroughput), fmtG(op.ExpectedRawThroughput))
-	switch cf := op.Confirmation; {
+	switch {
+	case op.VerifiedBy == VerifiedByHeavierTier:
+		heavy := c.Low
+		if heavierConfirm != nil && *op.HeavierTier == heavierConfirm.Tier {
+			heavy = heavierConfirm.Rate
+		}
+		note += fmt.Sprintf("; verified: tier %d met the target with confidence at %s req/s, a heavier load, so every lighter load meets it too (the curve is monotone)",
+			*op.HeavierTier, fmtRate(heavy))
+		if cf != nil && cf.AtThisPoint {
+			note += fmt.Sprintf("; the confirmation tier %d at the operating point agrees: %s compliant, interval [%s, %s]", cf.Tier, pct(cf.Share), pct(cf.ShareLo), pct(cf.ShareHi))
+		}
 	case cf == nil:
 		note += "; not verified: no confirmation tier ran"
 	case !cf.AtThisPoint:
 		note += fmt.Sprintf("; not verified: the confirmation tier %d ran at %s req/s, another operating point (the analysis inputs changed since)", cf.Tier, fmtRate(cf.NominalRate))
-	case cf.Verdict == VerdictMeets:
+	case op.VerifiedBy == VerifiedByConfirmation:
 		note += fmt.Sprintf("; verified by tier %d: %s", cf.Tier, cf.Reason)
 	default:
 		note += fmt.Sprintf("; NOT verified: the confirmation tier %d %s: %s", cf.Tier, cf.Verdict, cf.Reason)
 	}
 	a.Notes = append(a.Notes, note)
+}
+
+// confidenceReached is the highest two-sided confidence at which the Wilson interval of share
+// on n effective requests still has its lower end at or above target (0 when share ≤ target or
+// not even 1 % is reached), to 0.1 %.
+func confidenceReached(share, n, target float64) float64 {
+	if !(share > target) || !(n > 0) {
+		return 0
+	}
+	if lo, _ := WilsonN(share, n, 0.01); lo < target {
+		return 0
+	}
+	lo, hi := 0.01, 0.999999
+	for hi-lo > 1e-4 {
+		mid := (lo + hi) / 2
+		if l, _ := WilsonN(share, n, mid); l >= target {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // Figures are steady-state throughputs at one arrival rate.
@@ -764,8 +851,11 @@ func tierNotes(vs []PointVerdict) []string {
 // realisedRateTolerance: a realised rate further than this from the nominal one is worth a note.
 const realisedRateTolerance = 0.1
 
-// tierName is "tier 3 (8.02 req/s)".
+// tierName is "tier 3 (8.02 req/s)", or "tiers 3+7 (8.02 req/s)" for tiers pooled at one rate.
 func tierName(v *PointVerdict) string {
+	if len(v.Pooled) > 1 {
+		return fmt.Sprintf("tiers %s (%s req/s)", tierList(v.Pooled), fmtRate(v.Rate))
+	}
 	return fmt.Sprintf("tier %d (%s req/s)", v.Tier, fmtRate(v.Rate))
 }
 

@@ -279,15 +279,28 @@ func TestTheConfirmationVerifiesTheOperatingPoint(t *testing.T) {
 	if a.Capacity.Rate != curve.Analyze(base, curve.DefaultParams()).Capacity.Rate {
 		t.Error("the confirmation moved the capacity")
 	}
-	// Under other settings the operating point moves: the tier no longer confirms it.
+	// Under other settings the operating point moves. With less headroom it is above the
+	// confirmed rate: the tier no longer confirms it.
 	p := curve.DefaultParams()
-	p.Headroom = 0.4
+	p.Headroom = 0.1
 	b := curve.Analyze(append(base, confirm.summary()), p)
 	if b.OperatingPoint.Verified() || b.OperatingPoint.Confirmation.AtThisPoint {
-		t.Errorf("a confirmation run at another operating point verifies this one: %+v", b.OperatingPoint.Confirmation)
+		t.Errorf("a confirmation run at a lighter operating point verifies this one: %+v", b.OperatingPoint.Confirmation)
 	}
 	if f, _ := b.OperatingFigures(); !strings.Contains(f.Source, "not verified") {
 		t.Errorf("figures of an unverified point: %+v", f)
+	}
+	// With more headroom it is below the confirmed rate, which met the target with confidence:
+	// every lighter load meets it too, so it is verified by that heavier tier, and its figures
+	// come from the curve (no tier ran at it).
+	p.Headroom = 0.4
+	b = curve.Analyze(append(base, confirm.summary()), p)
+	op2 := b.OperatingPoint
+	if !op2.Verified() || op2.VerifiedBy != curve.VerifiedByHeavierTier || op2.HeavierTier == nil || op2.Confirmation.AtThisPoint {
+		t.Errorf("a confirmation that met the target at a heavier load does not verify this point: %+v, by %q", op2.Confirmation, op2.VerifiedBy)
+	}
+	if f, _ := b.OperatingFigures(); !strings.Contains(f.Source, "curve") {
+		t.Errorf("figures of a point verified by a heavier tier: %+v", f)
 	}
 }
 

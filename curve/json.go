@@ -15,6 +15,7 @@ type pointJSON struct {
 	RequestThroughput         measure.Number `json:"request_throughput"`
 	RawOutputThroughput       measure.Number `json:"raw_output_throughput"`
 	CompliantOutputThroughput measure.Number `json:"compliant_output_throughput"`
+	Requests                  int            `json:"window_requests"`
 	Share                     measure.Number `json:"compliant_request_share"`
 	EffectiveRequests         measure.Number `json:"effective_requests"`
 	ShareLo                   measure.Number `json:"share_lo"`
@@ -27,16 +28,17 @@ type pointJSON struct {
 	OnPlateau                 bool           `json:"on_plateau"`
 	GainPerDoubling           *float64       `json:"gain_per_doubling"`
 	Reason                    string         `json:"reason"`
+	Pooled                    []int          `json:"pooled_tiers,omitempty"`
 }
 
 // MarshalJSON implements json.Marshaler.
 func (v PointVerdict) MarshalJSON() ([]byte, error) {
 	return json.Marshal(pointJSON{Tier: v.Tier, NominalRate: measure.Number(v.NominalRate), Rate: measure.Number(v.Rate),
 		RequestThroughput: measure.Number(v.RequestThroughput), RawOutputThroughput: measure.Number(v.RawOutputThroughput),
-		CompliantOutputThroughput: measure.Number(v.CompliantOutputThroughput), Share: measure.Number(v.Share),
+		CompliantOutputThroughput: measure.Number(v.CompliantOutputThroughput), Requests: v.Requests, Share: measure.Number(v.Share),
 		EffectiveRequests: measure.Number(v.EffectiveRequests), ShareLo: measure.Number(v.ShareLo), ShareHi: measure.Number(v.ShareHi),
 		Verdict: v.Verdict, Stable: v.Stable, Fit: measure.Number(v.Fit), FitLo: measure.Number(v.FitLo), FitHi: measure.Number(v.FitHi),
-		OnPlateau: v.OnPlateau, GainPerDoubling: v.GainPerDoubling, Reason: v.Reason})
+		OnPlateau: v.OnPlateau, GainPerDoubling: v.GainPerDoubling, Reason: v.Reason, Pooled: v.Pooled})
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -47,10 +49,10 @@ func (v *PointVerdict) UnmarshalJSON(b []byte) error {
 	}
 	*v = PointVerdict{Tier: j.Tier, NominalRate: float64(j.NominalRate), Rate: float64(j.Rate),
 		RequestThroughput: float64(j.RequestThroughput), RawOutputThroughput: float64(j.RawOutputThroughput),
-		CompliantOutputThroughput: float64(j.CompliantOutputThroughput), Share: float64(j.Share),
+		CompliantOutputThroughput: float64(j.CompliantOutputThroughput), Requests: j.Requests, Share: float64(j.Share),
 		EffectiveRequests: float64(j.EffectiveRequests), ShareLo: float64(j.ShareLo), ShareHi: float64(j.ShareHi),
 		Verdict: j.Verdict, Stable: j.Stable, Fit: float64(j.Fit), FitLo: float64(j.FitLo), FitHi: float64(j.FitHi),
-		OnPlateau: j.OnPlateau, GainPerDoubling: j.GainPerDoubling, Reason: j.Reason}
+		OnPlateau: j.OnPlateau, GainPerDoubling: j.GainPerDoubling, Reason: j.Reason, Pooled: j.Pooled}
 	return nil
 }
 
@@ -69,6 +71,8 @@ type confirmationJSON struct {
 	RawOutputThroughput       measure.Number `json:"raw_output_throughput"`
 	CompliantOutputThroughput measure.Number `json:"compliant_output_throughput"`
 	Reason                    string         `json:"reason"`
+	ConfidenceReached         measure.Number `json:"confidence_reached"`
+	Pooled                    []int          `json:"pooled_tiers,omitempty"`
 }
 
 // MarshalJSON implements json.Marshaler.
@@ -77,7 +81,7 @@ func (c Confirmation) MarshalJSON() ([]byte, error) {
 		Rate: measure.Number(c.Rate), Share: measure.Number(c.Share), ShareLo: measure.Number(c.ShareLo), ShareHi: measure.Number(c.ShareHi),
 		EffectiveRequests: measure.Number(c.EffectiveRequests), Verdict: c.Verdict, RequestThroughput: measure.Number(c.RequestThroughput),
 		RawOutputThroughput: measure.Number(c.RawOutputThroughput), CompliantOutputThroughput: measure.Number(c.CompliantOutputThroughput),
-		Reason: c.Reason})
+		Reason: c.Reason, ConfidenceReached: measure.Number(c.ConfidenceReached), Pooled: c.Pooled})
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -89,6 +93,6 @@ func (c *Confirmation) UnmarshalJSON(b []byte) error {
 	*c = Confirmation{Tier: j.Tier, NominalRate: float64(j.NominalRate), AtThisPoint: j.AtThisPoint, Rate: float64(j.Rate),
 		Share: float64(j.Share), ShareLo: float64(j.ShareLo), ShareHi: float64(j.ShareHi), EffectiveRequests: float64(j.EffectiveRequests),
 		Verdict: j.Verdict, RequestThroughput: float64(j.RequestThroughput), RawOutputThroughput: float64(j.RawOutputThroughput),
-		CompliantOutputThroughput: float64(j.CompliantOutputThroughput), Reason: j.Reason}
+		CompliantOutputThroughput: float64(j.CompliantOutputThroughput), Reason: j.Reason, ConfidenceReached: float64(j.ConfidenceReached), Pooled: j.Pooled}
 	return nil
 }

@@ -1,6 +1,7 @@
 package curve
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -72,4 +73,37 @@ func WilsonN(share, n, confidence float64) (lo, hi float64) {
 		hi = 1
 	}
 	return lo, hi
+}
+
+// NeededEffective is the smallest effective sample size at which the Wilson interval of a share
+// measured exactly at share excludes target at confidence: its lower end reaches the target
+// when share > target, its upper end falls below it when share < target. It is the size a tier
+// must reach to decide, when its share comes out as expected.
+func NeededEffective(share, target, confidence float64) (float64, error) {
+	if share == target || !(share > 0 && share < 1) || !(target > 0 && target < 1) {
+		return 0, errors.New("no sample size separates a share equal to the target (or of 0 or 1)")
+	}
+	decides := func(n float64) bool {
+		lo, hi := WilsonN(share, n, confidence)
+		if share > target {
+			return lo >= target
+		}
+		return hi < target
+	}
+	lo, hi := 1.0, 1.0
+	for !decides(hi) {
+		lo, hi = hi, 2*hi
+		if hi > 1e12 {
+			return 0, errors.New("no sample size below 10^12 separates the share from the target")
+		}
+	}
+	for hi-lo > 0.5 {
+		mid := (lo + hi) / 2
+		if decides(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return math.Ceil(hi), nil
 }

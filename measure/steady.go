@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/loadcurve/loadcurve/records"
@@ -445,4 +446,50 @@ func (s *Summary) Share() float64 {
 		return st.CompliantShare
 	}
 	return s.CompliantRequestShare
+}
+
+// PoolSteady is the steady state of tiers run at the same rate, one after the other, taken
+// together: a tier extended by running again at its rate. Their windows are independent
+// stretches of the same process, so requests, compliant requests and effective samples add up,
+// rates and throughputs are averages weighted by window length, and the pool is stationary only
+// when every part is. Start, End and the trend are the first part's (the pool has no one
+// window). It returns nil without a part, and the part itself for one.
+func PoolSteady(parts ...*Steady) *Steady {
+	switch len(parts) {
+	case 0:
+		return nil
+	case 1:
+		return parts[0]
+	}
+	p := *parts[0]
+	p.Requests, p.Compliant, p.Ok, p.Arrivals = 0, 0, 0, 0
+	p.EffectiveRequests, p.Note, p.Stationary = 0, "", true
+	var length, completions, raw, compliant float64
+	var notes []string
+	for _, s := range parts {
+		l := s.End - s.Start
+		length += l
+		p.Requests += s.Requests
+		p.Compliant += s.Compliant
+		p.Ok += s.Ok
+		p.Arrivals += s.Arrivals
+		p.EffectiveRequests += s.EffectiveRequests
+		completions += s.RequestThroughput * l
+		raw += s.RawOutputThroughput * l
+		compliant += s.CompliantOutputThroughput * l
+		p.Stationary = p.Stationary && s.Stationary
+		if s.Note != "" {
+			notes = append(notes, s.Note)
+		}
+	}
+	p.RealisedRate = ratio(float64(p.Arrivals), length)
+	p.RequestThroughput = ratio(completions, length)
+	p.RawOutputThroughput = ratio(raw, length)
+	p.CompliantOutputThroughput = ratio(compliant, length)
+	p.CompliantShare = ratio(float64(p.Compliant), float64(p.Requests))
+	p.VarianceFactor = ratio(float64(p.Requests), p.EffectiveRequests)
+	if len(notes) > 0 {
+		p.Note = strings.Join(notes, "; ")
+	}
+	return &p
 }

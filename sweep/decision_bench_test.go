@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 )
@@ -23,8 +24,10 @@ import (
 // Time to decision: how many seconds of load on the target a sweep spends to locate the capacity
 // at the objective (Result.TargetSeconds, on the virtual clock of sweeptest.QueueRunner), and how
 // accurately, for the automatic sweep and for fixed grids of tiers of the kind people run by hand.
-// The deployments are the M/D/c queues of decisions_test.go, whose capacity at a 500 ms TTFT
-// objective and a 99 % target is known exactly (sim.MDCCapacity).
+// The deployments are sweeptest.DecisionQueues, whose capacity at their TTFT objective and a 99 %
+// target is known exactly (sim.MDCCapacity); each sweep's time is also stated against the
+// oracle's (sweeptest.Oracle, scripts/oracle): the least load that can certify the capacity to
+// ±10 % by observing whether requests comply.
 //
 // The metrics per method and deployment, and the markdown table of the time-to-decision
 // section of docs/PERFORMANCE.md:
@@ -64,28 +67,28 @@ const (
 type decisionMethod struct {
 	name  string // in benchmark names
 	label string // in the table
-	// config is the sweep of deployment q with seed.
-	config func(q sim.QueueConfig, seed int64) (sweep.Config, error)
+	// config is the sweep of deployment d with seed.
+	config func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error)
 }
 
 var decisionMethods = []decisionMethod{
-	{"auto", "automatic (default)", func(_ sim.QueueConfig, seed int64) (sweep.Config, error) { return defaultSweep(seed), nil }},
+	{"auto", "automatic (default)", func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error) { return sweepFor(d, seed), nil }},
 	{"grid10x30s", "grid 10 × 30 s", gridSweep(30 * time.Second)},
 	{"grid10x120s", "grid 10 × 120 s", gridSweep(120 * time.Second)},
 }
 
 // gridSweep is a fixed grid of tiers of length d, confirmed, under the settings of defaultSweep.
 // The rates are written as a user would write them (LO:HI:geom:N) and parsed as the command does.
-func gridSweep(d time.Duration) func(q sim.QueueConfig, seed int64) (sweep.Config, error) {
-	return func(q sim.QueueConfig, seed int64) (sweep.Config, error) {
-		sat := float64(q.Servers) / q.Service.Seconds()
+func gridSweep(length time.Duration) func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error) {
+	return func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error) {
+		sat := float64(d.Queue.Servers) / d.Queue.Service.Seconds()
 		spec := fmt.Sprintf("%s:%s:geom:%d", strconv.FormatFloat(gridLow*sat, 'g', -1, 64), strconv.FormatFloat(gridHigh*sat, 'g', -1, 64), gridTiers)
 		rates, err := sweep.ParseRates(spec)
 		if err != nil {
 			return sweep.Config{}, err
 		}
-		cfg := defaultSweep(seed)
-		cfg.Rates, cfg.Duration = rates, d
+		cfg := sweepFor(d, seed)
+		cfg.Rates, cfg.Duration = rates, length
 		return cfg, nil
 	}
 }
@@ -105,10 +108,24 @@ func decisionSeeds() (int, error) {
 	return defaultDecisionSeeds, nil
 }
 
-// decisionTruth is the exact capacity of deployment q at the objective.
-func decisionTruth(q sim.QueueConfig) (float64, error) {
-	return sim.MDCCapacity(q.Service, q.Servers, ttftObjective-q.FirstToken, decisionTargetShare)
+// decisionTruth is the exact capacity of deployment d at its objective.
+func decisionTruth(d sweeptest.DecisionQueue) (float64, error) {
+	return d.Capacity(decisionTargetShare)
 }
+
+// oracleSeconds is the oracle's time to certify the capacity of d to ±decisionLoose
+// (sweeptest.Oracle), computed once per deployment.
+var oracleSeconds = sync.OnceValue(func() map[string]float64 {
+	out := map[string]float64{}
+	for _, d := range queues {
+		res, err := sweeptest.Oracle{Queue: d.Queue, Objective: d.Objective, Precision: decisionLoose, Replications: 200}.Run()
+		if err != nil {
+			panic(fmt.Sprintf("oracle of %s: %v", d.Name, err))
+		}
+		out[d.Name] = res.Seconds
+	}
+	return out
+})
 
 // decisionOutcome is what one sweep cost and decided, judged against the truth.
 type decisionOutcome struct {
@@ -121,24 +138,49 @@ type decisionOutcome struct {
 	high     float64 // Capacity.High / truth; +Inf when High is open, NaN without a capacity
 	below    bool    // the operating point exists and is below the truth
 	verified bool    // the operating point was verified by its confirmation
+	// certifyS is the target-seconds of the tiers up to the first after which the capacity
+	// interval was certified to ±decisionLoose: High/Low ≤ (1 + p)/(1 − p), a claim as precise
+	// as the oracle's; +Inf when it never was. certifiedIn says whether that interval also lay
+	// within ±decisionLoose of the truth, as the oracle's does.
+	certifyS    float64
+	certifiedIn bool
+	// oracle is certifyS over the oracle's time for the deployment.
+	oracle float64
 }
 
-// runDecision runs one sweep of deployment q by method m with seed and judges it.
-func runDecision(m decisionMethod, q sim.QueueConfig, truth float64, seed int64) (decisionOutcome, error) {
-	cfg, err := m.config(q, seed)
+// certifiedWidth is the largest High/Low of an interval certified to ±decisionLoose.
+var certifiedWidth = (1 + decisionLoose) / (1 - decisionLoose)
+
+// runDecision runs one sweep of deployment d by method m with seed and judges it.
+func runDecision(m decisionMethod, d sweeptest.DecisionQueue, truth float64, seed int64) (decisionOutcome, error) {
+	cfg, err := m.config(d, seed)
 	if err != nil {
 		return decisionOutcome{}, err
 	}
-	res, err := (&sweep.Executor{Config: cfg, Runner: &sweeptest.QueueRunner{Config: q}}).Run(context.Background())
+	res, err := (&sweep.Executor{Config: cfg, Runner: &sweeptest.QueueRunner{Config: d.Queue}}).Run(context.Background())
 	if err != nil {
 		return decisionOutcome{}, fmt.Errorf("%s seed %d: %w", m.name, seed, err)
 	}
-	o := decisionOutcome{targetS: res.TargetSeconds, tiers: len(res.Tiers), relErr: math.NaN(), low: math.NaN(), high: math.NaN()}
+	o := decisionOutcome{targetS: res.TargetSeconds, tiers: len(res.Tiers), relErr: math.NaN(), low: math.NaN(), high: math.NaN(), certifyS: math.Inf(1)}
+	var prefix []measure.Summary
+	elapsed := 0.0
 	for _, t := range res.Tiers {
-		if d := t.Summary.Duration; t.Tier.Role == records.RoleConfirm && !math.IsNaN(d) && !math.IsInf(d, 0) {
-			o.confirmS += d
+		if dur := t.Summary.Duration; !math.IsNaN(dur) && !math.IsInf(dur, 0) {
+			elapsed += dur
+			if t.Tier.Role == records.RoleConfirm {
+				o.confirmS += dur
+			}
+		}
+		prefix = append(prefix, t.Summary)
+		if !math.IsInf(o.certifyS, 1) {
+			continue
+		}
+		if c := curve.Analyze(prefix, cfg.Settings.Params).Capacity; c != nil && c.Low > 0 && c.High != nil && *c.High/c.Low <= certifiedWidth*(1+1e-9) {
+			o.certifyS = elapsed
+			o.certifiedIn = c.Low >= (1-decisionLoose)*truth && *c.High <= (1+decisionLoose)*truth
 		}
 	}
+	o.oracle = o.certifyS / oracleSeconds()[d.Name]
 	a := res.Analysis
 	if c := a.Capacity; c != nil {
 		o.relErr = c.Rate/truth - 1
@@ -170,6 +212,10 @@ type decisionStats struct {
 	noEstimate                         int
 	// Fractions of the sweeps.
 	within5, within10, covers, below, verified float64
+	// certified is the fraction of sweeps that certified the capacity to ±10 %, certifiedIn of
+	// those within ±10 % of the truth; oracleRatio the median time to certify over the oracle's
+	// (+Inf when most sweeps never certified).
+	certified, certifiedIn, oracleRatio float64
 }
 
 func summariseDecisions(outs []decisionOutcome) decisionStats {
@@ -177,9 +223,16 @@ func summariseDecisions(outs []decisionOutcome) decisionStats {
 	if len(outs) == 0 {
 		return st
 	}
-	var secs, confirm, search, tiers, lows, highs, widths, errs, absErrs []float64
-	var w5, w10, cov, below, ver int
+	var secs, confirm, search, tiers, lows, highs, widths, errs, absErrs, ratios []float64
+	var w5, w10, cov, below, ver, cert, certIn int
 	for _, o := range outs {
+		ratios = append(ratios, o.oracle)
+		if !math.IsInf(o.certifyS, 1) {
+			cert++
+			if o.certifiedIn {
+				certIn++
+			}
+		}
 		secs = append(secs, o.targetS)
 		confirm, search = append(confirm, o.confirmS), append(search, o.targetS-o.confirmS)
 		if math.IsNaN(o.relErr) {
@@ -222,6 +275,10 @@ func summariseDecisions(outs []decisionOutcome) decisionStats {
 	st.medianLow, st.medianHigh, st.medianWidth = median(lows), median(highs), median(widths)
 	st.within5, st.within10 = float64(w5)/n, float64(w10)/n
 	st.covers, st.below, st.verified = float64(cov)/n, float64(below)/n, float64(ver)/n
+	st.certified, st.oracleRatio = float64(cert)/n, median(ratios)
+	if cert > 0 {
+		st.certifiedIn = float64(certIn) / float64(cert)
+	}
 	return st
 }
 
@@ -258,8 +315,8 @@ func BenchmarkTimeToDecision(b *testing.B) {
 	for _, m := range decisionMethods {
 		b.Run(m.name, func(b *testing.B) {
 			for _, qc := range queues {
-				b.Run(benchName(qc.name), func(b *testing.B) {
-					truth, err := decisionTruth(qc.q)
+				b.Run(benchName(qc.Name), func(b *testing.B) {
+					truth, err := decisionTruth(qc)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -267,7 +324,7 @@ func BenchmarkTimeToDecision(b *testing.B) {
 					for b.Loop() {
 						outs := make([]decisionOutcome, 0, n)
 						for seed := int64(1); seed <= int64(n); seed++ {
-							o, err := runDecision(m, qc.q, truth, seed)
+							o, err := runDecision(m, qc, truth, seed)
 							if err != nil {
 								b.Fatal(err)
 							}
@@ -283,6 +340,8 @@ func BenchmarkTimeToDecision(b *testing.B) {
 					b.ReportMetric(st.medianWidth, "interval_width")
 					b.ReportMetric(st.below, "op_below_truth")
 					b.ReportMetric(st.verified, "verified")
+					b.ReportMetric(st.certified, "certified")
+					b.ReportMetric(st.oracleRatio, "x-oracle")
 				})
 			}
 		})
@@ -302,7 +361,7 @@ func TestTimeToDecisionTable(t *testing.T) {
 	}
 	truths := make([]float64, len(queues))
 	for i, qc := range queues {
-		if truths[i], err = decisionTruth(qc.q); err != nil {
+		if truths[i], err = decisionTruth(qc); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -322,10 +381,10 @@ func TestTimeToDecisionTable(t *testing.T) {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for j := range jobs {
-				o, err := runDecision(decisionMethods[j.m], queues[j.d].q, truths[j.d], int64(j.s+1))
+				o, err := runDecision(decisionMethods[j.m], queues[j.d], truths[j.d], int64(j.s+1))
 				mu.Lock()
 				if err != nil {
-					errs = append(errs, fmt.Errorf("%s: %w", queues[j.d].name, err))
+					errs = append(errs, fmt.Errorf("%s: %w", queues[j.d].Name, err))
 				}
 				outs[j.m][j.d][j.s] = o
 				mu.Unlock()
@@ -349,20 +408,22 @@ func TestTimeToDecisionTable(t *testing.T) {
 	}
 
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Objective TTFT ≤ %v for %.0f %% of requests; %d seeds per method and deployment; ±5 %% and ±10 %% are of the true capacity.\n\n",
-		ttftObjective, 100*decisionTargetShare, n)
-	sb.WriteString("| deployment | true capacity | method | target-s per sweep: median (max) | of which confirmation (median) | tiers (median) | capacity error: median, 90th pct of \\|error\\| | within ±5 % | within ±10 % | interval covers truth | interval ends, × truth (medians) | operating point below truth | operating point verified |\n")
-	sb.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(&sb, "Objective: each deployment's TTFT objective for %.0f %% of requests; %d seeds per method and deployment; ±5 %% and ±10 %% are of the true capacity. "+
+		"Certified: the capacity interval reached High/Low ≤ 1.1/0.9 (±10 %%), the oracle's precision; × oracle is the median of the load until then over the oracle's.\n\n",
+		100*decisionTargetShare, n)
+	sb.WriteString("| deployment | true capacity | method | target-s per sweep: median (max) | of which confirmation (median) | tiers (median) | capacity error: median, 90th pct of \\|error\\| | within ±5 % | within ±10 % | interval covers truth | interval ends, × truth (medians) | operating point below truth | operating point verified | certified ±10 % (of them within ±10 % of truth) | time to certify, × oracle (median) |\n")
+	sb.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	row := func(dep, truth string, m decisionMethod, st decisionStats) {
-		fmt.Fprintf(&sb, "| %s | %s | %s | %.0f (%.0f) | %.0f | %.0f | %s, %s | %s | %s | %s | %s | %s | %s |\n", dep, truth, m.label,
-			st.medianS, st.maxS, st.confirmS, st.medianTiers, signedPct(st.medianErr), absPct(st.p90Err), pct(st.within5), pct(st.within10), pct(st.covers), ends(st.medianLow, st.medianHigh), pct(st.below), pct(st.verified))
+		fmt.Fprintf(&sb, "| %s | %s | %s | %.0f (%.0f) | %.0f | %.0f | %s, %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s |\n", dep, truth, m.label,
+			st.medianS, st.maxS, st.confirmS, st.medianTiers, signedPct(st.medianErr), absPct(st.p90Err), pct(st.within5), pct(st.within10), pct(st.covers), ends(st.medianLow, st.medianHigh), pct(st.below), pct(st.verified),
+			pct(st.certified), pct(st.certifiedIn), times(st.oracleRatio))
 	}
 	for d, qc := range queues {
-		sat := float64(qc.q.Servers) / qc.q.Service.Seconds()
+		sat := float64(qc.Queue.Servers) / qc.Queue.Service.Seconds()
 		for m, dm := range decisionMethods {
 			dep, truth := "", ""
 			if m == 0 {
-				dep = fmt.Sprintf("%s (c/D = %.3g req/s)", qc.name, sat)
+				dep = fmt.Sprintf("%s (c/D = %.3g req/s; oracle %.0f s)", qc.Name, sat, oracleSeconds()[qc.Name])
 				truth = fmt.Sprintf("%.3f req/s (%.0f %% of c/D)", truths[d], 100*truths[d]/sat)
 			}
 			row(dep, truth, dm, summariseDecisions(outs[m][d]))
@@ -399,6 +460,14 @@ func ends(lo, hi float64) string {
 		return fmt.Sprintf("%.2f×–open", lo)
 	}
 	return fmt.Sprintf("%.2f–%.2f×", lo, hi)
+}
+
+// times writes a ratio as "1.23×" ("never" for +Inf).
+func times(f float64) string {
+	if math.IsInf(f, 1) {
+		return "never"
+	}
+	return fmt.Sprintf("%.2f×", f)
 }
 
 // signedPct writes a relative error as a signed percentage ("n/a" for NaN).

@@ -9,33 +9,31 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 )
 
-// queues are M/D/c FIFO deployments whose capacity at a TTFT objective is known exactly
-// (sim.MDCCapacity): fixed slots and a fixed service time, like an inference server that runs a
-// fixed number of sequences of a fixed length. Their capacities at a 500 ms TTFT objective and a
-// 99 % target lie between 35 % and 80 % of their saturation rates, where the share of requests
-// meeting the objective falls from 99.9 % to 98 % over about ±15 % of the rate: a realistic,
-// unforgiving shape for a decision at 99 %.
-var queues = []struct {
-	name string
-	q    sim.QueueConfig
-}{
-	{"4 slots, 400 ms", sim.QueueConfig{ModelName: "m", Servers: 4, Service: 400 * time.Millisecond, FirstToken: 20 * time.Millisecond, OutputTokens: 16}},
-	{"8 slots, 1 s", sim.QueueConfig{ModelName: "m", Servers: 8, Service: time.Second, FirstToken: 50 * time.Millisecond, OutputTokens: 16}},
-	{"8 slots, 1.4 s, 64 tokens", sim.QueueConfig{ModelName: "m", Servers: 8, Service: 1400 * time.Millisecond, FirstToken: 50 * time.Millisecond, OutputTokens: 64}},
-	{"16 slots, 2 s", sim.QueueConfig{ModelName: "m", Servers: 16, Service: 2 * time.Second, FirstToken: 50 * time.Millisecond, OutputTokens: 16}},
-}
+// queues are the M/D/c deployments the decisions are held to (sweeptest.DecisionQueues), whose
+// capacity at their TTFT objective is known exactly.
+var queues = sweeptest.DecisionQueues
 
+// fourSlots is the 4-slot queue with a 500 ms objective that several tests sweep.
+var fourSlots = sweeptest.DecisionQueues[1]
+
+// ttftObjective is the objective of defaultSweep.
 const ttftObjective = 500 * time.Millisecond
 
 // defaultSweep is the configuration `loadcurve sweep --goodput ttft:500` runs with.
 func defaultSweep(seed int64) sweep.Config {
 	return sweep.Config{Rates: sweep.Rates{Auto: true}, Seed: seed, Confirm: true,
 		Settings: sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: ttftObjective}}, Params: curve.DefaultParams()}}
+}
+
+// sweepFor is the default sweep of a deployment at its own TTFT objective.
+func sweepFor(d sweeptest.DecisionQueue, seed int64) sweep.Config {
+	cfg := defaultSweep(seed)
+	cfg.Settings.Measure.Objectives.TTFT = d.Objective
+	return cfg
 }
 
 // TestDecisionsHoldInSteadyState holds the default automatic sweep against the exact steady
@@ -60,20 +58,20 @@ func TestDecisionsHoldInSteadyState(t *testing.T) {
 	}
 	within, total, verified := 0, 0, 0
 	for _, qc := range queues {
-		truth, err := sim.MDCCapacity(qc.q.Service, qc.q.Servers, ttftObjective-qc.q.FirstToken, 0.99)
+		truth, err := qc.Capacity(0.99)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var errs []float64
 		for seed := int64(1); seed <= int64(seeds); seed++ {
-			r := &sweeptest.QueueRunner{Config: qc.q}
-			res, err := (&sweep.Executor{Config: defaultSweep(seed), Runner: r}).Run(context.Background())
+			r := &sweeptest.QueueRunner{Config: qc.Queue}
+			res, err := (&sweep.Executor{Config: sweepFor(qc, seed), Runner: r}).Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
 			a := res.Analysis
 			if a.Capacity == nil || a.OperatingPoint == nil {
-				t.Errorf("%s seed %d: no capacity or operating point: %v", qc.name, seed, a.Notes)
+				t.Errorf("%s seed %d: no capacity or operating point: %v", qc.Name, seed, a.Notes)
 				continue
 			}
 			total++
@@ -84,27 +82,27 @@ func TestDecisionsHoldInSteadyState(t *testing.T) {
 			}
 			op := a.OperatingPoint
 			if op.Rate > truth {
-				t.Errorf("%s seed %d: operating point %.3f req/s above the true capacity %.3f", qc.name, seed, op.Rate, truth)
+				t.Errorf("%s seed %d: operating point %.3f req/s above the true capacity %.3f", qc.Name, seed, op.Rate, truth)
 			}
 			cf := op.Confirmation
 			if cf == nil || !cf.AtThisPoint || cf.Share < 0.99 {
-				t.Errorf("%s seed %d: the confirmation did not see the target share at the operating point: %+v", qc.name, seed, cf)
+				t.Errorf("%s seed %d: the confirmation did not see the target share at the operating point: %+v", qc.Name, seed, cf)
 			}
 			if op.Verified() {
 				verified++
 			} else if cf != nil {
-				t.Logf("%s seed %d: not verified: %s, %.4f [%.4f, %.4f] on %.0f effective", qc.name, seed, cf.Verdict, cf.Share, cf.ShareLo, cf.ShareHi, cf.EffectiveRequests)
+				t.Logf("%s seed %d: not verified: %s, %.4f [%.4f, %.4f] on %.0f effective", qc.Name, seed, cf.Verdict, cf.Share, cf.ShareLo, cf.ShareHi, cf.EffectiveRequests)
 			}
-			delivers := op.Rate * float64(qc.q.OutputTokens)
+			delivers := op.Rate * float64(qc.Queue.OutputTokens)
 			if math.Abs(op.ExpectedRawThroughput/delivers-1) > 0.10 {
-				t.Errorf("%s seed %d: expects %.1f tok/s at %.3f req/s, which delivers %.1f", qc.name, seed, op.ExpectedRawThroughput, op.Rate, delivers)
+				t.Errorf("%s seed %d: expects %.1f tok/s at %.3f req/s, which delivers %.1f", qc.Name, seed, op.ExpectedRawThroughput, op.Rate, delivers)
 			}
 			if cf != nil && math.Abs(cf.RawOutputThroughput/delivers-1) > 0.10 {
-				t.Errorf("%s seed %d: the confirmation measured %.1f tok/s at %.3f req/s, which delivers %.1f", qc.name, seed, cf.RawOutputThroughput, op.Rate, delivers)
+				t.Errorf("%s seed %d: the confirmation measured %.1f tok/s at %.3f req/s, which delivers %.1f", qc.Name, seed, cf.RawOutputThroughput, op.Rate, delivers)
 			}
 		}
 		sort.Float64s(errs)
-		t.Logf("%s: truth %.3f req/s; capacity errors %v", qc.name, truth, errs)
+		t.Logf("%s: truth %.3f req/s; capacity errors %v", qc.Name, truth, errs)
 	}
 	t.Logf("capacity within 10 %% of the truth in %d of %d sweeps; operating point verified in %d", within, total, verified)
 	if total == 0 || float64(within) < 0.9*float64(total) {
@@ -119,7 +117,7 @@ func TestDecisionsHoldInSteadyState(t *testing.T) {
 // virtual queue is deterministic, so every tier must be the same).
 func TestSweepsAreReproducible(t *testing.T) {
 	run := func() *sweep.Result {
-		r := &sweeptest.QueueRunner{Config: queues[0].q}
+		r := &sweeptest.QueueRunner{Config: fourSlots.Queue}
 		res, err := (&sweep.Executor{Config: defaultSweep(7), Runner: r}).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)

@@ -87,6 +87,10 @@ type exec struct {
 	repeat int
 	// confirmNeed is the arrivals the confirmation plans for (ConfirmRequests).
 	confirmNeed float64
+	// nextCap and nextStopConf are the cap and interim confidence of the tier being planned
+	// (tierFor); zero: the defaults.
+	nextCap      time.Duration
+	nextStopConf float64
 }
 
 // unit names the sweep's rates: requests per second, or sessions per second once a tier has
@@ -135,12 +139,29 @@ func (e *exec) decide(ctx context.Context) error {
 	if err != nil || ctx.Err() != nil || !e.cfg.Confirm || !e.cfg.StartAt.IsZero() {
 		return err
 	}
-	return e.confirm(ctx)
+	if e.confirmedHere() {
+		return nil
+	}
+	return e.confirm(ctx, 0)
+}
+
+// confirmedHere reports whether the operating point of the tiers so far already has what it
+// needs: a confirmation tier at it (within 0.5 %), and a verdict — that tier met the target, or
+// a heavier tier did.
+func (e *exec) confirmedHere() bool {
+	op := curve.Analyze(e.summaries(), e.cfg.Settings.Params).OperatingPoint
+	return op != nil && op.Confirmation != nil && op.Confirmation.AtThisPoint && op.Verified()
 }
 
 // confirm runs the confirmation tier at the operating point of the tiers so far: an open tier
-// at its rate, or a closed loop of its users.
-func (e *exec) confirm(ctx context.Context) error {
+// at its rate, or a closed loop of its users. When a heavier tier already met the target with
+// confidence (the capacity interval's lower end is at or above the operating point), every
+// lighter load meets it too, and the confirmation measures what the operating point delivers
+// and checks that nothing contradicts it: a tier of half the usual size. Otherwise it is planned
+// long enough to verify the operating point on its own (ConfirmRequests). Either way it stops
+// once decided, and stays within the budget, of which it takes at most share (0: all that is
+// left).
+func (e *exec) confirm(ctx context.Context, share float64) error {
 	a := curve.Analyze(e.summaries(), e.cfg.Settings.Params)
 	op := a.OperatingPoint
 	if op == nil {
@@ -152,11 +173,32 @@ func (e *exec) confirm(ctx context.Context) error {
 	if e.cfg.Concurrency.Set() {
 		e.logf("capacity %s; confirming the operating point of %d users (%s)", a.Capacity.String(), int(op.Rate), confirmWhy(e.confirmNeed, e.cfg))
 		_, err = e.closed(ctx, records.RoleConfirm, int(op.Rate))
-	} else {
-		e.logf("capacity %s; confirming the operating point %.3g %s for up to %v (%s)", a.Capacity.String(), op.Rate, e.unit(),
-			e.cfg.tierCap(op.Rate, true, e.confirmNeed).Round(time.Second), confirmWhy(e.confirmNeed, e.cfg))
-		_, err = e.tier(ctx, records.RoleConfirm, op.Rate)
+		return err
 	}
+	cap, why := e.cfg.tierCap(op.Rate, true, e.confirmNeed), confirmWhy(e.confirmNeed, e.cfg)
+	if op.Verified() || (a.Capacity != nil && a.Capacity.Low >= op.Rate) {
+		cap = min(max(time.Duration(float64(e.cfg.TierRequests)/2/op.Rate*float64(time.Second)), e.cfg.MinTierDuration), e.cfg.MaxTierDuration)
+		why = "a heavier tier already met the target with confidence, so it measures what the operating point delivers"
+	}
+	if b := e.cfg.Budget; b > 0 && e.cfg.Requests == 0 && e.cfg.Duration == 0 {
+		left := b - e.spent()
+		if share > 0 {
+			left = time.Duration(share * float64(left))
+		}
+		if cap > left {
+			cap = max(left, e.cfg.MinTierDuration)
+			why += fmt.Sprintf("; the budget leaves %v", cap.Round(time.Second))
+		}
+	}
+	switch {
+	case e.cfg.Duration > 0:
+		e.logf("capacity %s; confirming the operating point %s %s for %v", a.Capacity.String(), fmtRate(op.Rate), e.unit(), e.cfg.Duration)
+	case e.cfg.Requests > 0:
+		e.logf("capacity %s; confirming the operating point %s %s with %d requests", a.Capacity.String(), fmtRate(op.Rate), e.unit(), e.cfg.Requests)
+	default:
+		e.logf("capacity %s; confirming the operating point %s %s for up to %v (%s)", a.Capacity.String(), fmtRate(op.Rate), e.unit(), cap.Round(time.Second), why)
+	}
+	_, err = e.tierFor(ctx, records.RoleConfirm, op.Rate, cap, 0)
 	return err
 }
 
@@ -186,25 +228,54 @@ func lastNote(a curve.Analysis) string {
 	return a.Notes[len(a.Notes)-1]
 }
 
-// search probes the saturation rate, then lets the Planner place the tiers.
+// search probes the saturation rate, then lets the Planner place the tiers within the budget,
+// keeping back what the confirmation will need.
 func (e *exec) search(ctx context.Context) error {
 	sat, err := e.probe(ctx)
 	if err != nil || ctx.Err() != nil {
 		return err
 	}
-	pl := Planner{Saturation: sat, Params: e.cfg.Settings.Params, Precision: e.cfg.Precision, MaxTiers: e.cfg.MaxTiers, Unit: e.unit()}
+	cfg := e.cfg
+	pl := Planner{Saturation: sat, Params: cfg.Settings.Params, Precision: cfg.Precision, MaxTiers: cfg.MaxTiers, Unit: e.unit(),
+		MinTier: cfg.MinTierDuration}
+	if cfg.Budget > 0 {
+		pl.Budget = cfg.Budget - e.confirmReserve(sat)
+	}
 	for ctx.Err() == nil {
-		r, why, ok := pl.Next(e.summaries())
+		step, ok := pl.Next(e.summaries(), e.spent())
 		if !ok {
-			e.logf("search done: %s", why)
+			e.logf("search done: %s", step.Why)
 			return nil
 		}
-		e.logf("next tier at %.3g %s: %s", r, e.unit(), why)
-		if _, err := e.tier(ctx, records.RoleTier, r); err != nil {
+		cap := cfg.tierCap(step.Rate, false, 0)
+		if pl.Budget > 0 {
+			cap = min(cap, max(pl.Budget-e.spent(), cfg.MinTierDuration))
+		}
+		e.logf("next tier at %.3g %s for up to %v: %s", step.Rate, e.unit(), cap.Round(time.Second), step.Why)
+		if _, err := e.tierFor(ctx, records.RoleTier, step.Rate, cap, 0); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// confirmReserve is the load kept back for the confirmation out of the budget: the time of
+// ConfirmFactor·TierRequests arrivals at a likely operating point (40 % of the saturation
+// rate), within the bounds of a confirmation.
+func (e *exec) confirmReserve(sat float64) time.Duration {
+	d := time.Duration(float64(ConfirmFactor*e.cfg.TierRequests) / (0.4 * sat) * float64(time.Second))
+	return min(max(d, e.cfg.MinTierDuration), ConfirmFactor*e.cfg.MaxTierDuration)
+}
+
+// spent is the load this repetition's tiers put on the target so far (their durations).
+func (e *exec) spent() time.Duration {
+	var s float64
+	for _, t := range e.tiers {
+		if d := t.Summary.Duration; t.Tier.Repeat == e.repeat && isFinite(d) {
+			s += d
+		}
+	}
+	return time.Duration(s * float64(time.Second))
 }
 
 // probe estimates the saturation rate: a burst first (fast, but a server that sheds excess load
@@ -250,11 +321,25 @@ func (e *exec) probe(ctx context.Context) (float64, error) {
 // sweep's seed and the rate, and keeps its result. It returns nil without error for a tier whose
 // schedule plans nothing.
 func (e *exec) tier(ctx context.Context, role records.Role, rate float64) (*TierResult, error) {
+	return e.tierFor(ctx, role, rate, 0, 0)
+}
+
+// tierFor is tier with a cap for a tier that runs until decided (0: Config.tierCap's) and the
+// confidence of its stop rule's interim looks (0: the sweep's, corrected for the looks). A tier
+// at a rate that already ran (an extension) gets a seed of its own.
+func (e *exec) tierFor(ctx context.Context, role records.Role, rate float64, cap time.Duration, stopConf float64) (*TierResult, error) {
 	salt := uint64(e.repeat) << 8
 	if role == records.RoleConfirm {
 		salt |= 1
 	}
+	for _, t := range e.tiers {
+		if t.Tier.Repeat == e.repeat && t.Tier.Role == role && float64(t.Tier.RequestRate) == rate {
+			salt += 1 << 16 // the same rate again: fresh arrivals and requests
+		}
+	}
 	spec := arrival.Spec{Rate: rate, Burstiness: e.cfg.Burstiness}
+	e.nextCap, e.nextStopConf = cap, stopConf
+	defer func() { e.nextCap, e.nextStopConf = 0, 0 }()
 	return e.run(ctx, role, spec, rate, TierSeed(e.cfg.Seed, rate, salt))
 }
 
@@ -291,11 +376,14 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 	case cfg.Schedule != nil: // a replay, whole
 		offsets, err = sch.Arrivals(0, 0, seed, 0)
 	default:
-		cap := cfg.tierCap(rate, role == records.RoleConfirm, e.confirmNeed)
+		cap := e.nextCap
+		if cap <= 0 {
+			cap = cfg.tierCap(rate, role == records.RoleConfirm, e.confirmNeed)
+		}
 		id.MaxDurationS, end = cap.Seconds(), cap
 		offsets, err = sch.Arrivals(0, cap, seed, MaxDurationRequests)
 		if err == nil {
-			stop = newStopRule(offsets, cap, cfg.Settings.Measure.Objectives, cfg.Settings.Params)
+			stop = newStopRule(offsets, cap, cfg.Settings.Measure.Objectives, cfg.Settings.Params, e.nextStopConf)
 		}
 	}
 	if err != nil {
@@ -370,6 +458,9 @@ func roleLabel(r records.Role) string {
 	}
 	return "tier"
 }
+
+// fmtRate prints a rate with 3 significant digits.
+func fmtRate(r float64) string { return fmt.Sprintf("%.3g", r) }
 
 func rateText(r float64) string {
 	if math.IsInf(r, 1) {

@@ -93,6 +93,7 @@ func TestPlannerNext(t *testing.T) {
 		name   string
 		pl     sweep.Planner
 		done   []planTier
+		spent  time.Duration
 		method string                  // the analysis's capacity method ("" for none)
 		want   func(e float64) float64 // the rate, from the analysis's estimate e
 		ok     bool
@@ -106,7 +107,7 @@ func TestPlannerNext(t *testing.T) {
 
 		// Every tier missing: 40 % of the lightest (realised) rate, down to 1 % of saturation.
 		{name: "one tier fails: 40 % of it", done: []planTier{planFails(5)}, want: fixed(2), ok: true, whyHas: "lighter"},
-		{name: "the lightest is the realised rate", done: []planTier{{rate: 5, realised: 5.2, requests: 2000, ok: 1000}}, want: fixed(0.4 * 5.2), ok: true},
+		{name: "the lightest is the rate asked for, not the realised one", done: []planTier{{rate: 5, realised: 5.2, requests: 2000, ok: 1000}}, want: fixed(0.4 * 5), ok: true},
 		{name: "two tiers fail: 40 % of the lightest", done: []planTier{planFails(5), planFails(2)}, want: fixed(0.8), ok: true},
 		{name: "a lightest tier that never settled misses too", done: []planTier{planUnstable(5)}, want: fixed(2), ok: true},
 		{name: "40 % of 0.3 is 0.12, above 1 % of saturation", done: []planTier{planFails(5), planFails(0.3)}, want: fixed(0.4 * 0.3), ok: true},
@@ -124,14 +125,28 @@ func TestPlannerNext(t *testing.T) {
 			want: fixed(3), ok: true},
 		{name: "meets and unstable within the precision: stop", done: []planTier{planMeets(4), planUnstable(4.1)}, method: curve.CapacityAtTier,
 			ok: false, whyHas: "within the precision"},
-		{name: "the upward rate already ran (excluded) within 2 %: half way to it",
-			done:   []planTier{planMeets(4), planUnstable(9), {rate: 6.05, requests: 3000, ok: 3000, clientBound: true}},
-			method: curve.CapacityAtTier, want: fixed(math.Sqrt(4 * 6)), ok: true, whyHas: "not on the curve"},
-		{name: "excluded again and again down to the precision: stop",
+		{name: "upwards in the rates asked for: a failing tier that realised more is still the one to go half way to",
+			done:   []planTier{planMeets(4), {rate: 9, realised: 9.8, requests: 3000, ok: 1500, unstable: true}},
+			method: curve.CapacityAtTier, want: fixed(6), ok: true, whyHas: "half way to 9"},
+		{name: "a lighter tier that never settled: half way to it",
+			done:   []planTier{planMeets(4), planUnstable(9), planMeets(3), {rate: 6.05, requests: 3000, ok: 1000, unstable: true}},
+			method: curve.CapacityAtTier, want: fixed(math.Sqrt(4 * 6.05)), ok: true, whyHas: "half way to 6.05"},
+		// A tier the analysis excludes runs once more at its rate; twice excluded, the search stops.
+		{name: "the last tier was excluded: its rate once more",
+			done:   []planTier{planMeets(4), planUnstable(9), {rate: 6, requests: 3000, ok: 3000, clientBound: true}},
+			method: curve.CapacityAtTier, want: fixed(6), ok: true, whyHas: "once more"},
+		{name: "excluded twice at one rate: stop",
 			done: []planTier{planMeets(4), planUnstable(9), {rate: 6, requests: 3000, ok: 3000, clientBound: true},
-				{rate: math.Sqrt(24), requests: 3000, ok: 3000, clientBound: true}, {rate: math.Sqrt(4 * math.Sqrt(24)), requests: 3000, ok: 3000, clientBound: true},
-				{rate: 4.208, requests: 3000, ok: 3000, clientBound: true}},
-			method: curve.CapacityAtTier, ok: false, whyHas: "within the precision"},
+				{rate: 6, requests: 3000, ok: 3000, clientBound: true}},
+			method: curve.CapacityAtTier, ok: false, whyHas: "were excluded"},
+
+		// The budget: the search stops once what is left is shorter than a tier.
+		{name: "budget spent: stop", pl: sweep.Planner{Saturation: 10, Params: curve.DefaultParams(), Precision: 0.1, MaxTiers: 8,
+			Budget: 10 * time.Minute, MinTier: 30 * time.Second},
+			done: []planTier{planMeets(2)}, spent: 9*time.Minute + 31*time.Second, ok: false, whyHas: "budget"},
+		{name: "budget left: go on", pl: sweep.Planner{Saturation: 10, Params: curve.DefaultParams(), Precision: 0.1, MaxTiers: 8,
+			Budget: 10 * time.Minute, MinTier: 30 * time.Second},
+			done: []planTier{planMeets(2)}, spent: 9 * time.Minute, method: curve.CapacityLowerBound, want: fixed(3), ok: true},
 
 		// An interpolated estimate e: a tier at e, then at e(1 − p/2), then at e(1 + p/2), then
 		// stop. Every tier lies on one line, so the estimate stays near 6.8 req/s.
@@ -170,7 +185,8 @@ func TestPlannerNext(t *testing.T) {
 			if tt.method != "" && (a.Capacity == nil || a.Capacity.Method != tt.method) {
 				t.Fatalf("the constructed tiers give capacity %v, want method %s: %v", a.Capacity, tt.method, a.Notes)
 			}
-			rate, why, ok := pl.Next(done)
+			step, ok := pl.Next(done, tt.spent)
+			rate, why := step.Rate, step.Why
 			if ok != tt.ok || !strings.Contains(why, tt.whyHas) {
 				t.Fatalf("Next = %v, %q, %v; want ok %v and a reason with %q", rate, why, ok, tt.ok, tt.whyHas)
 			}
@@ -185,16 +201,19 @@ func TestPlannerNext(t *testing.T) {
 	}
 }
 
-// TestPlannerRepeatsAnExcludedRate: the downward search goes to 40 % of the lightest tier the
-// curve has; a tier it proposed that was then excluded (client-bound, interrupted) is not on the
-// curve, so the same rate is proposed again, and the sweep reruns the same schedule (its seed
-// depends on the rate only) until MaxTiers.
-func TestPlannerRepeatsAnExcludedRate(t *testing.T) {
+// TestPlannerRepeatsAnExcludedRateOnce: a tier the analysis excluded (client-bound here) says
+// nothing about the deployment, so its rate is measured once more, never read as a meet or a
+// miss; the sweep runs it with fresh arrivals (tierFor salts a repeated rate's seed).
+func TestPlannerRepeatsAnExcludedRateOnce(t *testing.T) {
 	pl := planDefault()
 	done := planSummaries(planFails(5), planTier{rate: 2, requests: 2000, ok: 1000, clientBound: true})
-	rate, why, ok := pl.Next(done)
-	if ok && math.Abs(rate/2-1) < 0.02 {
-		t.Errorf("Next = %v (%s): a tier at 2 req/s already ran", rate, why)
+	step, ok := pl.Next(done, 0)
+	if !ok || step.Rate != 2 || !step.Again {
+		t.Errorf("Next = %+v, %v: want the excluded rate 2 req/s once more", step, ok)
+	}
+	done = planSummaries(planFails(5), planTier{rate: 2, requests: 2000, ok: 1000, clientBound: true}, planTier{rate: 2, requests: 2000, ok: 1000, clientBound: true})
+	if step, ok := pl.Next(done, 0); ok || !strings.Contains(step.Why, "excluded") {
+		t.Errorf("Next = %+v, %v: want the search to stop, saying the rate was excluded twice", step, ok)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // TestRepeatMeasuresTheSpread: --repeat 3 runs three whole decisions with fresh seeds on one
 // deployment; the result keeps each one's capacity and operating point, and their spread.
 func TestRepeatMeasuresTheSpread(t *testing.T) {
-	qc := queues[0].q
+	qc := fourSlots.Queue
 	truth, err := sim.MDCCapacity(qc.Service, qc.Servers, ttftObjective-qc.FirstToken, 0.99)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,11 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 )
 
+// MinDecideRequests is the fewest requests a tier's window must hold before its stop rule may
+// decide: fewer leave its variance factor (how much its misses cluster) unmeasured, and a tier
+// stopped within seconds by a chance burst would be judged on a transient.
+const MinDecideRequests = 200
+
 // StopLooks is the number of interim looks a sequential tier takes at its verdict, evenly
 // spread over its cap (at 1/10, 2/10, … 9/10 of it); the cap is the last.
 const StopLooks = 9
@@ -21,11 +26,12 @@ const StopLooks = 9
 //
 // Looking several times at a growing sample and stopping at the first clear answer would raise
 // the chance of a wrong answer above the nominal α = 1 − confidence; each interim look therefore
-// uses the confidence 1 − α/StopLooks (Bonferroni over the looks), so that all the interim looks
-// together err with probability at most α. The verdict itself is then stated at the nominal
-// confidence on the whole tier, from its records (curve.Analyze): a wrong verdict needs a wrong
-// interim stop or a wrong final reading, so its probability is at most 2α in the worst case, and
-// about α in practice (the final reading of a tier that stopped early is far from the target).
+// uses a stricter confidence (InterimConfidence: the group-sequential boundary for the looks),
+// so that all the interim looks together err on either side with probability at most α/2. The
+// verdict itself is then stated at the nominal confidence on the whole tier, from its records
+// (curve.Analyze): a wrong verdict needs a wrong interim stop or a wrong final reading, so its
+// probability is at most 2α in the worst case, and about α in practice (the final reading of a
+// tier that stopped early is far from the target).
 type stopRule struct {
 	offsets  []time.Duration
 	done     []bool
@@ -40,10 +46,16 @@ type stopRule struct {
 	decided  curve.Verdict
 }
 
-func newStopRule(offsets []time.Duration, cap time.Duration, obj measure.Objectives, p curve.Params) *stopRule {
+// newStopRule is the stop rule of a tier with these arrivals and cap. interim is the confidence
+// of its interim looks; 0 means the sweep's confidence corrected for the looks
+// (InterimConfidence). A locating tier, which only has to show a direction, gives a lower one.
+func newStopRule(offsets []time.Duration, cap time.Duration, obj measure.Objectives, p curve.Params, interim float64) *stopRule {
 	p = p.WithDefaults()
+	if interim <= 0 {
+		interim = InterimConfidence(p.Confidence)
+	}
 	r := &stopRule{offsets: offsets, done: make([]bool, len(offsets)), obj: obj, target: p.TargetShare,
-		conf: 1 - (1-p.Confidence)/StopLooks, stop: make(chan struct{})}
+		conf: interim, stop: make(chan struct{})}
 	for k := 1; k <= StopLooks; k++ {
 		r.looks = append(r.looks, cap*time.Duration(k)/(StopLooks+1))
 	}
@@ -88,7 +100,7 @@ func (r *stopRule) look() {
 		}
 	}
 	st := measure.SteadyState(sample, horizon, measure.SteadyWindow{})
-	if st == nil || st.Requests < measure.MinSteadyRequests {
+	if st == nil || st.Requests < MinDecideRequests {
 		return
 	}
 	lo, hi := curve.WilsonN(st.CompliantShare, st.EffectiveRequests, r.conf)

@@ -82,10 +82,10 @@ func feed(t *testing.T, r *stopRule, recs []records.Record) int {
 //	look 90 s: horizon 89 s, window [10 s, 89 s]: 791: the tier meets.
 func TestStopMeetsOnceTheBoundReachesTheTarget(t *testing.T) {
 	p := curve.DefaultParams()
-	z := distuv.UnitNormal.Quantile(1 - (1-p.Confidence)/(2*StopLooks))
+	z := distuv.UnitNormal.Quantile(1 - (1-InterimConfidence(p.Confidence))/2)
 	need := math.Ceil(p.TargetShare * z * z / (1 - p.TargetShare))
-	if need != 762 {
-		t.Fatalf("zero-miss requests needed at the interim confidence: %v, want 762 (z = %v)", need, z)
+	if need != 634 {
+		t.Fatalf("zero-miss requests needed at the interim confidence: %v, want 634 (z = %v)", need, z)
 	}
 	nominal := distuv.UnitNormal.Quantile(1 - (1-p.Confidence)/2)
 	if n := math.Ceil(p.TargetShare * nominal * nominal / (1 - p.TargetShare)); n != 381 {
@@ -93,8 +93,8 @@ func TestStopMeetsOnceTheBoundReachesTheTarget(t *testing.T) {
 	}
 
 	offsets := stopOffsets(3000, 100*time.Millisecond)
-	r := newStopRule(offsets, 300*time.Second, stopObjectives, p)
-	if want := 1 - 0.05/StopLooks; math.Abs(r.conf-want) > 1e-15 {
+	r := newStopRule(offsets, 300*time.Second, stopObjectives, p, 0)
+	if want := InterimConfidence(p.Confidence); math.Abs(r.conf-want) > 1e-15 {
 		t.Errorf("interim confidence %v, want %v", r.conf, want)
 	}
 	for k, at := range r.looks {
@@ -132,13 +132,14 @@ func TestStopMeetsOnceTheBoundReachesTheTarget(t *testing.T) {
 }
 
 // TestStopFailsAtTheFirstLookWithEnoughRequests: a tier of 1 req/s where every fifth request
-// misses its TTFT objective (20 % misses). Look 30 s (horizon 29 s) has a window [7.25 s, 29 s]
-// of 22 requests, fewer than the 30 a steady state needs: no decision. Look 60 s (horizon 59 s)
-// has [10 s, 59 s]: 50 requests, 10 misses, share 0.8, whose Wilson upper bound at z = 2.773 is
-// about 0.91, far below 0.99: the tier fails there.
+// misses its TTFT objective (20 % misses). Its window starts at 10 s (ten times the time in
+// system), so the looks at 30 s … 180 s hold fewer than the MinDecideRequests (200) a decision
+// needs, however clear their share: no decision. Look 210 s (horizon 209 s) has [10 s, 209 s]:
+// 200 requests, 40 misses, share 0.8, whose Wilson upper bound at the interim confidence
+// (z = 2.53) is about 0.86, far below 0.99: the tier fails there.
 func TestStopFailsAtTheFirstLookWithEnoughRequests(t *testing.T) {
 	offsets := stopOffsets(300, time.Second)
-	r := newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams())
+	r := newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams(), 0)
 	recs := make([]records.Record, len(offsets))
 	for k, o := range offsets {
 		ttft := 200 * time.Millisecond
@@ -152,13 +153,13 @@ func TestStopFailsAtTheFirstLookWithEnoughRequests(t *testing.T) {
 	if i < 0 {
 		t.Fatal("never decided")
 	}
-	if rec := recs[i]; r.decided != curve.VerdictFails || rec.End != 60*time.Second {
-		t.Errorf("decided %q after the record ending at %v, want fails at the 60 s look", r.decided, rec.End)
+	if rec := recs[i]; r.decided != curve.VerdictFails || rec.End != 210*time.Second {
+		t.Errorf("decided %q after the record ending at %v, want fails at the 210 s look", r.decided, rec.End)
 	}
-	st := measure.SteadyState(slices.Clone(r.obs[:60]), 59*time.Second, measure.SteadyWindow{})
+	st := measure.SteadyState(slices.Clone(r.obs[:210]), 209*time.Second, measure.SteadyWindow{})
 	_, hi := curve.WilsonN(st.CompliantShare, st.EffectiveRequests, r.conf)
-	if st.Requests != 50 || st.Compliant != 40 || math.Abs(hi-0.91) > 0.01 {
-		t.Errorf("window of the 60 s look: %d requests, %d compliant, upper bound %v; want 50, 40, 0.91", st.Requests, st.Compliant, hi)
+	if st.Requests != 200 || st.Compliant != 160 || math.Abs(hi-0.86) > 0.01 {
+		t.Errorf("window of the 210 s look: %d requests, %d compliant, upper bound %v; want 200, 160, 0.86", st.Requests, st.Compliant, hi)
 	}
 }
 
@@ -168,7 +169,7 @@ func TestStopFailsAtTheFirstLookWithEnoughRequests(t *testing.T) {
 func TestStopFrontier(t *testing.T) {
 	ms := time.Millisecond
 	offsets := []time.Duration{0, 100 * ms, 200 * ms, 300 * ms, 300 * ms, 500 * ms}
-	r := newStopRule(offsets, time.Hour, stopObjectives, curve.DefaultParams())
+	r := newStopRule(offsets, time.Hour, stopObjectives, curve.DefaultParams(), 0)
 	steps := []struct {
 		planned  time.Duration
 		issued   bool
@@ -203,7 +204,7 @@ func TestStopFrontier(t *testing.T) {
 // look (210 s: horizon 209 s) sees the misses and the tier fails.
 func TestStopWaitsForTheEarliestRunningRequest(t *testing.T) {
 	offsets := stopOffsets(3000, 100*time.Millisecond)
-	r := newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams())
+	r := newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams(), 0)
 	recs := make([]records.Record, len(offsets))
 	for k, o := range offsets {
 		switch {
@@ -243,7 +244,7 @@ func TestStopWaitsForTheEarliestRunningRequest(t *testing.T) {
 // before. A record passing several look times at once takes one look and moves past them all.
 func TestStopLooksOnlyWhenARecordPassesTheLookTime(t *testing.T) {
 	offsets := stopOffsets(30000, 10*time.Millisecond)
-	r := newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams())
+	r := newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams(), 0)
 	recs := make([]records.Record, len(offsets))
 	for k, o := range offsets {
 		recs[k] = stopRecord(k, o, 200*time.Millisecond, time.Second)
@@ -258,7 +259,7 @@ func TestStopLooksOnlyWhenARecordPassesTheLookTime(t *testing.T) {
 
 	// Request 0 ends first, at 95 s: it passes the looks at 30, 60 and 90 s at once (its own
 	// look has only itself before the frontier, too few to decide).
-	r = newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams())
+	r = newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams(), 0)
 	rec := stopRecord(0, 0, 200*time.Millisecond, 95*time.Second)
 	r.add(&rec)
 	if r.next != 3 || r.decided != "" || r.frontier != 1 {
