@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/loadcurve/loadcurve/compare"
+	"github.com/loadcurve/loadcurve/cost"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -146,7 +147,7 @@ func CompareText(w io.Writer, res compare.Result, a, b *sweep.Result) error {
 }
 
 // WriteCompareFiles writes compare.csv (the equal-rate table), the overlay plots of both curves
-// and report.html into dir.
+// and report.html (ComparePage) into dir.
 func WriteCompareFiles(dir string, res compare.Result, a, b *sweep.Result) error {
 	tables := CompareTables(res)
 	var buf bytes.Buffer
@@ -156,36 +157,182 @@ func WriteCompareFiles(dir string, res compare.Result, a, b *sweep.Result) error
 	if err := os.WriteFile(filepath.Join(dir, "compare.csv"), buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write compare.csv: %w", err)
 	}
-	c := CurveOf(a)
+	c := compareCurve(res, a, b)
 	c.Title = "A vs B"
-	c.Series = []CurveSeries{SeriesOf(a, "A: "+sideName(a)), SeriesOf(b, "B: "+sideName(b))}
-	c.Plateau, c.Knee, c.Capacity, c.OperatingPoint = nil, nil, nil, nil
-	var svgs [][]byte
 	if len(c.Series[0].Points)+len(c.Series[1].Points) > 0 {
-		paths, err := WritePlots(dir, c)
-		if err != nil {
+		if _, err := WritePlots(dir, c); err != nil {
 			return err
 		}
-		for _, p := range paths {
-			if filepath.Ext(p) == ".svg" {
-				b, err := os.ReadFile(p)
-				if err != nil {
-					return fmt.Errorf("read back %s: %w", p, err)
-				}
-				svgs = append(svgs, b)
+	}
+	page, err := ComparePage(res, a, b)
+	if err != nil {
+		return err
+	}
+	return WriteHTML(dir, page)
+}
+
+// compareCurve overlays both results' curves, with each side's operating point and capacity
+// marked in its colour.
+func compareCurve(res compare.Result, a, b *sweep.Result) Curve {
+	c := CurveOf(a)
+	c.Title, c.Subtitle = "", ""
+	c.Series = []CurveSeries{SeriesOf(a, "A: "+sideName(a)), SeriesOf(b, "B: "+sideName(b))}
+	c.Plateau, c.Knee, c.Capacity, c.OperatingPoint = nil, nil, nil, nil
+	for i, d := range res.Decisions {
+		side := []string{"A", "B"}[i]
+		if op := d.OperatingPoint; op != nil && finite(op.Rate) {
+			label := side + " operating point"
+			if !op.Verified() {
+				label += " (not verified)"
 			}
+			c.More = append(c.More, Marker{Label: label, Rate: op.Rate, Series: i})
+		}
+		if cp := d.Capacity; cp != nil && finite(cp.Rate) {
+			c.More = append(c.More, Marker{Label: side + " capacity", Rate: cp.Rate, AtLeast: cp.LowerBoundOnly(), Series: i})
 		}
 	}
-	var notes []string
-	var text bytes.Buffer
-	if err := CompareText(&text, res, a, b); err == nil && res.Ledger != nil {
-		notes = append(notes, res.Ledger.Text())
+	return c
+}
+
+// ComparePage is report.html of a comparison, answer first: each side's operating point (and
+// whether a tier verified it) with its capacity and what it delivers there, and what B costs
+// against A per effective token when both are priced, beside both load curves; then the
+// tables at equal rate, the paired differences and the cost at equal load, the cost ledger,
+// latency against the arrival rate, the settings and the notes. A comparison forced past a
+// mismatch carries its stamp.
+func ComparePage(res compare.Result, a, b *sweep.Result) (HTML, error) {
+	sides := []*sweep.Result{a, b}
+	h := HTML{Title: "loadcurve compare: A vs B", Stamp: res.Stamp,
+		Subtitle: fmt.Sprintf("A: %s (%s) · B: %s (%s) · objectives %s", res.A, sideName(a), res.B, sideName(b), orNone(a.Settings.Measure.Objectives.String())),
+		Identity: [][2]string{{"A", res.A}, {"B", res.B}}}
+	for i, r := range sides {
+		side := []string{"A", "B"}[i]
+		for _, kv := range IdentityRows(r) {
+			h.Identity = append(h.Identity, [2]string{side + " " + kv[0], kv[1]})
+		}
+	}
+	hl := &Headline{}
+	for i, d := range res.Decisions {
+		hl.Facts = append(hl.Facts, sideFact(d, sides[i], []string{"A", "B"}[i]))
+	}
+	switch l := res.Ledger; {
+	case l != nil:
+		hl.Facts = append(hl.Facts, ledgerFact(*l))
+	case res.LedgerError != "":
+		hl.Facts = append(hl.Facts, Fact{Label: "cost per million effective tokens", Value: "not priced", Detail: res.LedgerError})
+	}
+	if res.Stamp != "" {
+		hl.Lines = append(hl.Lines, res.Stamp+": the two results differ in what they measured (see the notes); the figures are shown, not compared.")
+	}
+	h.Headline = hl
+
+	c := compareCurve(res, a, b)
+	if len(c.Series[0].Points)+len(c.Series[1].Points) > 0 {
+		fig, err := RenderLoadCurve(c, "svg")
+		if err != nil {
+			return h, fmt.Errorf("report: compare load curves: %w", err)
+		}
+		h.Figure = fig
+		sec, err := latencySection(c)
+		if err != nil {
+			return h, err
+		}
+		sec.Text = "Both sides' percentiles at each tier, in their steady-state windows; dashed red: the objective."
+		if len(sec.PlotsSVG) > 0 {
+			h.Sections = append(h.Sections, sec)
+		}
+	}
+	h.Tables = CompareTables(res)
+	if l := res.Ledger; l != nil {
+		h.Tables = append(h.Tables, ledgerTable(*l))
 	}
 	for _, m := range res.Mismatches {
-		notes = append(notes, m.String())
+		h.Notes = append(h.Notes, m.String())
 	}
-	h := HTML{Title: "loadcurve compare", Identity: [][2]string{{"A", res.A}, {"B", res.B}}, Tables: tables, PlotsSVG: svgs, Notes: notes, Stamp: res.Stamp}
-	return WriteHTML(dir, h)
+	if l := res.Ledger; l != nil {
+		h.Notes = append(h.Notes, "cost ledger: payback: "+l.PaybackNote)
+		for _, n := range l.Notes {
+			h.Notes = append(h.Notes, "cost ledger: "+n)
+		}
+	}
+	return h, nil
+}
+
+// sideFact is one side of a comparison in the headline: its operating point and whether it
+// was verified, its capacity and what it delivers there.
+func sideFact(d compare.Decision, r *sweep.Result, side string) Fact {
+	u := RateUnit(r)
+	f := Fact{Label: side + ": " + sideName(r) + ", operating point"}
+	if r.Header.Command == records.CommandRun {
+		f.Label = side + ": " + sideName(r) + ", a run of one tier"
+		f.Value = runVerdict(r)
+		return f
+	}
+	op := d.OperatingPoint
+	if op == nil {
+		f.Value, f.Badge, f.Status = "none", "no answer", StatusBad
+		f.Detail = "capacity " + d.CapacityText
+		return f
+	}
+	f.Value = fmtRate(op.Rate) + " " + u
+	if op.Verified() {
+		f.Badge, f.Status = "verified", StatusOK
+	} else {
+		f.Badge, f.Status = "NOT verified", StatusWarn
+	}
+	f.Detail = "capacity " + d.CapacityText
+	if fg := d.Figures; fg != nil {
+		f.Detail += fmt.Sprintf("; %s tok/s compliant of %s tok/s raw there (%s)", FormatFloat(fg.CompliantOutputThroughput, 0), FormatFloat(fg.RawOutputThroughput, 0), fg.Source)
+	}
+	return f
+}
+
+// money names a ledger's currency, "cost units" when it has none.
+func money(currency string) string {
+	if currency == "" {
+		return "cost units"
+	}
+	return currency
+}
+
+// ledgerFact says what B costs against A per effective token.
+func ledgerFact(l cost.Ledger) Fact {
+	ch := l.BvsAUnitCostChange
+	value := "B costs the same as A"
+	switch {
+	case !finite(ch):
+		value = "B against A: " + NaNText
+	case ch < 0:
+		value = fmt.Sprintf("B %s %% cheaper", FormatFloat(-100*ch, 1))
+	case ch > 0:
+		value = fmt.Sprintf("B %s %% dearer", FormatFloat(100*ch, 1))
+	}
+	d := fmt.Sprintf("per million effective tokens at the operating points: A %s, B %s %s", FormatFloat(l.A.CostPerMillionEffective, 2),
+		FormatFloat(l.B.CostPerMillionEffective, 2), money(l.Currency))
+	if s := l.BreakEvenCompliantShare; finite(s) && s > 0 {
+		d += fmt.Sprintf("; B breaks even with A at a compliant share of %s", pctText(s))
+	}
+	d += fmt.Sprintf("; moving to B saves %s %s per %s h at A's volume", FormatFloat(l.NetSavingsPerPeriod, 2), money(l.Currency), FormatFloat(l.HoursPerPeriod, 0))
+	return Fact{Label: "cost per effective token", Value: value, Detail: d}
+}
+
+// ledgerTable is the cost ledger as a table: A and B side by side.
+func ledgerTable(l cost.Ledger) Table {
+	cur := money(l.Currency)
+	f := FormatFloat
+	t := Table{Title: fmt.Sprintf("Cost ledger at the operating points (%s; period %s h)", cur, f(l.HoursPerPeriod, 0)), Highlight: -1,
+		Columns: []string{"", "A", "B"}, Align: []bool{false, true, true}}
+	t.Rows = [][]string{
+		{"name", l.A.Option.Name, l.B.Option.Name},
+		{"cost per hour (" + cur + ")", f(l.A.Option.CostPerHour, 2), f(l.B.Option.CostPerHour, 2)},
+		{"raw output throughput (tok/s)", f(l.A.Option.RawThroughput, 0), f(l.B.Option.RawThroughput, 0)},
+		{"compliant token share", pctText(l.A.Option.CompliantShare), pctText(l.B.Option.CompliantShare)},
+		{"effective throughput (tok/s)", f(l.A.EffectiveThroughput, 0), f(l.B.EffectiveThroughput, 0)},
+		{"cost per million effective tokens (" + cur + ")", f(l.A.CostPerMillionEffective, 2), f(l.B.CostPerMillionEffective, 2)},
+		{"running cost per period at A's effective volume (" + cur + ")", f(l.A.CostPerPeriod, 2), f(l.B.CostPerPeriod, 2)},
+		{"extra maintenance per period (" + cur + ")", f(l.A.Option.Maintenance, 2), f(l.B.Option.Maintenance, 2)},
+	}
+	return t
 }
 
 // runVerdict says how a run's tier stands against the target share.

@@ -1,11 +1,12 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
-	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -15,12 +16,21 @@ import (
 	"github.com/loadcurve/loadcurve/plan"
 )
 
-// PlanText prints capacity plans for a forecast: per deployment the replicas at peak (with the
-// scale-out formula), the utilisation, the monthly cost static and following the profile, and
-// the cost per million effective tokens; with two, which is cheaper and where that flips.
-func PlanText(w io.Writer, plans []plan.Result, cmp *plan.Comparison) {
+// planMoney names the money of plans: their currency, or plan.CostUnits.
+func planMoney(plans []plan.Result) string {
+	if len(plans) > 0 && plans[0].Currency != "" {
+		return plans[0].Currency
+	}
+	return plan.CostUnits
+}
+
+// PlanTable is the capacity plan of each deployment for the forecast, one row each: its
+// operating point, the replicas at the peak and their load, the monthly cost static and
+// following the profile, and the cost per million effective tokens, in the plans' currency.
+func PlanTable(plans []plan.Result) Table {
 	f := FormatFloat
-	t := Table{Title: "Capacity plan for the forecast (replicas of each deployment at its operating point)", Highlight: -1,
+	cur := planMoney(plans)
+	t := Table{Title: "Capacity plan for the forecast (replicas of each deployment at its operating point; costs in " + cur + ")", Highlight: -1,
 		Columns: []string{"deployment", "op. point req/s", "peak req/s", "replicas at peak", "load/replica at peak", "of capacity",
 			"static /month", "following /month", "mean replicas", "per M effective tok (static)", "per M effective tok (following)"},
 		Align: []bool{false, true, true, true, true, true, true, true, true, true, true}}
@@ -33,7 +43,15 @@ func PlanText(w io.Writer, plans []plan.Result, cmp *plan.Comparison) {
 			f(r.LoadPerReplicaAtPeak, 3), capUse, f(r.Static.CostPerMonth, 0), f(r.Following.CostPerMonth, 0), f(r.Following.MeanReplicas, 2),
 			f(r.Static.CostPerMillionEffectiveTokens, 4), f(r.Following.CostPerMillionEffectiveTokens, 4)})
 	}
-	_ = t.Text(w) // a well-formed table
+	return t
+}
+
+// PlanText prints capacity plans for a forecast: per deployment the replicas at peak (with the
+// scale-out formula), the utilisation, the monthly cost static and following the profile, and
+// the cost per million effective tokens (in the plans' currency, or cost units); with two,
+// which is cheaper and where that flips.
+func PlanText(w io.Writer, plans []plan.Result, cmp *plan.Comparison) {
+	_ = PlanTable(plans).Text(w) // a well-formed table
 	for _, r := range plans {
 		fmt.Fprintf(w, "%s: %s; %s.\n", r.Deployment.Name, r.PeakReplicasFormula, r.Following.Rule)
 	}
@@ -46,15 +64,164 @@ func PlanText(w io.Writer, plans []plan.Result, cmp *plan.Comparison) {
 	}
 }
 
+// PlanPage is report.html of a capacity plan, answer first: per deployment the replicas at the
+// forecast's peak and what they cost a month and per million effective tokens (in the plans'
+// currency, or cost units), and with two which is cheaper, beside the forecast's demand and the
+// capacity of the replicas following it; then the plan's table, the cost of both against the
+// forecast's level, the rehearsals, and the rules and notes.
+func PlanPage(plans []plan.Result, cmp *plan.Comparison, trials []plan.Trial, conclusions []string) (HTML, error) {
+	if len(plans) == 0 {
+		return HTML{}, fmt.Errorf("report: a plan page without a plan: %w", ErrNoData)
+	}
+	cur := planMoney(plans)
+	first := plans[0]
+	h := HTML{Title: "loadcurve plan: " + planNames(plans) + " for the forecast",
+		Subtitle: fmt.Sprintf("forecast peak %s req/s, mean %s req/s over a %s h period · a month is %s h · %s · costs in %s",
+			fmtRate(first.PeakRate), fmtRate(first.MeanRate), formatShort(first.PeriodHours), formatShort(first.HoursPerMonth),
+			lagText(first.ScaleUpLagSeconds), cur)}
+	hl := &Headline{}
+	for _, r := range plans {
+		d := r.Deployment
+		use := ""
+		if u := r.UtilisationOfCapacityAtPeak; u != nil {
+			use = fmt.Sprintf(", %s of its capacity", pctText(*u))
+		}
+		hl.Facts = append(hl.Facts, Fact{Label: fmt.Sprintf("%s: replicas at the %s req/s peak", d.Name, fmtRate(r.PeakRate)),
+			Value:  fmt.Sprintf("%d replicas", r.PeakReplicas),
+			Detail: fmt.Sprintf("%s; each carries %s req/s at the peak%s (its operating point: %s req/s)", r.PeakReplicasFormula, FormatFloat(r.LoadPerReplicaAtPeak, 3), use, FormatFloat(d.OperatingRate, 3))})
+		hl.Facts = append(hl.Facts, Fact{Label: d.Name + ": cost a month, following the profile",
+			Value: FormatFloat(r.Following.CostPerMonth, 0) + " " + cur,
+			Detail: fmt.Sprintf("%s %s per million effective tokens (mean %s replicas); with %d replicas all the time: %s %s a month, %s per million",
+				FormatFloat(r.Following.CostPerMillionEffectiveTokens, 4), cur, FormatFloat(r.Following.MeanReplicas, 2), r.PeakReplicas,
+				FormatFloat(r.Static.CostPerMonth, 0), cur, FormatFloat(r.Static.CostPerMillionEffectiveTokens, 4))})
+	}
+	if cmp != nil {
+		v := cmp.Following
+		f := Fact{Label: "cheaper for this forecast, following the profile", Value: "both cost the same", Detail: v.Summary + "; with replicas for the peak: " + cmp.Static.Summary}
+		if v.Cheaper != "" {
+			f.Value = v.Cheaper
+			if ch := v.UnitCostChange; finite(ch) && ch != 0 {
+				f.Badge = fmt.Sprintf("B %+.1f %% per effective token", 100*ch)
+				f.Status = StatusOK
+			}
+		}
+		hl.Facts = append(hl.Facts, f)
+	}
+	hl.Lines = append(hl.Lines, conclusions...)
+	h.Headline = hl
+
+	if p, err := PlanTimelinePlot(plans); err == nil {
+		if h.Figure, err = Render(p, "svg"); err != nil {
+			return h, err
+		}
+	} else if !errors.Is(err, ErrNoData) {
+		return h, err
+	}
+	t := PlanTable(plans)
+	for _, r := range plans {
+		t.Notes = append(t.Notes, fmt.Sprintf("%s: %s; %s; figures from %s", r.Deployment.Name, r.PeakReplicasFormula, r.Following.Rule, orNone(r.Deployment.Source)))
+	}
+	h.Tables = append(h.Tables, t)
+	if cmp != nil {
+		h.Tables = append(h.Tables, breakEvenTable(*cmp))
+		if p, err := PlanCostPlot(*cmp); err == nil {
+			b, err := Render(p, "svg")
+			if err != nil {
+				return h, err
+			}
+			h.Sections = append(h.Sections, HTMLSection{Title: "Cost per million effective tokens against the forecast's level",
+				Text:     "The forecast scaled (its shape kept) from 1/100 to 100 times its peak, replicas following it: where the lines cross, the cheaper deployment changes. Costs are steps (whole replicas); the table above has the exact break-even levels.",
+				PlotsSVG: [][]byte{b}})
+		} else if !errors.Is(err, ErrNoData) {
+			return h, err
+		}
+	}
+	if len(trials) > 0 {
+		h.Sections = append(h.Sections, HTMLSection{Title: "Rehearsals on the simulated deployment's replicas", Tables: []Table{trialTable(trials)}})
+	}
+	for _, r := range plans {
+		for _, n := range r.Notes {
+			h.Notes = append(h.Notes, r.Deployment.Name+": "+n)
+		}
+	}
+	if cmp != nil {
+		h.Notes = append(h.Notes, cmp.Notes...)
+		if n := cmp.Following.PaybackNote; n != "" {
+			h.Notes = append(h.Notes, "payback: "+n)
+		}
+	}
+	return h, nil
+}
+
+// lagText says when replicas start.
+func lagText(seconds float64) string {
+	if !(seconds > 0) {
+		return "replicas start when demand needs them"
+	}
+	return "replicas start " + durText(seconds) + " ahead of demand"
+}
+
+// planNames is "A" or "A vs B".
+func planNames(plans []plan.Result) string {
+	var names []string
+	for _, r := range plans {
+		names = append(names, r.Deployment.Name)
+	}
+	return strings.Join(names, " vs ")
+}
+
+// breakEvenTable lists, on both bases, which deployment is cheaper and the forecast levels
+// where that changes.
+func breakEvenTable(c plan.Comparison) Table {
+	t := Table{Title: "Which is cheaper, and where that changes (forecast peaks, req/s)", Highlight: -1,
+		Columns: []string{"replicas", "cheaper for this forecast", "B vs A per effective token", "B − A a month", "changes at peak", "in words"},
+		Align:   []bool{false, false, true, true, false, false}}
+	cur := planMoney([]plan.Result{c.A})
+	for _, v := range []plan.Verdict{c.Following, c.Static} {
+		basis := "following the profile"
+		if v.Basis == plan.BasisStatic {
+			basis = "for the peak, all the time"
+		}
+		cheaper := v.Cheaper
+		if cheaper == "" {
+			cheaper = "the same"
+		}
+		var at []string
+		for _, be := range v.BreakEvens {
+			at = append(at, FormatFloat(be.PeakRate, 3))
+		}
+		if len(at) == 0 {
+			at = []string{"none"}
+		}
+		t.Rows = append(t.Rows, []string{basis, cheaper, fmt.Sprintf("%+.1f %%", 100*v.UnitCostChange),
+			FormatFloat(v.CostPerMonthDifference, 0) + " " + cur, strings.Join(at, ", "), v.Summary})
+	}
+	return t
+}
+
+// trialTable is the rehearsals, one row per trial.
+func trialTable(trials []plan.Trial) Table {
+	t := Table{Highlight: -1, Columns: []string{"deployment", "replicas", "", "peak req/s", "realised req/s", "verdict", "compliant", "interval", "target"},
+		Align: []bool{false, true, false, true, true, false, true, false, true}}
+	for _, r := range trials {
+		what := "another count"
+		if r.Planned {
+			what = "the plan"
+		}
+		t.Rows = append(t.Rows, []string{r.Deployment, strconv.Itoa(r.Replicas), what, FormatFloat(r.PeakRate, 3), FormatFloat(r.RealisedRate, 3),
+			r.Verdict, pctText(r.Share), "[" + pctText(r.ShareLo) + ", " + pctText(r.ShareHi) + "]", pctText(r.TargetShare)})
+	}
+	return t
+}
+
 // PlanTimelinePlot draws one period of the forecast: the demand and, for each plan, the
-// replicas running when they follow it (right scale: replicas × operating rate, the rate they
-// can carry), as steps.
+// capacity of the replicas running when they follow it (replicas × operating rate, the rate they
+// can carry), as steps, with the legend above the data.
 func PlanTimelinePlot(plans []plan.Result) (*plot.Plot, error) {
 	if len(plans) == 0 || len(plans[0].Timeline) == 0 {
 		return nil, ErrNoData
 	}
-	p := plot.New()
-	p.Title.Text = "Demand and the capacity of the replicas following it, over one period"
+	p, lg := newPlot(Curve{}, "demand and the capacity of the replicas following it, over one period")
 	p.X.Label.Text = "time (hours from the start of the period)"
 	p.Y.Label.Text = "requests per second"
 	steps := func(tl []plan.Step, period float64, y func(plan.Step) float64) plotter.XYs {
@@ -75,7 +242,7 @@ func PlanTimelinePlot(plans []plan.Result) (*plot.Plot, error) {
 	}
 	demand.Color, demand.Width = color.Black, vg.Points(1.5)
 	p.Add(demand)
-	p.Legend.Add("demand", demand)
+	lg.add("demand (the forecast)", demand)
 	for i, r := range plans {
 		op := r.Deployment.OperatingRate
 		l, err := plotter.NewLine(steps(r.Timeline, r.PeriodHours*3600, func(s plan.Step) float64 { return float64(s.Replicas) * op }))
@@ -83,12 +250,13 @@ func PlanTimelinePlot(plans []plan.Result) (*plot.Plot, error) {
 			return nil, err
 		}
 		l.Color, l.Width = pick(palette, i), vg.Points(1.2)
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		l.Dashes = pick(dashes[1:], i)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s: replicas × %s req/s", r.Deployment.Name, FormatFloat(op, 3)), l)
+		lg.add(fmt.Sprintf("%s: replicas running × %s req/s each", r.Deployment.Name, FormatFloat(op, 3)), l)
 	}
-	p.Legend.Top, p.Legend.Left = true, true
 	p.Y.Min = 0
+	p.X.Min, p.X.Max, lg.xFixed = 0, first.PeriodHours, true
+	finish(p, lg, 1.06, false)
 	return p, nil
 }
 
@@ -99,12 +267,12 @@ func PlanCostPlot(c plan.Comparison) (*plot.Plot, error) {
 	if len(c.Curve) == 0 {
 		return nil, ErrNoData
 	}
-	p := plot.New()
-	p.Title.Text = "Cost per million effective tokens against the forecast's peak"
-	p.X.Label.Text = "forecast peak (req/s)"
-	p.Y.Label.Text = "cost per million effective tokens"
+	p, lg := newPlot(Curve{}, "cost per million effective tokens against the forecast's peak")
+	p.X.Label.Text = "forecast peak (req/s, log scale)"
+	p.Y.Label.Text = "per M effective tokens (" + planMoney([]plan.Result{c.A}) + ")"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{}, plot.LogTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
+	n := 0
 	for i, side := range []struct {
 		name string
 		y    func(plan.CurvePoint) float64
@@ -114,7 +282,7 @@ func PlanCostPlot(c plan.Comparison) (*plot.Plot, error) {
 	} {
 		var xy plotter.XYs
 		for _, pt := range c.Curve {
-			if y := side.y(pt); pt.PeakRate > 0 && y > 0 && !math.IsInf(y, 0) && !math.IsNaN(y) {
+			if y := side.y(pt); pt.PeakRate > 0 && y > 0 && finite(y) {
 				xy = append(xy, plotter.XY{X: pt.PeakRate, Y: y})
 			}
 		}
@@ -127,11 +295,18 @@ func PlanCostPlot(c plan.Comparison) (*plot.Plot, error) {
 		}
 		l.Color, l.Width = pick(palette, i), vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(side.name, l)
+		lg.add(side.name+", replicas following the profile", l)
+		n += len(xy)
 	}
-	if peak := c.A.PeakRate; peak > 0 {
-		p.Add(&vLine{x: peak, label: "this forecast", line: draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1)}})
+	if n == 0 {
+		return nil, ErrNoData
 	}
-	p.Legend.Top = true
+	if peak := c.A.PeakRate; peak > 0 && finite(peak) {
+		lg.mark(p, &vLine{x: peak, label: "this forecast " + formatShort(peak) + " req/s", line: draw.LineStyle{Color: markerColor, Width: vg.Points(1), Dashes: dashes[1]}})
+	}
+	lo, hi := p.Y.Min, p.Y.Max
+	p.Y.Min, p.Y.Max = lo/1.1, hi
+	lg.xFixed = true // a log axis: its range is the data's
+	finish(p, lg, 1.03, true)
 	return p, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -42,6 +42,7 @@ func planCommand() *cli.Command {
 			&cli.Float64Flag{Name: "b-one-time-cost", Usage: "one-time cost of adopting B"},
 			&cli.DurationFlag{Name: "scale-up-lag", Usage: "how long before demand needs them replicas must be started"},
 			&cli.Float64Flag{Name: "hours-per-month", Value: plan.DefaultHoursPerMonth, Usage: "hours in a month"},
+			&cli.StringFlag{Name: "currency", Usage: "the currency of the costs (USD, EUR, …), named beside every amount (default: none, amounts in cost units)"},
 			&cli.BoolFlag{Name: "allow-unverified", Usage: "plan from an operating point no confirmation tier verified"},
 			&cli.StringFlag{Name: "format", Value: report.FormatTable, Usage: "table or json"},
 			&cli.StringFlag{Name: "out", Usage: "directory for plan.json, its plots and report.html"},
@@ -121,7 +122,12 @@ func planAction(c *cli.Context) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	opts := plan.Options{ScaleUpLag: c.Duration("scale-up-lag"), HoursPerMonth: c.Float64("hours-per-month")}
+	opts := plan.Options{ScaleUpLag: c.Duration("scale-up-lag"), HoursPerMonth: c.Float64("hours-per-month"), Currency: c.String("currency")}
+	for _, err := range opts.Validate() {
+		if fe := field.Of(err); fe != nil && fe.Name == plan.FieldCurrency {
+			return usagef("--currency %s", fe.Msg)
+		}
+	}
 	var plans []plan.Result
 	var cmp *plan.Comparison
 	if len(sides) == 1 {
@@ -230,31 +236,10 @@ func writePlan(c *cli.Context, out string, doc planDoc) error {
 	if err := os.WriteFile(filepath.Join(out, "plan.json"), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write plan.json: %w", err)
 	}
-	var svgs [][]byte
-	if p, err := report.PlanTimelinePlot(doc.Plans); err == nil {
-		if svg, err := report.Render(p, "svg"); err == nil {
-			svgs = append(svgs, svg)
-		}
+	page, err := report.PlanPage(doc.Plans, doc.Comparison, doc.Rehearsals, doc.Conclusions)
+	if err != nil {
+		return err
 	}
-	if doc.Comparison != nil {
-		if p, err := report.PlanCostPlot(*doc.Comparison); err == nil {
-			if svg, err := report.Render(p, "svg"); err == nil {
-				svgs = append(svgs, svg)
-			}
-		}
-	}
-	var text bytes.Buffer
-	report.PlanText(&text, doc.Plans, doc.Comparison)
-	rehearsalText(&text, doc.Rehearsals)
-	var notes []string
-	for _, r := range doc.Plans {
-		notes = append(notes, r.Notes...)
-	}
-	if doc.Comparison != nil {
-		notes = append(notes, doc.Comparison.Notes...)
-	}
-	page := report.HTML{Title: "loadcurve: capacity plan", PlotsSVG: svgs,
-		Notes: append(strings.Split(strings.TrimSpace(text.String()), "\n"), notes...)}
 	if err := report.WriteHTML(out, page); err != nil {
 		return err
 	}
