@@ -676,7 +676,7 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 		a.Notes = append(a.Notes, "headroom is 0: the operating point sits at capacity, leaving no room to absorb bursts or recover from failures")
 	}
 	var heavierConfirm *Confirmation // the last confirmation that met the target at or above the operating point
-	for _, s := range confirm { // the last confirmation is the one that counts
+	for _, s := range confirm {      // the last confirmation is the one that counts
 		v := judge(s, a.Params)
 		cf := &Confirmation{Tier: s.Tier, NominalRate: v.NominalRate, Rate: v.Rate, Share: v.Share, ShareLo: v.ShareLo, ShareHi: v.ShareHi,
 			EffectiveRequests: v.EffectiveRequests, Verdict: v.Verdict, RequestThroughput: v.RequestThroughput,
