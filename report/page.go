@@ -376,8 +376,13 @@ func runHeadline(r *sweep.Result) *Headline {
 	if len(lat) > 0 {
 		hl.Facts = append(hl.Facts, Fact{Label: "latency, median / p99", Value: lat[0], Detail: strings.Join(lat[1:], " · ")})
 	}
-	if c := a.Capacity; c != nil && c.LowerBoundOnly() {
-		hl.Lines = append(hl.Lines, fmt.Sprintf("A run of one tier: the capacity is at least %s %s (the tier met the target); a sweep finds where it gives out.", fmtRate(c.Rate), u))
+	if c := a.Capacity; c != nil && c.LowerBoundOnly() && len(a.Points) > 0 {
+		if a.Points[0].Verdict == curve.VerdictMeets {
+			hl.Lines = append(hl.Lines, fmt.Sprintf("A run of one tier: the capacity is at least %s %s (the tier met the target with confidence); a sweep finds where it gives out.", fmtRate(c.Rate), u))
+		} else {
+			hl.Lines = append(hl.Lines, fmt.Sprintf("A run of one tier: as far as it shows, the capacity is at least %s %s, not yet confirmed (the tier is %s); a longer run would decide, and a sweep finds where it gives out.",
+				fmtRate(c.Rate), u, a.Points[0].Verdict))
+		}
 	}
 	if s.ClientBound {
 		hl.Lines = append(hl.Lines, "CLIENT-BOUND: "+s.ClientBoundReason)

@@ -323,8 +323,8 @@ func (l *legend) Plot(c draw.Canvas, p *plot.Plot) {
 // logTicks marks a logarithmic axis. gonum's LogTicks labels powers of ten
 // only, which leaves a latency axis spanning one or two decades with one or
 // two numbers; this labels 1, 2 and 5 times a power of ten when the axis
-// spans at most two and a half decades, powers of ten otherwise, with unlabelled minor
-// ticks at every integer multiple.
+// spans at most two and a half decades (every multiple when it spans less than one), powers
+// of ten otherwise, with unlabelled minor ticks at every integer multiple.
 type logTicks struct{}
 
 // Ticks implements plot.Ticker.
@@ -334,8 +334,11 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	first, last := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
 	labelled := map[int]bool{1: true, 2: true, 5: true}
-	if math.Log10(hi/lo) > 2.5 {
+	switch span := math.Log10(hi / lo); {
+	case span > 2.5:
 		labelled = map[int]bool{1: true}
+	case span < 1: // less than a decade: every multiple, or there would be one or two labels
+		labelled = map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 9: true}
 	}
 	const eps = 1e-9
 	var ts []plot.Tick
