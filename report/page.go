@@ -142,6 +142,8 @@ func ResultPage(r *sweep.Result, ts map[int]timeseries.Series) (HTML, error) {
 func pageTitle(r *sweep.Result) string {
 	what := "sweep"
 	switch {
+	case r.Header.Command == records.CommandRun && RateUnit(r) == "sessions/s":
+		what = "run of sessions"
 	case r.Header.Command == records.CommandRun:
 		what = "run"
 	case r.Analysis.Axis == curve.AxisConcurrency:
@@ -375,6 +377,12 @@ func runHeadline(r *sweep.Result) *Headline {
 	}
 	if len(lat) > 0 {
 		hl.Facts = append(hl.Facts, Fact{Label: "latency, median / p99", Value: lat[0], Detail: strings.Join(lat[1:], " · ")})
+	}
+	if ss := s.Sessions; ss != nil && len(ss.ByTurn) > 1 {
+		first, last := ss.ByTurn[0], ss.ByTurn[len(ss.ByTurn)-1]
+		hl.Lines = append(hl.Lines, fmt.Sprintf("%d sessions of %s turns on average; from turn %d to turn %d the prompt grows from %s to %s tokens and the p99 TTFT goes from %s to %s ms.",
+			ss.Sessions, formatShort(float64(ss.MeanTurns)), first.Turn, last.Turn, FormatFloat(float64(first.MeanInputTokens), 0),
+			FormatFloat(float64(last.MeanInputTokens), 0), FormatFloat(float64(first.TTFT.P99), 1), FormatFloat(float64(last.TTFT.P99), 1)))
 	}
 	if c := a.Capacity; c != nil && c.LowerBoundOnly() && len(a.Points) > 0 {
 		if a.Points[0].Verdict == curve.VerdictMeets {

@@ -397,9 +397,9 @@ func TestPages(t *testing.T) {
 			present:  []string{"Latency (ms, the tier's requests)", "requests second by second"},
 		}},
 		{"sessions run", func() (report.HTML, error) { return report.ResultPage(sessionsPage.res, sessionsPage.ts) }, pageWant{
-			headline: []string{"sessions/s", "compliant output"},
+			headline: []string{"sessions/s", "compliant output", "sessions of 3 turns on average; from turn 1 to turn 3 the prompt grows"},
 			figure:   true,
-			present:  []string{"Sessions by turn", "latency by turn of the session", "mean input tok"},
+			present:  []string{"loadcurve run of sessions", "Sessions by turn", "latency by turn of the session", "mean input tok"},
 			absent:   []string{"tier tier"},
 		}},
 		{"burst run", func() (report.HTML, error) { return report.ResultPage(burstPage.res, burstPage.ts) }, pageWant{
