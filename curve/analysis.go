@@ -689,6 +689,12 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 		}
 	}
 	cf := op.Confirmation
+	// A confirmation that met the target is a measurement of the curve like any tier: the
+	// capacity interval's lower end is at least its rate.
+	if cf != nil && cf.Verdict == VerdictMeets && cf.Rate > c.Low && (c.High == nil || cf.Rate < *c.High) && a.Axis == AxisRate {
+		c.Low, c.LowTier = cf.Rate, &cf.Tier
+		a.Notes = append(a.Notes, fmt.Sprintf("the confirmation tier %d met the target with confidence at %s req/s: the capacity is at least that", cf.Tier, fmtRate(cf.Rate)))
+	}
 	contradicted := cf != nil && cf.AtThisPoint && (cf.Verdict == VerdictFails || cf.Verdict == VerdictExcluded)
 	switch {
 	case cf != nil && cf.AtThisPoint && cf.Verdict == VerdictMeets:

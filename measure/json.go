@@ -77,6 +77,7 @@ type summaryTail struct {
 	ClientBound               bool          `json:"client_bound"`
 	ClientBoundReason         string        `json:"client_bound_reason"`
 	ClientBoundThreshold      Number        `json:"client_bound_threshold_ms"`
+	ScheduleLagNote           string        `json:"schedule_lag_note,omitempty"`
 	PercentileError           Number        `json:"percentile_relative_error,omitempty"`
 	ReasoningResponses        int           `json:"reasoning_responses,omitempty"`
 	ReasoningTokens           int           `json:"reasoning_tokens,omitempty"`
@@ -136,7 +137,7 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		RawOutputThroughput: Number(s.RawOutputThroughput), CompliantOutputThroughput: Number(s.CompliantOutputThroughput),
 		CompliantTokenShare: Number(s.CompliantTokenShare), CompliantRequestShare: Number(s.CompliantRequestShare),
 		NominalRate: Number(s.NominalRate), RealisedRate: Number(s.RealisedRate), DeliveredRate: Number(s.DeliveredRate),
-		ClientBound: s.ClientBound, ClientBoundReason: s.ClientBoundReason, ClientBoundThreshold: Number(s.ClientBoundThreshold),
+		ClientBound: s.ClientBound, ClientBoundReason: s.ClientBoundReason, ClientBoundThreshold: Number(s.ClientBoundThreshold), ScheduleLagNote: s.ScheduleLagNote,
 		PercentileError:    Number(s.PercentileError),
 		ReasoningResponses: s.ReasoningResponses, ReasoningTokens: s.ReasoningTokens, ReasoningTokensFromChunks: s.ReasoningTokensFromChunks,
 		CachedReported: s.CachedReported, Sessions: s.Sessions,
@@ -233,7 +234,7 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		RawOutputThroughput: float64(tail.RawOutputThroughput), CompliantOutputThroughput: float64(tail.CompliantOutputThroughput),
 		CompliantTokenShare: float64(tail.CompliantTokenShare), CompliantRequestShare: float64(tail.CompliantRequestShare),
 		NominalRate: float64(tail.NominalRate), RealisedRate: float64(tail.RealisedRate), DeliveredRate: float64(tail.DeliveredRate),
-		ClientBound: tail.ClientBound, ClientBoundReason: tail.ClientBoundReason, ClientBoundThreshold: float64(tail.ClientBoundThreshold),
+		ClientBound: tail.ClientBound, ClientBoundReason: tail.ClientBoundReason, ClientBoundThreshold: float64(tail.ClientBoundThreshold), ScheduleLagNote: tail.ScheduleLagNote,
 		PercentileError:    float64(tail.PercentileError),
 		ReasoningResponses: tail.ReasoningResponses, ReasoningTokens: tail.ReasoningTokens, ReasoningTokensFromChunks: tail.ReasoningTokensFromChunks,
 		CachedReported: tail.CachedReported, CachedPromptShare: math.NaN(), Sessions: tail.Sessions,

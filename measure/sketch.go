@@ -367,10 +367,7 @@ func (a *ApproxAccumulator) Summary(tier records.Tier) Summary {
 	// The lag verdict again, on the sketch's p99 (the exact array is empty); the other
 	// client-bound reasons do not depend on percentiles.
 	if a.lag.Count() > 0 {
-		if p99 := a.lag.percentile(1e6, 99); p99 > s.ClientBoundThreshold {
-			s.ClientBound = true
-			s.ClientBoundReason = joinReason(lagReason(p99, s.ClientBoundThreshold), s.ClientBoundReason)
-		}
+		judgeLag(&s, a.lag.percentile(1e6, 99), ms(a.acc.opts.MaxScheduleLag), a.acc.opts.Objectives, a.acc.obs)
 	}
 	return s
 }

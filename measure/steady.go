@@ -111,10 +111,12 @@ const (
 )
 
 // Obs is what the steady state needs of one request: its moments, output tokens, standing and
-// slack. It is 40 bytes, so a bounded-memory summary can keep one per request of a long tier.
+// slack. It is 48 bytes, so a bounded-memory summary can keep one per request of a long tier.
 type Obs struct {
 	Planned, First, Last, End time.Duration // records.Unset when the moment never came
-	Tokens                    int32         // output tokens received, whatever the outcome
+	// Dispatched is when the client released the request (records.Unset: never).
+	Dispatched time.Duration
+	Tokens     int32 // output tokens received, whatever the outcome
 	// Slack is how close the request came to missing its latency objectives (Objectives.Slack),
 	// when Flags has ObsSlack.
 	Slack float32
@@ -146,7 +148,7 @@ func (o Objectives) Observe(r *records.Record) Obs {
 
 // ObsOf is the observation of an issued record.
 func ObsOf(r *records.Record, compliant bool) Obs {
-	o := Obs{Planned: r.Planned, First: r.First, Last: r.Last, End: r.End, Tokens: int32(min(r.OutputTokens, math.MaxInt32)),
+	o := Obs{Planned: r.Planned, Dispatched: r.Dispatched, First: r.First, Last: r.Last, End: r.End, Tokens: int32(min(r.OutputTokens, math.MaxInt32)),
 		Session: int32(min(r.Session, math.MaxInt32))}
 	if r.Outcome == records.OK {
 		o.Flags |= ObsOK

@@ -82,15 +82,15 @@ func Print(w io.Writer, format string, r *sweep.Result, verbose bool) error {
 		return nil
 	}
 	Answer(w, r)
+	if !verbose {
+		fmt.Fprintln(w, "(every tier and the reasoning behind each judgement: --verbose, report.html and curve.json)")
+		return nil
+	}
 	fmt.Fprintln(w)
 	if err := CurveTable(r).Text(w); err != nil {
 		return err
 	}
-	if verbose {
-		notes(w, append(append([]string(nil), r.Notes...), r.Analysis.Notes...))
-	} else {
-		fmt.Fprintln(w, "(the reasoning behind every judgement: --verbose, curve.json and report.html)")
-	}
+	notes(w, append(append([]string(nil), r.Notes...), r.Analysis.Notes...))
 	return nil
 }
 
@@ -119,67 +119,29 @@ func RateUnit(r *sweep.Result) string {
 	return "req/s"
 }
 
-// Answer writes what a sweep found, in a few lines: the capacity with its interval, the
-// operating point and whether a tier verified it (with what it delivered), the plateau and the
-// knee, and what the decision cost in time on the target.
+// Answer writes what a sweep found, in a few lines a person reads first: the capacity with its
+// interval and what bounds it, the operating point and whether it was verified (with what it
+// delivered), the knee and the plateau, what the decision cost in time on the target, and the
+// objectives it was judged by. Every sentence says what the figures are (an interpolation, a
+// bound) and none contradicts another.
 func Answer(w io.Writer, r *sweep.Result) {
 	a := r.Analysis
 	u := RateUnit(r)
 	p := a.Params
-	obj := r.Settings.Measure.Objectives.String()
-	if obj == "" {
-		obj = "no latency objective"
-	}
-	fmt.Fprintf(w, "Objectives %s; a rate meets them when at least %s of its requests are compliant, at %s confidence.\n",
-		obj, pctText(p.TargetShare), pctText(p.Confidence))
-	switch c := a.Capacity; {
-	case c == nil:
-		fmt.Fprintln(w, "Capacity: none found: "+strings.TrimPrefix(capacityWhy(a), "no capacity: "))
-	case c.LowerBoundOnly():
-		fmt.Fprintf(w, "Capacity: %s (no tier was heavy enough to miss the objectives).\n", strings.Replace(c.String(), "req/s", u, 1))
-	default:
-		interval := fmt.Sprintf("it meets the target with confidence up to %s %s", fmtRate(c.Low), u)
-		if c.Low == 0 {
-			interval = "no tier meets the target with confidence yet"
-		}
-		if c.High != nil {
-			interval += fmt.Sprintf(" and misses it with confidence from %s %s", fmtRate(*c.High), u)
-		}
-		produced := ""
-		if c.RequestRate > 0 {
-			produced = fmt.Sprintf(", producing %s req/s", fmtRate(c.RequestRate))
-		}
-		fmt.Fprintf(w, "Capacity: %s %s%s (%s).\n", fmtRate(c.Rate), u, produced, interval)
-	}
+	fmt.Fprintln(w, capacityLine(a, u))
 	if op := a.OperatingPoint; op != nil {
-		line := fmt.Sprintf("Operating point: %s %s (capacity less %s headroom)", fmtRate(op.Rate), u, pctText(p.Headroom))
-		switch cf := op.Confirmation; {
-		case cf == nil:
-			line += fmt.Sprintf(", NOT verified (no confirmation tier ran); the curve expects %s tok/s compliant of %s tok/s raw there.",
-				FormatFloat(op.ExpectedCompliantThroughput, 0), FormatFloat(op.ExpectedRawThroughput, 0))
-		case !cf.AtThisPoint:
-			line += fmt.Sprintf(", NOT verified: the confirmation tier %d ran at %s %s, the operating point of other settings.", cf.Tier, fmtRate(cf.NominalRate), u)
-		default:
-			status := "verified"
-			if cf.Verdict != curve.VerdictMeets {
-				status = "NOT verified (" + string(cf.Verdict) + ")"
-			}
-			at := fmt.Sprintf("at %s %s realised", fmtRate(cf.Rate), u)
-			if a.Axis == curve.AxisConcurrency {
-				at = fmt.Sprintf("from %s req/s its users produced", fmtRate(cf.RequestThroughput))
-			}
-			line += fmt.Sprintf(", %s by tier %d: %s compliant [%s, %s], %s tok/s compliant of %s tok/s raw %s.",
-				status, cf.Tier, pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi),
-				FormatFloat(cf.CompliantOutputThroughput, 0), FormatFloat(cf.RawOutputThroughput, 0), at)
-		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, operatingLine(a, op, u))
 	}
 	var shape []string
+	if k := a.Knee; k != nil {
+		why := "misses the target with confidence from there"
+		if k.Unstable {
+			why = "its queue keeps growing from there"
+		}
+		shape = append(shape, fmt.Sprintf("knee at %s %s (%s)", fmtRate(k.Rate), u, why))
+	}
 	if a.Plateau != nil {
 		shape = append(shape, fmt.Sprintf("raw throughput levels off at %s tok/s from %s %s", FormatFloat(a.Plateau.Throughput, 0), fmtRate(a.Plateau.StartRate), u))
-	}
-	if a.Knee != nil {
-		shape = append(shape, fmt.Sprintf("non-compliance turns systematic at %s %s (the knee)", fmtRate(a.Knee.Rate), u))
 	}
 	if len(shape) > 0 {
 		fmt.Fprintf(w, "Curve: %s.\n", strings.Join(shape, "; "))
@@ -188,10 +150,117 @@ func Answer(w io.Writer, r *sweep.Result) {
 		fmt.Fprintf(w, "Repeatability: %d repetitions found capacities %s to %s %s (median %s; range %s of the median, relative standard deviation %s); %d of them verified their operating point.\n",
 			s.N, fmtRate(s.Min), fmtRate(s.Max), u, fmtRate(s.Median), spreadPct(s.RelativeRange), spreadPct(s.RelativeStdDev), s.VerifiedOperations)
 	}
-	fmt.Fprintf(w, "Cost of the decision: %d tiers, %s of load on the target.\n", len(r.Tiers), durText(r.TargetSeconds))
+	obj := r.Settings.Measure.Objectives.String()
+	if obj == "" {
+		obj = "no latency objective"
+	}
+	fmt.Fprintf(w, "Judged by: %s for at least %s of requests, at %s confidence; the decision cost %d tiers, %s of load on the target.\n",
+		obj, pctText(p.TargetShare), pctText(p.Confidence), len(r.Tiers), durText(r.TargetSeconds))
 	if !r.Complete {
 		fmt.Fprintln(w, "INCOMPLETE: some tiers were interrupted, cut, or had requests canceled at their drain deadline.")
 	}
+}
+
+// capacityLine is the answer's first line: the capacity, what kind of figure it is, and the
+// tiers that bound it.
+func capacityLine(a curve.Analysis, u string) string {
+	c := a.Capacity
+	if c == nil {
+		return "Capacity: none found: " + strings.TrimPrefix(capacityWhy(a), "no capacity: ")
+	}
+	produced := ""
+	if c.RequestRate > 0 {
+		produced = fmt.Sprintf(" (producing %s req/s)", fmtRate(c.RequestRate))
+	}
+	ends := ""
+	switch {
+	case c.Low > 0 && c.High != nil:
+		ends = fmt.Sprintf("it meets the target with confidence up to %s %s and misses it with confidence from %s %s", fmtRate(c.Low), u, fmtRate(*c.High), u)
+	case c.Low > 0:
+		ends = fmt.Sprintf("it meets the target with confidence up to %s %s; no tier missed it with confidence", fmtRate(c.Low), u)
+	case c.High != nil:
+		ends = fmt.Sprintf("no tier met the target with confidence yet; it misses it with confidence from %s %s", fmtRate(*c.High), u)
+	default:
+		ends = "no tier met or missed the target with confidence yet"
+	}
+	switch c.Method {
+	case curve.CapacityLowerBound:
+		why := "every tier met the objectives; none was heavy enough to miss them"
+		if ex := excludedAbove(a, c.Rate); ex != "" {
+			why = "every judged tier met the objectives; " + ex
+		}
+		return fmt.Sprintf("Capacity: at least %s %s%s: %s.", fmtRate(c.Rate), u, produced, why)
+	case curve.CapacityAtTier:
+		return fmt.Sprintf("Capacity: %s %s%s, the heaviest tier that settled: the next one never did (its queue kept growing); %s.", fmtRate(c.Rate), u, produced, ends)
+	}
+	return fmt.Sprintf("Capacity: about %s %s%s, where the compliant share crosses %s between tiers; %s.", fmtRate(c.Rate), u, produced, pctText(a.Params.TargetShare), ends)
+}
+
+// excludedAbove names the tiers above rate the analysis did not judge ("" without one), so that
+// a lower bound is never read as "nothing heavier was tried".
+func excludedAbove(a curve.Analysis, rate float64) string {
+	var names []string
+	for _, v := range a.Points {
+		if v.Verdict == curve.VerdictExcluded && v.NominalRate > rate {
+			names = append(names, fmt.Sprintf("tier %d", v.Tier))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return strings.Join(names, ", ") + " ran heavier but could not be judged (see why with --verbose)"
+}
+
+// operatingLine is the answer's second line: the operating point, whether and how it was
+// verified, and what it delivers.
+func operatingLine(a curve.Analysis, op *curve.OperatingPoint, u string) string {
+	p := a.Params
+	line := fmt.Sprintf("Operating point: %s %s (the capacity less %s headroom)", fmtRate(op.Rate), u, pctText(p.Headroom))
+	cf := op.Confirmation
+	delivers := func(raw, compliant float64) string {
+		return fmt.Sprintf("%s tok/s compliant of %s tok/s raw", FormatFloat(compliant, 0), FormatFloat(raw, 0))
+	}
+	switch {
+	case op.VerifiedBy == curve.VerifiedByConfirmation:
+		line += fmt.Sprintf(", verified: tier %d there was %s compliant [%s, %s] and delivered %s.", cf.Tier, pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi),
+			delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
+	case op.VerifiedBy == curve.VerifiedByHeavierTier:
+		line += fmt.Sprintf(", verified: a heavier load, %s %s, met the target with confidence (tier %d), so this one does too", fmtRate(a.Capacity.Low), u, *op.HeavierTier)
+		if cf != nil && cf.AtThisPoint {
+			line += fmt.Sprintf("; tier %d there was %s compliant and delivered %s.", cf.Tier, pctText(cf.Share), delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
+		} else {
+			line += fmt.Sprintf("; the curve expects %s there.", delivers(op.ExpectedRawThroughput, op.ExpectedCompliantThroughput))
+		}
+	case cf == nil:
+		line += fmt.Sprintf(", NOT verified: no tier ran there; the curve expects %s.", delivers(op.ExpectedRawThroughput, op.ExpectedCompliantThroughput))
+	case !cf.AtThisPoint:
+		line += fmt.Sprintf(", NOT verified: the confirmation tier %d ran at %s %s, the operating point of other settings.", cf.Tier, fmtRate(cf.NominalRate), u)
+	case cf.Verdict == curve.VerdictUncertain && cf.Share >= p.TargetShare:
+		reached := ""
+		if cf.ConfidenceReached > 0 {
+			reached = fmt.Sprintf(" it meets it at %s confidence, short of %s;", pctText(cf.ConfidenceReached), pctText(p.Confidence))
+		}
+		line += fmt.Sprintf(", NOT verified yet: tier %d there was %s compliant [%s, %s] over %s effective requests;%s more requests (a longer --budget) would decide. It delivered %s.",
+			cf.Tier, pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi), FormatFloat(cf.EffectiveRequests, 0), reached, delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
+	default:
+		line += fmt.Sprintf(", NOT verified: tier %d there %s (%s compliant [%s, %s]).", cf.Tier, verdictPhrase(cf.Verdict), pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi))
+	}
+	return line
+}
+
+// verdictPhrase says a verdict in plain words, as a past-tense phrase.
+func verdictPhrase(v curve.Verdict) string {
+	switch v {
+	case curve.VerdictMeets:
+		return "met the target"
+	case curve.VerdictFails:
+		return "missed the target"
+	case curve.VerdictUncertain:
+		return "could not tell yet"
+	case curve.VerdictInsufficient:
+		return "held too few requests to judge"
+	}
+	return "could not be judged"
 }
 
 func capacityWhy(a curve.Analysis) string {
@@ -873,6 +942,8 @@ func pctText(v float64) string { return strconv.FormatFloat(100*v, 'g', 4, 64) +
 // fmtRate prints a rate with 3 significant digits (whole numbers from 1000 up).
 func fmtRate(r float64) string {
 	switch {
+	case math.IsNaN(r):
+		return "—"
 	case math.IsInf(r, 1):
 		return "inf"
 	case math.Abs(r) >= 1000:

@@ -110,15 +110,15 @@ func (e *exec) searchUsers(ctx context.Context) error {
 	for ran := 0; ran < e.cfg.MaxTiers && ctx.Err() == nil; ran++ {
 		n, why, ok := nextUsers(e.summaries(), e.cfg.Settings.Params, e.cfg.Precision)
 		if !ok {
-			e.logf("search done: %s", why)
+			e.detailf("search done: %s", why)
 			return nil
 		}
-		e.logf("next tier: %d users: %s", n, why)
+		e.detailf("next tier: %d users: %s", n, why)
 		if _, err := e.closed(ctx, records.RoleTier, n); err != nil {
 			return err
 		}
 	}
-	e.logf("search done: it ran its %d tiers (--max-tiers)", e.cfg.MaxTiers)
+	e.detailf("search done: it ran its %d tiers (--max-tiers)", e.cfg.MaxTiers)
 	return nil
 }
 

@@ -217,6 +217,9 @@ func (c Config) Validate() []error {
 	if !(c.Precision > 0 && c.Precision < 1) {
 		bad("precision", "must be in (0, 1), got %v", c.Precision)
 	}
+	if c.Budget > 0 && c.Budget < 2*c.MinTierDuration {
+		bad("budget", "%v leaves no room for a search and a confirmation of at least --min-tier-duration (%v) each: give at least %v, or 0 for no bound", c.Budget, c.MinTierDuration, 2*c.MinTierDuration)
+	}
 	if c.MaxTiers < 2 {
 		bad("max-tiers", "must be at least 2 (a search brackets the capacity between two tiers), got %d", c.MaxTiers)
 	}
@@ -291,5 +294,9 @@ func (c Config) WorstCaseLoad() time.Duration {
 	if c.Duration > 0 {
 		per = c.Duration
 	}
-	return time.Duration(c.Repeat) * (time.Duration(tiers)*per + ConfirmFactor*c.MaxTierDuration)
+	each := time.Duration(tiers)*per + ConfirmFactor*c.MaxTierDuration
+	if c.Rates.Auto && c.Budget > 0 && c.Requests == 0 && c.Duration == 0 {
+		each = min(each, c.Budget)
+	}
+	return time.Duration(c.Repeat) * each
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,11 +19,14 @@ import (
 
 // Executor runs a sweep: it plans tiers, runs each through Runner until its verdict is decided
 // (or its cap, or its fixed length), analyses the curve and confirms the operating point.
-// Config is validated by Run; Log, when set, receives one line per tier and per decision.
+// Config is validated by Run. Log, when set, receives one short line per tier and per step a
+// person follows (what ran and what it showed, in plain words); Detail, when set, the reasoning
+// behind each (why a tier runs where it does, its full statistics).
 type Executor struct {
 	Config Config
 	Runner Runner
 	Log    func(format string, a ...any)
+	Detail func(format string, a ...any)
 	// Server, when set, is asked for what the target's metrics endpoint said over a tier (nil
 	// when nothing was scraped); the result keeps it beside the tier's summary.
 	Server func(tier int) json.RawMessage
@@ -110,6 +114,13 @@ func (e *exec) logf(format string, a ...any) {
 	}
 }
 
+// detailf writes a line of reasoning (Executor.Detail).
+func (e *exec) detailf(format string, a ...any) {
+	if e.x.Detail != nil {
+		e.x.Detail(format, a...)
+	}
+}
+
 // decide runs one repetition: its tiers, then the confirmation of its operating point.
 func (e *exec) decide(ctx context.Context) error {
 	var err error
@@ -171,7 +182,8 @@ func (e *exec) confirm(ctx context.Context, share float64) error {
 	e.confirmNeed = ConfirmRequests(e.summaries(), e.cfg.Settings.Params)
 	var err error
 	if e.cfg.Concurrency.Set() {
-		e.logf("capacity %s; confirming the operating point of %d users (%s)", a.Capacity.String(), int(op.Rate), confirmWhy(e.confirmNeed, e.cfg))
+		e.logf("confirming the operating point, %d users", int(op.Rate))
+		e.detailf("capacity %s; the confirmation is sized for %s", a.Capacity.String(), confirmWhy(e.confirmNeed, e.cfg))
 		_, err = e.closed(ctx, records.RoleConfirm, int(op.Rate))
 		return err
 	}
@@ -192,11 +204,12 @@ func (e *exec) confirm(ctx context.Context, share float64) error {
 	}
 	switch {
 	case e.cfg.Duration > 0:
-		e.logf("capacity %s; confirming the operating point %s %s for %v", a.Capacity.String(), fmtRate(op.Rate), e.unit(), e.cfg.Duration)
+		e.logf("confirming the operating point %s %s for %v", fmtRate(op.Rate), e.unit(), e.cfg.Duration)
 	case e.cfg.Requests > 0:
-		e.logf("capacity %s; confirming the operating point %s %s with %d requests", a.Capacity.String(), fmtRate(op.Rate), e.unit(), e.cfg.Requests)
+		e.logf("confirming the operating point %s %s with %d requests", fmtRate(op.Rate), e.unit(), e.cfg.Requests)
 	default:
-		e.logf("capacity %s; confirming the operating point %s %s for up to %v (%s)", a.Capacity.String(), fmtRate(op.Rate), e.unit(), cap.Round(time.Second), why)
+		e.logf("confirming the operating point %s %s, for up to %v", fmtRate(op.Rate), e.unit(), cap.Round(time.Second))
+		e.detailf("capacity %s; the confirmation is sized for %s", a.Capacity.String(), why)
 	}
 	_, err = e.tierFor(ctx, records.RoleConfirm, op.Rate, cap, 0)
 	return err
@@ -244,14 +257,14 @@ func (e *exec) search(ctx context.Context) error {
 	for ctx.Err() == nil {
 		step, ok := pl.Next(e.summaries(), e.spent())
 		if !ok {
-			e.logf("search done: %s", step.Why)
+			e.detailf("search done: %s", step.Why)
 			return nil
 		}
 		cap := cfg.tierCap(step.Rate, false, 0)
 		if pl.Budget > 0 {
 			cap = min(cap, max(pl.Budget-e.spent(), cfg.MinTierDuration))
 		}
-		e.logf("next tier at %.3g %s for up to %v: %s", step.Rate, e.unit(), cap.Round(time.Second), step.Why)
+		e.detailf("next tier at %.3g %s for up to %v: %s", step.Rate, e.unit(), cap.Round(time.Second), step.Why)
 		if _, err := e.tierFor(ctx, records.RoleTier, step.Rate, cap, 0); err != nil {
 			return err
 		}
@@ -402,6 +415,12 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 	id.Planned = len(offsets)
 	plan := Plan{Tier: id, Offsets: offsets, ArrivalsEnd: end, Grace: cfg.Drain,
 		Label: fmt.Sprintf("%s %d (%s)", roleLabel(role), idx, rateText(rate))}
+	if math.IsInf(rate, 1) && role == records.RoleProbe {
+		// The burst is the deployment's whole queue at once: a slow deployment takes longer
+		// than a drain to work through it (128 requests of 1.4 s on 8 slots: 22 s), and
+		// cutting it would count a healthy deployment's burst as incomplete.
+		plan.Grace = max(cfg.Drain, cfg.MaxTierDuration)
+	}
 	if !cfg.StartAt.IsZero() {
 		// Fixed slots: every shard starts tier k at the same wall-clock time, whatever its own
 		// drain took. A tier ends by duration + drain; the cooldown follows.
@@ -441,7 +460,8 @@ func (e *exec) execute(ctx context.Context, plan Plan, stop *stopRule) (*TierRes
 		t.Server = e.x.Server(idx)
 	}
 	e.tiers = append(e.tiers, t)
-	e.logf("%s", tierLine(t, stop, cfg.Settings.Params))
+	e.logf("%s", shortTierLine(t, stop, cfg.Settings.Params))
+	e.detailf("%s", tierLine(t, stop, cfg.Settings.Params))
 	if lost != nil {
 		// The tier counts; nothing more is run without a place for its records.
 		return &e.tiers[len(e.tiers)-1], fmt.Errorf("tier %d: %w", idx, err)
@@ -463,8 +483,11 @@ func roleLabel(r records.Role) string {
 func fmtRate(r float64) string { return fmt.Sprintf("%.3g", r) }
 
 func rateText(r float64) string {
-	if math.IsInf(r, 1) {
+	switch {
+	case math.IsInf(r, 1):
 		return "burst at rate inf"
+	case math.IsNaN(r) || r == 0:
+		return "no one rate: a ramp or a replay" // its arrival rate changes over the tier
 	}
 	return fmt.Sprintf("%.3g req/s", r)
 }
@@ -498,6 +521,82 @@ func tierLine(t TierResult, stop *stopRule, p curve.Params) string {
 		line += "; CLIENT-BOUND: " + s.ClientBoundReason
 	}
 	return line
+}
+
+// shortTierLine says what one tier showed in plain words: its rate, its requests, its compliant
+// share with its interval, and its verdict (or what would decide it), and how it ended.
+func shortTierLine(t TierResult, stop *stopRule, p curve.Params) string {
+	s := t.Summary
+	p = p.WithDefaults()
+	name := fmt.Sprintf("%s %d", roleLabel(t.Tier.Role), t.Tier.Tier)
+	at := " at " + rateText(s.NominalRate)
+	switch {
+	case s.Users > 0:
+		at = fmt.Sprintf(" with %d users", s.Users)
+	case math.IsInf(s.NominalRate, 1):
+		return fmt.Sprintf("%s: a burst of %s requests at once: %s req/s completed", name, count(s.Planned), fmtRate(s.RequestThroughput))
+	case s.Sessions != nil:
+		at = strings.Replace(at, "req/s", "sessions/s", 1)
+	}
+	st := s.Steady
+	if st == nil {
+		return fmt.Sprintf("%s%s: no request was issued", name, at)
+	}
+	lo, hi := curve.WilsonN(st.CompliantShare, st.EffectiveRequests, p.Confidence)
+	share := fmt.Sprintf("%s compliant [%s, %s]", pctShort(st.CompliantShare), pctShort(lo), pctShort(hi))
+	var verdict string
+	switch {
+	case s.ClientBound:
+		why, _, _ := strings.Cut(s.ClientBoundReason, ":")
+		verdict = "NOT JUDGED, the client limited it: " + why
+	case s.Interrupted:
+		verdict = "interrupted"
+	case st.Requests < measure.MinSteadyRequests:
+		verdict = "too few requests to judge"
+	case !st.Stationary:
+		verdict = "overloaded: its queue keeps growing"
+	case lo >= p.TargetShare:
+		verdict = "meets the target"
+	case hi < p.TargetShare:
+		verdict = "misses the target"
+	case st.CompliantShare >= p.TargetShare:
+		verdict = fmt.Sprintf("not yet enough requests for a %s claim", pctShort(p.TargetShare))
+	default:
+		verdict = fmt.Sprintf("below %s, not yet with confidence", pctShort(p.TargetShare))
+	}
+	ended := ""
+	if e := t.Tier.End; e != nil {
+		switch {
+		case stop != nil && stop.decided != "":
+			ended = fmt.Sprintf(" (decided after %s)", durationText(e.ArrivalsEndS))
+		case e.Reason == records.EndedCap:
+			ended = fmt.Sprintf(" (ran its %s cap)", durationText(e.ArrivalsEndS))
+		}
+	}
+	return fmt.Sprintf("%s%s: %s requests, %s: %s%s", name, at, count(st.Requests), share, verdict, ended)
+}
+
+// pctShort writes a share as a percentage with two decimals at most ("99.92 %", "100 %").
+func pctShort(v float64) string {
+	return strconv.FormatFloat(math.Round(10000*v)/100, 'f', -1, 64) + " %"
+}
+
+// count writes a whole number with thousands separated ("7,364").
+func count(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// durationText writes seconds as "9 s", "1m45s".
+func durationText(sec float64) string {
+	d := time.Duration(math.Round(sec)) * time.Second
+	if d < time.Minute {
+		return fmt.Sprintf("%d s", int(d.Seconds()))
+	}
+	return d.String()
 }
 
 // collector is the sink of one tier: it keeps the records (or, bounded, a streaming summary)

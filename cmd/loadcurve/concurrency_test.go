@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -22,12 +23,18 @@ func TestConcurrencySweepOnTheEmbeddedQueue(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "conc")
 	code, stdout, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-queue-servers", "4", "--sim-queue-service", "50ms",
 		"--sim-queue-first-token", "10ms", "--max-concurrencies", "4,12", "--num-requests", "160", "--goodput", "ttft:60", "--target-share", "0.9",
-		"--no-confirm", "--max-schedule-lag", "1s", "--out", dir)
+		"--no-confirm", "--max-schedule-lag", "1s", "--out", dir, "--verbose")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "rate users") || !strings.Contains(stdout, "req/s produced") {
 		t.Errorf("the curve table does not speak of users:\n%s", stdout)
+	}
+	// The answer speaks of users too, and of the request rate they produce in req/s (it once
+	// said "at least 4 users, producing 219 users").
+	if !regexp.MustCompile(`Capacity: [^\n]*users \(producing [0-9.]+ req/s\)`).MatchString(stdout) || strings.Contains(stdout, "producing 0") ||
+		regexp.MustCompile(`producing [0-9.]+ users`).MatchString(stdout) {
+		t.Errorf("the answer does not state the capacity in users producing a request rate:\n%s", stdout)
 	}
 	var c struct {
 		Analysis curve.Analysis `json:"analysis"`

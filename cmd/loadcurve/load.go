@@ -272,6 +272,9 @@ func runExecutor(ctx context.Context, c *cli.Context, s *target.Session, cfg swe
 	}
 	x := sweep.Executor{Config: cfg, Runner: runner, Server: s.ServerMetrics,
 		Log: func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }}
+	if c.Bool("verbose") {
+		x.Detail = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve:   "+format+"\n", a...) }
+	}
 	res, err := x.Run(ctx)
 	s.ReleaseConnections() // the results are written next, with the descriptors the streams held
 	if res == nil {

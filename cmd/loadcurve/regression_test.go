@@ -473,7 +473,7 @@ func TestRegressionLowerBoundSweep(t *testing.T) {
 	// Constant spacing (burstiness inf): the steady window's completions follow its arrivals
 	// closely, so no tier is taken for one beyond what the deployment can serve; and a loaded
 	// machine's scheduling delays do not make a tier client-bound (--max-schedule-lag).
-	stdout, stderr := mustRun(t, "sweep", "--request-rates", "30,60", "--duration", "1s", "--drain-timeout", "10s", "--no-confirm",
+	stdout, stderr := mustRun(t, "sweep", "--verbose", "--request-rates", "30,60", "--duration", "1s", "--drain-timeout", "10s", "--no-confirm",
 		"--burstiness", "inf", "--goodput", "ttft:60000", "--target-share", "0.5", "--max-schedule-lag", "1s",
 		"--random-input-len", "32", "--random-output-len", "8", "--out", dir)
 	cf, err := sweep.ReadCurve(filepath.Join(dir, sweep.CurveName))
@@ -513,8 +513,8 @@ func TestRegressionLowerBoundSweep(t *testing.T) {
 	})
 
 	t.Run("tier numbers", func(t *testing.T) {
-		logged := map[int]float64{} // tier → nominal rate, from "loadcurve: tier N (R req/s)…"
-		logLine := regexp.MustCompile(`^loadcurve: tier (\d+) \(([0-9.]+) req/s\)`)
+		logged := map[int]float64{} // tier → nominal rate, from "loadcurve: tier N at R req/s: …"
+		logLine := regexp.MustCompile(`^loadcurve: tier (\d+) at ([0-9.]+) req/s`)
 		for _, l := range strings.FieldsFunc(stderr, func(r rune) bool { return r == '\n' || r == '\r' }) {
 			if m := logLine.FindStringSubmatch(l); m != nil {
 				logged[atoi(t, m[1])] = atof(t, m[2])

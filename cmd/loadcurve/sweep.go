@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -35,6 +36,17 @@ func defaultObjectives(c *cli.Context) (string, string) {
 	return sim.ProfileObjectives(c.String("sim-profile")), "the embedded deployment's own"
 }
 
+// orNoObjective names objectives, or says there are none.
+func orNoObjective(o string) string {
+	if o == "" {
+		return "no latency objective"
+	}
+	return o
+}
+
+// pctWords writes a fraction as a percentage ("99 %", "20 %").
+func pctWords(v float64) string { return strconv.FormatFloat(100*v, 'g', 4, 64) + " %" }
+
 func sweepFlags() []cli.Flag {
 	load := []cli.Flag{
 		&cli.StringFlag{Name: "request-rates", Category: catLoad, Value: "auto", Usage: "tiers: a list 1,2,4,8; a range LO:HI:geom:N or LO:HI:lin:N; or auto (probe saturation, then search the capacity)"},
@@ -48,6 +60,7 @@ func sweepFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "max-tier-duration", Category: catLoad, Value: sweep.DefaultMaxTierDuration, Usage: "longest cap of a tier that runs until decided (the confirmation may run three times as long, for three times --tier-requests)"},
 		&cli.DurationFlag{Name: "drain-timeout", Category: catLoad, Value: sweep.DefaultDrain, Usage: "after a tier's arrivals, how long its stragglers may run before they are canceled, so no tier's tail leaks into the next"},
 		&cli.DurationFlag{Name: "cooldown", Category: catLoad, Usage: "pause between tiers"},
+		&cli.DurationFlag{Name: "budget", Category: catLoad, Value: sweep.DefaultBudget, Usage: "auto: the most load the whole sweep puts on the target (probes, search and confirmation): the answer is the best it earned in that time; 0: no bound"},
 		&cli.Float64Flag{Name: "precision", Category: catLoad, Value: sweep.DefaultPrecision, Usage: "auto: the search wants tiers within this relative distance on either side of its capacity estimate"},
 		&cli.IntFlag{Name: "max-tiers", Category: catLoad, Value: sweep.DefaultMaxTiers, Usage: "auto: most tiers of the search (probes and the confirmation apart)"},
 		&cli.BoolFlag{Name: "no-confirm", Category: catLoad, Usage: "do not run the tier that verifies the operating point"},
@@ -113,7 +126,10 @@ func sweepAction(c *cli.Context) error {
 		Duration: c.Duration("duration"), TierRequests: c.Int("tier-requests"), MinTierDuration: c.Duration("min-tier-duration"),
 		MaxTierDuration: c.Duration("max-tier-duration"), Drain: c.Duration("drain-timeout"), Cooldown: c.Duration("cooldown"),
 		Seed: c.Int64("seed"), Settings: lc.settings, Precision: c.Float64("precision"), MaxTiers: c.Int("max-tiers"),
-		Confirm: !c.Bool("no-confirm"), Repeat: c.Int("repeat"), Bounded: lc.bounded, StartAt: lc.startAt}
+		Confirm: !c.Bool("no-confirm"), Repeat: c.Int("repeat"), Bounded: lc.bounded, StartAt: lc.startAt, Budget: c.Duration("budget")}
+	if cfg.Budget == 0 {
+		cfg.Budget = -1 // --budget 0: no bound (the library's zero is its default)
+	}
 	// Zero means "the default" to the library: given explicitly, it is a mistake.
 	for _, name := range []string{"num-requests", "tier-requests", "max-tiers", "repeat"} {
 		if c.IsSet(name) && c.Int(name) == 0 {
@@ -144,20 +160,25 @@ func sweepAction(c *cli.Context) error {
 		return err
 	}
 	stderr := c.App.ErrWriter
-	if defaulted {
-		fmt.Fprintf(stderr, "loadcurve: objectives: %s (%s; set --goodput)\n", lc.settings.Measure.Objectives, whose)
-	}
 	p := lc.settings.Params
-	fmt.Fprintf(stderr, "loadcurve: target share %.3g at %.3g confidence, headroom %.3g (set --target-share, --confidence, --headroom)\n",
-		p.TargetShare, p.Confidence, p.Headroom)
+	whose = " (" + whose + "; --goodput)"
+	if !defaulted {
+		whose = ""
+	}
+	fmt.Fprintf(stderr, "loadcurve: judging by %s%s for %s of requests at %s confidence; operating point %s below the capacity (--headroom)\n",
+		orNoObjective(lc.settings.Measure.Objectives.String()), whose, pctWords(p.TargetShare), pctWords(p.Confidence), pctWords(p.Headroom))
 	if o, q := lc.settings.Measure.Objectives, lc.target.Queue; q != nil && o == (measure.Objectives{TTFT: o.TTFT}) && o.TTFT > q.FirstToken {
 		if truth, err := sim.MDCCapacity(q.Service, q.Servers, o.TTFT-q.FirstToken, p.TargetShare); err == nil {
 			fmt.Fprintf(stderr, "loadcurve: for comparison: the embedded M/D/c queue's exact capacity at these objectives is %.4g req/s (sim.MDCCapacity; loopback network time aside)\n", truth)
 		}
 	}
 	if cfg.Requests == 0 && cfg.Duration == 0 {
-		fmt.Fprintf(stderr, "loadcurve: each tier runs until its verdict is decided, at most for %d arrivals (%v to %v): tiers near the capacity often run that long, so a sweep takes several minutes (at most %s; bound it with --max-tier-duration, --tier-requests or --max-tiers)\n",
-			c.Int("tier-requests"), c.Duration("min-tier-duration"), c.Duration("max-tier-duration"), cfg.WorstCaseLoad().Round(time.Minute))
+		bound := fmt.Sprintf("at most %s of load on the target (--budget)", cfg.WorstCaseLoad().Round(time.Minute))
+		if !rates.Auto || cfg.Budget < 0 {
+			bound = fmt.Sprintf("at most %s of load (bound it with --max-tier-duration or --budget)", cfg.WorstCaseLoad().Round(time.Minute))
+		}
+		fmt.Fprintf(stderr, "loadcurve: each tier runs until its verdict is decided (%v to %v); the sweep stops when it has its answer, %s\n",
+			c.Duration("min-tier-duration"), c.Duration("max-tier-duration"), bound)
 	}
 	s, err := lc.open(c, records.CommandSweep, fmt.Sprintf("sweep(%s, burstiness=%s)", rates, c.String("burstiness")))
 	if err != nil {

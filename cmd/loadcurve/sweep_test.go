@@ -42,7 +42,7 @@ func TestSweepReportAndCompare(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("sweep: exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, "Capacity") || !strings.Contains(stdout, "compl. req. share") || !strings.Contains(stderr, "objectives: ttft:1000 tpot:10") {
+	if !strings.Contains(stdout, "Capacity") || !strings.Contains(stderr, "judging by ttft:1000 tpot:10") {
 		t.Errorf("sweep output lacks the answer, the table or the printed default objectives:\n%s\n%s", stdout, stderr)
 	}
 	for _, f := range []string{"records.jsonl", "curve.json", "curve.csv", "report.html", "throughput.png", "throughput.svg", "summary_tier00.json"} {
