@@ -141,8 +141,8 @@ type Summary struct {
 	ClientBound          bool
 	ClientBoundReason    string
 	ClientBoundThreshold float64 // ms: the floor on the p99 of schedule_lag that was applied
-	// ScheduleLagNote says when the lag's p99 passed the floor (MaxScheduleLag) but was small
-	// against the tier's own scale, so the tier was kept ("" otherwise).
+	// ScheduleLagNote says when the lag's p99 passed the floor (MaxScheduleLag) but did not
+	// change what the deployment was offered or what was measured, so the tier was kept ("" otherwise).
 	ScheduleLagNote string
 
 	// Steady is the tier's steady state (see Steady), nil when no request was issued.
@@ -462,9 +462,6 @@ func (a *Accumulator) Summary(tier records.Tier) Summary {
 
 	a.describeAll(&s)
 
-	if len(a.lag) > 0 {
-		judgeLag(&s, percentile(a.lag, 1e6, 99), ms(a.opts.MaxScheduleLag), a.opts.Objectives, a.obs)
-	}
 	checkDelivered(&s)
 	if a.clientResources > 0 {
 		s.ClientBound = true
@@ -484,6 +481,9 @@ func (a *Accumulator) Summary(tier records.Tier) Summary {
 		arrivalsEnd = time.Duration(math.Round(tier.DurationS * 1e9))
 	}
 	s.Steady = SteadyState(a.obs, arrivalsEnd, w)
+	if len(a.lag) > 0 {
+		judgeLag(&s, percentile(a.lag, 1e6, 99), ms(a.opts.MaxScheduleLag), a.opts.Objectives, a.obs)
+	}
 	return s
 }
 
@@ -538,7 +538,8 @@ func variance(xs []float64) float64 {
 // deployment was offered or what was measured: the p99 lag passed floor and either the releases
 // were more than LagBurstinessLimit burstier than planned over a quarter of the median e2el, or
 // it passed LagPlannedFraction of an objective counted from the planned arrival. A p99 above
-// the floor that did neither is noted, and the tier kept.
+// the floor that did neither is noted, and the tier kept. It runs after the steady state
+// (s.Steady): a tier too short to judge its lag is kept when it never settled.
 func judgeLag(s *Summary, p99, floor float64, o Objectives, obs []Obs) {
 	s.ClientBoundThreshold = floor
 	if !(p99 > floor) {
@@ -568,6 +569,9 @@ func judgeLag(s *Summary, p99, floor float64, o Objectives, obs []Obs) {
 		s.ClientBound = true
 		s.ClientBoundReason = joinReason(fmt.Sprintf("schedule_lag p99 is %.3f ms, more than %g %% of the %g ms objective counted from the planned arrival, which contains the lag itself: the client, not the server, shaped what was measured; rerun with fewer requests per process (--shard) or on a less loaded machine",
 			p99, 100*LagPlannedFraction, planned), s.ClientBoundReason)
+	case math.IsNaN(excess) && s.Steady != nil && !s.Steady.Stationary && s.Steady.Requests >= MinSteadyRequests:
+		s.ScheduleLagNote = fmt.Sprintf("schedule_lag p99 is %.3f ms, above the %g ms floor, in a tier too short to show its effect on the arrivals; but the tier never settled, which its lag cannot have caused (an overloaded queue grows whatever the arrivals' exact timing): it is kept",
+			p99, floor)
 	case math.IsNaN(excess):
 		s.ClientBound = true
 		s.ClientBoundReason = joinReason(fmt.Sprintf("schedule_lag p99 is %.3f ms, above the %g ms floor, and the tier is too short (fewer than ten windows of a quarter of its median e2el) to show that the lag left what the deployment was offered as planned: treated as shaped by the client; rerun with fewer requests per process (--shard) or on a less loaded machine",

@@ -1,13 +1,19 @@
 package sweep_test
 
 import (
+	"context"
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 )
 
 // TestConfirmRequests: the confirmation is sized by the Wilson bound at the clustering the search
@@ -44,5 +50,62 @@ func TestConfirmRequests(t *testing.T) {
 	n := sweep.ConfirmRequests([]measure.Summary{tier(records.RoleTier, 1, 10, true)}, p)
 	if lo, _ := curve.WilsonN(1, n/10, p.Confidence); lo < p.TargetShare {
 		t.Errorf("%.0f requests at f = 10 give a lower bound %.4f, below the target", n, lo)
+	}
+}
+
+// laggingSink delays the dispatch of the records passing through it as a stalled client would:
+// every arrival planned in the first half of each second is released at that second's middle.
+type laggingSink struct{ sweep.Sink }
+
+func (l laggingSink) Write(r *records.Record) error {
+	if r.Dispatched != records.Unset {
+		if in := r.Planned % time.Second; in < time.Second/2 {
+			r.Dispatched = r.Planned - in + time.Second/2
+			r.Slot, r.Sent = r.Dispatched, r.Dispatched
+		}
+	}
+	return l.Sink.Write(r)
+}
+
+// stallingRunner serves tiers on a virtual queue, its client stalling during the first
+// confirmation only.
+type stallingRunner struct {
+	sweeptest.QueueRunner
+	stalled bool
+}
+
+func (s *stallingRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
+	if p.Tier.Role == records.RoleConfirm && !s.stalled {
+		s.stalled = true
+		sink = laggingSink{sink}
+	}
+	return s.QueueRunner.RunTier(ctx, p, sink, stop)
+}
+
+// TestAnExcludedConfirmationRunsOnceMore: a confirmation the client could not carry (here its
+// releases bunched into half-second bursts) is not the deployment's verdict: the sweep says so
+// and runs it once more, and the second one is the operating point's verdict.
+func TestAnExcludedConfirmationRunsOnceMore(t *testing.T) {
+	r := &stallingRunner{QueueRunner: sweeptest.QueueRunner{Config: fourSlots.Queue}}
+	var logged []string
+	x := &sweep.Executor{Config: defaultSweep(3), Runner: r, Log: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }}
+	res, err := x.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var confirms []sweep.TierResult
+	for _, tr := range res.Tiers {
+		if tr.Tier.Role == records.RoleConfirm {
+			confirms = append(confirms, tr)
+		}
+	}
+	if len(confirms) != 2 || !confirms[0].Summary.ClientBound || confirms[1].Summary.ClientBound {
+		t.Fatalf("%d confirmations (want a client-bound one, then one that is not): %v", len(confirms), logged)
+	}
+	if !slices.ContainsFunc(logged, func(l string) bool { return strings.Contains(l, "could not be judged: once more") }) {
+		t.Errorf("the sweep did not say why it confirmed again: %v", logged)
+	}
+	if cf := res.Analysis.OperatingPoint.Confirmation; cf == nil || cf.Tier != confirms[1].Tier.Tier || !cf.AtThisPoint || cf.Verdict == curve.VerdictExcluded {
+		t.Errorf("the operating point's verdict is not the second confirmation's: %+v", cf)
 	}
 }

@@ -153,7 +153,17 @@ func (e *exec) decide(ctx context.Context) error {
 	if e.confirmedHere() {
 		return nil
 	}
-	return e.confirm(ctx, 0)
+	if err := e.confirm(ctx, 0); err != nil || ctx.Err() != nil {
+		return err
+	}
+	// A confirmation the analysis could not judge (the client could not carry it, say) tells
+	// nothing about the operating point: once more.
+	if op := curve.Analyze(e.summaries(), e.cfg.Settings.Params).OperatingPoint; op != nil && op.Confirmation != nil &&
+		op.Confirmation.AtThisPoint && op.Confirmation.Verdict == curve.VerdictExcluded && !op.Verified() {
+		e.logf("the confirmation could not be judged: once more")
+		return e.confirm(ctx, 0)
+	}
+	return nil
 }
 
 // confirmedHere reports whether the operating point of the tiers so far already has what it

@@ -446,7 +446,7 @@ func objectiveFlags() []cli.Flag {
 			DefaultText: "all; vLLM's is ttft,tpot,itl", Usage: "metrics to report statistics for, comma-separated among " + strings.Join(measure.MetricNames(), ",")},
 		&cli.DurationFlag{Name: "window-warmup", Category: catObjective, DefaultText: "sized from the time in system for the decisions, none for vLLM's keys", Usage: "a fixed steady-state window: leave out of the metrics the requests planned in the tier's first DURATION, e.g. 10s"},
 		&cli.DurationFlag{Name: "window-cooldown", Category: catObjective, DefaultText: "none", Usage: "a fixed steady-state window: leave out of the metrics the requests planned in the tier's last DURATION, e.g. 5s"},
-		&cli.DurationFlag{Name: "max-schedule-lag", Category: catObjective, Value: measure.DefaultMaxScheduleLag, Usage: "schedule-lag p99 above which the run is marked client_bound"},
+		&cli.DurationFlag{Name: "max-schedule-lag", Category: catObjective, Value: measure.DefaultMaxScheduleLag, Usage: "schedule-lag p99 below which the client never counts; above it, a tier is client_bound when the lag made its arrivals burstier than planned or entered what was measured"},
 		&cli.Float64Flag{Name: "target-share", Category: catObjective, Value: curve.DefaultTargetShare, Usage: "compliant request share a rate must reach to meet the objectives, in (0,1]"},
 		&cli.Float64Flag{Name: "confidence", Category: catObjective, Value: curve.DefaultConfidence, Usage: "confidence of the verdicts and intervals, in (0,1)"},
 		&cli.Float64Flag{Name: "headroom", Category: catObjective, Value: curve.DefaultHeadroom, Usage: "operating point = capacity × (1 − headroom); a business choice, in [0,1)"},
