@@ -565,3 +565,37 @@ func atof(t *testing.T, s string) float64 {
 	}
 	return v
 }
+
+// TestRegressionSweepAnswersFirst (issue 22): without --verbose a sweep's stdout is its answer,
+// first line the capacity, in a few lines; stderr says one short line per tier, no test
+// statistics; --verbose adds the reasoning and the table.
+func TestRegressionSweepAnswersFirst(t *testing.T) {
+	args := []string{"sweep", "--request-rates", "30,60", "--duration", "1s", "--drain-timeout", "10s",
+		"--burstiness", "inf", "--goodput", "ttft:60000", "--target-share", "0.5", "--max-schedule-lag", "1s",
+		"--random-input-len", "32", "--random-output-len", "8"}
+	stdout, stderr := mustRun(t, append(args, "--out", t.TempDir())...)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if !strings.HasPrefix(lines[0], "Capacity: ") || len(lines) > 8 {
+		t.Errorf("stdout does not start with the answer in a few lines (%d):\n%s", len(lines), stdout)
+	}
+	if !strings.HasPrefix(lines[1], "Operating point: ") {
+		t.Errorf("the second line is not the operating point:\n%s", stdout)
+	}
+	for _, l := range strings.Split(stderr, "\n") {
+		for _, statistic := range []string{"Theil", "Mann", "Hamed", "variance ×", "steady state from"} {
+			if strings.Contains(l, statistic) {
+				t.Errorf("a progress line holds test statistics without --verbose: %q", l)
+			}
+		}
+		if len(l) > 220 && !strings.Contains(l, "NOT JUDGED") {
+			t.Errorf("a progress line of %d characters: %q", len(l), l)
+		}
+	}
+	if n := strings.Count(stderr, "loadcurve: tier "); n != 2 {
+		t.Errorf("%d tier lines, want one per tier (2):\n%s", n, stderr)
+	}
+	vout, verr := mustRun(t, append(args, "--verbose", "--out", t.TempDir())...)
+	if !strings.Contains(vout, "compl. req. share") || !strings.Contains(vout, "How each judgement was made") || !strings.Contains(verr, "steady state from") {
+		t.Errorf("--verbose lacks the table, the reasoning or the tiers' statistics:\n%s\n%s", vout, verr)
+	}
+}
