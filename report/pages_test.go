@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -476,5 +479,32 @@ func TestPageTextNeverShowsNaN(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the page does not say %q", want)
 		}
+	}
+}
+
+// TestWriteResultPage: a result's directory gets its plots and the answer-first page, the
+// plots' files labelled as the page's are (a lower bound as "≥").
+func TestWriteResultPage(t *testing.T) {
+	pageResults(t)
+	t.Parallel()
+	dir := t.TempDir()
+	names, err := report.WriteResultPage(dir, runPageR.res, runPageR.ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(names, "report.html") || !slices.Contains(names, "throughput.png") || !slices.Contains(names, "share.svg") {
+		t.Errorf("wrote %q", names)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPageBytes(t, "written run", page, pageWant{headline: []string{"compliant share at 4 req/s"}, figure: true})
+	svg, err := os.ReadFile(filepath.Join(dir, "throughput.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(markerless(svgTexts(t, svg)), func(s string) bool { return strings.HasPrefix(s, "capacity ≥ ") }) {
+		t.Error("throughput.svg does not label the run's capacity as a lower bound")
 	}
 }
