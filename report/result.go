@@ -561,48 +561,8 @@ func WriteFilesSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series)
 		}
 		written = append(written, "curve.csv")
 	}
-	var svgs [][]byte
-	c := CurveOf(r)
-	if len(c.Series[0].Points) > 0 {
-		paths, err := WritePlots(dir, c)
-		if err != nil {
-			return written, err
-		}
-		for _, p := range paths {
-			written = append(written, filepath.Base(p))
-			if filepath.Ext(p) == ".svg" {
-				b, err := os.ReadFile(p)
-				if err != nil {
-					return written, fmt.Errorf("read back %s: %w", p, err)
-				}
-				svgs = append(svgs, b)
-			}
-		}
-	}
-	var answer bytes.Buffer
-	Answer(&answer, r)
-	notes := append(strings.Split(strings.TrimSpace(answer.String()), "\n"), r.Notes...)
-	notes = append(notes, r.Analysis.Notes...)
-	tables := []Table{CurveTable(r)}
-	for _, tr := range r.Tiers {
-		if ss := tr.Summary.Sessions; ss != nil {
-			t := SessionTable(ss)
-			t.Title = fmt.Sprintf("%s tier %d (%s): %d sessions at %s sessions/s, by turn", roleText(tr.Tier), tr.Tier.Tier,
-				rateCell(tr.Summary.NominalRate), ss.Sessions, FormatFloat(float64(ss.SessionRate), 3))
-			tables = append(tables, t)
-		}
-	}
-	page := HTML{Title: "loadcurve: " + r.Header.Model + " at " + r.Header.Target, Identity: IdentityRows(r),
-		Tables: tables, PlotsSVG: svgs, Notes: notes}
-	if sec, ok, err := timeSeriesSection(r, ts); err != nil {
-		return written, err
-	} else if ok {
-		page.Sections = append(page.Sections, sec)
-	}
-	if err := WriteHTML(dir, page); err != nil {
-		return written, err
-	}
-	return append(written, "report.html"), nil
+	names, err := WriteResultPage(dir, r, ts)
+	return append(written, names...), err
 }
 
 // WriteHTML writes dir/report.html.
