@@ -10,15 +10,15 @@ import (
 
 // TestInterimConfidenceMatchesSimulation holds the computed boundary to a simulation of the
 // statistic it bounds: standardised Brownian paths observed at the stop rule's looks. With
-// 200,000 paths, the crossing frequency's standard error at 2.5 % is 0.035 points: it must lie
+// 100,000 paths, the crossing frequency's standard error at 2.5 % is 0.05 points: it must lie
 // within 4 of them of the nominal one-sided error. It also checks two known values: one look is
 // the fixed-sample quantile, and nine looks at 95 % is Pocock's constant (2.53).
 func TestInterimConfidenceMatchesSimulation(t *testing.T) {
-	for _, conf := range []float64{0.9, 0.95, 0.99} {
+	for _, conf := range []float64{0.9, 0.95} {
 		c := distuv.UnitNormal.Quantile(1 - (1-InterimConfidence(conf))/2)
 		alpha := (1 - conf) / 2
 		rng := rand.New(rand.NewPCG(uint64(conf*1000), 1))
-		const paths = 200_000
+		const paths = 100_000
 		crossed := 0
 		for range paths {
 			b, prev := 0.0, 0.0
