@@ -109,3 +109,57 @@ func TestAnExcludedConfirmationRunsOnceMore(t *testing.T) {
 		t.Errorf("the operating point's verdict is not the second confirmation's: %+v", cf)
 	}
 }
+
+// TestTheConfirmationAnnouncesItsOwnLength: with fixed-length tiers the confirmation is
+// announced for the length it will run, not for the cap of a tier that runs until decided (it
+// once announced "up to 9m57s" for a 30 s tier).
+func TestTheConfirmationAnnouncesItsOwnLength(t *testing.T) {
+	cfg := defaultSweep(5)
+	cfg.Rates, cfg.Duration = sweep.Rates{List: []float64{2, 4, 8}}, 20*time.Second
+	var logged []string
+	x := &sweep.Executor{Config: cfg, Runner: &sweeptest.QueueRunner{Config: fourSlots.Queue}, Log: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }}
+	res, err := x.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(logged, func(l string) bool { return strings.HasPrefix(l, "confirming the operating point") })
+	if i < 0 || !strings.HasSuffix(logged[i], "for 20s") || strings.Contains(logged[i], "up to") {
+		t.Fatalf("the confirmation was announced as %q, want for 20s: %v", logged[max(i, 0)], logged)
+	}
+	last := res.Tiers[len(res.Tiers)-1]
+	if last.Tier.Role != records.RoleConfirm || last.Tier.DurationS != 20 {
+		t.Errorf("the confirmation ran %v s, role %s", last.Tier.DurationS, last.Tier.Role)
+	}
+}
+
+// planRecorder serves tiers on a virtual queue and keeps every plan it was handed.
+type planRecorder struct {
+	sweeptest.QueueRunner
+	plans []sweep.Plan
+}
+
+func (p *planRecorder) RunTier(ctx context.Context, plan sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
+	p.plans = append(p.plans, plan)
+	return p.QueueRunner.RunTier(ctx, plan, sink, stop)
+}
+
+// TestTheBurstProbeMayDrain: the 128-request burst is the deployment's whole queue at once, so
+// it may drain for as long as a tier may run (a deployment of 8 slots serving 1.4 s requests
+// works through it in 22 s, past the 20 s drain, which made every such sweep INCOMPLETE);
+// every other tier keeps the drain.
+func TestTheBurstProbeMayDrain(t *testing.T) {
+	r := &planRecorder{QueueRunner: sweeptest.QueueRunner{Config: queues[3].Queue}}
+	res, err := (&sweep.Executor{Config: sweepFor(queues[3], 1), Runner: r}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.plans {
+		burst := p.Tier.Role == records.RoleProbe && math.IsInf(float64(p.Tier.RequestRate), 1)
+		if want := sweep.DefaultDrain; burst && p.Grace < sweep.DefaultMaxTierDuration || !burst && p.Grace != want {
+			t.Errorf("tier %d (%s at %v): grace %v", p.Tier.Tier, p.Tier.Role, p.Tier.RequestRate, p.Grace)
+		}
+	}
+	if !res.Complete {
+		t.Error("a healthy sweep of the slow queue is marked incomplete")
+	}
+}
