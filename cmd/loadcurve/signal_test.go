@@ -104,6 +104,7 @@ func TestSecondSIGINTExitsAtOnce(t *testing.T) {
 	waitForFile(t, filepath.Join(dir, "records.jsonl"))
 	time.Sleep(300 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(forceAfter + 100*time.Millisecond) // a second press, not the same signal twice
 	cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -115,6 +116,37 @@ func TestSecondSIGINTExitsAtOnce(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("a second SIGINT did not exit")
+	}
+}
+
+// TestRepeatedSIGTERMIsOneStop: GNU timeout sends SIGTERM to the process, then to its group, a
+// moment apart; signals that repeat a stop request within forceAfter (and every SIGTERM) are the
+// same request: the run stops in order, and its records and summary are whole (under `timeout`,
+// the usual CI pattern, half of such runs once lost them).
+func TestRepeatedSIGTERMIsOneStop(t *testing.T) {
+	dir := t.TempDir()
+	cmd, out := startCLI(t, append(slowRun, "--out", dir)...)
+	waitForRecords(t, filepath.Join(dir, "records.jsonl"), 10)
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Process.Signal(syscall.SIGINT) // the group's copy of a Ctrl-C, within forceAfter
+	time.Sleep(forceAfter + 100*time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM) // SIGTERM never forces
+	if code := exitCode(cmd.Wait()); code != exitSignaled {
+		t.Fatalf("exit %d, want %d\n%s", code, exitSignaled, out)
+	}
+	if strings.Contains(out.String(), "exiting now") {
+		t.Errorf("repeated stop signals forced an exit:\n%s", out)
+	}
+	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Records) != 400 {
+		t.Errorf("%d records, want one per planned request (400)", len(f.Records))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		t.Errorf("no summary after repeated SIGTERMs: %v", err)
 	}
 }
 
