@@ -59,6 +59,11 @@ type PointVerdict struct {
 	// Pooled lists the tiers measured at this point when there were several (Tier is the
 	// first): tiers run at the same nominal rate are one measurement of it.
 	Pooled []int `json:"pooled_tiers,omitempty"`
+	// Controlled is how the shadow queue controlled the share (measure.Controlled), nil when it
+	// did not: Share is then the controlled share, MeasuredShare the share as measured, and Rate
+	// the nominal rate the controlled share estimates the curve at.
+	Controlled    *measure.Controlled `json:"controlled,omitempty"`
+	MeasuredShare float64             `json:"-"`
 }
 
 // Plateau is where raw throughput stops growing with the arrival rate.
@@ -339,9 +344,18 @@ func judge(s measure.Summary, p Params) PointVerdict {
 		v.Rate, v.NominalRate = float64(s.Users), float64(s.Users)
 	}
 	v.RawOutputThroughput, v.CompliantOutputThroughput = st.RawOutputThroughput, st.CompliantOutputThroughput
-	v.Share, v.EffectiveRequests, v.Requests = st.CompliantShare, st.EffectiveRequests, st.Requests
+	share, eff := st.Judged()
+	v.Share, v.EffectiveRequests, v.Requests = share, eff, st.Requests
 	if st.Requests > 0 {
-		v.ShareLo, v.ShareHi = WilsonN(st.CompliantShare, st.EffectiveRequests, p.Confidence)
+		v.ShareLo, v.ShareHi = WilsonN(share, eff, p.Confidence)
+	}
+	if c := st.Controlled; c != nil {
+		// The controlled share estimates the share at the rate the schedule was drawn at: the
+		// shadow took out the noise of the arrivals that happened, the realised rate's with it.
+		v.Controlled, v.MeasuredShare = c, st.CompliantShare
+		if isFinite(s.NominalRate) && s.NominalRate > 0 && s.Users == 0 {
+			v.Rate = s.NominalRate
+		}
 	}
 	if v.Verdict == VerdictExcluded {
 		return v
@@ -352,25 +366,39 @@ func judge(s measure.Summary, p Params) PointVerdict {
 	}
 	target := p.TargetShare
 	switch {
-	case st.Requests < measure.MinSteadyRequests:
+	case st.Requests < measure.MinSteadyRequests || st.TooShort:
 		v.Verdict, v.Reason = VerdictInsufficient, st.Note
 	case !st.Stationary:
 		v.Stable = false
 		v.Verdict, v.Reason = VerdictFails, "unstable: "+st.Note
 	case v.ShareLo >= target:
 		v.Verdict = VerdictMeets
-		v.Reason = fmt.Sprintf("%s compliant, %s interval [%s, %s] on %.0f effective requests: the lower bound reaches the %s target",
-			pct(v.Share), pct(p.Confidence), pct(v.ShareLo), pct(v.ShareHi), v.EffectiveRequests, pct(target))
+		v.Reason = fmt.Sprintf("%s compliant%s, %s interval [%s, %s] on %.0f effective requests: the lower bound reaches the %s target",
+			pct(v.Share), controlledText(v), pct(p.Confidence), pct(v.ShareLo), pct(v.ShareHi), v.EffectiveRequests, pct(target))
 	case v.ShareHi < target:
 		v.Verdict = VerdictFails
-		v.Reason = fmt.Sprintf("%s compliant, %s interval [%s, %s] on %.0f effective requests: even the upper bound is below the %s target",
-			pct(v.Share), pct(p.Confidence), pct(v.ShareLo), pct(v.ShareHi), v.EffectiveRequests, pct(target))
+		v.Reason = fmt.Sprintf("%s compliant%s, %s interval [%s, %s] on %.0f effective requests: even the upper bound is below the %s target",
+			pct(v.Share), controlledText(v), pct(p.Confidence), pct(v.ShareLo), pct(v.ShareHi), v.EffectiveRequests, pct(target))
 	default:
 		v.Verdict = VerdictUncertain
-		v.Reason = fmt.Sprintf("%s compliant, %s interval [%s, %s] on %.0f effective requests contains the %s target: a longer tier would decide",
-			pct(v.Share), pct(p.Confidence), pct(v.ShareLo), pct(v.ShareHi), v.EffectiveRequests, pct(target))
+		v.Reason = fmt.Sprintf("%s compliant%s, %s interval [%s, %s] on %.0f effective requests contains the %s target: a longer tier would decide",
+			pct(v.Share), controlledText(v), pct(p.Confidence), pct(v.ShareLo), pct(v.ShareHi), v.EffectiveRequests, pct(target))
 	}
 	return v
+}
+
+// controlledText says how the shadow queue controlled a share (" (controlled …)"), "" when it
+// did not.
+func controlledText(v PointVerdict) string {
+	c := v.Controlled
+	switch {
+	case c == nil:
+		return ""
+	case c.Expected == 0 && c.ShadowShare == 0: // a pool of tiers, each controlled
+		return fmt.Sprintf(" (controlled with the shadow queue: %s measured, the variance divided by %.2g)", pct(v.MeasuredShare), c.Gain)
+	}
+	return fmt.Sprintf(" (controlled with the shadow queue: %s measured, the shadow %s against the %s it expects, the variance divided by %.2g)",
+		pct(v.MeasuredShare), pct(c.ShadowShare), pct(c.Expected), c.Gain)
 }
 
 // serviceBoundMargin: arrivals must exceed the best completion rate by this factor before a

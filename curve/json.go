@@ -9,26 +9,28 @@ import (
 // pointJSON is PointVerdict on the wire: an undefined number (the fit of an unstable tier, the
 // rate of a tier without a window) is null, not an encoding error.
 type pointJSON struct {
-	Tier                      int            `json:"tier"`
-	NominalRate               measure.Number `json:"nominal_rate"`
-	Rate                      measure.Number `json:"realised_rate"`
-	RequestThroughput         measure.Number `json:"request_throughput"`
-	RawOutputThroughput       measure.Number `json:"raw_output_throughput"`
-	CompliantOutputThroughput measure.Number `json:"compliant_output_throughput"`
-	Requests                  int            `json:"window_requests"`
-	Share                     measure.Number `json:"compliant_request_share"`
-	EffectiveRequests         measure.Number `json:"effective_requests"`
-	ShareLo                   measure.Number `json:"share_lo"`
-	ShareHi                   measure.Number `json:"share_hi"`
-	Verdict                   Verdict        `json:"verdict"`
-	Stable                    bool           `json:"stable"`
-	Fit                       measure.Number `json:"fitted_share"`
-	FitLo                     measure.Number `json:"fitted_share_lo"`
-	FitHi                     measure.Number `json:"fitted_share_hi"`
-	OnPlateau                 bool           `json:"on_plateau"`
-	GainPerDoubling           *float64       `json:"gain_per_doubling"`
-	Reason                    string         `json:"reason"`
-	Pooled                    []int          `json:"pooled_tiers,omitempty"`
+	Tier                      int                 `json:"tier"`
+	NominalRate               measure.Number      `json:"nominal_rate"`
+	Rate                      measure.Number      `json:"realised_rate"`
+	RequestThroughput         measure.Number      `json:"request_throughput"`
+	RawOutputThroughput       measure.Number      `json:"raw_output_throughput"`
+	CompliantOutputThroughput measure.Number      `json:"compliant_output_throughput"`
+	Requests                  int                 `json:"window_requests"`
+	Share                     measure.Number      `json:"compliant_request_share"`
+	EffectiveRequests         measure.Number      `json:"effective_requests"`
+	ShareLo                   measure.Number      `json:"share_lo"`
+	ShareHi                   measure.Number      `json:"share_hi"`
+	Verdict                   Verdict             `json:"verdict"`
+	Stable                    bool                `json:"stable"`
+	Fit                       measure.Number      `json:"fitted_share"`
+	FitLo                     measure.Number      `json:"fitted_share_lo"`
+	FitHi                     measure.Number      `json:"fitted_share_hi"`
+	OnPlateau                 bool                `json:"on_plateau"`
+	GainPerDoubling           *float64            `json:"gain_per_doubling"`
+	Reason                    string              `json:"reason"`
+	Pooled                    []int               `json:"pooled_tiers,omitempty"`
+	Controlled                *measure.Controlled `json:"controlled,omitempty"`
+	MeasuredShare             *measure.Number     `json:"measured_share,omitempty"`
 }
 
 // MarshalJSON implements json.Marshaler.
@@ -38,7 +40,7 @@ func (v PointVerdict) MarshalJSON() ([]byte, error) {
 		CompliantOutputThroughput: measure.Number(v.CompliantOutputThroughput), Requests: v.Requests, Share: measure.Number(v.Share),
 		EffectiveRequests: measure.Number(v.EffectiveRequests), ShareLo: measure.Number(v.ShareLo), ShareHi: measure.Number(v.ShareHi),
 		Verdict: v.Verdict, Stable: v.Stable, Fit: measure.Number(v.Fit), FitLo: measure.Number(v.FitLo), FitHi: measure.Number(v.FitHi),
-		OnPlateau: v.OnPlateau, GainPerDoubling: v.GainPerDoubling, Reason: v.Reason, Pooled: v.Pooled})
+		OnPlateau: v.OnPlateau, GainPerDoubling: v.GainPerDoubling, Reason: v.Reason, Pooled: v.Pooled, Controlled: v.Controlled, MeasuredShare: measured(v)})
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -52,8 +54,20 @@ func (v *PointVerdict) UnmarshalJSON(b []byte) error {
 		CompliantOutputThroughput: float64(j.CompliantOutputThroughput), Requests: j.Requests, Share: float64(j.Share),
 		EffectiveRequests: float64(j.EffectiveRequests), ShareLo: float64(j.ShareLo), ShareHi: float64(j.ShareHi),
 		Verdict: j.Verdict, Stable: j.Stable, Fit: float64(j.Fit), FitLo: float64(j.FitLo), FitHi: float64(j.FitHi),
-		OnPlateau: j.OnPlateau, GainPerDoubling: j.GainPerDoubling, Reason: j.Reason, Pooled: j.Pooled}
+		OnPlateau: j.OnPlateau, GainPerDoubling: j.GainPerDoubling, Reason: j.Reason, Pooled: j.Pooled, Controlled: j.Controlled}
+	if j.MeasuredShare != nil {
+		v.MeasuredShare = float64(*j.MeasuredShare)
+	}
 	return nil
+}
+
+// measured is a controlled point's measured share, nil for one not controlled.
+func measured(v PointVerdict) *measure.Number {
+	if v.Controlled == nil {
+		return nil
+	}
+	n := measure.Number(v.MeasuredShare)
+	return &n
 }
 
 // confirmationJSON is Confirmation on the wire.

@@ -92,23 +92,26 @@ type summaryTail struct {
 
 // steadyJSON is Steady on the wire.
 type steadyJSON struct {
-	Start                     Number `json:"window_start_s"`
-	End                       Number `json:"window_end_s"`
-	Warmup                    string `json:"warmup"`
-	Requests                  int    `json:"requests"`
-	Ok                        int    `json:"ok_requests"`
-	Compliant                 int    `json:"compliant_requests"`
-	Arrivals                  int    `json:"arrivals,omitempty"` // written when not every request is an arrival (sessions)
-	RealisedRate              Number `json:"realised_request_rate"`
-	RequestThroughput         Number `json:"request_throughput"`
-	RawOutputThroughput       Number `json:"raw_output_throughput"`
-	CompliantOutputThroughput Number `json:"compliant_output_throughput"`
-	CompliantShare            Number `json:"compliant_request_share"`
-	VarianceFactor            Number `json:"variance_factor"`
-	EffectiveRequests         Number `json:"effective_requests"`
-	Stationary                bool   `json:"stationary"`
-	Note                      string `json:"note,omitempty"`
-	Trend                     Trend  `json:"trend"`
+	Start                     Number      `json:"window_start_s"`
+	End                       Number      `json:"window_end_s"`
+	Warmup                    string      `json:"warmup"`
+	Requests                  int         `json:"requests"`
+	Ok                        int         `json:"ok_requests"`
+	Compliant                 int         `json:"compliant_requests"`
+	Arrivals                  int         `json:"arrivals,omitempty"` // written when not every request is an arrival (sessions)
+	RealisedRate              Number      `json:"realised_request_rate"`
+	RequestThroughput         Number      `json:"request_throughput"`
+	RawOutputThroughput       Number      `json:"raw_output_throughput"`
+	CompliantOutputThroughput Number      `json:"compliant_output_throughput"`
+	CompliantShare            Number      `json:"compliant_request_share"`
+	VarianceFactor            Number      `json:"variance_factor"`
+	EffectiveRequests         Number      `json:"effective_requests"`
+	Stationary                bool        `json:"stationary"`
+	TooShort                  bool        `json:"too_short,omitempty"`
+	Note                      string      `json:"note,omitempty"`
+	Trend                     Trend       `json:"trend"`
+	Controlled                *Controlled `json:"controlled,omitempty"`
+	ControlNote               string      `json:"control_note,omitempty"`
 }
 
 // MarshalJSON writes summary.json: one flat object, keys in a fixed order (summaryHead, the
@@ -159,7 +162,8 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 			Compliant: st.Compliant, RealisedRate: Number(st.RealisedRate), RequestThroughput: Number(st.RequestThroughput),
 			RawOutputThroughput: Number(st.RawOutputThroughput), CompliantOutputThroughput: Number(st.CompliantOutputThroughput),
 			CompliantShare: Number(st.CompliantShare), VarianceFactor: Number(st.VarianceFactor),
-			EffectiveRequests: Number(st.EffectiveRequests), Stationary: st.Stationary, Note: st.Note, Trend: st.Trend}
+			EffectiveRequests: Number(st.EffectiveRequests), Stationary: st.Stationary, TooShort: st.TooShort, Note: st.Note, Trend: st.Trend,
+			Controlled: st.Controlled, ControlNote: st.ControlNote}
 	}
 	hb, err := json.Marshal(head)
 	if err != nil {
@@ -258,7 +262,8 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 			Compliant: st.Compliant, RealisedRate: float64(st.RealisedRate), RequestThroughput: float64(st.RequestThroughput),
 			RawOutputThroughput: float64(st.RawOutputThroughput), CompliantOutputThroughput: float64(st.CompliantOutputThroughput),
 			CompliantShare: float64(st.CompliantShare), VarianceFactor: float64(st.VarianceFactor),
-			EffectiveRequests: float64(st.EffectiveRequests), Stationary: st.Stationary, Note: st.Note, Trend: st.Trend,
+			EffectiveRequests: float64(st.EffectiveRequests), Stationary: st.Stationary, TooShort: st.TooShort, Note: st.Note, Trend: st.Trend,
+			Controlled: st.Controlled, ControlNote: st.ControlNote,
 			Arrivals: st.Arrivals}
 		if st.Arrivals == 0 {
 			out.Steady.Arrivals = st.Requests

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/shadow"
 )
 
 // Steady is a tier's steady state: the figures a sweep's decisions rest on (METRICS.md, "Steady
@@ -77,10 +78,44 @@ type Steady struct {
 	// Trend tests the time to first token from the planned arrival for growth inside the window.
 	Trend Trend
 	// Stationary is false when its queueing grows in the window (Trend), or the window holds too
-	// few requests to say.
+	// few requests to say. TooShort says the latter: too few requests, or (sessions) a window
+	// that still holds the ramp-up of the later turns; such a tier says nothing either way.
 	Stationary bool
+	TooShort   bool
 	// Note says why the window is not stationary, or anything else worth knowing; "" when none.
 	Note string
+	// Controlled is the share estimated with the tier's shadow queue (package shadow), when it had
+	// one and the shadow followed the deployment clearly enough; nil otherwise. The verdicts rest
+	// on it (Judged). ControlNote says why a tier with a shadow was not controlled.
+	Controlled  *Controlled
+	ControlNote string
+}
+
+// Controlled is a window's share controlled with its shadow queue: an unbiased estimate of the
+// same share, with less of the noise the arrivals' bursts put in it.
+type Controlled struct {
+	// Share is the controlled share; EffectiveRequests the sample its interval rests on, the
+	// plain effective requests times Gain, the variance reduction credited (at most
+	// shadow.MaxGain).
+	Share             float64 `json:"share"`
+	EffectiveRequests float64 `json:"effective_requests"`
+	Gain              float64 `json:"gain"`
+	// ShadowShare is the shadow's share over the window's requests, Expected its expectation
+	// under the tier's arrival process, Beta the coefficient, Correlation the 95 % lower bound of
+	// the correlation of the two shares.
+	ShadowShare float64 `json:"shadow_share"`
+	Expected    float64 `json:"shadow_expected"`
+	Beta        float64 `json:"beta"`
+	Correlation float64 `json:"correlation"`
+}
+
+// Judged is the share a verdict rests on and the effective sample of its interval: the
+// controlled ones when the window was controlled, the plain ones otherwise.
+func (st *Steady) Judged() (share, effectiveRequests float64) {
+	if c := st.Controlled; c != nil {
+		return c.Share, c.EffectiveRequests
+	}
+	return st.CompliantShare, st.EffectiveRequests
 }
 
 // How a steady-state window's start was chosen.
@@ -201,10 +236,12 @@ func (st *Steady) ArrivalThroughput() float64 {
 	return st.RequestThroughput * float64(st.Arrivals) / float64(st.Requests)
 }
 
-// SteadyWindow is an optional fixed window on planned time; the zero value means "search".
+// SteadyWindow is an optional fixed window on planned time (the zero value means "search"), and
+// the tier's shadow queue, when it has one (nil: none).
 type SteadyWindow struct {
 	Given      bool
 	Start, End time.Duration
+	Shadow     *shadow.Control
 }
 
 // SteadyState computes the steady state of a tier from the observations of its issued requests
@@ -305,19 +342,47 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 	st.EffectiveRequests = float64(st.Requests) / st.VarianceFactor
 	st.Trend = TrendTest(tps, tvs)
 
+	if w.Shadow != nil && len(win) > 0 {
+		control(st, obs, lo, hi, w.Shadow)
+	}
+
 	st.Stationary = true
 	switch {
 	case st.Requests < MinSteadyRequests:
-		st.Stationary = false
+		st.Stationary, st.TooShort = false, true
 		st.Note = fmt.Sprintf("the window holds %d requests, fewer than the %d a steady state needs: the tier is too short to say anything", st.Requests, MinSteadyRequests)
 	case st.Trend.Growing:
 		st.Stationary = false
 		st.Note = "no steady state: queueing grows inside the window (" + st.Trend.Reason + ")"
 	case sessionNote != "":
-		st.Stationary = false
+		st.Stationary, st.TooShort = false, true
 		st.Note = "no steady state: " + sessionNote
 	}
 	return st
+}
+
+// control estimates the window's share (obs[lo:hi], in planned order) with the shadow queue fed
+// every issued request as the client sent it.
+func control(st *Steady, obs []Obs, lo, hi int, sh *shadow.Control) {
+	sent := make([]time.Duration, len(obs))
+	for i, o := range obs {
+		sent[i] = o.Dispatched
+		if o.Dispatched == records.Unset {
+			sent[i] = o.Planned
+		}
+	}
+	comply := sh.Comply(sent)
+	real := make([]bool, hi-lo)
+	for i, o := range obs[lo:hi] {
+		real[i] = o.Flags&ObsCompliant != 0
+	}
+	res, err := shadow.Estimate(real, comply[lo:hi], sh.Expected)
+	if err != nil {
+		st.ControlNote = "the shadow queue did not control the share: " + strings.TrimPrefix(err.Error(), shadow.ErrNoControl.Error()+": ")
+		return
+	}
+	st.Controlled = &Controlled{Share: res.Share, EffectiveRequests: st.EffectiveRequests * res.Gain, Gain: res.Gain,
+		ShadowShare: res.ShadowShare, Expected: res.Expected, Beta: res.Beta, Correlation: res.Correlation}
 }
 
 // sortSearch returns the index of the first observation planned at or after t.
@@ -465,7 +530,7 @@ func PoolSteady(parts ...*Steady) *Steady {
 	}
 	p := *parts[0]
 	p.Requests, p.Compliant, p.Ok, p.Arrivals = 0, 0, 0, 0
-	p.EffectiveRequests, p.Note, p.Stationary = 0, "", true
+	p.EffectiveRequests, p.Note, p.Stationary, p.TooShort = 0, "", true, true
 	var length, completions, raw, compliant float64
 	var notes []string
 	for _, s := range parts {
@@ -480,9 +545,27 @@ func PoolSteady(parts ...*Steady) *Steady {
 		raw += s.RawOutputThroughput * l
 		compliant += s.CompliantOutputThroughput * l
 		p.Stationary = p.Stationary && s.Stationary
+		p.TooShort = p.TooShort && s.TooShort
 		if s.Note != "" {
 			notes = append(notes, s.Note)
 		}
+	}
+	// The pool is controlled when every part was: its share weighted by each part's effective
+	// sample, which add up.
+	var ceff, cshare, peff float64
+	controlled := true
+	for _, s := range parts {
+		if s.Controlled == nil {
+			controlled = false
+			break
+		}
+		ceff += s.Controlled.EffectiveRequests
+		cshare += s.Controlled.EffectiveRequests * s.Controlled.Share
+		peff += s.EffectiveRequests
+	}
+	p.Controlled, p.ControlNote = nil, ""
+	if controlled && ceff > 0 {
+		p.Controlled = &Controlled{Share: cshare / ceff, EffectiveRequests: ceff, Gain: ceff / peff}
 	}
 	p.RealisedRate = ratio(float64(p.Arrivals), length)
 	p.RequestThroughput = ratio(completions, length)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/shadow"
 )
 
 // DefaultMaxScheduleLag is the default floor of the p99 of schedule_lag: a lag below it never
@@ -476,6 +477,7 @@ func (a *Accumulator) Summary(tier records.Tier) Summary {
 	if a.hasWindow {
 		w = SteadyWindow{Given: true, Start: a.lo, End: min(a.hi, end-a.opts.Cooldown)}
 	}
+	w.Shadow = ShadowOf(tier)
 	arrivalsEnd := tier.ArrivalsEnd()
 	if arrivalsEnd == 0 && tier.DurationS > 0 { // an older file: no closing line, a duration-bound tier
 		arrivalsEnd = time.Duration(math.Round(tier.DurationS * 1e9))
@@ -580,6 +582,20 @@ func judgeLag(s *Summary, p99, floor float64, o Objectives, obs []Obs) {
 		s.ScheduleLagNote = fmt.Sprintf("schedule_lag p99 is %.3f ms, above the %g ms floor, but %s, within %g %%: what the deployment was offered is as planned, so the tier is kept",
 			p99, floor, burst, 100*LagBurstinessLimit)
 	}
+}
+
+// ShadowOf is the shadow queue control of a tier (package shadow): nil unless its tier line
+// names a shadow queue and the tier is an open one at a steady finite rate.
+func ShadowOf(tier records.Tier) *shadow.Control {
+	rate, burst := float64(tier.RequestRate), float64(tier.Burstiness)
+	if tier.Shadow == nil || tier.Users > 0 || !(rate > 0) || math.IsInf(rate, 0) || !(burst > 0) {
+		return nil
+	}
+	c, err := shadow.New(*tier.Shadow, rate, burst)
+	if err != nil {
+		return nil
+	}
+	return c
 }
 
 // checkDelivered marks a tier client-bound when fewer requests per second left the client than

@@ -235,9 +235,20 @@ type Tier struct {
 	MaxDurationS        float64   `json:"max_duration_s,omitempty"`
 	WorkloadFingerprint string    `json:"workload_fingerprint"`
 	StartWall           time.Time `json:"start_wall"` // the wall-clock time of T0
+	// Shadow is the shadow queue the tier's compliant share is controlled with (package shadow),
+	// calibrated before the tier; nil when there is none.
+	Shadow *ShadowQueue `json:"shadow,omitempty"`
 	// End is the tier's closing line, set when the file is read; nil while the tier runs, in files
 	// of older versions, and when the run was killed before the tier ended.
 	End *TierEnd `json:"-"`
+}
+
+// ShadowQueue is an M/D/c model of a deployment (package shadow): Servers slots, each serving a
+// request for ServiceS seconds; a request complies when it waited at most BudgetS seconds.
+type ShadowQueue struct {
+	Servers  int     `json:"servers"`
+	ServiceS float64 `json:"service_s"`
+	BudgetS  float64 `json:"budget_s"`
 }
 
 // CurveRole reports whether the tier is one the curve is planned from: RoleTier, or an older

@@ -225,7 +225,7 @@ func operatingLine(a curve.Analysis, op *curve.OperatingPoint, u string) string 
 		line += fmt.Sprintf(", verified: tier %d there was %s compliant [%s, %s] and delivered %s.", cf.Tier, pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi),
 			delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
 	case op.VerifiedBy == curve.VerifiedByHeavierTier:
-		line += fmt.Sprintf(", verified: a heavier load, %s %s, met the target with confidence (tier %d), so this one does too", fmtRate(a.Capacity.Low), u, *op.HeavierTier)
+		line += fmt.Sprintf(", verified: a heavier load, %s %s, met the target with confidence (%s), so this one does too", fmtRate(a.Capacity.Low), u, tiersOf(a, *op.HeavierTier))
 		if cf != nil && cf.AtThisPoint {
 			line += fmt.Sprintf("; tier %d there was %s compliant and delivered %s.", cf.Tier, pctText(cf.Share), delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
 		} else {
@@ -246,6 +246,21 @@ func operatingLine(a curve.Analysis, op *curve.OperatingPoint, u string) string 
 		line += fmt.Sprintf(", NOT verified: tier %d there %s (%s compliant [%s, %s]).", cf.Tier, verdictPhrase(cf.Verdict), pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi))
 	}
 	return line
+}
+
+// tiersOf names the tier of the curve's point that is tier, with the tiers pooled with it:
+// "tier 3", "tiers 3+8".
+func tiersOf(a curve.Analysis, tier int) string {
+	for _, v := range a.Points {
+		if v.Tier == tier && len(v.Pooled) > 1 {
+			parts := make([]string, len(v.Pooled))
+			for i, t := range v.Pooled {
+				parts[i] = strconv.Itoa(t)
+			}
+			return "tiers " + strings.Join(parts, "+")
+		}
+	}
+	return fmt.Sprintf("tier %d", tier)
 }
 
 // verdictPhrase says a verdict in plain words, as a past-tense phrase.

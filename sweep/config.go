@@ -42,7 +42,7 @@ const (
 	// capacity 12 to 48 minutes on M/D/c queues whose requests last 0.3 to 1.4 s
 	// (scripts/oracle): misses cluster, so a 99 % claim needs hundreds of independent stretches
 	// of traffic on each side of the capacity.
-	DefaultBudget = 45 * time.Minute
+	DefaultBudget = 60 * time.Minute
 	// MaxDurationRequests bounds the arrivals one duration-bound tier may plan.
 	MaxDurationRequests = 2_000_000
 )
@@ -94,6 +94,9 @@ type Config struct {
 	Repeat int
 	// Bounded summarises tiers in bounded memory (percentiles within ±0.5 %).
 	Bounded bool
+	// NoShadow runs an automatic sweep without a shadow queue: every share as measured
+	// (package shadow).
+	NoShadow bool
 	// StartAt is the wall-clock start of the first tier of a sharded sweep: every tier then runs
 	// in a fixed slot (Duration + Drain + Cooldown + 1 s) after it.
 	StartAt time.Time

@@ -73,6 +73,11 @@ type decisionMethod struct {
 
 var decisionMethods = []decisionMethod{
 	{"auto", "automatic (default)", func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error) { return sweepFor(d, seed), nil }},
+	{"autoNoBudget", "automatic, --budget 0", func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error) {
+		cfg := sweepFor(d, seed)
+		cfg.Budget = -1
+		return cfg, nil
+	}},
 	{"grid10x30s", "grid 10 × 30 s", gridSweep(30 * time.Second)},
 	{"grid10x120s", "grid 10 × 120 s", gridSweep(120 * time.Second)},
 }

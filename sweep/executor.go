@@ -15,6 +15,7 @@ import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/shadow"
 )
 
 // Executor runs a sweep: it plans tiers, runs each through Runner until its verdict is decided
@@ -95,6 +96,14 @@ type exec struct {
 	// (tierFor); zero: the defaults.
 	nextCap      time.Duration
 	nextStopConf float64
+	// shadowQueue is the deployment's shadow queue, calibrated from the probes (nil: none); every
+	// open tier after them names it, and its share is controlled with it (package shadow).
+	shadowQueue *records.ShadowQueue
+	// burst holds the time to first token and the end-to-end latency of the burst probe's
+	// completed requests, to calibrate the shadow queue with.
+	burstTTFT, burstE2EL []time.Duration
+	// burstRate is the rate at which the burst probe's requests completed.
+	burstRate float64
 }
 
 // unit names the sweep's rates: requests per second, or sessions per second once a tier has
@@ -258,9 +267,10 @@ func (e *exec) search(ctx context.Context) error {
 	if err != nil || ctx.Err() != nil {
 		return err
 	}
+	e.calibrateShadow()
 	cfg := e.cfg
 	pl := Planner{Saturation: sat, Params: cfg.Settings.Params, Precision: cfg.Precision, MaxTiers: cfg.MaxTiers, Unit: e.unit(),
-		MinTier: cfg.MinTierDuration}
+		MinTier: cfg.MinTierDuration, MaxTier: cfg.MaxTierDuration}
 	if cfg.Budget > 0 {
 		pl.Budget = cfg.Budget - e.confirmReserve(sat)
 	}
@@ -271,6 +281,9 @@ func (e *exec) search(ctx context.Context) error {
 			return nil
 		}
 		cap := cfg.tierCap(step.Rate, false, 0)
+		if step.Cap > 0 {
+			cap = step.Cap
+		}
 		if pl.Budget > 0 {
 			cap = min(cap, max(pl.Budget-e.spent(), cfg.MinTierDuration))
 		}
@@ -280,6 +293,28 @@ func (e *exec) search(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// calibrateShadow makes the deployment's shadow queue from the burst probe (shadow.Calibrate:
+// its slots from the rate at which the burst completed, every slot busy), for the open tiers
+// that follow; sessions have none (their later turns are not the schedule's arrivals).
+func (e *exec) calibrateShadow() {
+	e.shadowQueue = nil
+	if e.unit() != "req/s" || e.cfg.NoShadow {
+		return
+	}
+	o := e.cfg.Settings.Measure.Objectives
+	ttft := o.TTFT
+	if o.TTFA > 0 && (ttft == 0 || o.TTFA < ttft) {
+		ttft = o.TTFA
+	}
+	q, err := shadow.Calibrate(e.burstTTFT, e.burstE2EL, e.burstRate, ttft, o.E2EL)
+	if err != nil {
+		e.detailf("no shadow queue: %v", err)
+		return
+	}
+	e.shadowQueue = &q
+	e.detailf("shadow queue: %d slots serving each request for %.3g s, complying within a %.3g s wait", q.Servers, q.ServiceS, q.BudgetS)
 }
 
 // confirmReserve is the load kept back for the confirmation out of the budget: the time of
@@ -312,6 +347,7 @@ func (e *exec) probe(ctx context.Context) (float64, error) {
 		return 0, err
 	}
 	s0 := burst.Summary.RequestThroughput
+	e.burstRate = s0
 	if ss := burst.Summary.Sessions; ss != nil && ss.MeanTurns > 0 {
 		s0 /= float64(ss.MeanTurns) // sessions completed per second: the schedule's unit
 	}
@@ -375,6 +411,9 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 	if sp, ok := sch.(arrival.Spec); ok {
 		id.Burstiness = rateOrInf(sp.Burstiness)
 	}
+	if q := e.shadowQueue; q != nil && role != records.RoleProbe && cfg.Schedule == nil && !math.IsInf(rate, 1) && rate > 0 {
+		id.Shadow = q
+	}
 	var offsets []time.Duration
 	var err error
 	var stop *stopRule
@@ -406,7 +445,7 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 		id.MaxDurationS, end = cap.Seconds(), cap
 		offsets, err = sch.Arrivals(0, cap, seed, MaxDurationRequests)
 		if err == nil {
-			stop = newStopRule(offsets, cap, cfg.Settings.Measure.Objectives, cfg.Settings.Params, e.nextStopConf)
+			stop = newStopRule(offsets, cap, cfg.Settings.Measure.Objectives, cfg.Settings.Params, e.nextStopConf, measure.ShadowOf(id))
 		}
 	}
 	if err != nil {
@@ -466,6 +505,9 @@ func (e *exec) execute(ctx context.Context, plan Plan, stop *stopRule) (*TierRes
 		return nil, fmt.Errorf("tier %d: %w", idx, err)
 	}
 	t := TierResult{Tier: ran, Summary: col.summary(ran, cfg.Settings.Measure)}
+	if ran.Role == records.RoleProbe && math.IsInf(float64(ran.RequestRate), 1) {
+		e.burstTTFT, e.burstE2EL = col.ttft, col.e2el
+	}
 	if e.x.Server != nil {
 		t.Server = e.x.Server(idx)
 	}
@@ -515,9 +557,16 @@ func tierLine(t TierResult, stop *stopRule, p curve.Params) string {
 	}
 	line := fmt.Sprintf("%s %d (%s): %d ok of %d", roleLabel(t.Tier.Role), t.Tier.Tier, rate, s.Completed, s.Planned)
 	if st := s.Steady; st != nil && !math.IsInf(s.NominalRate, 1) {
-		lo, hi := curve.WilsonN(st.CompliantShare, st.EffectiveRequests, p.WithDefaults().Confidence)
-		line += fmt.Sprintf("; steady state from %.3g s: %.3g %s realised, %.0f tok/s raw, %.0f tok/s compliant, compliant share %.4f [%.4f, %.4f]",
-			st.Start, st.RealisedRate, unit, st.RawOutputThroughput, st.CompliantOutputThroughput, st.CompliantShare, lo, hi)
+		judged, eff := st.Judged()
+		lo, hi := curve.WilsonN(judged, eff, p.WithDefaults().Confidence)
+		line += fmt.Sprintf("; steady state from %.3g s: %.3g %s realised, %.0f tok/s raw, %.0f tok/s compliant, compliant share %.4f [%.4f, %.4f] on %.0f effective requests (variance factor %.3g)",
+			st.Start, st.RealisedRate, unit, st.RawOutputThroughput, st.CompliantOutputThroughput, judged, lo, hi, eff, st.VarianceFactor)
+		if c := st.Controlled; c != nil {
+			line += fmt.Sprintf("; controlled with the shadow queue: %.4f measured, the shadow's %.4f against %.4f expected, beta %.3g, correlation at least %.2f, variance divided by %.2g",
+				st.CompliantShare, c.ShadowShare, c.Expected, c.Beta, c.Correlation, c.Gain)
+		} else if st.ControlNote != "" {
+			line += "; " + st.ControlNote
+		}
 		if !st.Stationary {
 			line += "; " + st.Note
 		}
@@ -552,8 +601,12 @@ func shortTierLine(t TierResult, stop *stopRule, p curve.Params) string {
 	if st == nil {
 		return fmt.Sprintf("%s%s: no request was issued", name, at)
 	}
-	lo, hi := curve.WilsonN(st.CompliantShare, st.EffectiveRequests, p.Confidence)
-	share := fmt.Sprintf("%s compliant [%s, %s]", pctShort(st.CompliantShare), pctShort(lo), pctShort(hi))
+	judged, eff := st.Judged()
+	lo, hi := curve.WilsonN(judged, eff, p.Confidence)
+	share := fmt.Sprintf("%s compliant [%s, %s]", pctShort(judged), pctShort(lo), pctShort(hi))
+	if st.Controlled != nil {
+		share = fmt.Sprintf("%s compliant, %s with the shadow queue [%s, %s]", pctShort(st.CompliantShare), pctShort(judged), pctShort(lo), pctShort(hi))
+	}
 	var verdict string
 	switch {
 	case s.ClientBound:
@@ -569,7 +622,7 @@ func shortTierLine(t TierResult, stop *stopRule, p curve.Params) string {
 		verdict = "meets the target"
 	case hi < p.TargetShare:
 		verdict = "misses the target"
-	case st.CompliantShare >= p.TargetShare:
+	case judged >= p.TargetShare:
 		verdict = fmt.Sprintf("not yet enough requests for a %s claim", pctShort(p.TargetShare))
 	default:
 		verdict = fmt.Sprintf("below %s, not yet with confidence", pctShort(p.TargetShare))
@@ -615,7 +668,13 @@ type collector struct {
 	recs   []records.Record
 	approx *measure.ApproxAccumulator
 	stop   *stopRule
+	// ttft and e2el of the first maxTimings requests that ended ok (a burst's calibrate the
+	// shadow queue).
+	ttft, e2el []time.Duration
 }
+
+// maxTimings bounds the timings a collector keeps.
+const maxTimings = 1024
 
 func newCollector(opts measure.Options, bounded bool, stop *stopRule) (*collector, error) {
 	c := &collector{stop: stop}
@@ -630,6 +689,13 @@ func newCollector(opts measure.Options, bounded bool, stop *stopRule) (*collecto
 }
 
 func (c *collector) Write(r *records.Record) error {
+	if r.Outcome == records.OK {
+		if ttft, ok := r.TTFT(); ok {
+			if e2el, ok := r.E2EL(); ok && len(c.ttft) < maxTimings {
+				c.ttft, c.e2el = append(c.ttft, ttft), append(c.e2el, e2el)
+			}
+		}
+	}
 	if c.approx != nil {
 		c.approx.Add(r)
 	} else {

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
@@ -40,14 +41,17 @@ type Planner struct {
 	// arrivals are requests); "sessions/s" for a workload of sessions.
 	Unit string
 	// Budget is the load the search may put on the target (the confirmation's share already
-	// taken out); 0: no bound. MinTier is the shortest tier worth starting.
-	Budget  time.Duration
-	MinTier time.Duration
+	// taken out); 0: no bound. MinTier is the shortest tier worth starting, MaxTier the longest
+	// usual cap (0: end tiers get the usual cap too).
+	Budget           time.Duration
+	MinTier, MaxTier time.Duration
 }
 
 // Step is the next tier of a search.
 type Step struct {
 	Rate float64
+	// Cap is the tier's cap when it is not the usual one (0: the usual).
+	Cap time.Duration
 	// Again is set when the tier repeats the rate of a tier the analysis excluded.
 	Again bool
 	Why   string
@@ -101,40 +105,157 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 			lightest = pl.Saturation / 2
 		}
 		r := 0.4 * lightest
+		why := fmt.Sprintf("every tier so far misses the objective: going lighter than %.3g %s", lightest, pl.unit())
+		if est, ok := crossingFrom(a, lightest, pl.Params.WithDefaults().TargetShare); ok && est < lightest {
+			// A controlled share that missed the target near it says where the capacity is.
+			r = math.Max(r, est*(1-EndReach*pl.Precision))
+			why = fmt.Sprintf("every tier so far misses the objective, the one at %.3g %s by little: below where its misses put the capacity, %.3g %[2]s", lightest, pl.unit(), est)
+		}
 		for tried(search, r) {
 			r *= 0.4
 		}
 		if r < 0.01*pl.Saturation {
 			return Step{Why: "no rate down to 1 % of the saturation rate meets the objective"}, false
 		}
-		return Step{Rate: r, Why: fmt.Sprintf("every tier so far misses the objective: going lighter than %.3g %s", lightest, pl.unit())}, true
+		return Step{Rate: r, Why: why}, true
 	case c.Method != curve.CapacityInterpolated:
 		return pl.upwards(a, search)
 	}
-	e, p := c.Rate, pl.Precision
+	if Certified(c, pl.Precision) {
+		return Step{Why: fmt.Sprintf("the capacity is certified to ±%.3g %%: %s", 100*pl.Precision, c.String())}, false
+	}
+	e, p := planEstimate(a), pl.Precision
 	// Slots are matched on the rates the planner asked for (a tier's realised rate scatters
 	// around its nominal one).
-	near := func(lo, hi float64) bool {
-		for _, s := range search {
-			if s.NominalRate >= lo && s.NominalRate <= hi {
-				return true
+	inSlot := func(lo, hi float64) *curve.PointVerdict {
+		var found *curve.PointVerdict
+		for i := range a.Points {
+			if v := &a.Points[i]; v.Verdict != curve.VerdictExcluded && v.NominalRate >= lo && v.NominalRate <= hi && (found == nil || v.EffectiveRequests > found.EffectiveRequests) {
+				found = v
 			}
 		}
-		return false
+		return found
 	}
-	for _, slot := range []struct {
+	slots := []struct {
 		lo, hi, at float64
+		end        bool // a slot that shows an end of the interval (its cap sized to its verdict)
 		why        string
 	}{
-		{e * (1 - p/4), e * (1 + p/4), e, fmt.Sprintf("at the estimate %s", c.String())},
-		{e * (1 - p), e * (1 - p/4), e * (1 - p/2), fmt.Sprintf("just below the estimate %.3g %s", e, pl.unit())},
-		{e * (1 + p/4), e * (1 + p), e * (1 + p/2), fmt.Sprintf("just above the estimate %.3g %s", e, pl.unit())},
-	} {
-		if !near(slot.lo, slot.hi) && !tried(search, slot.at) {
-			return Step{Rate: slot.at, Why: slot.why}, true
+		{e * (1 - p/2), e * (1 + p/2), e, false, fmt.Sprintf("at the estimate %s", c.String())},
+		{e * (1 - EndReach*p) * (1 - p/4), e * (1 - EndReach*p) * (1 + p/4), e * (1 - EndReach*p), true, fmt.Sprintf("below the estimate %.3g %s, where it should meet the target", e, pl.unit())},
+		{e * (1 + EndReach*p) * (1 - p/4), e * (1 + EndReach*p) * (1 + p/4), e * (1 + EndReach*p), true, fmt.Sprintf("above the estimate %.3g %s, where it should miss the target", e, pl.unit())},
+	}
+	for _, slot := range slots {
+		if inSlot(slot.lo, slot.hi) == nil && !tried(search, slot.at) {
+			step := Step{Rate: slot.at, Why: slot.why}
+			if slot.end {
+				var ok bool
+				if step.Cap, ok = pl.endCap(a, slot.at, spent); !ok {
+					return Step{Why: fmt.Sprintf("the budget left is too short for a tier that could show an end of the interval (%v of load so far)", spent.Round(time.Second))}, false
+				}
+			}
+			return step, true
 		}
 	}
-	return Step{Why: fmt.Sprintf("the estimate %s has tiers at it and within %.3g %% on either side", c.String(), 100*p)}, false
+	// Every slot has a tier. An end whose tier has not decided yet is measured again at its
+	// rate, pooled with it, a few times at most.
+	for _, slot := range slots[1:] {
+		v := inSlot(slot.lo, slot.hi)
+		if v == nil || v.Verdict != curve.VerdictUncertain {
+			continue
+		}
+		if n := len(v.Pooled); n >= MaxExtensions+1 {
+			continue
+		}
+		capacity, ok := pl.endCap(a, v.NominalRate, spent)
+		if !ok {
+			break
+		}
+		return Step{Rate: v.NominalRate, Cap: capacity,
+			Why: fmt.Sprintf("%s, not decided yet: measured again at its rate", strings.Replace(tierName(*v), "(", "at ", 1))}, true
+	}
+	return Step{Why: fmt.Sprintf("the estimate %s has tiers at it and on either side", c.String())}, false
+}
+
+// endCap is the cap of a tier that shows an end of the capacity interval at rate: what its
+// verdict needs when its share is what the curve expects there (the miss rate 1 − q at the
+// estimate, growing like rate^defaultSlope) and its misses cluster as the tiers nearest it
+// measured, CertifyMargin more; at least half the usual longest cap, at most three times it, and
+// at most half of what the budget leaves (the other end and the confirmation need the rest). ok
+// is false when the budget leaves less than half the usual longest cap: a shorter tier near the
+// capacity would end before its steady state says anything. Without MaxTier, the usual cap (0).
+func (pl Planner) endCap(a curve.Analysis, rate float64, spent time.Duration) (time.Duration, bool) {
+	if pl.MaxTier <= 0 {
+		return 0, true
+	}
+	p := pl.Params.WithDefaults()
+	c := a.Capacity.Rate
+	share := 1 - math.Min(0.5, (1-p.TargetShare)*math.Pow(rate/c, defaultSlope))
+	n, err := curve.NeededEffective(share, p.TargetShare, p.Confidence)
+	d := pl.MaxTier * ConfirmFactor
+	if err == nil {
+		d = time.Duration(CertifyMargin * n * nearFactor(a, rate) / rate * float64(time.Second))
+	}
+	d = min(max(d, pl.MaxTier/2), pl.MaxTier*ConfirmFactor)
+	if pl.Budget > 0 {
+		left := (pl.Budget - spent) / 2
+		if left < pl.MaxTier/2 {
+			return 0, false
+		}
+		d = min(d, left)
+	}
+	return d, true
+}
+
+// Planning constants of the ends' tiers.
+const (
+	// CertifyMargin: an end's tier plans this many times the requests its verdict needs when its
+	// share is what the curve expects.
+	CertifyMargin = 1.3
+	// defaultSlope is the exponent of the miss rate's growth with the rate near a capacity
+	// (miss ∝ rate^k): 6 to 10 on M/D/c queues.
+	defaultSlope = 8
+)
+
+// nearFactor is the variance factor to expect at rate: that of the stable tier closest to it in
+// log-rate with at least 200 requests (clustering grows with the load), else 5.
+func nearFactor(a curve.Analysis, rate float64) float64 {
+	best, f := math.Inf(1), 5.0
+	for _, v := range a.Points {
+		if v.Verdict == curve.VerdictExcluded || !v.Stable || !(v.EffectiveRequests > 0) || v.Requests < 200 {
+			continue
+		}
+		if d := math.Abs(math.Log(v.Rate / rate)); d < best {
+			best, f = d, math.Max(1, float64(v.Requests)/v.EffectiveRequests)
+		}
+	}
+	return f
+}
+
+// EndReach places the tiers that show the capacity interval's ends: at (1 ± EndReach·precision)
+// times the estimate, so that two that decide certify it to ±precision.
+const EndReach = 0.95
+
+// MaxExtensions is how many times an end's tier is measured again, pooled with it, when it has
+// not decided.
+const MaxExtensions = 2
+
+// Certified reports whether a capacity interval is certified to ±precision: both ends measured,
+// High/Low ≤ (1 + precision)/(1 − precision).
+func Certified(c *curve.Capacity, precision float64) bool {
+	return c != nil && c.Low > 0 && c.High != nil && *c.High/c.Low <= (1+precision)/(1-precision)*(1+1e-9)
+}
+
+// tierName is "tier 3 (8.02" or "tiers 3+7 (8.02": the caller adds the unit and the parenthesis.
+func tierName(v curve.PointVerdict) string {
+	if len(v.Pooled) > 1 {
+		parts := make([]string, len(v.Pooled))
+		for i, t := range v.Pooled {
+			parts[i] = fmt.Sprint(t)
+		}
+		return fmt.Sprintf("tiers %s (%.3g", strings.Join(parts, "+"), v.Rate)
+	}
+	return fmt.Sprintf("tier %d (%.3g", v.Tier, v.Rate)
 }
 
 // tried reports whether a tier ran within 2 % of rate.
@@ -178,6 +299,11 @@ func (pl Planner) upwards(a curve.Analysis, search []measure.Summary) (Step, boo
 	if math.IsInf(fail, 1) {
 		why = fmt.Sprintf("every stable tier up to %.3g %s meets the objective: going heavier", meet, pl.unit())
 	}
+	if est, ok := crossingFrom(a, meet, q); ok && est > meet && est*(1+EndReach*pl.Precision) < r {
+		// A controlled share that met the target with misses says where the capacity is.
+		r = est * (1 + EndReach*pl.Precision)
+		why = fmt.Sprintf("every stable tier up to %.3g %s meets the objective; its misses put the capacity near %.3g %[2]s: above it", meet, pl.unit(), est)
+	}
 	for tried(search, r) && r > meet*(1+pl.Precision/2) {
 		why = fmt.Sprintf("a tier already ran at %.3g %s: half way to it from %.3g %[2]s", r, pl.unit(), meet)
 		r = math.Sqrt(meet * r)
@@ -186,6 +312,52 @@ func (pl Planner) upwards(a curve.Analysis, search []measure.Summary) (Step, boo
 		return Step{Why: fmt.Sprintf("the heaviest stable tier meeting the objective, at %.3g %s, and the lightest failing it, at %.3g %[2]s, are within the precision", meet, pl.unit(), math.Min(fail, r))}, false
 	}
 	return Step{Rate: r, Why: why}, true
+}
+
+// planEstimate is where the search places its tiers around: the analysis's capacity, but
+// interpolated between the two tiers it lies between in log(miss rate) against log(rate), in
+// which a queue's miss rate near its capacity is close to a straight line (the analysis
+// interpolates the share linearly, which places the crossing too close to the tier that meets).
+// A tier with no miss counts half a miss of its effective sample.
+func planEstimate(a curve.Analysis) float64 {
+	c := a.Capacity
+	if c.Method != curve.CapacityInterpolated || c.ToTier == nil {
+		return c.Rate
+	}
+	var l, n *curve.PointVerdict
+	for i := range a.Points {
+		switch v := &a.Points[i]; v.Tier {
+		case c.FromTier:
+			l = v
+		case *c.ToTier:
+			n = v
+		}
+	}
+	q := a.Params.TargetShare
+	if l == nil || n == nil || !(n.Rate > l.Rate) {
+		return c.Rate
+	}
+	m0 := math.Max(1-l.Fit, 0.5/math.Max(l.EffectiveRequests, 1))
+	m1 := 1 - n.Fit
+	if !(m1 > 1-q && 1-q > m0) {
+		return c.Rate
+	}
+	t := math.Log((1-q)/m0) / math.Log(m1/m0)
+	return l.Rate * math.Pow(n.Rate/l.Rate, t)
+}
+
+// crossingFrom is where the capacity lies by the controlled share of the tier at rate (nominal):
+// its miss rate grows like rate^defaultSlope near a capacity, so the target's is reached at
+// rate·((1 − q)/miss)^(1/k). ok is false unless that tier's share was controlled by a shadow queue
+// whose gain was credited (its share is then precise enough) and lies between 50 % and 1.
+func crossingFrom(a curve.Analysis, rate, q float64) (float64, bool) {
+	for _, v := range a.Points {
+		if v.NominalRate != rate || v.Controlled == nil || v.Controlled.Gain <= 1 || !v.Stable || !(v.Share > 0.5 && v.Share < 1) {
+			continue
+		}
+		return rate * math.Pow((1-q)/(1-v.Share), 1.0/defaultSlope), true
+	}
+	return 0, false
 }
 
 // excludedTier reports whether the analysis excluded tier from the curve.

@@ -7,6 +7,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/shadow"
 )
 
 // MinDecideRequests is the fewest requests a tier's window must hold before its stop rule may
@@ -42,6 +43,7 @@ type stopRule struct {
 	obj      measure.Objectives
 	target   float64
 	conf     float64 // interim two-sided confidence
+	shadow   *shadow.Control
 	stop     chan struct{}
 	decided  curve.Verdict
 }
@@ -49,13 +51,13 @@ type stopRule struct {
 // newStopRule is the stop rule of a tier with these arrivals and cap. interim is the confidence
 // of its interim looks; 0 means the sweep's confidence corrected for the looks
 // (InterimConfidence). A locating tier, which only has to show a direction, gives a lower one.
-func newStopRule(offsets []time.Duration, cap time.Duration, obj measure.Objectives, p curve.Params, interim float64) *stopRule {
+func newStopRule(offsets []time.Duration, cap time.Duration, obj measure.Objectives, p curve.Params, interim float64, sh *shadow.Control) *stopRule {
 	p = p.WithDefaults()
 	if interim <= 0 {
 		interim = InterimConfidence(p.Confidence)
 	}
 	r := &stopRule{offsets: offsets, done: make([]bool, len(offsets)), obj: obj, target: p.TargetShare,
-		conf: interim, stop: make(chan struct{})}
+		conf: interim, shadow: sh, stop: make(chan struct{})}
 	for k := 1; k <= StopLooks; k++ {
 		r.looks = append(r.looks, cap*time.Duration(k)/(StopLooks+1))
 	}
@@ -99,11 +101,12 @@ func (r *stopRule) look() {
 			sample = append(sample, o)
 		}
 	}
-	st := measure.SteadyState(sample, horizon, measure.SteadyWindow{})
+	st := measure.SteadyState(sample, horizon, measure.SteadyWindow{Shadow: r.shadow})
 	if st == nil || st.Requests < MinDecideRequests {
 		return
 	}
-	lo, hi := curve.WilsonN(st.CompliantShare, st.EffectiveRequests, r.conf)
+	share, eff := st.Judged()
+	lo, hi := curve.WilsonN(share, eff, r.conf)
 	switch {
 	case lo >= r.target && st.Stationary:
 		r.decided = curve.VerdictMeets

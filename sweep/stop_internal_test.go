@@ -93,7 +93,7 @@ func TestStopMeetsOnceTheBoundReachesTheTarget(t *testing.T) {
 	}
 
 	offsets := stopOffsets(3000, 100*time.Millisecond)
-	r := newStopRule(offsets, 300*time.Second, stopObjectives, p, 0)
+	r := newStopRule(offsets, 300*time.Second, stopObjectives, p, 0, nil)
 	if want := InterimConfidence(p.Confidence); math.Abs(r.conf-want) > 1e-15 {
 		t.Errorf("interim confidence %v, want %v", r.conf, want)
 	}
@@ -139,7 +139,7 @@ func TestStopMeetsOnceTheBoundReachesTheTarget(t *testing.T) {
 // (z = 2.53) is about 0.86, far below 0.99: the tier fails there.
 func TestStopFailsAtTheFirstLookWithEnoughRequests(t *testing.T) {
 	offsets := stopOffsets(300, time.Second)
-	r := newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams(), 0)
+	r := newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams(), 0, nil)
 	recs := make([]records.Record, len(offsets))
 	for k, o := range offsets {
 		ttft := 200 * time.Millisecond
@@ -169,7 +169,7 @@ func TestStopFailsAtTheFirstLookWithEnoughRequests(t *testing.T) {
 func TestStopFrontier(t *testing.T) {
 	ms := time.Millisecond
 	offsets := []time.Duration{0, 100 * ms, 200 * ms, 300 * ms, 300 * ms, 500 * ms}
-	r := newStopRule(offsets, time.Hour, stopObjectives, curve.DefaultParams(), 0)
+	r := newStopRule(offsets, time.Hour, stopObjectives, curve.DefaultParams(), 0, nil)
 	steps := []struct {
 		planned  time.Duration
 		issued   bool
@@ -204,7 +204,7 @@ func TestStopFrontier(t *testing.T) {
 // look (210 s: horizon 209 s) sees the misses and the tier fails.
 func TestStopWaitsForTheEarliestRunningRequest(t *testing.T) {
 	offsets := stopOffsets(3000, 100*time.Millisecond)
-	r := newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams(), 0)
+	r := newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams(), 0, nil)
 	recs := make([]records.Record, len(offsets))
 	for k, o := range offsets {
 		switch {
@@ -244,7 +244,7 @@ func TestStopWaitsForTheEarliestRunningRequest(t *testing.T) {
 // before. A record passing several look times at once takes one look and moves past them all.
 func TestStopLooksOnlyWhenARecordPassesTheLookTime(t *testing.T) {
 	offsets := stopOffsets(30000, 10*time.Millisecond)
-	r := newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams(), 0)
+	r := newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams(), 0, nil)
 	recs := make([]records.Record, len(offsets))
 	for k, o := range offsets {
 		recs[k] = stopRecord(k, o, 200*time.Millisecond, time.Second)
@@ -259,7 +259,7 @@ func TestStopLooksOnlyWhenARecordPassesTheLookTime(t *testing.T) {
 
 	// Request 0 ends first, at 95 s: it passes the looks at 30, 60 and 90 s at once (its own
 	// look has only itself before the frontier, too few to decide).
-	r = newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams(), 0)
+	r = newStopRule(offsets, 300*time.Second, stopObjectives, curve.DefaultParams(), 0, nil)
 	rec := stopRecord(0, 0, 200*time.Millisecond, 95*time.Second)
 	r.add(&rec)
 	if r.next != 3 || r.decided != "" || r.frontier != 1 {
