@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -169,9 +170,18 @@ func TrendTest(plannedS, valueMs []float64) Trend {
 	return tr
 }
 
+// slopeBuffers holds theilSen's scratch slices: up to TrendMaxPoints²/2 slopes (1 MB), which
+// a fresh allocation would clear on every tier analysed.
+var slopeBuffers = sync.Pool{New: func() any { return new([]float64) }}
+
 // theilSen is the median of the slopes between all pairs with distinct t.
 func theilSen(ts, xs []float64) float64 {
-	slopes := make([]float64, 0, len(ts)*(len(ts)-1)/2)
+	buf := slopeBuffers.Get().(*[]float64)
+	defer slopeBuffers.Put(buf)
+	if need := len(ts) * (len(ts) - 1) / 2; cap(*buf) < need {
+		*buf = make([]float64, 0, need)
+	}
+	slopes := (*buf)[:0]
 	for i := range ts {
 		for j := i + 1; j < len(ts); j++ {
 			if dt := ts[j] - ts[i]; dt != 0 {
