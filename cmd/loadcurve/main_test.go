@@ -25,6 +25,13 @@ import (
 )
 
 // runCLI runs the command line in-process and returns exit code, stdout and stderr.
+//
+// The longest end-to-end tests (sweeps and plans against the embedded deployment,
+// which spend their time waiting on its real-time service) run in parallel with each other, two at
+// a time on a two-core machine (go test's default -parallel is GOMAXPROCS), after the short tests.
+// Each is written to hold on a busy machine, which the other makes it: the sweeps allow for a
+// client made late by its neighbours (--max-schedule-lag), and the sim's own test skips when its
+// steps cannot keep real time.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	return runCLIFor(t, 2*time.Minute, args...)

@@ -16,6 +16,7 @@ import (
 // states the replicas each needs for a forecast, ⌈peak / operating rate⌉, their monthly cost,
 // and which is cheaper. (The arithmetic itself is held to hand-computed cases in package plan.)
 func TestPlanFromSweeps(t *testing.T) {
+	t.Parallel() // long, and mostly waiting on real time (see runCLI)
 	// One sweep, planned as two deployments that differ only in price: the wiring is under test.
 	var dirs [2]string
 	for i, servers := range []string{"4"} {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestShardedRunMergesIntoTheSingleRun(t *testing.T) {
+	t.Parallel() // long, and mostly waiting on real time (see runCLI)
 	srv, err := sim.Start(mustProfile(t, sim.ProfileMedium), "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,7 @@ func readCurve(t *testing.T, dir string) sweep.CurveFile {
 }
 
 func TestSweepReportAndCompare(t *testing.T) {
+	t.Parallel() // long, and mostly waiting on real time (see runCLI)
 	if testing.Short() {
 		t.Skip("end-to-end sweep")
 	}
@@ -260,6 +261,7 @@ func TestBoundedMemorySweep(t *testing.T) {
 // side is looser (40 %): on a machine running other tests, its own scheduling delays add to the
 // queue's latency, so the client measures a slower deployment, which is the safe direction.
 func TestSweepOnTheEmbeddedQueue(t *testing.T) {
+	t.Parallel() // long, and mostly waiting on real time (see runCLI)
 	if testing.Short() {
 		t.Skip("end-to-end sweep")
 	}
@@ -278,7 +280,7 @@ func TestSweepOnTheEmbeddedQueue(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := runCLIFor(t, 4*time.Minute, "sweep", "--sim-model", "mdc", "--sim-queue-servers", "8", "--sim-queue-service", "100ms",
 		"--sim-queue-first-token", "5ms", "--sim-queue-output-tokens", "4", "--goodput", "ttft:80",
-		"--tier-requests", "800", "--min-tier-duration", "3s", "--max-tier-duration", "10s", "--max-tiers", "4",
+		"--tier-requests", "800", "--min-tier-duration", "3s", "--max-tier-duration", "10s", "--max-tiers", "4", "--budget", "75s",
 		"--max-schedule-lag", "25ms",
 		"--out", dir, "--quiet")
 	if code != exitOK {

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -29,6 +28,7 @@ type policyRun struct {
 // TestCachePoliciesOnASharedPrefixWorkload runs one shared-prefix workload three ways against one
 // simulated deployment whose prefix cache outlives the runs.
 func TestCachePoliciesOnASharedPrefixWorkload(t *testing.T) {
+	t.Parallel() // long, and mostly waiting on real time (see runCLI)
 	stalls := startStallProbe(t)
 	srv, err := sim.Start(mustProfile(t, sim.ProfileMedium), "127.0.0.1:0")
 	if err != nil {
@@ -209,11 +209,14 @@ func TestTraceReplayIsTheSchedule(t *testing.T) {
 		}
 		lags = append(lags, float64(lag)/1e6)
 	}
-	// The dispatcher follows the scaled trace: its median lateness is within the client-bound
-	// threshold even on a loaded machine (each run's own p99 is reported, and flagged, by the tool).
+	// The dispatcher follows the scaled trace, not the unscaled one: each request leaves within
+	// 100 ms of its planned time (ignoring the scale would make the later ones 750 ms and more
+	// late). The bound is loose on purpose: the trace has five arrivals, two at T0 when the
+	// client starts, so a race-instrumented client's startup or one scheduling hiccup on a busy
+	// machine moves its median by milliseconds (the tool measures and flags each run's lag).
 	sort.Float64s(lags)
-	if med := measure.Percentile(lags, 50); med > float64(measure.DefaultMaxScheduleLag)/1e6 {
-		t.Errorf("median schedule lag %.2f ms exceeds %v", med, measure.DefaultMaxScheduleLag)
+	if worst := lags[len(lags)-1]; worst > 100 {
+		t.Errorf("a request left %.2f ms after its planned time; lags %v ms", worst, lags)
 	}
 	if code, _, stderr := runCLI(t, "sweep", "--workload", "mooncake:../../workloads/testdata/mooncake.jsonl", "--quiet"); code != exitUsage ||
 		!strings.Contains(stderr, "trace") {
