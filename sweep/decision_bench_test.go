@@ -78,6 +78,13 @@ var decisionMethods = []decisionMethod{
 		cfg.Budget = -1
 		return cfg, nil
 	}},
+	// Without the shadow queue: what the control variate contributes (on these deployments the
+	// shadow is the queue's own model, its best case).
+	{"autoNoShadow", "automatic, no shadow queue", func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error) {
+		cfg := sweepFor(d, seed)
+		cfg.NoShadow = true
+		return cfg, nil
+	}},
 	{"grid10x30s", "grid 10 × 30 s", gridSweep(30 * time.Second)},
 	{"grid10x120s", "grid 10 × 120 s", gridSweep(120 * time.Second)},
 }
@@ -123,7 +130,7 @@ func decisionTruth(d sweeptest.DecisionQueue) (float64, error) {
 var oracleSeconds = sync.OnceValue(func() map[string]float64 {
 	out := map[string]float64{}
 	for _, d := range queues {
-		res, err := sweeptest.Oracle{Queue: d.Queue, Objective: d.Objective, Precision: decisionLoose, Replications: 200}.Run()
+		res, err := sweeptest.Oracle{Queue: d.Queue, Objective: d.Objective, Precision: decisionLoose}.Run() // as scripts/oracle runs it
 		if err != nil {
 			panic(fmt.Sprintf("oracle of %s: %v", d.Name, err))
 		}
