@@ -367,7 +367,7 @@ func (e *exec) probe(ctx context.Context) (float64, error) {
 		done := st.ArrivalThroughput() // the schedule's unit: requests, or sessions, per second
 		best = math.Max(best, done)
 		if done < probeSaturated*st.RealisedRate {
-			e.logf("saturation: %.3g %s completed in steady state at %.3g %[2]s offered (the burst suggested %.3g)", done, e.unit(), st.RealisedRate, s0)
+			e.logf("saturation: %.3g %s completed in steady state at %.3g %[2]s offered (the burst completed %.3[4]g)", done, e.unit(), st.RealisedRate, s0)
 			return done, nil
 		}
 		rate *= 3

@@ -1,8 +1,10 @@
 package sweep
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -173,6 +175,35 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 		}
 		return Step{Rate: v.NominalRate, Cap: capacity,
 			Why: fmt.Sprintf("%s, not decided yet: measured again at its rate", strings.Replace(tierName(*v), "(", "at ", 1))}, true
+	}
+	// Both ends decided, and yet the interval is wider than certified: an end's tier stood in
+	// from the far side of its slot (an earlier tier, placed before the estimate settled). One
+	// tier at that end's own rate, the farther end first, once.
+	type standIn struct {
+		at, off float64
+		why     string
+	}
+	var ends []standIn
+	for i, slot := range slots[1:] {
+		v := inSlot(slot.lo, slot.hi)
+		if v == nil {
+			continue
+		}
+		if below := i == 0; below && v.Verdict == curve.VerdictMeets && v.NominalRate < slot.at ||
+			!below && v.Verdict == curve.VerdictFails && v.NominalRate > slot.at {
+			ends = append(ends, standIn{slot.at, math.Abs(math.Log(v.NominalRate / slot.at)), slot.why})
+		}
+	}
+	slices.SortFunc(ends, func(x, y standIn) int { return cmp.Compare(y.off, x.off) })
+	for _, end := range ends {
+		if tried(search, end.at) {
+			continue
+		}
+		capacity, ok := pl.endCap(a, end.at, spent)
+		if !ok {
+			break
+		}
+		return Step{Rate: end.at, Cap: capacity, Why: end.why + " (the tier there stood further out than certifying needs)"}, true
 	}
 	return Step{Why: fmt.Sprintf("the estimate %s has tiers at it and on either side", c.String())}, false
 }

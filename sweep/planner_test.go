@@ -318,3 +318,45 @@ func TestPlannerNeverRepeatsARate(t *testing.T) {
 		}
 	}
 }
+
+// TestPlannerCertifiesFromTheEndsOwnRates: when both ends of the interval are decided but one
+// stood further out in its slot than certifying needs (an earlier tier the slot accepted), the
+// interval is wider than (1 + p)/(1 − p), and the search places one tier at that end's own rate
+// instead of stopping.
+func TestPlannerCertifiesFromTheEndsOwnRates(t *testing.T) {
+	pl := planDefault()
+	pl.MaxTiers = 12
+	p := pl.Precision
+	done := planSummaries(
+		planTier{rate: 6.0, requests: 3000, ok: 3000}, // meets, low in the lower slot
+		planTier{rate: 6.7, requests: 3000, ok: 2972}, // about the target: the estimate
+		planTier{rate: 7.55, requests: 3000, ok: 2900}, // fails, high in the upper slot
+	)
+	e := planEstimate(t, done)
+	a := curve.Analyze(done, pl.Params)
+	if sweep.Certified(a.Capacity, p) {
+		t.Fatalf("the constructed tiers already certify: %s", a.Capacity)
+	}
+	lowAt, highAt := e*(1-sweep.EndReach*p), e*(1+sweep.EndReach*p)
+	inSlot := func(r, at float64) bool { return r >= at*(1-p/4) && r <= at*(1+p/4) }
+	if !inSlot(6.0, lowAt) || 6.0 >= lowAt || !inSlot(7.55, highAt) || 7.55 <= highAt || !inSlot(6.7, e) {
+		t.Fatalf("the construction does not stand in: estimate %.4g, ends at %.4g and %.4g", e, lowAt, highAt)
+	}
+	step, ok := pl.Next(done, 0)
+	if !ok || !strings.Contains(step.Why, "stood further out") {
+		t.Fatalf("Next = %+v, %v; want a tier at an end's own rate", step, ok)
+	}
+	// The farther end first, in log distance from its own rate.
+	want := lowAt
+	if math.Log(7.55/highAt) > math.Log(lowAt/6.0) {
+		want = highAt
+	}
+	if math.Abs(step.Rate/want-1) > 1e-9 {
+		t.Errorf("Next at %.4g, want the farther end's own rate %.4g (ends %.4g, %.4g)", step.Rate, want, lowAt, highAt)
+	}
+	// Once tried, that end is not placed again: the other end's own rate, then stop.
+	done = append(done, planTier{rate: step.Rate, requests: 3000, ok: 3000}.summary(len(done)))
+	if step2, ok := pl.Next(done, 0); ok && math.Abs(step2.Rate/step.Rate-1) < 0.02 {
+		t.Errorf("the same end placed twice: %+v", step2)
+	}
+}
