@@ -328,8 +328,8 @@ func TestPlannerCertifiesFromTheEndsOwnRates(t *testing.T) {
 	pl.MaxTiers = 12
 	p := pl.Precision
 	done := planSummaries(
-		planTier{rate: 6.0, requests: 3000, ok: 3000}, // meets, low in the lower slot
-		planTier{rate: 6.7, requests: 3000, ok: 2972}, // about the target: the estimate
+		planTier{rate: 6.0, requests: 3000, ok: 3000},  // meets, low in the lower slot
+		planTier{rate: 6.7, requests: 3000, ok: 2972},  // about the target: the estimate
 		planTier{rate: 7.55, requests: 3000, ok: 2900}, // fails, high in the upper slot
 	)
 	e := planEstimate(t, done)
