@@ -241,6 +241,9 @@ func capacityFact(a curve.Analysis, u string) Fact {
 		hi = fmtRate(*c.High)
 	}
 	d := fmt.Sprintf("interval [%s, %s] %s at %s confidence", lo, hi, u, conf)
+	if w := halfWidth(c); w != "" {
+		d = fmt.Sprintf("interval [%s, %s] %s (±%s %%) at %s confidence", lo, hi, u, w, conf)
+	}
 	var why []string
 	if c.Low == 0 {
 		why = append(why, fmt.Sprintf("no tier meets the %s target with confidence yet", target))

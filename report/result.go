@@ -175,7 +175,7 @@ func capacityLine(a curve.Analysis, u string) string {
 	ends := ""
 	switch {
 	case c.Low > 0 && c.High != nil:
-		ends = fmt.Sprintf("it meets the target with confidence up to %s %s and misses it with confidence from %s %s", fmtRate(c.Low), u, fmtRate(*c.High), u)
+		ends = fmt.Sprintf("shown to ±%s %%: it meets the target with confidence up to %s %s and misses it with confidence from %s %s", halfWidth(c), fmtRate(c.Low), u, fmtRate(*c.High), u)
 	case c.Low > 0:
 		ends = fmt.Sprintf("it meets the target with confidence up to %s %s; no tier missed it with confidence", fmtRate(c.Low), u)
 	case c.High != nil:
@@ -194,6 +194,16 @@ func capacityLine(a curve.Analysis, u string) string {
 		return fmt.Sprintf("Capacity: %s %s%s, the heaviest tier that settled: the next one never did (its queue kept growing); %s.", fmtRate(c.Rate), u, produced, ends)
 	}
 	return fmt.Sprintf("Capacity: about %s %s%s, where the compliant share crosses %s between tiers; %s.", fmtRate(c.Rate), u, produced, pctText(a.Params.TargetShare), ends)
+}
+
+// halfWidth is the capacity interval's half-width about its middle, in percent ("8.8"): what
+// the capacity is shown to, the precision a sweep certifies (High/Low ≤ (1 + p)/(1 − p) is a
+// half-width ≤ p). "" when an end is missing.
+func halfWidth(c *curve.Capacity) string {
+	if c == nil || !(c.Low > 0) || c.High == nil || !(*c.High >= c.Low) {
+		return ""
+	}
+	return strings.TrimSuffix(FormatFloat(100*(*c.High-c.Low)/(*c.High+c.Low), 1), ".0")
 }
 
 // excludedAbove names the tiers above rate the analysis did not judge ("" without one), so that
