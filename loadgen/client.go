@@ -59,6 +59,9 @@ type Client struct {
 	bodyPlan bodyPlan
 	// idHeaders holds *idHeader values when requests carry an id (Target.RequestIDPrefix).
 	idHeaders sync.Pool
+	// host is a --header Host value ("" when none): net/http sends req.Host and ignores a
+	// Host entry of the header map, so it is set on every request instead.
+	host string
 }
 
 // idHeader is the header of one request that carries an id: the shared header's entries (their
@@ -150,7 +153,7 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 	hc := &http.Client{Transport: tr, CheckRedirect: refuseRedirect}
 	c := &Client{
 		target: t, model: t.Model, url: endpoint.String(), header: h, hc: hc, tr: tr,
-		secrets: secretsOf(t), bodyPlan: plan,
+		secrets: secretsOf(t), bodyPlan: plan, host: t.Headers.Get("Host"),
 	}
 	// go-openai builds "<BaseURL>/models" by string concatenation, so it gets the base URL
 	// without its query; the doer below adds the query and the extra headers back.
@@ -160,7 +163,7 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 	noQuery.RawPath = ""
 	cfg := openai.DefaultConfig(t.APIKey)
 	cfg.BaseURL = noQuery.String()
-	cfg.HTTPClient = extrasDoer{hc: hc, query: base.Query(), header: t.Headers}
+	cfg.HTTPClient = extrasDoer{hc: hc, query: base.Query(), header: t.Headers, host: c.host}
 	c.oa = openai.NewClientWithConfig(cfg)
 	return c, nil
 }
@@ -188,6 +191,7 @@ type extrasDoer struct {
 	hc     *http.Client
 	query  url.Values
 	header http.Header
+	host   string // a --header Host value, sent as req.Host
 }
 
 func (d extrasDoer) Do(req *http.Request) (*http.Response, error) {
@@ -203,6 +207,9 @@ func (d extrasDoer) Do(req *http.Request) (*http.Response, error) {
 		for _, v := range vs {
 			req.Header.Add(k, v)
 		}
+	}
+	if d.host != "" {
+		req.Host = d.host
 	}
 	return d.hc.Do(req)
 }

@@ -177,6 +177,9 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		hreq.Header = ih.h
 		defer c.idHeaders.Put(ih)
 	}
+	if c.host != "" {
+		hreq.Host = c.host
+	}
 	rec.Sent = sentAt.Sub(t0)
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
