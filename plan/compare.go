@@ -119,7 +119,7 @@ func Compare(a, b Deployment, f Forecast, o Options) (Comparison, error) {
 	if a.Name == b.Name {
 		errs = append(errs, fmt.Errorf("both deployments are named %q: name them apart", a.Name))
 	}
-	if err := check(f, o, a, b); err != nil {
+	if err := check(f, o, o.withDefaults().MaxScale, a, b); err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {

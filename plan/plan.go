@@ -202,15 +202,22 @@ func (p profile) scaled(k float64) profile {
 // on an invalid deployment (no operating rate, a cost ≤ 0, ...), an invalid forecast (no
 // points, negative rates, ...) or a forecast with no demand at all, naming every problem.
 func Plan(d Deployment, f Forecast, o Options) (Result, error) {
-	if err := check(f, o, d); err != nil {
+	if err := check(f, o, 1, d); err != nil {
 		return Result{}, fmt.Errorf("plan: %w", err)
 	}
 	o = o.withDefaults()
 	return plan(d, newProfile(f, o.ScaleUpLag), o), nil
 }
 
-// check validates the inputs, every problem at once.
-func check(f Forecast, o Options, ds ...Deployment) error {
+// MaxReplicas bounds the replicas a plan counts: a forecast that needs more of a deployment (at
+// the largest scale looked at) is refused, not counted in an int that would overflow (a --peak
+// of 1e20 once planned 1 replica). A billion replicas is far beyond any real fleet; a forecast
+// that needs more is almost surely in the wrong unit.
+const MaxReplicas = 1_000_000_000
+
+// check validates the inputs, every problem at once; scale is the largest multiple of the
+// forecast the caller plans for (1, or Compare's MaxScale).
+func check(f Forecast, o Options, scale float64, ds ...Deployment) error {
 	var errs []error
 	for _, d := range ds {
 		errs = append(errs, d.Validate()...)
@@ -219,6 +226,25 @@ func check(f Forecast, o Options, ds ...Deployment) error {
 	errs = append(errs, ferrs...)
 	if len(ferrs) == 0 && f.Peak() == 0 {
 		errs = append(errs, errors.New("forecast: no demand: every rate is 0, so there are no tokens to price"))
+	}
+	if len(ferrs) == 0 {
+		for _, d := range ds {
+			if !(finite(d.OperatingRate) && d.OperatingRate > 0) {
+				continue // Validate said so
+			}
+			// Written so that an infinite or NaN quotient is refused too.
+			if n := f.Peak() * scale / d.OperatingRate; !(n <= MaxReplicas) {
+				at, name := "", d.Name
+				if name == "" {
+					name = "the deployment"
+				}
+				if scale != 1 {
+					at = fmt.Sprintf(" (%s times the peak of %s req/s, the highest level compared)", num(scale), num(f.Peak()))
+				}
+				errs = append(errs, fmt.Errorf("forecast: a peak of %s req/s%s needs %s replicas of %s at its operating rate of %s req/s, more than the %s a plan counts: is the forecast in requests per second?",
+					num(f.Peak()*scale), at, num(n), name, num(d.OperatingRate), num(MaxReplicas)))
+			}
+		}
 	}
 	errs = append(errs, o.Validate()...)
 	return errors.Join(errs...)
