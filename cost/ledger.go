@@ -145,11 +145,10 @@ func Compare(a, b Option, p Params) (Ledger, error) {
 	l.BreakEvenEffectiveThroughput = b.CostPerHour * qa / a.CostPerHour
 	l.BreakEvenCompliantShare = l.BreakEvenEffectiveThroughput / b.RawThroughput
 
-	running := snap((ca-cb)*volume, l.A.CostPerPeriod+l.B.CostPerPeriod)
-	maintDiff := b.Maintenance - a.Maintenance
-	l.NetSavingsPerPeriod = snap(running-maintDiff,
-		l.A.CostPerPeriod+l.B.CostPerPeriod+a.Maintenance+b.Maintenance)
-	l.PaybackPeriods, l.PaybackNote = payback(l, running, maintDiff)
+	pb := Move{From: "A", To: "B", FromCostPerMillion: ca, ToCostPerMillion: cb, Volume: volume,
+		FromMaintenance: a.Maintenance, ToMaintenance: b.Maintenance, OneTime: p.OneTime,
+		HoursPerPeriod: hours, Currency: p.Currency}.Payback()
+	l.NetSavingsPerPeriod, l.PaybackPeriods, l.PaybackNote = pb.NetSavings, pb.Periods, pb.Note
 	l.Notes = notes(l)
 	return l, nil
 }
@@ -160,53 +159,6 @@ func snap(x, scale float64) float64 {
 		return 0
 	}
 	return x
-}
-
-// payback derives PaybackPeriods and PaybackNote. running is the running-cost
-// saving per period (A.CostPerPeriod − B.CostPerPeriod), maintDiff the extra
-// maintenance of B over A per period.
-func payback(l Ledger, running, maintDiff float64) (*float64, string) {
-	f := l.formatter()
-	net := l.NetSavingsPerPeriod
-	if net > 0 {
-		periods := l.OneTime / net
-		if l.OneTime == 0 {
-			return &periods, fmt.Sprintf("no one-time investment given; moving from A to B saves %s per period",
-				f.money(net))
-		}
-		return &periods, fmt.Sprintf("the one-time investment of %s is recovered in %s periods of %s h (net savings %s per period)",
-			f.money(l.OneTime), f.short(periods), f.short(l.HoursPerPeriod), f.money(net))
-	}
-
-	var why string
-	switch {
-	case running < 0:
-		why = fmt.Sprintf("B costs more per effective token than A (%s vs %s per million)",
-			f.money(l.B.CostPerMillionEffective), f.money(l.A.CostPerMillionEffective))
-	case running == 0:
-		why = "B costs the same per effective token as A"
-	default:
-		why = fmt.Sprintf("B's extra maintenance (%s more per period) eats its running-cost saving of %s per period",
-			f.money(maintDiff), f.money(running))
-	}
-	if running <= 0 {
-		switch {
-		case maintDiff > 0:
-			why += fmt.Sprintf(", and its extra maintenance is %s more per period", f.money(maintDiff))
-		case maintDiff < 0 && net < 0:
-			why += fmt.Sprintf("; its lower maintenance (%s less per period) does not make up for it", f.money(-maintDiff))
-		}
-	}
-	state := "zero"
-	if net < 0 {
-		state = "negative (" + f.money(net) + ")"
-	}
-	if l.OneTime == 0 {
-		return nil, fmt.Sprintf("no one-time investment given; moving from A to B would not save: net savings per period are %s because %s",
-			state, why)
-	}
-	return nil, fmt.Sprintf("the one-time investment of %s is never recovered: net savings per period are %s because %s",
-		f.money(l.OneTime), state, why)
 }
 
 func notes(l Ledger) []string {
