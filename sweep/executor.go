@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,14 @@ type Executor struct {
 	// Server, when set, is asked for what the target's metrics endpoint said over a tier (nil
 	// when nothing was scraped); the result keeps it beside the tier's summary.
 	Server func(tier int) json.RawMessage
+	// Resume, when set, continues an interrupted sweep of the same configuration: its kept tiers
+	// are replayed in place of the first tiers the sweep plans (each must be the tier planned
+	// there, else a *MismatchError), and the tiers it discarded are removed from its records
+	// file (Resume.Discard) before the first tier that runs.
+	Resume *Resume
+	// Fingerprint, when set, returns the workload fingerprint of a planned tier's request set
+	// (records.Tier.WorkloadFingerprint), to check a kept tier against.
+	Fingerprint func(Plan) (string, error)
 }
 
 // TierResult is one tier of a result: its identity (with its closing line), its summary and
@@ -69,12 +78,22 @@ func (x *Executor) Run(ctx context.Context) (*Result, error) {
 	}
 	e := &exec{x: x, cfg: cfg}
 	var err error
+	if x.Resume != nil {
+		if e.kept, err = x.Resume.replaySummaries(cfg); err != nil {
+			return nil, err
+		}
+	}
 	for k := 0; k < cfg.Repeat && err == nil && ctx.Err() == nil; k++ {
 		e.repeat = k
 		if cfg.Repeat > 1 {
 			e.logf("repetition %d of %d", k+1, cfg.Repeat)
 		}
 		err = e.decide(ctx)
+	}
+	if err == nil && x.Resume != nil && len(e.tiers) >= len(e.kept) {
+		// Every kept tier was planned again and nothing more was needed: the interrupted tier's
+		// records still go.
+		err = e.discard()
 	}
 	res := Build(records.Header{}, cfg.Settings, e.tiers)
 	if ctx.Err() != nil {
@@ -104,6 +123,9 @@ type exec struct {
 	burstTTFT, burstE2EL []time.Duration
 	// burstRate is the rate at which the burst probe's requests completed.
 	burstRate float64
+	// kept are the tiers of an interrupted sweep replayed in place of the first tiers planned
+	// (Executor.Resume).
+	kept []keptTier
 }
 
 // unit names the sweep's rates: requests per second, or sessions per second once a tier has
@@ -484,6 +506,12 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 func (e *exec) execute(ctx context.Context, plan Plan, stop *stopRule) (*TierResult, error) {
 	cfg := e.cfg
 	idx := plan.Tier.Tier
+	if idx < len(e.kept) {
+		return e.replay(plan)
+	}
+	if err := e.discard(); err != nil {
+		return nil, err
+	}
 	if len(e.tiers) > 0 && cfg.Cooldown > 0 && cfg.StartAt.IsZero() {
 		select {
 		case <-time.After(cfg.Cooldown):
@@ -519,6 +547,47 @@ func (e *exec) execute(ctx context.Context, plan Plan, stop *stopRule) (*TierRes
 		return &e.tiers[len(e.tiers)-1], fmt.Errorf("tier %d: %w", idx, err)
 	}
 	return &e.tiers[len(e.tiers)-1], nil
+}
+
+// replay keeps the interrupted sweep's tier in the place of the planned tier, once it is the
+// same tier.
+func (e *exec) replay(plan Plan) (*TierResult, error) {
+	idx := plan.Tier.Tier
+	k := e.kept[idx]
+	if why := planDiffers(k.result.Tier, plan.Tier); why != "" {
+		return nil, &MismatchError{Tier: idx, What: why}
+	}
+	if e.x.Fingerprint != nil {
+		fp, err := e.x.Fingerprint(plan)
+		if err != nil {
+			return nil, fmt.Errorf("tier %d: %w", idx, err)
+		}
+		if kfp := k.result.Tier.WorkloadFingerprint; kfp != "" && fp != kfp {
+			return nil, &MismatchError{Tier: idx, What: fmt.Sprintf("sent the request set %s, this sweep's would be %s (--workload and its flags)", kfp, fp)}
+		}
+	}
+	if plan.Tier.Role == records.RoleProbe && math.IsInf(float64(plan.Tier.RequestRate), 1) {
+		e.burstTTFT, e.burstE2EL = k.ttft, k.e2el
+	}
+	e.tiers = append(e.tiers, k.result)
+	e.logf("%s (kept)", shortTierLine(k.result, nil, e.cfg.Settings.Params))
+	e.detailf("%s (kept from the interrupted sweep)", tierLine(k.result, nil, e.cfg.Settings.Params))
+	return &e.tiers[len(e.tiers)-1], nil
+}
+
+// discard removes what a resumed sweep discards from its records file, once (Resume.Discard).
+func (e *exec) discard() error {
+	r := e.x.Resume
+	if r == nil || r.discarded {
+		return nil
+	}
+	if err := r.Discard(); err != nil {
+		return err
+	}
+	if r.SavedTo != "" {
+		e.logf("removed the interrupted tier %d's %d records from %s; they are kept in %s", r.Dropped[0].Tier, r.DroppedRecords, RecordsName, filepath.Base(r.SavedTo))
+	}
+	return nil
 }
 
 func roleLabel(r records.Role) string {
