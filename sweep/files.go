@@ -247,7 +247,7 @@ func isResultFile(name string) bool {
 			return true
 		}
 	}
-	for _, pattern := range []string{"summary_tier*.json", "throughput.*", "latency_*.*", "share.*", "compare.*", "timeseries*"} {
+	for _, pattern := range []string{"summary_tier*.json", "throughput.*", "latency_*.*", "share.*", "compare.*", "timeseries*", "interrupted_tier*.jsonl"} {
 		if m, _ := filepath.Match(pattern, name); m && (pattern[len(pattern)-1] != '*' || plotExt(name)) {
 			return true
 		}

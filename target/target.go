@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,6 +58,9 @@ type Options struct {
 	Seed    int64
 	// OutDir receives records.jsonl; "" keeps no file.
 	OutDir string
+	// AppendRecords appends the tiers to the records.jsonl already in OutDir (a resumed sweep's,
+	// its header and finished tiers kept) instead of creating it.
+	AppendRecords bool
 	// Progress, when set, is called as a tier starts and returns the function that ends its
 	// progress display (the counters are updated while the tier runs).
 	Progress func(label string, p *loadgen.Progress) (stop func())
@@ -82,6 +86,8 @@ type Session struct {
 	scraper *servermetrics.Scraper
 	limiter *rate.Limiter
 	writer  *records.Writer
+	// appended is the records file opened by AppendRecords, closed after writer.
+	appended *os.File
 
 	mu     sync.Mutex
 	server map[int]json.RawMessage
@@ -299,6 +305,12 @@ func (s *Session) Close() error {
 		err = s.writer.Close()
 		s.writer = nil
 	}
+	if s.appended != nil {
+		if cerr := s.appended.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close records: %w", cerr)
+		}
+		s.appended = nil
+	}
 	if s.client != nil {
 		s.client.Close()
 	}
@@ -315,7 +327,17 @@ func (s *Session) openRecords() error {
 	if s.opts.OutDir == "" || s.writer != nil {
 		return nil
 	}
-	w, err := records.Create(filepath.Join(s.opts.OutDir, sweep.RecordsName), s.Header)
+	path := filepath.Join(s.opts.OutDir, sweep.RecordsName)
+	if s.opts.AppendRecords {
+		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return fmt.Errorf("append to records: %w", err)
+		}
+		s.writer, s.appended = records.NewWriter(fh, records.DefaultFlushInterval), fh
+		s.writer.AutoFlush()
+		return nil
+	}
+	w, err := records.Create(path, s.Header)
 	if err != nil {
 		return err
 	}
