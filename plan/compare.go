@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/loadcurve/loadcurve/cost"
 )
 
 // Bases of a [Verdict].
@@ -64,11 +66,19 @@ type Verdict struct {
 	Exhaustive bool `json:"exhaustive"`
 	// Summary says it in one sentence: "B is cheaper up to 4 req/s peak, A above".
 	Summary string `json:"summary"`
-	// PaybackMonths is how many months of the lower monthly cost recover that deployment's
-	// higher one-time cost; 0 when it does not cost more once; null when no one-time cost was
-	// given or the monthly costs are equal. PaybackNote says it in words.
-	PaybackMonths *float64 `json:"payback_months"`
-	PaybackNote   string   `json:"payback_note"`
+	// PaybackFrom and PaybackTo name the move the payback judges: to the deployment with the
+	// higher one-time cost (A to B when they are equal). NetSavingsPerMonth is its saving per
+	// month at equal effective volume (the compliant tokens the forecast demands of PaybackFrom,
+	// each deployment priced at its cost per effective token on this basis). PaybackMonths is
+	// the difference in one-time cost over those net savings when they are positive (0 when the
+	// one-time costs are equal), null when they are zero or negative: the move never pays back.
+	// PaybackNote says it in words, package cost's words ([cost.Move.Payback]: the same rule,
+	// its period a month).
+	PaybackFrom        string   `json:"payback_from"`
+	PaybackTo          string   `json:"payback_to"`
+	NetSavingsPerMonth float64  `json:"net_savings_per_month"`
+	PaybackMonths      *float64 `json:"payback_months"`
+	PaybackNote        string   `json:"payback_note"`
 }
 
 // BreakEven is a forecast level at which the cheaper deployment changes.
@@ -200,7 +210,8 @@ func verdict(basis string, ra, rb Result, pa, pb Provisioning, ready map[float64
 	}
 	v.SearchedUpToPeak, v.Exhaustive = to, exhaustive
 	v.Summary = summary(names[start+1], v.BreakEvens, to, exhaustive)
-	v.PaybackMonths, v.PaybackNote = payback(ra, rb, pa, pb)
+	pay, moveFrom, moveTo := payback(ra, rb, pa, pb)
+	v.PaybackFrom, v.PaybackTo, v.NetSavingsPerMonth, v.PaybackMonths, v.PaybackNote = moveFrom, moveTo, pay.NetSavings, pay.Periods, pay.Note
 	return v
 }
 
@@ -238,30 +249,22 @@ func summary(start string, bes []BreakEven, to float64, exhaustive bool) string 
 	return b.String()
 }
 
-// payback says how soon the deployment with the lower monthly cost recovers a higher one-time
-// cost.
-func payback(ra, rb Result, pa, pb Provisioning) (*float64, string) {
-	a, b := ra.Deployment, rb.Deployment
-	if a.OneTimeCost == 0 && b.OneTimeCost == 0 {
-		return nil, "no one-time cost given"
+// payback applies package cost's payback rule ([cost.Move]) to the move to the deployment
+// with the higher one-time cost (from A to B when they are equal): the running-cost saving per
+// month at equal effective volume (the compliant tokens the forecast demands of the deployment
+// moved from, priced at each one's cost per effective token on this basis), less no maintenance
+// difference (a plan has none); no payback when that is zero or negative.
+func payback(ra, rb Result, pa, pb Provisioning) (cost.Payback, string, string) {
+	from, to, pf, pt := ra, rb, pa, pb
+	if ra.Deployment.OneTimeCost > rb.Deployment.OneTimeCost {
+		from, to, pf, pt = rb, ra, pb, pa
 	}
-	saving := pa.CostPerMonth - pb.CostPerMonth // what B saves a month
-	lo, hi := b, a
-	if saving < 0 {
-		lo, hi, saving = a, b, -saving
-	}
-	if saving <= tieTolerance*(pa.CostPerMonth+pb.CostPerMonth) {
-		return nil, "equal monthly costs: no saving recovers a difference in one-time cost"
-	}
-	extra := lo.OneTimeCost - hi.OneTimeCost
-	cur := ra.Currency
-	if extra <= 0 {
-		zero := 0.0
-		return &zero, fmt.Sprintf("%s costs %s less a month (serving the same requests) and no more once: nothing to recover", lo.Name, money(saving, cur))
-	}
-	months := extra / saving
-	return &months, fmt.Sprintf("%s costs %s less a month (serving the same requests) and %s more once: it recovers the difference in %s months",
-		lo.Name, money(saving, cur), money(extra, cur), num(months))
+	p := cost.Move{From: from.Deployment.Name, To: to.Deployment.Name,
+		FromCostPerMillion: pf.CostPerMillionEffectiveTokens, ToCostPerMillion: pt.CostPerMillionEffectiveTokens,
+		Volume:  from.EffectiveTokensPerMonth / perMillion,
+		OneTime: to.Deployment.OneTimeCost - from.Deployment.OneTimeCost, HoursPerPeriod: ra.HoursPerMonth,
+		Currency: ra.Currency}.Payback()
+	return p, from.Deployment.Name, to.Deployment.Name
 }
 
 // scan walks the replica-count steps of two deployments over the forecast's level p.

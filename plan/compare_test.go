@@ -155,16 +155,19 @@ func TestCompareFigures(t *testing.T) {
 		{"B per M", cmp.B.Following.CostPerMillionEffectiveTokens, 109_500 / 2_102.4},
 		{"difference per M", v.CostPerMillionEffectiveDifference, 109_500/2_102.4 - 73_000/2_628.0},
 		{"unit cost change", v.UnitCostChange, (109_500/2_102.4)/(73_000/2_628.0) - 1},
-		// A saves 36,500 a month and costs 50,000 more once: 50,000 / 36,500 = 1.37 months.
-		{"payback", *v.PaybackMonths, 50_000 / 36_500.0},
+		// A costs 50,000 more once, so the payback judges the move from B to A, at B's effective
+		// volume (2,102.4 M tokens a month): B pays 109,500 for it, A 27.78 × 2,102.4 = 58,400,
+		// a net saving of 51,100 a month (package cost's rule), recovered in 0.98 months.
+		{"net savings", v.NetSavingsPerMonth, 109_500 - 73_000/2_628.0*2_102.4},
+		{"payback", *v.PaybackMonths, 50_000 / (109_500 - 73_000/2_628.0*2_102.4)},
 	} {
 		if !near(c.got, c.want) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	// Without a currency the amounts are in cost units.
-	if !strings.Contains(v.PaybackNote, "A costs 36500 cost units less a month (serving the same requests) and 50000 cost units more once: it recovers the difference in 1.36986 months") {
-		t.Errorf("payback note %q", v.PaybackNote)
+	if v.PaybackFrom != "B" || v.PaybackTo != "A" ||
+		v.PaybackNote != "the one-time investment of 50,000.00 is recovered in 0.98 periods of 730 h (net savings 51,100.00 per period)" {
+		t.Errorf("payback from %s to %s: %q", v.PaybackFrom, v.PaybackTo, v.PaybackNote)
 	}
 	if len(cmp.Curve) != 121 || !near(cmp.Curve[0].PeakRate, 0.1) || !near(cmp.Curve[120].PeakRate, 1000) {
 		t.Fatalf("curve: %d points from %v to %v", len(cmp.Curve), cmp.Curve[0].PeakRate, cmp.Curve[len(cmp.Curve)-1].PeakRate)
@@ -206,7 +209,7 @@ func TestCompareSummaries(t *testing.T) {
 		v.Summary != "both cost the same per effective token at every peak (searched up to 100 req/s peak)" {
 		t.Errorf("twins: %+v", v)
 	}
-	if v.PaybackMonths != nil || v.PaybackNote != "no one-time cost given" {
+	if v.PaybackMonths != nil || v.PaybackNote != "no one-time investment given; moving from fast to twin would not save: net savings per period are zero because twin costs the same per effective token as fast" {
 		t.Errorf("payback %v %q", v.PaybackMonths, v.PaybackNote)
 	}
 }
