@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,11 +39,20 @@ func applyScenario(c *cli.Context) error {
 	if err != nil {
 		return usagef("--config: %v", err)
 	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return usagef("--config %s: %v", path, err)
 	}
-	if len(doc.Content) == 0 {
+	// A second document would be dropped without a word by a plain Unmarshal: the flags it
+	// names would silently not apply.
+	var next yaml.Node
+	if err := dec.Decode(&next); err != nil && !errors.Is(err, io.EOF) {
+		return usagef("--config %s: one document expected, and what follows the first '---' is not YAML either: %v", path, err)
+	} else if err == nil && len(next.Content) > 0 && !isNull(next.Content[0]) {
+		return usagef("--config %s:%d: one document expected: a second one starts here (after a '---'); put every flag in one mapping", path, next.Content[0].Line)
+	}
+	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
 		return nil // an empty file sets nothing
 	}
 	root := doc.Content[0]
@@ -54,7 +65,12 @@ func applyScenario(c *cli.Context) error {
 		onCommandLine[n] = c.IsSet(n)
 	}
 	var errs []error
+	more := 0 // problems beyond the first maxScenarioErrors, counted
 	bad := func(line int, format string, a ...any) {
+		if len(errs) == maxScenarioErrors {
+			more++
+			return
+		}
 		errs = append(errs, fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, a...)))
 	}
 	seen := map[string]int{}
@@ -69,6 +85,9 @@ func applyScenario(c *cli.Context) error {
 		case name == "config":
 			bad(key.Line, "a scenario cannot name another scenario")
 			continue
+		case !ok && len(errs) == maxScenarioErrors:
+			more++ // not worth the suggestions' search
+			continue
 		case !ok:
 			if sg := suggest(name, flagNameList(c.Command.Flags)); len(sg) > 0 {
 				bad(key.Line, "loadcurve %s has no flag --%s; did you mean %s?", c.Command.Name, name, orList(dashed(sg)))
@@ -81,13 +100,24 @@ func applyScenario(c *cli.Context) error {
 			continue
 		}
 		seen[canonical] = key.Line
+		if isNull(val) {
+			continue // "label: null" (or ~, or nothing) leaves the flag unset, as YAML means it
+		}
 		values, err := scalars(val)
 		if err != nil {
 			bad(val.Line, "--%s: %v", name, err)
 			continue
 		}
 		if onCommandLine[canonical] {
-			continue // the command line wins
+			// The command line wins, but a wrong value in the file is still wrong: the next
+			// run without the override would send it.
+			f := findFlag(c.Command.Flags, canonical)
+			for _, v := range values {
+				if err := checkFlagValue(f, v); err != nil {
+					bad(val.Line, "%s (the command line overrides it, but the file is wrong)", valueProblem(f, name, v, err.Error()))
+				}
+			}
+			continue
 		}
 		for _, v := range values {
 			if err := c.Set(canonical, v); err != nil {
@@ -95,10 +125,45 @@ func applyScenario(c *cli.Context) error {
 			}
 		}
 	}
+	if more > 0 {
+		errs = append(errs, fmt.Errorf("%s: and %d more problems", path, more))
+	}
 	if len(errs) > 0 {
 		return usageError{errors.Join(errs...)}
 	}
 	return nil
+}
+
+// maxScenarioErrors bounds the problems of a scenario file shown (300,000 bad keys once printed
+// 17 MB); the rest are counted.
+const maxScenarioErrors = 20
+
+// isNull reports whether n is YAML's null: null, ~ or nothing at all.
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// checkFlagValue parses v as flag f would, without setting anything (the flag package's
+// parsers, which c.Set uses); string flags take any text.
+func checkFlagValue(f cli.Flag, v string) error {
+	var err error
+	switch f.(type) {
+	case *cli.IntFlag:
+		_, err = strconv.ParseInt(v, 0, strconv.IntSize)
+	case *cli.Int64Flag:
+		_, err = strconv.ParseInt(v, 0, 64)
+	case *cli.UintFlag:
+		_, err = strconv.ParseUint(v, 0, strconv.IntSize)
+	case *cli.Uint64Flag:
+		_, err = strconv.ParseUint(v, 0, 64)
+	case *cli.Float64Flag:
+		_, err = strconv.ParseFloat(v, 64)
+	case *cli.DurationFlag:
+		_, err = time.ParseDuration(v)
+	case *cli.BoolFlag:
+		_, err = strconv.ParseBool(v)
+	}
+	return err
 }
 
 // flagNames maps every name and alias of flags to the flag's first name.
@@ -121,6 +186,9 @@ func scalars(n *yaml.Node) ([]string, error) {
 	case yaml.SequenceNode:
 		var out []string
 		for _, e := range n.Content {
+			if isNull(e) {
+				return nil, fmt.Errorf("a list may not hold null (line %d): give a value, or leave the item out", e.Line)
+			}
 			if e.Kind != yaml.ScalarNode {
 				return nil, fmt.Errorf("a list may hold values only, got a %s on line %d", kindName(e.Kind), e.Line)
 			}
