@@ -241,6 +241,11 @@ func ClearResult(dir, keep string) error {
 	return nil
 }
 
+// IsResultFile reports whether a file of this name in a result directory belongs to the
+// result (one of ResultFiles, a tier summary, a plot, a time series): what a run writes there
+// and what --replace clears.
+func IsResultFile(name string) bool { return isResultFile(name) }
+
 func isResultFile(name string) bool {
 	for _, f := range ResultFiles {
 		if name == f {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -73,6 +74,9 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := vr.checkPath(c, lc.outDir, lc.replace); err != nil {
+		return err
+	}
 	if err := lc.prepareOut(); err != nil {
 		return err
 	}
@@ -114,7 +118,7 @@ func vllmResultFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "save-result", Category: catVLLM, Usage: "also write the result in the layout of vLLM's --save-result file (vLLM's keys only, its default statistics: ttft, tpot, itl at p99 unless --percentile-metrics or --metric-percentiles say otherwise), for tools that read vLLM's results"},
 		&cli.StringFlag{Name: "result-dir", Category: catVLLM, DefaultText: "the current directory, as vLLM", Usage: "directory of the --save-result file (implies --save-result)"},
-		&cli.StringFlag{Name: "result-filename", Category: catVLLM, DefaultText: "vLLM's, {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json", Usage: "name of the --save-result file (implies --save-result)"},
+		&cli.StringFlag{Name: "result-filename", Category: catVLLM, DefaultText: "vLLM's, {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json", Usage: "name of the --save-result file (implies --save-result); an existing file is replaced only with --replace, and never one of the run's own result in --out"},
 	}
 }
 
@@ -122,6 +126,79 @@ func vllmResultFlags() []cli.Flag {
 type vllmResult struct {
 	dir, name string
 	opts      sweep.VLLMOptions
+	// outDir is the run's --out ("" when none): the file may not be one of its result's.
+	outDir string
+	// replace is --replace: an existing file of that name may be overwritten.
+	replace bool
+}
+
+// path is where the file goes, named name: into --result-dir unless name is absolute, as in vLLM.
+func (vr *vllmResult) path(name string) string {
+	if !filepath.IsAbs(name) && vr.dir != "" {
+		return filepath.Join(vr.dir, name)
+	}
+	return name
+}
+
+// clash says why the file may not be written at path, "" when it may: it would be one of the
+// files of the run's own result in --out (records.jsonl, summary.json, …), whatever --replace
+// says; or it would overwrite an input of the run (the --config file, the --workload file).
+func (vr *vllmResult) clash(c *cli.Context, path string) string {
+	if vr.outDir != "" && samePlace(filepath.Dir(path), vr.outDir) && sweep.IsResultFile(filepath.Base(path)) {
+		return fmt.Sprintf("%s is a file of the run's own result in --out %s: it would overwrite what the run records there; choose another --result-filename or --result-dir",
+			path, filepath.Clean(vr.outDir))
+	}
+	inputs := []string{c.String("config"), c.String("workload")}
+	if _, file, ok := strings.Cut(c.String("workload"), ":"); ok {
+		inputs = append(inputs, file)
+	}
+	for _, in := range inputs {
+		if in != "" && sameExistingFile(path, in) {
+			return fmt.Sprintf("%s is the run's input %s: choose another --result-filename or --result-dir", path, in)
+		}
+	}
+	return ""
+}
+
+// checkPath refuses, before any load is sent, a --result-filename that would overwrite the
+// run's own result or an input, or an existing file without --replace. vLLM's default name is
+// known only once the run is done: write checks it then.
+func (vr *vllmResult) checkPath(c *cli.Context, outDir string, replace bool) error {
+	if vr == nil {
+		return nil
+	}
+	vr.outDir, vr.replace = outDir, replace
+	if vr.name == "" {
+		return nil
+	}
+	path := vr.path(vr.name)
+	if why := vr.clash(c, path); why != "" {
+		return usagef("--result-filename: %s", why)
+	}
+	if st, err := os.Stat(path); err == nil && !replace {
+		if st.IsDir() {
+			return usagef("--result-filename: %s is a directory: name a file", path)
+		}
+		return usagef("--result-filename: %s already exists: choose another name, or pass --replace to overwrite it", path)
+	}
+	return nil
+}
+
+// samePlace reports whether a and b name the same directory (b need not exist yet).
+func samePlace(a, b string) bool {
+	if sameExistingFile(a, b) {
+		return true
+	}
+	aa, errA := filepath.Abs(a)
+	ab, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && aa == ab
+}
+
+// sameExistingFile reports whether a and b name the same existing file or directory.
+func sameExistingFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // readVLLMResult reads --save-result, --result-dir and --result-filename (nil: none asked).
@@ -172,17 +249,32 @@ func (vr *vllmResult) write(c *cli.Context, res *sweep.Result) error {
 			return fmt.Errorf("--save-result: %w", err)
 		}
 	}
-	path := name
-	if !filepath.IsAbs(name) && vr.dir != "" {
-		path = filepath.Join(vr.dir, name)
+	path := vr.path(name)
+	if why := vr.clash(c, path); why != "" {
+		return fmt.Errorf("--save-result: not written: %s", why)
 	}
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("--save-result: %w", err)
 		}
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if !vr.replace {
+		flags |= os.O_EXCL // checked before the run when named; vLLM's default name only now
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("--save-result: %s already exists: not overwritten (the run's own result is complete; pass --replace to overwrite such a file, or give --result-filename)", path)
+	}
+	if err != nil {
 		return fmt.Errorf("--save-result: %w", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return fmt.Errorf("--save-result: %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--save-result: %s: %w", path, err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result in vLLM's layout to %s\n", path)
 	return nil
