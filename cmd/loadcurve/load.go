@@ -136,7 +136,11 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, arrival string)
 	}
 	s.Header.Command, s.Header.Arrival, s.Header.Settings = cmd, arrival, lc.settings.Record()
 	s.Header.RequestIDPrefix = lc.target.Target.RequestIDPrefix
-	s.Header.Label, s.Header.Metadata = lc.info.label, lc.info.metadata
+	// A secret typed into --label or --metadata is hidden here, so in every output.
+	s.Header.Label = s.Clean(lc.info.label)
+	for _, p := range lc.info.metadata {
+		s.Header.Metadata = append(s.Header.Metadata, records.MetaPair{Key: s.Clean(p.Key), Value: s.Clean(p.Value)})
+	}
 	return s, nil
 }
 
@@ -260,8 +264,9 @@ func isTerminal(f *os.File) bool {
 }
 
 // runExecutor runs an executor against a session, logging to stderr, and returns its result
-// (incomplete and with errInterrupted when interrupted).
-func runExecutor(ctx context.Context, c *cli.Context, s *target.Session, cfg sweep.Config) (*sweep.Result, error) {
+// (incomplete and with errInterrupted when interrupted); tune, when given, completes the executor
+// first (a resumed sweep's).
+func runExecutor(ctx context.Context, c *cli.Context, s *target.Session, cfg sweep.Config, tune ...func(*sweep.Executor)) (*sweep.Result, error) {
 	stderr := c.App.ErrWriter
 	var runner sweep.Runner = s
 	var peaks *peakRunner
@@ -274,6 +279,9 @@ func runExecutor(ctx context.Context, c *cli.Context, s *target.Session, cfg swe
 		Log: func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }}
 	if c.Bool("verbose") {
 		x.Detail = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve:   "+format+"\n", a...) }
+	}
+	for _, t := range tune {
+		t(&x)
 	}
 	res, err := x.Run(ctx)
 	s.ReleaseConnections() // the results are written next, with the descriptors the streams held

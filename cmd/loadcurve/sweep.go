@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -68,7 +71,7 @@ func sweepFlags() []cli.Flag {
 	}
 	return concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 		[]cli.Flag{boundedMemoryFlag("summarise every tier as its records arrive and keep none in memory, for long tiers")}, simFlags("sim-"),
-		[]cli.Flag{scenarioFlag()})
+		[]cli.Flag{scenarioFlag(), resumeFlag()})
 }
 
 func sweepCommand() *cli.Command {
@@ -82,8 +85,13 @@ func sweepCommand() *cli.Command {
 			"realised rate crosses the target. The operating point (capacity less --headroom) is then verified by a tier\n" +
 			"run at it. Compliance = success AND every --goodput objective met (default: " + defaultSweepObjectives + " for a real target,\n" +
 			"the embedded deployment's own without --base-url: " + sim.ProfileObjectives(sim.ProfileDefault) + " for its default profile).",
-		Flags:  sweepFlags(),
-		Before: applyScenario,
+		Flags: sweepFlags(),
+		Before: func(c *cli.Context) error {
+			if err := applyScenario(c); err != nil {
+				return err
+			}
+			return applyResume(c)
+		},
 		Action: sweepAction,
 	}
 }
@@ -153,13 +161,27 @@ func sweepAction(c *cli.Context) error {
 	if lc.source != nil && lc.source.Trace != nil {
 		errs = append(errs, fmt.Errorf("--workload %s is a trace: a trace is its own schedule, one tier; replay it with `loadcurve run` (and --trace-time-scale)", lc.source.Spec))
 	}
+	var resume *sweep.Resume
+	if c.IsSet("resume") {
+		if lc.shard.Sharded() || !lc.startAt.IsZero() {
+			errs = append(errs, errors.New("--resume: a sharded sweep's tiers start at fixed wall-clock times (--shard, --start-at): it cannot be resumed"))
+		} else if resume, err = sweep.OpenResume(lc.outDir); err != nil {
+			errs = append(errs, fmt.Errorf("--resume %s: %w", lc.outDir, err))
+		}
+	}
 	if len(errs) > 0 {
 		return usageErrors(errs)
 	}
-	if err := lc.prepareOut(); err != nil {
+	stderr := c.App.ErrWriter
+	if resume != nil {
+		lc.target.OutDir, lc.target.AppendRecords = lc.outDir, true
+		for _, w := range resume.Warnings {
+			fmt.Fprintf(stderr, "loadcurve: %s: %s\n", resume.Path, w)
+		}
+		fmt.Fprintf(stderr, "loadcurve: resuming the sweep in %s: %s\n", lc.outDir, resume.Describe())
+	} else if err := lc.prepareOut(); err != nil {
 		return err
 	}
-	stderr := c.App.ErrWriter
 	p := lc.settings.Params
 	whose = " (" + whose + "; --goodput)"
 	if !defaulted {
@@ -185,7 +207,33 @@ func sweepAction(c *cli.Context) error {
 		return err
 	}
 	defer s.Close()
-	res, err := runExecutor(c.Context, c, s, cfg)
+	tune := func(x *sweep.Executor) {
+		// The scenario is written when the first tier starts, beside the records file: what a
+		// resume of this sweep reads its flags from.
+		x.Runner = &beforeFirstTier{Runner: x.Runner, do: func() error {
+			if lc.outDir == "" {
+				return nil
+			}
+			return writeScenario(lc.outDir, c)
+		}}
+		if resume != nil {
+			x.Resume, x.Fingerprint = resume, resumeFingerprint(lc.target)
+		}
+	}
+	if resume != nil {
+		if diffs := resumeHeaderDiffers(resume.Header, s.Header); len(diffs) > 0 {
+			for i, d := range diffs {
+				diffs[i] = fmt.Errorf("--resume %s: %w", lc.outDir, d)
+			}
+			return usageErrors(diffs)
+		}
+		s.Header = resume.Header // the sweep's own, as its records file holds it
+	}
+	res, err := runExecutor(c.Context, c, s, cfg, tune)
+	var mismatch *sweep.MismatchError
+	if errors.As(err, &mismatch) {
+		return usagef("--resume %s: %v", lc.outDir, mismatch)
+	}
 	if lost := recordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
 		// The tiers that ran are whole in memory: show and save what can be, then fail.
 		return errors.Join(lc.finish(c, s, res), lost)
@@ -194,13 +242,42 @@ func sweepAction(c *cli.Context) error {
 		return err
 	}
 	if len(res.Tiers) == 0 {
-		return errInterrupted
+		return lc.interrupted(c)
 	}
 	if err := lc.finish(c, s, res); err != nil {
 		return err
 	}
 	if c.Context.Err() != nil {
-		return errInterrupted
+		return lc.interrupted(c)
 	}
 	return nil
+}
+
+// interrupted is an interrupted sweep's last word: that its result is incomplete and, when it
+// kept a records file, the command that continues it.
+func (lc *loadCommand) interrupted(c *cli.Context) error {
+	if lc.outDir == "" {
+		return fmt.Errorf("%w (without --out, nothing was kept to resume)", errInterrupted)
+	}
+	if _, err := os.Stat(filepath.Join(lc.outDir, sweep.RecordsName)); err != nil {
+		return fmt.Errorf("%w (no tier started: nothing to resume)", errInterrupted)
+	}
+	return fmt.Errorf("%w; continue the sweep with: %s", errInterrupted, resumeCommand(c, lc.outDir))
+}
+
+// beforeFirstTier is a runner that does something once, before its first tier.
+type beforeFirstTier struct {
+	sweep.Runner
+	do   func() error
+	done bool
+}
+
+func (b *beforeFirstTier) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
+	if !b.done {
+		b.done = true
+		if err := b.do(); err != nil {
+			return p.Tier, err
+		}
+	}
+	return b.Runner.RunTier(ctx, p, sink, stop)
 }
