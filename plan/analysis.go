@@ -8,9 +8,12 @@ import (
 )
 
 // FromAnalysis is the deployment a sweep measured, named name: the operating point's rate,
-// the capacity, and the tokens per request that [curve.Analysis.OperatingFigures] prices
-// (the confirmation tier's measured throughputs over its realised rate, or the curve's
-// expectation at the operating point when no confirmation ran there). verified reports
+// the capacity (and whether it is only a lower bound), and tokens per request estimated from
+// what [curve.Analysis.OperatingFigures] prices (the confirmation tier's measured throughputs
+// over its realised rate, or the curve's expectation at the operating point when no
+// confirmation ran there). That estimate is a ratio of rates, not a count: it can differ from
+// the tokens the requests output (128.023 for requests of exactly 128). [FromResult] counts
+// them from the records, and is what a plan from a result uses. verified reports
 // whether a confirmation tier verified the operating point: planning from an unverified one
 // is the caller's decision. CostPerHour and OneTimeCost are left for the caller to set.
 //
@@ -33,6 +36,7 @@ func FromAnalysis(name string, a curve.Analysis) (d Deployment, verified bool, e
 		Name:                      name,
 		OperatingRate:             op.Rate,
 		Capacity:                  a.Capacity.Rate,
+		CapacityIsLowerBound:      a.Capacity.LowerBoundOnly(),
 		CompliantTokensPerRequest: fig.CompliantOutputThroughput / rate,
 		RawTokensPerRequest:       fig.RawOutputThroughput / rate,
 		Source:                    fig.Source,

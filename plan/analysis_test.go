@@ -41,3 +41,36 @@ func TestFromAnalysis(t *testing.T) {
 		t.Errorf("no capacity: %v", err)
 	}
 }
+
+// TestCapacityLowerBoundIsSaid: a capacity the sweep only bounded from below (every tier met
+// the objectives) makes the utilisation of it an upper bound, and the plan says "at most".
+func TestCapacityLowerBoundIsSaid(t *testing.T) {
+	a := curve.Analysis{
+		Capacity: &curve.Capacity{Rate: 40, Method: curve.CapacityLowerBound},
+		OperatingPoint: &curve.OperatingPoint{Rate: 32, Confirmation: &curve.Confirmation{
+			Tier: 3, AtThisPoint: true, Verdict: curve.VerdictMeets, Rate: 32, RawOutputThroughput: 3200, CompliantOutputThroughput: 3200}},
+	}
+	d, _, err := plan.FromAnalysis("A", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.CapacityIsLowerBound {
+		t.Fatalf("a lower-bound capacity not marked: %+v", d)
+	}
+	d.CostPerHour = 1
+	r, err := plan.Plan(d, plan.PeakForecast(60), plan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	if !strings.Contains(notes, "at the peak each replica runs at most 75.0 % of its capacity: the sweep showed only that the capacity is at least 40 req/s") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	a.Capacity.Method = ""
+	d, _, _ = plan.FromAnalysis("A", a)
+	d.CostPerHour = 1
+	r, _ = plan.Plan(d, plan.PeakForecast(60), plan.Options{})
+	if notes := strings.Join(r.Notes, "\n"); d.CapacityIsLowerBound || strings.Contains(notes, "at most") || !strings.Contains(notes, "runs at 75.0 % of its capacity (40 req/s)") {
+		t.Errorf("an estimated capacity: %v\n%s", d.CapacityIsLowerBound, notes)
+	}
+}

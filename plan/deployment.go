@@ -18,12 +18,19 @@ type Deployment struct {
 	// Capacity is one replica's capacity (req/s) at the objectives, used only for the
 	// utilisation at peak; 0 means unknown. Otherwise finite and ≥ OperatingRate.
 	Capacity float64 `json:"capacity"`
+	// CapacityIsLowerBound says the sweep only showed the capacity to be at least Capacity
+	// (every tier it judged met the objectives): a utilisation of it is then at most the figure.
+	CapacityIsLowerBound bool `json:"capacity_is_lower_bound,omitempty"`
 	// CompliantTokensPerRequest is the compliant (effective) output tokens per request at the
-	// operating point: compliant output throughput / request rate. Finite and > 0.
+	// operating point: the compliant requests' output tokens over the requests ([FromResult]
+	// counts them in the records). Finite and > 0.
 	CompliantTokensPerRequest float64 `json:"compliant_tokens_per_request"`
 	// RawTokensPerRequest is every output token per request at the operating point, whatever
 	// the request's outcome. Finite and ≥ CompliantTokensPerRequest.
 	RawTokensPerRequest float64 `json:"raw_tokens_per_request"`
+	// Tokens is the count the two figures above come from, when they were counted from records
+	// ([FromResult]); nil when they were given, or estimated from throughputs ([FromAnalysis]).
+	Tokens *TokenCount `json:"tokens_counted,omitempty"`
 	// CostPerHour is the running cost of one replica per hour. Finite and > 0.
 	CostPerHour float64 `json:"cost_per_hour"`
 	// OneTimeCost is what adopting this deployment costs once (migration, first acceptance);

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -27,6 +28,12 @@ type Forecast struct {
 	Points []Point
 	// Period is the profile's length (e.g. 24h); the profile repeats to fill a month.
 	Period time.Duration
+	// Description says where the forecast comes from when that is worth stating (a trace's
+	// buckets: [FromArrivals]); a plan states it. Empty: nothing to say.
+	Description string
+	// Warnings are what a planner must know about the forecast (a peak that depends on the
+	// bucket it was counted in); a plan repeats them.
+	Warnings []string
 }
 
 // PeakForecast is a flat forecast: rate req/s all day, every day.
@@ -58,7 +65,7 @@ func (f Forecast) Mean() float64 {
 // Scale returns the forecast with every rate multiplied by k (times unchanged); f is not
 // modified.
 func (f Forecast) Scale(k float64) Forecast {
-	g := Forecast{Points: slices.Clone(f.Points), Period: f.Period}
+	g := Forecast{Points: slices.Clone(f.Points), Period: f.Period, Description: f.Description, Warnings: f.Warnings}
 	for i := range g.Points {
 		g.Points[i].Rate *= k
 	}
@@ -202,10 +209,45 @@ func (f Forecast) pieces(lag time.Duration) []piece {
 }
 
 // FromArrivals is the forecast a trace's arrivals make: the trace cut into buckets of the given
-// length from its start, each bucket's rate its arrivals over its length, and the period the
-// whole buckets that cover the trace (so the profile repeats the trace). A trace's arrivals are
-// offsets from its start, non-decreasing.
+// length from its start, each bucket's rate its arrivals over the time it covers, and the period
+// the time the trace covers (so the profile repeats the trace). A trace of arrival offsets covers
+// up to one mean gap between arrivals after its last arrival (the trace's length over its
+// arrivals less one), and at most to the end of the last bucket; so the last bucket, cut by the
+// end of the trace, counts its rate over what it covers, not over a whole bucket (a trace whose
+// last 30 s run at 100 req/s has a peak of 100 req/s in buckets of a minute, not 50). A trace's
+// arrivals are offsets from its start, non-decreasing.
+//
+// The forecast's Description states the bucket, and a warning says when the peak depends on it:
+// when the peak in buckets half as long differs from it by more than [BucketSensitivity].
 func FromArrivals(offsets []time.Duration, bucket time.Duration) (Forecast, error) {
+	f, err := fromArrivals(offsets, bucket)
+	if err != nil {
+		return Forecast{}, err
+	}
+	n := len(f.Points)
+	lastCovers := f.Period - f.Points[n-1].T
+	f.Description = fmt.Sprintf("%d arrivals of a trace over %s, in buckets of %s", len(offsets), num(f.Period.Seconds())+" s", fmtDuration(bucket))
+	if lastCovers < bucket {
+		f.Description += fmt.Sprintf(" (the last, cut by the end of the trace, covers %s s)", num(lastCovers.Seconds()))
+	}
+	if half := bucket / 2; half > 0 {
+		if g, err := fromArrivals(offsets, half); err == nil {
+			p, q := f.Peak(), g.Peak()
+			if math.Abs(q-p) > BucketSensitivity*p {
+				f.Warnings = append(f.Warnings, fmt.Sprintf("the forecast's peak depends on its bucket: %s req/s in buckets of %s, %s req/s in buckets of %s (%+.0f %%); plan with a bucket as long as the deployment takes to scale up, or shorter",
+					num(p), fmtDuration(bucket), num(q), fmtDuration(half), 100*(q/p-1)))
+			}
+		}
+	}
+	return f, nil
+}
+
+// BucketSensitivity is the relative difference between the peaks of a trace counted in buckets
+// of one length and of half of it above which [FromArrivals] warns that the peak depends on the
+// bucket.
+const BucketSensitivity = 0.10
+
+func fromArrivals(offsets []time.Duration, bucket time.Duration) (Forecast, error) {
 	switch {
 	case bucket <= 0:
 		return Forecast{}, fmt.Errorf("a forecast from arrivals needs a bucket > 0, got %v", bucket)
@@ -217,18 +259,25 @@ func FromArrivals(offsets []time.Duration, bucket time.Duration) (Forecast, erro
 			return Forecast{}, fmt.Errorf("arrival %d at %v is negative or before the one before it", i, o)
 		}
 	}
-	last := offsets[len(offsets)-1]
+	first, last := offsets[0], offsets[len(offsets)-1]
+	if last == first {
+		return Forecast{}, fmt.Errorf("all %d arrivals are at one instant (%v): they make no rate", len(offsets), last)
+	}
 	n := int(last/bucket) + 1
 	if n > maxBuckets {
 		return Forecast{}, fmt.Errorf("%v of arrivals in buckets of %v make %d steps, more than %d: choose a longer bucket", last, bucket, n, maxBuckets)
 	}
+	// The trace covers one mean gap after its last arrival, up to the end of the last bucket.
+	end := min(last+(last-first)/time.Duration(len(offsets)-1), time.Duration(n)*bucket)
 	counts := make([]int, n)
 	for _, o := range offsets {
 		counts[int(o/bucket)]++
 	}
-	f := Forecast{Period: time.Duration(n) * bucket}
+	f := Forecast{Period: end}
 	for k, c := range counts {
-		f.Points = append(f.Points, Point{T: time.Duration(k) * bucket, Rate: float64(c) / bucket.Seconds()})
+		start := time.Duration(k) * bucket
+		covers := min(bucket, end-start)
+		f.Points = append(f.Points, Point{T: start, Rate: float64(c) / covers.Seconds()})
 	}
 	return f, nil
 }

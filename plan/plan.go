@@ -93,6 +93,10 @@ type Result struct {
 	PeriodHours       float64 `json:"period_hours"`
 	ScaleUpLagSeconds float64 `json:"scale_up_lag_seconds"`
 
+	// Forecast says where the forecast comes from when that is worth stating (a trace's
+	// buckets); Warnings what a planner must know about it (a peak that depends on the bucket).
+	Forecast string   `json:"forecast,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 	// PeakRate and MeanRate are the forecast's highest and time-weighted mean demand, req/s.
 	PeakRate float64 `json:"peak_rate"`
 	MeanRate float64 `json:"mean_rate"`
@@ -104,6 +108,8 @@ type Result struct {
 	// under the scale-out assumption.
 	LoadPerReplicaAtPeak float64 `json:"load_per_replica_at_peak"`
 	// UtilisationOfCapacityAtPeak is LoadPerReplicaAtPeak / Capacity; null when the capacity
+	// is unknown. When the capacity is only a lower bound (Deployment.CapacityIsLowerBound) this
+	// is an upper bound of the utilisation: at most this share of the capacity.
 	// is unknown.
 	UtilisationOfCapacityAtPeak *float64 `json:"utilisation_of_capacity_at_peak"`
 	// UtilisationOfOperatingPointAtPeak is LoadPerReplicaAtPeak / OperatingRate, ≤ 1.
@@ -175,19 +181,21 @@ func replicas(rate, operatingRate float64) int {
 
 // profile is a validated forecast cut into pieces for one scale-up lag.
 type profile struct {
-	period time.Duration
-	pieces []piece
-	peak   float64
+	period      time.Duration
+	pieces      []piece
+	peak        float64
+	description string
+	warnings    []string
 }
 
 func newProfile(f Forecast, lag time.Duration) profile {
-	return profile{period: f.Period, pieces: f.pieces(lag), peak: f.Peak()}
+	return profile{period: f.Period, pieces: f.pieces(lag), peak: f.Peak(), description: f.Description, warnings: f.Warnings}
 }
 
 // scaled is the profile of the forecast with every rate times k (the maximum over a window
 // scales with the rates, so the pieces stay where they are).
 func (p profile) scaled(k float64) profile {
-	q := profile{period: p.period, pieces: make([]piece, len(p.pieces)), peak: p.peak * k}
+	q := profile{period: p.period, pieces: make([]piece, len(p.pieces)), peak: p.peak * k, description: p.description, warnings: p.warnings}
 	for i, pc := range p.pieces {
 		pc.demand *= k
 		pc.ready *= k
@@ -261,6 +269,8 @@ func plan(d Deployment, p profile, o Options) Result {
 		PeriodHours:       periodH,
 		ScaleUpLagSeconds: o.ScaleUpLag.Seconds(),
 		PeakRate:          p.peak,
+		Forecast:          p.description,
+		Warnings:          p.warnings,
 	}
 
 	var requests, replicaHours float64 // over one period
@@ -330,9 +340,28 @@ func notes(r Result) []string {
 			v.name, num(v.p.ReplicaHoursPerMonth), money(v.p.CostPerMonth, r.Currency), num(r.EffectiveTokensPerMonth/perMillion),
 			money(v.p.CostPerMillionEffectiveTokens, r.Currency), 100*(1-v.p.OperatingPointUse)))
 	}
-	ns = append(ns, fmt.Sprintf("tokens per request are those at the operating point (%s compliant of %s raw); a replica that carries less load is assumed to comply at least as often",
-		num(d.CompliantTokensPerRequest), num(d.RawTokensPerRequest)))
+	ns = append(ns, tokensNote(d))
+	if u := r.UtilisationOfCapacityAtPeak; u != nil {
+		if d.CapacityIsLowerBound {
+			ns = append(ns, fmt.Sprintf("at the peak each replica runs at most %.1f %% of its capacity: the sweep showed only that the capacity is at least %s req/s (every tier it judged met the objectives), so the true share may be lower",
+				100**u, num(d.Capacity)))
+		} else {
+			ns = append(ns, fmt.Sprintf("at the peak each replica runs at %.1f %% of its capacity (%s req/s)", 100**u, num(d.Capacity)))
+		}
+	}
 	return ns
+}
+
+// tokensNote says where the tokens per request come from.
+func tokensNote(d Deployment) string {
+	c := d.Tokens
+	if c == nil {
+		return fmt.Sprintf("tokens per request are those at the operating point (%s compliant of %s raw; given, or estimated from throughputs, not counted); a replica that carries less load is assumed to comply at least as often",
+			num(d.CompliantTokensPerRequest), num(d.RawTokensPerRequest))
+	}
+	return fmt.Sprintf("tokens per request are counted in the records (%s): %d of %d requests complied (%.2f %%), with %s output tokens each on average, so a request demanded delivers %s effective tokens and %s raw; a replica that carries less load is assumed to comply at least as often",
+		strings.Join(c.Windows, ", "), c.Compliant, c.Requests, 100*c.CompliantShare(), num(c.TokensPerCompliantRequest()),
+		num(d.CompliantTokensPerRequest), num(d.RawTokensPerRequest))
 }
 
 // fmtDuration is d without zero trailing units: "30m", "1h", "1h30m".
