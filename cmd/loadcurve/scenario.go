@@ -218,22 +218,19 @@ var secretFlags = map[string]bool{"api-key": true, "header": true}
 var urlFlags = map[string]bool{"base-url": true, "server-metrics": true}
 
 // scenarioSecrets are the secrets of the command's flags and environment (the API key, header
-// values, the base URL's credentials and query values, credentials in --extra-body), hidden
-// from every value written.
+// values, the base URL's credentials and query values), hidden from every value written.
 func scenarioSecrets(c *cli.Context) *redact.Secrets {
 	key := os.Getenv("OPENAI_API_KEY")
 	if k := flagString(c, "api-key"); k != "" {
 		key = k
 	}
-	s := redact.New()
-	s.AddAPIKey(key)
+	s := redact.New(key)
 	if hasFlag(c, "header") {
 		for _, h := range listOf(c, "header") {
-			s.AddHeader(h) // the value of "Name: value"
+			s.AddHeaderValue(h)
 		}
 	}
 	s.AddURL(flagString(c, "base-url"))
-	s.AddJSONCredentials([]byte(flagString(c, "extra-body")))
 	return s
 }
 
@@ -256,7 +253,7 @@ func resolvedScenario(c *cli.Context) ([]byte, error) {
 	root := &yaml.Node{Kind: yaml.MappingNode}
 	var omitted []string
 	secrets := scenarioSecrets(c)
-	clean := secrets.Redact // the values whole, as typed: only their secrets hidden
+	clean := func(v string) string { return secrets.Clean(v, len(v)+64) }
 	for _, f := range c.Command.Flags {
 		name := f.Names()[0]
 		if name == "config" || name == "help" || name == "resume" || !c.IsSet(name) {
