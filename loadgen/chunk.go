@@ -10,6 +10,7 @@ type chunkInfo struct {
 	choices    bool   // a choices array with at least one entry (first_event)
 	output     bool   // some choice carries output: text, content, reasoning or a tool call
 	answer     bool   // some choice carries answer output: text, content or a tool call
+	outBytes   int    // the raw JSON length of the non-empty output values (streamState.streamed)
 	finish     []byte // the last non-empty finish_reason, raw (a slice of the payload)
 	usageSet   bool   // a non-null usage object
 	prompt     int    // usage.prompt_tokens (when promptOK)
@@ -136,7 +137,11 @@ func (s *jscan) choices(ci *chunkInfo) error {
 
 // output reads a value that is output when not empty: answer output, or reasoning.
 func (s *jscan) output(ci *chunkInfo, answer bool) error {
+	start := s.i
 	nonEmpty, err := s.value()
+	if nonEmpty {
+		ci.outBytes += s.i - start
+	}
 	ci.output = ci.output || nonEmpty
 	ci.answer = ci.answer || (answer && nonEmpty)
 	return err
@@ -204,7 +209,7 @@ func (s *jscan) count(prefix string, key []byte, dst *int, ok *bool, bad *string
 	n, err := strconv.Atoi(string(s.b[start:s.i]))
 	if err != nil || n < 0 || n > maxUsageTokens {
 		if bad != nil {
-			*bad = fmt.Sprintf("%s%s is %s, not a count in [0, %d]", prefix, key, s.b[start:s.i], maxUsageTokens)
+			*bad = fmt.Sprintf("%s%s is %.40s, not a count in [0, %d]", prefix, key, s.b[start:s.i], maxUsageTokens)
 		}
 		return nil
 	}

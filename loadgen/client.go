@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -340,7 +341,7 @@ func (c *Client) PreflightRetrying(ctx context.Context, req workloads.Request, r
 	if req.MaxTokens <= 0 || req.MaxTokens > preflightMaxTokens {
 		req.MaxTokens = preflightMaxTokens
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, PreflightTimeout, &stopCause{fmt.Sprintf(
+	ctx, cancel := context.WithTimeoutCause(ctx, PreflightTimeout, &stopCause{msg: fmt.Sprintf(
 		"no complete answer within %v: is the server overloaded or still loading the model?", PreflightTimeout)})
 	defer cancel()
 	base := SanitizeURL(c.target.BaseURL)
@@ -438,6 +439,30 @@ type bodyPlan struct {
 	override      map[string]bool
 	tail          []byte // `,"key":value` for every extra member except stream_options
 	streamOptions []byte // our {"include_usage":true} with extra stream_options members merged in
+	// extraMaxTokens and extraMaxCompletion are --extra-body's max_tokens and
+	// max_completion_tokens when it has them and they are counts (0: absent, null or not a count).
+	extraMaxTokens, extraMaxCompletion int
+}
+
+// sentMaxTokens is the max_tokens req's body carries: the workload's unless --extra-body
+// overrides it, or --extra-body's max_completion_tokens when that is larger (servers take one or
+// the other; the larger bounds what either may stream). 0 when the body carries no count.
+func (p *bodyPlan) sentMaxTokens(req *workloads.Request) int {
+	n := max(req.MaxTokens, 0)
+	if p.override["max_tokens"] {
+		n = p.extraMaxTokens
+	}
+	return max(n, p.extraMaxCompletion)
+}
+
+// tokenCount reads a JSON value as a token count: a non-negative integer (written as one, or as
+// a number with an integral value, e.g. 6e3), at most maxUsageTokens; else 0.
+func tokenCount(raw []byte) int {
+	f, err := strconv.ParseFloat(string(bytes.TrimSpace(raw)), 64)
+	if err != nil || f < 1 || f > maxUsageTokens || f != math.Trunc(f) {
+		return 0
+	}
+	return int(f)
 }
 
 func newBodyPlan(extra []byte) (bodyPlan, error) {
@@ -451,6 +476,12 @@ func newBodyPlan(extra []byte) (bodyPlan, error) {
 	}
 	p.override = keys
 	for _, m := range members {
+		switch string(m[0]) {
+		case `"max_tokens"`:
+			p.extraMaxTokens = tokenCount(m[1])
+		case `"max_completion_tokens"`:
+			p.extraMaxCompletion = tokenCount(m[1])
+		}
 		if string(m[0]) == `"stream_options"` {
 			// One level deep: the user's options are added to include_usage (and may override it).
 			so, soKeys, err := parseExtraBody(m[1])

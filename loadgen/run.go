@@ -274,7 +274,7 @@ func (r *run) writeRecords(sink Sink, cancelRun context.CancelCauseFunc, done ch
 		}
 		if err := sink.Write(rec); err != nil {
 			r.sinkErr = err
-			cancelRun(&stopCause{"canceled: writing records failed: " + err.Error()})
+			cancelRun(&stopCause{msg: "canceled: writing records failed: " + err.Error()})
 		}
 		rec.ITL = nil // the sink has what it keeps; from here only the sink may hold the record
 	}
@@ -323,7 +323,7 @@ func (r *run) waitStragglers(timer *time.Timer, phaseEnd time.Duration, cancelRu
 		case <-allDone:
 		case <-r.done:
 		case <-timer.C:
-			cancelRun(&stopCause{fmt.Sprintf("canceled: the tier's drain deadline passed (grace %v after dispatching stopped)", g)})
+			cancelRun(&stopCause{msg: fmt.Sprintf("canceled: the tier's drain deadline passed (grace %v after dispatching stopped)", g), drain: g})
 		}
 		timer.Stop()
 	}

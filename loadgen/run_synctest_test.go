@@ -196,15 +196,70 @@ func TestGrace(t *testing.T) {
 		check     func(t *testing.T, recs []records.Record)
 	}{
 		{
-			name:    "stragglers canceled at last dispatch + grace",
+			// Both stall after one chunk at 10 ms. At the deadline (350 ms) request 0 has been
+			// silent 340 ms, more than the drain: a stall, the server's (a timeout; it was
+			// recorded as canceled, by the run). Request 1 has been silent 240 ms, less than the
+			// drain: cut by the drain deadline, canceled.
+			name:    "stragglers ended at last dispatch + grace: the silent ones as stalls",
 			tier:    Tier{Offsets: []time.Duration{0, 100 * ms}, Grace: 250 * ms},
 			handler: stall, returnsAt: 350 * ms,
 			check: func(t *testing.T, recs []records.Record) {
 				for _, r := range recs {
-					if r.Outcome != records.Canceled || r.End != 350*ms || r.Chunks != 1 || r.OutputTokens != 1 ||
-						!strings.Contains(r.Error, "drain deadline passed (grace 250ms") {
-						t.Errorf("request %d: %v end %v chunks %d error %q", r.ID, r.Outcome, r.End, r.Chunks, r.Error)
+					if r.End != 350*ms || r.Chunks != 1 || r.OutputTokens != 1 {
+						t.Errorf("request %d: end %v chunks %d", r.ID, r.End, r.Chunks)
 					}
+				}
+				if r := recs[0]; r.Outcome != records.Timeout || r.Error != records.StallPrefix+
+					"no output after 1 chunks from the server for 340ms, when the tier's drain deadline passed (grace 250ms after dispatching stopped)" {
+					t.Errorf("request 0: %v error %q", r.Outcome, r.Error)
+				}
+				if r := recs[1]; r.Outcome != records.Canceled || !strings.Contains(r.Error, "drain deadline passed (grace 250ms") {
+					t.Errorf("request 1: %v error %q", r.Outcome, r.Error)
+				}
+			},
+		},
+		{
+			name: "a server that never answers is a stall at the drain deadline",
+			tier: Tier{Offsets: []time.Duration{0}, Grace: 250 * ms},
+			handler: func(fakesse.Received) fakesse.Script {
+				return fakesse.Script{HeaderDelay: time.Hour}
+			},
+			returnsAt: 250 * ms,
+			check: func(t *testing.T, recs []records.Record) {
+				if r := recs[0]; r.Outcome != records.Timeout || r.HTTPStatus != 0 || !strings.HasPrefix(r.Error, records.StallPrefix+"no output from the server for 250ms") {
+					t.Errorf("%v status %d error %q", r.Outcome, r.HTTPStatus, r.Error)
+				}
+			},
+		},
+		{
+			// A chunk a second: at the 10 s deadline the response is still streaming, so the
+			// drain cut it (canceled); a stall needs 5 s of silence when the drain is longer.
+			name: "a response still streaming at the drain deadline is canceled, not a stall",
+			tier: Tier{Offsets: []time.Duration{0}, Grace: 10 * time.Second},
+			handler: func(fakesse.Received) fakesse.Script {
+				return fakesse.Stream{TTFT: 500 * ms, Gap: time.Second, Chunks: 100}.Script()
+			},
+			returnsAt: 10 * time.Second,
+			check: func(t *testing.T, recs []records.Record) {
+				if r := recs[0]; r.Outcome != records.Canceled || r.Chunks != 10 {
+					t.Errorf("%v after %d chunks, error %q", r.Outcome, r.Chunks, r.Error)
+				}
+			},
+		},
+		{
+			name: "a response silent for 5 s at a longer drain's deadline is a stall",
+			tier: Tier{Offsets: []time.Duration{0}, Grace: 10 * time.Second},
+			handler: func(fakesse.Received) fakesse.Script {
+				s := fakesse.Stream{Gap: time.Second, Chunks: 5}.Script()
+				s.Steps = s.Steps[:5] // the content chunks, no [DONE]
+				s.Hang = true
+				return s
+			},
+			returnsAt: 10 * time.Second,
+			check: func(t *testing.T, recs []records.Record) {
+				if r := recs[0]; r.Outcome != records.Timeout || r.Chunks != 5 ||
+					!strings.HasPrefix(r.Error, records.StallPrefix+"no output after 5 chunks from the server for 6s") {
+					t.Errorf("%v after %d chunks, error %q", r.Outcome, r.Chunks, r.Error)
 				}
 			},
 		},
@@ -213,8 +268,8 @@ func TestGrace(t *testing.T) {
 			tier:    Tier{Offsets: offsets(100*ms, 4), StopAfter: 150 * ms, Grace: 100 * ms},
 			handler: stall, returnsAt: 250 * ms,
 			check: func(t *testing.T, recs []records.Record) {
-				for _, r := range recs[:2] {
-					if r.Outcome != records.Canceled || r.End != 250*ms {
+				for _, r := range recs[:2] { // silent 240 and 140 ms: stalls
+					if r.Outcome != records.Timeout || r.End != 250*ms || !strings.HasPrefix(r.Error, records.StallPrefix) {
 						t.Errorf("request %d: %v end %v", r.ID, r.Outcome, r.End)
 					}
 				}

@@ -14,6 +14,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // MetricsVersion names the metric definitions (METRICS.md) these records and their summaries follow.
@@ -73,6 +74,41 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 // such a tier is client-bound, not the server's figure.
 const ClientResourcesPrefix = "client out of resources: "
 
+// StallPrefix starts the Error of a request the tier's drain deadline ended after the server had
+// sent nothing for the whole drain: a stall, the server's failure, recorded as a Timeout (not
+// Canceled: the run did not stop it early, the server never finished it).
+const StallPrefix = "stalled: "
+
+// MaxFinishReasonLen bounds the finish_reason a record keeps, in bytes: the values servers send
+// ("stop", "length", "tool_calls", "content_filter", ...) are a few bytes, and a server that
+// sends megabytes there must not make every record, and the memory that holds it, that big.
+// A longer one is cut (BoundText) and says it was.
+const MaxFinishReasonLen = 64
+
+// MaxNoteLen bounds the other texts a record keeps about a request (UsageRejected), in bytes.
+const MaxNoteLen = 512
+
+// BoundText returns s when it has at most limit bytes, else its first bytes (whole UTF-8
+// characters) followed by a note of its length, at most limit bytes in all (when limit leaves
+// room for the note), so that a cut value never passes for the value the server sent.
+func BoundText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	return CutText(s, len(s), limit)
+}
+
+// CutText is BoundText for a text of which only the start, head, is at hand: total is the
+// whole text's length in bytes, which the note states.
+func CutText(head string, total, limit int) string {
+	note := "…(cut from " + strconv.Itoa(total) + " bytes)"
+	keep := min(max(limit-len(note), 0), len(head))
+	for keep > 0 && keep < len(head) && !utf8.RuneStart(head[keep]) {
+		keep-- // do not split a character
+	}
+	return head[:keep] + note
+}
+
 // Token-count sources.
 const (
 	SourceUsage  = "usage"  // from the server's usage message
@@ -119,11 +155,19 @@ type Record struct {
 	InputTokensSource  string
 	OutputTokens       int
 	OutputTokensSource string
-	FinishReason       string
-	HTTPStatus         int
-	Error              string
-	Quality            Quality
-	Attempts           int // 0 or 1: one attempt; more when --retries re-sent the request
+	// UsageRejected says why the server's usage message was not believed (OutputTokensSource
+	// SourceChunksBadUsage; "" otherwise): for example a completion_tokens beyond both the
+	// max_tokens sent and what the streamed output could carry. At most MaxNoteLen bytes.
+	UsageRejected string
+	// MaxTokens is the max_tokens the request's body actually carried (the workload's, or
+	// --extra-body's max_tokens or max_completion_tokens, the larger when both were sent); 0 when
+	// none was sent or its value was not a count.
+	MaxTokens    int
+	FinishReason string // at most MaxFinishReasonLen bytes (BoundText)
+	HTTPStatus   int
+	Error        string
+	Quality      Quality
+	Attempts     int // 0 or 1: one attempt; more when --retries re-sent the request
 
 	// Session and Turn place a request in a conversation (both 1-based; 0: not a turn of one).
 	Session, Turn int
@@ -243,9 +287,17 @@ func (r *Record) AppendJSON(b []byte) []byte {
 		b = append(b, `,"output_tokens_source":`...)
 		b = strconv.AppendQuote(b, r.OutputTokensSource)
 	}
+	if r.UsageRejected != "" {
+		b = append(b, `,"usage_rejected":`...)
+		b = appendJSONString(b, BoundText(r.UsageRejected, MaxNoteLen))
+	}
+	if r.MaxTokens > 0 {
+		b = append(b, `,"max_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.MaxTokens), 10)
+	}
 	if r.FinishReason != "" {
 		b = append(b, `,"finish_reason":`...)
-		b = appendJSONString(b, r.FinishReason)
+		b = appendJSONString(b, BoundText(r.FinishReason, MaxFinishReasonLen))
 	}
 	if r.HTTPStatus != 0 {
 		b = append(b, `,"http_status":`...)
@@ -375,6 +427,8 @@ type wireRecord struct {
 	InputTokensSource  string          `json:"input_tokens_source"`
 	OutputTokens       int             `json:"output_tokens"`
 	OutputTokensSource string          `json:"output_tokens_source"`
+	UsageRejected      string          `json:"usage_rejected"`
+	MaxTokens          int             `json:"max_tokens"`
 	FinishReason       string          `json:"finish_reason"`
 	HTTPStatus         int             `json:"http_status"`
 	Error              string          `json:"error"`
@@ -427,6 +481,8 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("session %d, turn %d: both are 1-based, and a turn needs its session", w.Session, w.Turn)
 	case w.ReasoningChunks < 0 || w.ReasoningTokens < 0 || w.CachedTokens < 0:
 		return fmt.Errorf("negative reasoning_chunks, reasoning_tokens or cached_tokens")
+	case w.MaxTokens < 0:
+		return fmt.Errorf("max_tokens %d: want a count >= 0", w.MaxTokens)
 	}
 	*r = Record{
 		ID: *w.ID, Tier: w.Tier, Shard: w.Shard, Outcome: *w.Outcome,
@@ -435,7 +491,8 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		Last: seconds(w.Last), End: seconds(w.End), Chunks: w.Chunks,
 		InputTokens: w.InputTokens, InputTokensSource: w.InputTokensSource,
 		OutputTokens: w.OutputTokens, OutputTokensSource: w.OutputTokensSource,
-		FinishReason: w.FinishReason, HTTPStatus: w.HTTPStatus, Error: w.Error, Attempts: w.Attempts,
+		UsageRejected: BoundText(w.UsageRejected, MaxNoteLen), MaxTokens: w.MaxTokens,
+		FinishReason: BoundText(w.FinishReason, MaxFinishReasonLen), HTTPStatus: w.HTTPStatus, Error: w.Error, Attempts: w.Attempts,
 		ITL: itl, Session: w.Session, Turn: w.Turn, FirstAnswer: seconds(w.FirstAnswer),
 		ReasoningChunks: w.ReasoningChunks, ReasoningTokens: w.ReasoningTokens, ReasoningTokensSource: w.ReasoningTokensSource,
 		CachedTokens: w.CachedTokens, CachedTokensSource: w.CachedTokensSource,
