@@ -16,8 +16,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -47,7 +45,8 @@ const (
 //
 // So the client builds the request body itself (with --extra-body merged member by member, no
 // re-encoding of the prompt) and reads the SSE lines with its own minimal reader; go-openai is
-// used where it is correct: GET /models and the OpenAI error-body types.
+// used where it is correct: the OpenAI error-body types. GET /models is read as a stream within
+// bounds (listModels): go-openai's ListModels reads the whole answer into memory.
 type Client struct {
 	target   Target
 	model    string
@@ -55,7 +54,6 @@ type Client struct {
 	header   http.Header
 	hc       *http.Client // no Timeout: deadlines are per request, from sent
 	tr       *http.Transport
-	oa       *openai.Client
 	secrets  *redact.Secrets
 	bodyPlan bodyPlan
 	// idHeaders holds *idHeader values when requests carry an id (Target.RequestIDPrefix).
@@ -156,16 +154,6 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 		target: t, model: t.Model, url: endpoint.String(), header: h, hc: hc, tr: tr,
 		secrets: secretsOf(t), bodyPlan: plan, host: t.Headers.Get("Host"),
 	}
-	// go-openai builds "<BaseURL>/models" by string concatenation, so it gets the base URL
-	// without its query; the doer below adds the query and the extra headers back.
-	noQuery := *base
-	noQuery.RawQuery = ""
-	noQuery.Path = strings.TrimRight(noQuery.Path, "/") // go-openai appends "/models"
-	noQuery.RawPath = ""
-	cfg := openai.DefaultConfig(t.APIKey)
-	cfg.BaseURL = noQuery.String()
-	cfg.HTTPClient = extrasDoer{hc: hc, query: base.Query(), header: t.Headers, host: c.host}
-	c.oa = openai.NewClientWithConfig(cfg)
 	return c, nil
 }
 
@@ -184,10 +172,11 @@ func redirectMessage(resp *http.Response) string {
 	return "redirect to " + where + " refused: loadcurve does not follow redirects (a POST would be re-sent as a GET, headers would go to another host); point --base-url at the final address"
 }
 
-// clean redacts every secret of the target from s, then bounds it to maxErrorLen bytes.
+// clean strips control characters from s, redacts every secret of the target, then bounds it to
+// maxErrorLen bytes (redact.Secrets.Clean).
 func (c *Client) clean(s string) string { return c.secrets.Clean(s, maxErrorLen) }
 
-// extrasDoer adds the base URL's query and the target's headers to go-openai's requests.
+// extrasDoer adds the base URL's query and the target's headers to a GET /models request.
 type extrasDoer struct {
 	hc     *http.Client
 	query  url.Values
@@ -221,43 +210,22 @@ func (c *Client) Close() { c.tr.CloseIdleConnections() }
 // Model is the model requests name ("" until set or resolved).
 func (c *Client) Model() string { return c.model }
 
-// ResolveModel returns the target's model; when none was given it asks GET /models, takes the
-// first id and uses it from then on. It must not run concurrently with Do.
+// ResolveModel returns the target's model; when none was given it asks GET /models (read
+// within MaxModelsBytes and MaxModelIDs), takes the first id and uses it from then on, unless
+// that id cannot stand as a name in the outputs (chooseModel says why). It must not run
+// concurrently with Do.
 func (c *Client) ResolveModel(ctx context.Context) (string, error) {
 	if c.model != "" {
 		return c.model, nil
 	}
-	ids, err := c.listModels(ctx)
+	list, err := c.listModels(ctx)
 	if err != nil {
 		return "", fmt.Errorf("choose a model: %w", err)
 	}
-	if len(ids) == 0 {
-		return "", fmt.Errorf("choose a model: GET %s/models lists no models; pass --model", SanitizeURL(c.target.BaseURL))
+	if c.model, err = c.chooseModel(list); err != nil {
+		return "", fmt.Errorf("choose a model: %w", err)
 	}
-	c.model = ids[0]
 	return c.model, nil
-}
-
-// listModels returns the ids of GET /models, with errors cleaned of secrets.
-func (c *Client) listModels(ctx context.Context) ([]string, error) {
-	list, err := c.oa.ListModels(ctx)
-	if err != nil {
-		return nil, c.describeModelsError(err)
-	}
-	ids := make([]string, 0, len(list.Models))
-	for _, m := range list.Models {
-		ids = append(ids, m.ID)
-	}
-	return ids, nil
-}
-
-// modelsStatus is the HTTP status of a failed GET /models (0 when there was no answer).
-func modelsStatus(err error) int {
-	var se *statusError
-	if errors.As(err, &se) {
-		return se.status
-	}
-	return 0
 }
 
 // statusError is a non-2xx answer, with the server's message, already cleaned of secrets.
@@ -275,31 +243,6 @@ func (e *statusError) Error() string {
 		s += ": " + e.msg
 	}
 	return s
-}
-
-// describeModelsError gives a failed GET /models the same actionable messages as Preflight: it
-// is the first request a run makes when no --model is given.
-func (c *Client) describeModelsError(err error) error {
-	base := strings.TrimRight(SanitizeURL(c.target.BaseURL), "/")
-	where := "GET " + base + "/models"
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	var se *statusError
-	switch {
-	case errors.As(err, &apiErr):
-		se = &statusError{apiErr.HTTPStatusCode, c.clean(apiErr.Message)}
-	case errors.As(err, &reqErr):
-		se = &statusError{reqErr.HTTPStatusCode, c.clean(serverMessage(reqErr.Body))}
-	default:
-		return c.unreachable(base, err)
-	}
-	if se.status == http.StatusUnauthorized || se.status == http.StatusForbidden {
-		return fmt.Errorf("%w (HTTP %d from %s): check --api-key or OPENAI_API_KEY%s", ErrUnauthorized, se.status, where, suffix(se.msg))
-	}
-	if se.status == http.StatusNotFound && !strings.HasSuffix(base, "/v1") {
-		return fmt.Errorf("%s: %w: is --base-url right? It usually ends in /v1 (%s/v1)", where, se, base)
-	}
-	return fmt.Errorf("%s: %w", where, se)
 }
 
 // Preflight errors, for errors.Is.
@@ -407,7 +350,7 @@ func (c *Client) unreachable(base string, err error) error {
 
 // explainNotFound tells a missing model from a wrong URL or endpoint by asking GET /models.
 func (c *Client) explainNotFound(ctx context.Context, base string, res doResult) error {
-	ids, err := c.listModels(ctx)
+	list, err := c.listModels(ctx)
 	if err != nil {
 		if modelsStatus(err) == http.StatusNotFound && res.status == http.StatusNotFound {
 			return fmt.Errorf("HTTP 404 from %s and from %s/models: is --base-url right? It usually ends in /v1", c.endpointForMessages(), base)
@@ -415,16 +358,9 @@ func (c *Client) explainNotFound(ctx context.Context, base string, res doResult)
 		return fmt.Errorf("preflight request to %s failed: HTTP %d%s (and listing models failed too: %w)",
 			c.endpointForMessages(), res.status, suffix(res.serverMsg), err)
 	}
-	served := false
-	for _, id := range ids {
-		served = served || id == c.model
-	}
-	if !served {
-		list := strings.Join(ids, ", ")
-		if list == "" {
-			list = "(none)"
-		}
-		return fmt.Errorf("%w: model %q not served; GET %s/models lists: %s", ErrModelNotServed, c.model, base, list)
+	if !list.has(c.model) {
+		return fmt.Errorf("%w: model %q not served; GET %s/models lists: %s", ErrModelNotServed,
+			c.secrets.Clean(c.model, modelShownLen), base, c.shown(list))
 	}
 	if res.status == http.StatusNotFound {
 		return fmt.Errorf("HTTP 404 from %s although model %q is served: does the server support --endpoint %s?%s",
@@ -715,7 +651,7 @@ func (c *Client) readyOnce(ctx context.Context, deadline time.Time) (string, err
 	pctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	if c.model == "" {
-		ids, err := c.listModels(pctx)
+		list, err := c.listModels(pctx)
 		switch {
 		case ctx.Err() != nil:
 			return "", context.Cause(ctx)
@@ -723,10 +659,12 @@ func (c *Client) readyOnce(ctx context.Context, deadline time.Time) (string, err
 			return err.Error(), nil
 		case err != nil:
 			return "", nil // an answer: the model's resolution that follows reports it
-		case len(ids) == 0:
+		case len(list.ids) == 0:
 			return fmt.Sprintf("GET %s/models lists no models yet", strings.TrimRight(SanitizeURL(c.target.BaseURL), "/")), nil
 		}
-		c.model = ids[0]
+		if c.model, err = c.chooseModel(list); err != nil {
+			return "", nil // an answer: the model's resolution that follows refuses the id and says why
+		}
 	}
 	req := PreflightRequest()
 	rec := records.NewRecord(0, -1, 0)

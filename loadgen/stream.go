@@ -290,6 +290,10 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		rec.Error = c.clean(rec.Error)
 	}
 	st.finish(req)
+	if rec.FinishReason != "" {
+		// The server's own word, kept in the record and shown: sanitised like its error texts.
+		rec.FinishReason = c.secrets.Clean(rec.FinishReason, records.MaxFinishReasonLen)
+	}
 	if st.errMsg != "" && rec.Outcome == records.OK {
 		rec.Error = c.clean(st.errMsg) // the quality check's reason
 	}

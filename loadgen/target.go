@@ -183,18 +183,25 @@ func SanitizeURL(u string) string { return redact.URL(u) }
 // maxErrorLen bounds Record.Error, in bytes.
 const maxErrorLen = 512
 
-// secretsOf is the set of every secret t carries: the API key, header values, the base URL's
-// user info and query values.
+// secretsOf is the set of every secret t carries: the API key (and "Bearer KEY"), header
+// values, the base URL's user info, Basic credential and query values, and the values of
+// credential-named members of the extra body.
 func secretsOf(t Target) *redact.Secrets {
-	s := redact.New(t.APIKey)
+	s := redact.New()
+	s.AddAPIKey(t.APIKey)
 	for _, vs := range t.Headers {
 		for _, v := range vs {
 			s.AddHeaderValue(v)
 		}
 	}
 	s.AddURL(t.BaseURL)
+	s.AddJSONCredentials(t.ExtraBody)
 	return s
 }
+
+// Secrets returns the set of every secret the client's target carries (see secretsOf), for
+// cleaning what the caller writes beside the records (labels, metadata, the extra body).
+func (c *Client) Secrets() *redact.Secrets { return c.secrets }
 
 // truncate bounds a text that holds no secret (already cleaned, or the client's own words).
 func truncate(s string, n int) string { return redact.Bound(s, n) }

@@ -52,6 +52,10 @@ func NewScraper(url string, client *http.Client, model string) *Scraper {
 	return &Scraper{url: url, shown: redact.URL(url), secrets: secrets, client: client, model: model, timeout: DefaultTimeout}
 }
 
+// Hide adds more secrets to hide in the scraper's errors (the load's API key and headers: a
+// server may echo to the metrics endpoint what it received elsewhere). Call it before scraping.
+func (s *Scraper) Hide(more *redact.Secrets) { s.secrets = redact.Union(s.secrets, more) }
+
 // maxErrorLen bounds the text of a scrape error.
 const maxErrorLen = 512
 

@@ -14,6 +14,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/redact"
 )
 
 // What vLLM's benchmark client (`vllm bench serve`, vllm/benchmarks/serve.py) writes into its
@@ -239,7 +240,9 @@ func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 // "{label}-ramp-up-{strategy}-{start}qps-{end}qps[-concurrency{N}]-{model}-{date}.json" for a
 // ramp, where label defaults to the backend (openai-chat, openai), the rate is written as Python
 // writes a float ("4.0", "inf"), the model is the part of its name after the last '/', and the
-// date is VLLMDate. A '/' or '\' of the label becomes '_'.
+// date is VLLMDate. The label and the model are made safe as parts of a file name (a '/' or '\'
+// of the label becomes '_', as vLLM does; control characters and the characters Windows
+// reserves too: a server chose the model's name), at most 100 bytes each.
 func (r *Result) VLLMFileName(ramp *VLLMRamp) (string, error) {
 	rf, err := r.RunSummary()
 	if err != nil {
@@ -250,7 +253,7 @@ func (r *Result) VLLMFileName(ramp *VLLMRamp) (string, error) {
 	if label == "" {
 		label = VLLMBackend(h.Endpoint)
 	}
-	label = strings.NewReplacer("/", "_", `\`, "_").Replace(label)
+	label = redact.FileName(label, 100)
 	conc := ""
 	if s.MaxConcurrency > 0 {
 		conc = "-concurrency" + strconv.Itoa(s.MaxConcurrency)
@@ -259,6 +262,7 @@ func (r *Result) VLLMFileName(ramp *VLLMRamp) (string, error) {
 	if model == "" {
 		return "", errors.New("the run has no model name to name its vLLM result file after")
 	}
+	model = redact.FileName(model, 100)
 	if ramp != nil {
 		return fmt.Sprintf("%s-ramp-up-%s-%sqps-%sqps%s-%s-%s.json", label, ramp.Strategy, pyNumber(ramp.Start), pyNumber(ramp.End),
 			conc, model, VLLMDate(h.StartWall)), nil

@@ -22,6 +22,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/servermetrics"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sim"
@@ -175,8 +176,8 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	src := opts.Workload
 	s.Header = records.Header{
 		Kind: records.KindHeader, Tool: "loadcurve", MetricsVersion: records.MetricsVersion, Version: opts.Version,
-		Target: loadgen.SanitizeURL(t.BaseURL), Endpoint: t.Endpoint.String(), Model: t.Model, Workload: src.Desc,
-		Seed: opts.Seed, MaxConcurrency: opts.MaxConcurrency, CachePolicy: src.Cache.String(), ExtraBody: t.ExtraBody,
+		Target: loadgen.SanitizeURL(t.BaseURL), Endpoint: t.Endpoint.String(), Model: s.Clean(t.Model), Workload: src.Desc,
+		Seed: opts.Seed, MaxConcurrency: opts.MaxConcurrency, CachePolicy: src.Cache.String(), ExtraBody: s.cleanJSON(t.ExtraBody),
 		TimeoutS: t.Timeout.Seconds(), Retries: opts.Retries, StartWall: time.Now(), Shard: opts.Shard.String(),
 	}
 	if s.sim != nil {
@@ -196,6 +197,37 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// maxNameLen bounds a name the session writes into the header (the model, a label).
+const maxNameLen = 1024
+
+// Secrets is the set of every secret of the target: the API key, header values, the base URL's
+// credentials and query values, credentials in the extra body.
+func (s *Session) Secrets() *redact.Secrets { return s.client.Secrets() }
+
+// Clean is the sanitiser for a name or value the caller writes into the header (a label, a
+// metadata value): secrets hidden, control characters removed, at most maxNameLen bytes.
+func (s *Session) Clean(v string) string { return s.Secrets().Clean(v, maxNameLen) }
+
+// cleanJSON redacts a JSON text (the extra body). Masks keep a JSON string valid unless a secret
+// sat across an escape; then the redacted text is kept as one JSON string.
+func (s *Session) cleanJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	red := s.Secrets().Redact(string(raw))
+	if red == string(raw) {
+		return raw
+	}
+	if json.Valid([]byte(red)) {
+		return json.RawMessage(red)
+	}
+	b, err := json.Marshal(red)
+	if err != nil {
+		return json.RawMessage(`"[REDACTED]"`)
+	}
+	return b
 }
 
 // clusterSuffix is what the header's sim name adds for replicas behind a balancer.
@@ -268,6 +300,7 @@ func (s *Session) openScraper(ctx context.Context) *servermetrics.Scraper {
 		url = servermetrics.DefaultURL(t.BaseURL)
 	}
 	sc := servermetrics.NewScraper(url, nil, t.Model)
+	sc.Hide(s.Secrets())
 	if _, err := sc.Scrape(ctx); err != nil {
 		if flag != "" {
 			s.logf("WARNING: --server-metrics %s: %v; continuing without server-side metrics", loadgen.SanitizeURL(url), err)

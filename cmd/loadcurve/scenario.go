@@ -218,19 +218,22 @@ var secretFlags = map[string]bool{"api-key": true, "header": true}
 var urlFlags = map[string]bool{"base-url": true, "server-metrics": true}
 
 // scenarioSecrets are the secrets of the command's flags and environment (the API key, header
-// values, the base URL's credentials and query values), hidden from every value written.
+// values, the base URL's credentials and query values, credentials in --extra-body), hidden
+// from every value written.
 func scenarioSecrets(c *cli.Context) *redact.Secrets {
 	key := os.Getenv("OPENAI_API_KEY")
 	if k := flagString(c, "api-key"); k != "" {
 		key = k
 	}
-	s := redact.New(key)
+	s := redact.New()
+	s.AddAPIKey(key)
 	if hasFlag(c, "header") {
 		for _, h := range listOf(c, "header") {
-			s.AddHeaderValue(h)
+			s.AddHeader(h) // the value of "Name: value"
 		}
 	}
 	s.AddURL(flagString(c, "base-url"))
+	s.AddJSONCredentials([]byte(flagString(c, "extra-body")))
 	return s
 }
 
@@ -253,7 +256,7 @@ func resolvedScenario(c *cli.Context) ([]byte, error) {
 	root := &yaml.Node{Kind: yaml.MappingNode}
 	var omitted []string
 	secrets := scenarioSecrets(c)
-	clean := func(v string) string { return secrets.Clean(v, len(v)+64) }
+	clean := secrets.Redact // the values whole, as typed: only their secrets hidden
 	for _, f := range c.Command.Flags {
 		name := f.Names()[0]
 		if name == "config" || name == "help" || name == "resume" || !c.IsSet(name) {
