@@ -16,7 +16,7 @@ import (
 
 // TestLagIsJudgedByItsEffect: a tier is client-bound by lag only when its p99 passes the floor
 // and the lag changed what the deployment was offered (its releases burstier than planned, over
-// a quarter of the median e2el, by more than LagBurstinessLimit) or what was measured (more than
+// a quarter of the median time from release to end, by more than LagBurstinessLimit) or what was measured (more than
 // LagPlannedFraction of an objective counted from the planned arrival); a lag above the floor
 // that did neither is noted and the tier kept. benchRecords are 100 req/s requests of about
 // 150 ms end to end.
@@ -98,7 +98,7 @@ func TestLagBurstinessBoundsItsEffect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	window := q.Service / 4 // a quarter of the median e2el: every request is served for D
+	window := q.Service / 4 // a quarter of the median time from release to end: every request is served for D
 	miss := func(sent []time.Duration) float64 {
 		n, m := 0, 0
 		err := sim.SimulateQueue(q, sent, func(r sim.QueueResult) bool {
