@@ -136,7 +136,11 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, arrival string)
 	}
 	s.Header.Command, s.Header.Arrival, s.Header.Settings = cmd, arrival, lc.settings.Record()
 	s.Header.RequestIDPrefix = lc.target.Target.RequestIDPrefix
-	s.Header.Label, s.Header.Metadata = lc.info.label, lc.info.metadata
+	// A secret typed into --label or --metadata is hidden here, so in every output.
+	s.Header.Label = s.Clean(lc.info.label)
+	for _, p := range lc.info.metadata {
+		s.Header.Metadata = append(s.Header.Metadata, records.MetaPair{Key: s.Clean(p.Key), Value: s.Clean(p.Value)})
+	}
 	return s, nil
 }
 
