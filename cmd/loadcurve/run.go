@@ -66,7 +66,7 @@ func runAction(c *cli.Context) error {
 		n = src.Size() // every request of the file, once
 	}
 	cfg := sweep.Config{Schedule: sch, Requests: n, Duration: d, MaxConcurrency: lc.client.maxConc, Seed: c.Int64("seed"),
-		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.startAt, Drain: runDrain(lc.target.Target.Timeout)}
+		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.startAt, Drain: runDrain(lc.target.Target.Timeout, src.Sessions())}
 	if errs := flagErrors(cfg.Validate()); len(errs) > 0 {
 		return usageErrors(errs)
 	}
@@ -102,6 +102,14 @@ func runAction(c *cli.Context) error {
 	}
 	if err := lc.finish(c, s, res); err != nil {
 		return err
+	}
+	if c.Context.Err() == nil {
+		if err := cutShort(res); err != nil {
+			if vr != nil {
+				fmt.Fprintln(c.App.ErrWriter, "loadcurve: --save-result: no vLLM result file written: the run did not run to its end (summary.json says so; vLLM's layout cannot)")
+			}
+			return err
+		}
 	}
 	if c.Context.Err() != nil {
 		if vr != nil {
@@ -281,10 +289,29 @@ func (vr *vllmResult) write(c *cli.Context, res *sweep.Result) error {
 }
 
 // runDrain: a run has no next tier to protect, so its stragglers may run until their own
-// --timeout (a day when there is none).
-func runDrain(timeout time.Duration) time.Duration {
-	if timeout <= 0 {
+// --timeout (a day when there is none). A run of sessions waits for every session's turns (a
+// day at most): their arrival phase ends when the last session starts, but its later turns
+// come after think times and the turns before them, each bounded by --timeout, which is per
+// request (a drain of --timeout + 1 s once canceled 18 of 80 turns with --think-time 2s
+// --timeout 3s).
+func runDrain(timeout time.Duration, sessions bool) time.Duration {
+	if timeout <= 0 || sessions {
 		return 24 * time.Hour
 	}
 	return timeout + time.Second
+}
+
+// cutShort is the error of a run, not interrupted, whose tier did not run to its end: requests
+// canceled by the drain deadline, or never sent. Its records and summary are written (and say
+// which); the exit status must say it too.
+func cutShort(res *sweep.Result) error {
+	for _, t := range res.Tiers {
+		s := t.Summary
+		if s.Complete {
+			continue
+		}
+		return fmt.Errorf("the run did not run to its end: %d of %d planned requests were canceled before they ended (each record's error says why, e.g. the drain deadline after the arrivals; summary.json has \"complete\": false)",
+			s.Outcomes[records.Canceled.String()], s.Planned)
+	}
+	return nil
 }

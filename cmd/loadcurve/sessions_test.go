@@ -231,3 +231,49 @@ func TestCompareSessions(t *testing.T) {
 		t.Errorf("paired %+v, want 30 pairs (10 sessions × 3 turns)", res.Paired)
 	}
 }
+
+// TestSessionsRunWaitsForEveryTurn: a run's drain deadline (--timeout + 1 s after the last
+// arrival) once fell on sessions still thinking: the last session starts early, its later turns
+// come think times later, and 18 of 80 turns were canceled with exit 0 (--think-time 2s
+// --timeout 3s). --timeout is per request: the run waits for every turn of every session.
+func TestSessionsRunWaitsForEveryTurn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sessions")
+	// 4 sessions start within ~0.4 s; their third turns come after two think times of 1.5 s,
+	// past the old deadline (the last start + 1 s + 1 s).
+	code, _, stderr := runCLI(t, "run", "--workload", "sessions", "--session-turns", "3", "--think-time", "1500ms",
+		"--timeout", "1s", "--num-requests", "4", "--request-rate", "10", "--random-input-len", "16", "--random-output-len", "4",
+		"--quiet", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcomes := map[records.Outcome]int{}
+	for _, r := range f.Records {
+		outcomes[r.Outcome]++
+	}
+	if len(f.Records) != 12 || outcomes[records.OK] != 12 {
+		t.Errorf("%d records, outcomes %v: want every one of the 12 turns ok", len(f.Records), outcomes)
+	}
+}
+
+// TestRunCutShortExitsNonZero: a run whose drain deadline canceled requests (here requests
+// queued behind --max-concurrency 1 past --timeout + 1 s, each taking its whole --timeout) writes its result and says so in
+// its exit status, instead of exiting 0.
+func TestRunCutShortExitsNonZero(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cut")
+	args := append([]string{"run", "--num-requests", "40", "--request-rate", "inf", "--max-concurrency", "1",
+		"--timeout", "100ms", "--out", dir}, small...)
+	code, _, stderr := runCLI(t, append(args, "--random-output-len", "2000")...)
+	if code != exitFailure {
+		t.Fatalf("exit %d, want %d: %s", code, exitFailure, stderr)
+	}
+	if !strings.Contains(stderr, "the run did not run to its end") || !strings.Contains(stderr, "of 40 planned requests were canceled") {
+		t.Errorf("stderr does not say the run was cut:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		t.Errorf("no summary written: %v", err)
+	}
+}
