@@ -37,7 +37,21 @@ type Comparison struct {
 	// decade; the costs are step functions, so see the verdicts' break-evens for the exact
 	// changes).
 	Curve []CurvePoint `json:"curve"`
-	Notes []string     `json:"notes"`
+	// Stamp is "NOT COMPARABLE (n differences)" when a comparability check found that the two
+	// were measured differently ([Options].Comparability) and they were planned anyway;
+	// Differences says what differs. Both empty otherwise.
+	Stamp       string   `json:"stamp,omitempty"`
+	Differences []string `json:"differences,omitempty"`
+	Notes       []string `json:"notes"`
+}
+
+// Comparability is what a check of how two deployments were measured found (package compare's
+// Check: the request set, its lengths, the schedule, objectives, cache policy, request body):
+// [Compare]'s notes claim no sameness that it did not establish.
+type Comparability struct {
+	// Differences are what the check found differ, each in words ("request-set fingerprint
+	// differs: A=…, B=…"); none: the two were measured alike.
+	Differences []string
 }
 
 // Verdict is which deployment is cheaper, on one basis, for the forecast and for every level
@@ -158,15 +172,28 @@ func Compare(a, b Deployment, f Forecast, o Options) (Comparison, error) {
 			FollowingA: ra.Following.CostPerMillionEffectiveTokens, FollowingB: rb.Following.CostPerMillionEffectiveTokens,
 			StaticA: ra.Static.CostPerMillionEffectiveTokens, StaticB: rb.Static.CostPerMillionEffectiveTokens})
 	}
-	c.Notes = compareNotes(c)
+	if k := o.Comparability; k != nil && len(k.Differences) > 0 {
+		c.Stamp = fmt.Sprintf("NOT COMPARABLE (%d differences)", len(k.Differences))
+		c.Differences = slices.Clone(k.Differences)
+	}
+	c.Notes = compareNotes(c, o.Comparability)
 	return c, nil
 }
 
-func compareNotes(c Comparison) []string {
+func compareNotes(c Comparison, k *Comparability) []string {
 	a, b := c.A.Deployment, c.B.Deployment
 	var ns []string
+	switch {
+	case k == nil:
+		ns = append(ns, fmt.Sprintf("whether %s and %s were measured with the same requests, objectives and lengths was not checked", a.Name, b.Name))
+	case len(k.Differences) > 0:
+		ns = append(ns, fmt.Sprintf("%s: %s and %s were measured differently, and planned anyway: %s; each plan holds for its own measurement, and their comparison only as far as these differences allow",
+			c.Stamp, a.Name, b.Name, strings.Join(k.Differences, "; ")))
+	default:
+		ns = append(ns, fmt.Sprintf("%s and %s were measured alike: the comparability check found the same request set (and lengths), schedule, objectives, cache policy and request body", a.Name, b.Name))
+	}
 	if a.CompliantTokensPerRequest != b.CompliantTokensPerRequest {
-		ns = append(ns, fmt.Sprintf("%s delivers %s compliant tokens per request and %s %s: serving the same requests they deliver different effective output, so the cheaper is judged per effective token, not per month",
+		ns = append(ns, fmt.Sprintf("%s delivers %s compliant tokens per request and %s %s, so the cheaper is judged per effective token, not per month",
 			a.Name, num(a.CompliantTokensPerRequest), b.Name, num(b.CompliantTokensPerRequest)))
 	}
 	opCost := func(d Deployment) string {

@@ -241,3 +241,40 @@ func TestCompareErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareNotesClaimOnlyWhatWasChecked: the notes say the two were measured alike only when
+// a comparability check found no difference; with differences the comparison is stamped and
+// says what differs; without a check they claim nothing. No note says the two serve "the same
+// requests" (issue 26: 128- and 64-token results were said to serve the same requests).
+func TestCompareNotesClaimOnlyWhatWasChecked(t *testing.T) {
+	diff := "request-set fingerprint differs: A=random(input=1024, output=128), B=random(input=1024, output=64)"
+	for _, c := range []struct {
+		name  string
+		k     *plan.Comparability
+		stamp string
+		says  string
+	}{
+		{"not checked", nil, "", "whether A and B were measured with the same requests, objectives and lengths was not checked"},
+		{"alike", &plan.Comparability{}, "", "A and B were measured alike: the comparability check found the same request set"},
+		{"different", &plan.Comparability{Differences: []string{diff}}, "NOT COMPARABLE (1 differences)",
+			"NOT COMPARABLE (1 differences): A and B were measured differently, and planned anyway: " + diff},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmp, err := plan.Compare(bigA, smallB, plan.PeakForecast(10), plan.Options{Comparability: c.k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			notes := strings.Join(cmp.Notes, "\n")
+			if cmp.Stamp != c.stamp || !strings.Contains(notes, c.says) {
+				t.Errorf("stamp %q, notes:\n%s", cmp.Stamp, notes)
+			}
+			if strings.Contains(notes, "same requests they") || strings.Contains(notes, "serving the same requests") ||
+				c.name != "alike" && strings.Contains(notes, "measured alike") {
+				t.Errorf("a note claims a sameness no check established:\n%s", notes)
+			}
+			if c.stamp != "" && (len(cmp.Differences) != 1 || cmp.Differences[0] != diff) {
+				t.Errorf("differences %q", cmp.Differences)
+			}
+		})
+	}
+}

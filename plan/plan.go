@@ -32,6 +32,10 @@ type Options struct {
 	// MaxScale times the given one (below it, down to zero, the search is always complete).
 	// 0 means DefaultMaxScale; otherwise finite and ≥ 1.
 	MaxScale float64
+	// Comparability is what a check of how [Compare]'s two deployments were measured found
+	// (package compare's Check); nil: no check ran, and the comparison's notes say so. Plan
+	// does not use it.
+	Comparability *Comparability
 	// Currency names the money of the deployments' costs ("USD", "EUR"); results and notes
 	// state their amounts in it. Empty means none was given: amounts are in cost units. At
 	// most MaxCurrencyLen characters, printable, no spaces.

@@ -38,6 +38,9 @@ func PlanTable(plans []plan.Result) Table {
 		capUse := "—"
 		if u := r.UtilisationOfCapacityAtPeak; u != nil {
 			capUse = pctText(*u)
+			if r.Deployment.CapacityIsLowerBound {
+				capUse = "≤ " + capUse // the capacity is only a lower bound
+			}
 		}
 		t.Rows = append(t.Rows, []string{r.Deployment.Name, f(r.Deployment.OperatingRate, 3), f(r.PeakRate, 3), strconv.Itoa(r.PeakReplicas),
 			f(r.LoadPerReplicaAtPeak, 3), capUse, f(r.Static.CostPerMonth, 0), f(r.Following.CostPerMonth, 0), f(r.Following.MeanReplicas, 2),
@@ -51,17 +54,40 @@ func PlanTable(plans []plan.Result) Table {
 // the cost per million effective tokens (in the plans' currency, or cost units); with two,
 // which is cheaper and where that flips.
 func PlanText(w io.Writer, plans []plan.Result, cmp *plan.Comparison) {
+	if len(plans) > 0 && plans[0].Forecast != "" {
+		fmt.Fprintf(w, "Forecast: %s.\n", plans[0].Forecast)
+	}
 	_ = PlanTable(plans).Text(w) // a well-formed table
 	for _, r := range plans {
 		fmt.Fprintf(w, "%s: %s; %s.\n", r.Deployment.Name, r.PeakReplicasFormula, r.Following.Rule)
+		if t := tokensText(r.Deployment); t != "" {
+			fmt.Fprintf(w, "%s: %s.\n", r.Deployment.Name, t)
+		}
+		if u := r.UtilisationOfCapacityAtPeak; u != nil && r.Deployment.CapacityIsLowerBound {
+			fmt.Fprintf(w, "%s: at the peak each replica runs at most %s of its capacity, which the sweep only bounded: at least %s req/s.\n",
+				r.Deployment.Name, pctText(*u), FormatFloat(r.Deployment.Capacity, 3))
+		}
 	}
 	if cmp != nil {
+		if cmp.Stamp != "" {
+			fmt.Fprintf(w, "%s: %s\n", cmp.Stamp, strings.Join(cmp.Differences, "; "))
+		}
 		fmt.Fprintf(w, "Following the profile: %s\n", cmp.Following.Summary)
 		fmt.Fprintf(w, "Static (replicas for the peak): %s\n", cmp.Static.Summary)
 		if cmp.Following.PaybackNote != "" {
 			fmt.Fprintf(w, "Payback: %s\n", cmp.Following.PaybackNote)
 		}
 	}
+}
+
+// tokensText says how a deployment's tokens per request were counted; "" when they were not.
+func tokensText(d plan.Deployment) string {
+	c := d.Tokens
+	if c == nil || c.Compliant == 0 || c.Requests == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.6g output tokens per compliant request, %d of %d requests compliant (%s), counted in %s",
+		c.TokensPerCompliantRequest(), c.Compliant, c.Requests, pctText(c.CompliantShare()), strings.Join(c.Windows, ", "))
 }
 
 // PlanPage is report.html of a capacity plan, answer first: per deployment the replicas at the
@@ -85,6 +111,9 @@ func PlanPage(plans []plan.Result, cmp *plan.Comparison, trials []plan.Trial, co
 		use := ""
 		if u := r.UtilisationOfCapacityAtPeak; u != nil {
 			use = fmt.Sprintf(", %s of its capacity", pctText(*u))
+			if d.CapacityIsLowerBound {
+				use = fmt.Sprintf(", at most %s of its capacity (only bounded: at least %s req/s)", pctText(*u), FormatFloat(d.Capacity, 3))
+			}
 		}
 		hl.Facts = append(hl.Facts, Fact{Label: fmt.Sprintf("%s: replicas at the %s req/s peak", d.Name, fmtRate(r.PeakRate)),
 			Value:  fmt.Sprintf("%d replicas", r.PeakReplicas),
@@ -107,6 +136,15 @@ func PlanPage(plans []plan.Result, cmp *plan.Comparison, trials []plan.Trial, co
 		}
 		hl.Facts = append(hl.Facts, f)
 	}
+	if cmp != nil && cmp.Stamp != "" {
+		hl.Lines = append(hl.Lines, cmp.Stamp+": "+strings.Join(cmp.Differences, "; "))
+	}
+	if first.Forecast != "" {
+		hl.Lines = append(hl.Lines, "Forecast: "+first.Forecast+".")
+	}
+	for _, w := range first.Warnings {
+		hl.Lines = append(hl.Lines, "WARNING: "+w+".")
+	}
 	hl.Lines = append(hl.Lines, conclusions...)
 	h.Headline = hl
 
@@ -120,6 +158,9 @@ func PlanPage(plans []plan.Result, cmp *plan.Comparison, trials []plan.Trial, co
 	t := PlanTable(plans)
 	for _, r := range plans {
 		t.Notes = append(t.Notes, fmt.Sprintf("%s: %s; %s; figures from %s", r.Deployment.Name, r.PeakReplicasFormula, r.Following.Rule, orNone(r.Deployment.Source)))
+		if tt := tokensText(r.Deployment); tt != "" {
+			t.Notes = append(t.Notes, r.Deployment.Name+": "+tt)
+		}
 	}
 	h.Tables = append(h.Tables, t)
 	if cmp != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/compare"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"
@@ -29,7 +30,9 @@ func planCommand() *cli.Command {
 			"sees peak/N with the same burstiness), their utilisation, the monthly cost with replicas for the peak and\n" +
 			"following the profile (scaling up --scale-up-lag ahead of demand), and the cost per million effective tokens\n" +
 			"(idle capacity is paid for). With two results: which is cheaper for this forecast, and the forecast levels\n" +
-			"where that flips. --rehearse tries the plan on the embedded deployment's replicas. Each result's settings\n" +
+			"where that flips, after compare's comparability check (--allow-different plans results measured differently,\n" +
+			"stamped NOT COMPARABLE), and the payback of a one-time cost by cost's rule. Tokens per request are counted\n" +
+			"in the records. --rehearse tries the plan on the embedded deployment's replicas. Each result's settings\n" +
 			"come from its records header; --goodput (and the analysis flags) override them for both.",
 		Flags: concat(objectiveFlags(), []cli.Flag{
 			&cli.Float64Flag{Name: "peak", Usage: "the forecast: a flat peak request rate (req/s)"},
@@ -44,6 +47,7 @@ func planCommand() *cli.Command {
 			&cli.Float64Flag{Name: "hours-per-month", Value: plan.DefaultHoursPerMonth, Usage: "hours in a month"},
 			&cli.StringFlag{Name: "currency", Usage: "the currency of the costs (USD, EUR, …), named beside every amount (default: none, amounts in cost units)"},
 			&cli.BoolFlag{Name: "allow-unverified", Usage: "plan from an operating point no confirmation tier verified"},
+			&cli.BoolFlag{Name: "allow-different", Usage: "plan A against B even when compare's comparability check finds them measured differently (request set, lengths, schedule, cache policy, …): the plan is stamped NOT COMPARABLE and says what differs"},
 			&cli.StringFlag{Name: "format", Value: report.FormatTable, Usage: "table or json"},
 			&cli.StringFlag{Name: "out", Usage: "directory for plan.json, its plots and report.html"},
 			&cli.BoolFlag{Name: "replace", Usage: "let --out replace a plan already there"},
@@ -99,7 +103,7 @@ func planAction(c *cli.Context) error {
 			errs = append(errs, usagef("%s (%s): its rates are sessions per second; plan from a sweep of requests", side.name, dir))
 			continue
 		}
-		d, verified, err := plan.FromAnalysis(side.name, r.Analysis)
+		d, verified, err := plan.FromResult(side.name, r, side.loaded.File)
 		switch {
 		case err != nil:
 			errs = append(errs, usagef("%s (%s): %v", side.name, dir, err))
@@ -113,16 +117,38 @@ func planAction(c *cli.Context) error {
 		d.CostPerHour, d.OneTimeCost = c.Float64(prefix+"cost-per-hour"), c.Float64(prefix+"one-time-cost")
 		side.d = d
 	}
+	var comparability *plan.Comparability
 	if len(errs) == 0 && len(sides) == 2 {
-		oa, ob := sides[0].loaded.Result.Settings.Measure.Objectives.String(), sides[1].loaded.Result.Settings.Measure.Objectives.String()
+		ra, rb := sides[0].loaded.Result, sides[1].loaded.Result
+		oa, ob := ra.Settings.Measure.Objectives.String(), rb.Settings.Measure.Objectives.String()
 		if oa != ob {
 			errs = append(errs, usagef("A and B were judged under different objectives (%q and %q): their operating points do not answer the same question; pass --goodput (and the analysis flags) to judge both alike (their operating points are then re-derived, and verified only where a confirmation tier ran)", oa, ob))
+		} else {
+			// compare's check, as compare applies it: what must agree for two results to share a table.
+			comparability = &plan.Comparability{}
+			for _, m := range compare.Check(compare.IdentityOf(ra), compare.IdentityOf(rb)) {
+				comparability.Differences = append(comparability.Differences, m.String())
+			}
+			if ds := comparability.Differences; len(ds) > 0 {
+				for _, d := range ds {
+					fmt.Fprintf(c.App.ErrWriter, "  %s\n", d)
+				}
+				if !c.Bool("allow-different") {
+					errs = append(errs, usagef("%s and %s are not comparable (%d differences above: compare's check): a plan of one against the other would compare different work; --allow-different plans them anyway, stamped NOT COMPARABLE", sides[0].dir, sides[1].dir, len(ds)))
+				} else {
+					fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: NOT COMPARABLE (%d differences above): planning A against B anyway (--allow-different)\n", len(ds))
+				}
+			}
 		}
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	opts := plan.Options{ScaleUpLag: c.Duration("scale-up-lag"), HoursPerMonth: c.Float64("hours-per-month"), Currency: c.String("currency")}
+	opts := plan.Options{ScaleUpLag: c.Duration("scale-up-lag"), HoursPerMonth: c.Float64("hours-per-month"), Currency: c.String("currency"),
+		Comparability: comparability}
+	for _, w := range f.Warnings {
+		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", w)
+	}
 	for _, err := range opts.Validate() {
 		if fe := field.Of(err); fe != nil && fe.Name == plan.FieldCurrency {
 			return usagef("--currency %s", fe.Msg)
