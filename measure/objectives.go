@@ -147,8 +147,10 @@ func (o Objectives) IsZero() bool { return o == Objectives{} }
 
 // Met reports whether r meets every latency objective. It does not look at the outcome or the
 // quality check. A value equal to its objective meets it (vLLM's rule). TPOT undefined (one
-// output token or fewer) meets a TPOT objective; any other metric that is undefined for r (for
-// example TTFT of a request that never produced output) does not meet its objective.
+// output token or fewer) meets a TPOT objective, as in vLLM's goodput, unless the server cut the
+// reply short (CutShort: finish_reason "length" below the max_tokens sent), which misses it; any
+// other metric that is undefined for r (for example TTFT of a request that never produced
+// output) does not meet its objective.
 func (o Objectives) Met(r *records.Record) bool {
 	if o.TTFT > 0 {
 		if v, ok := r.TTFT(); !ok || v > o.TTFT {
@@ -156,7 +158,8 @@ func (o Objectives) Met(r *records.Record) bool {
 		}
 	}
 	if o.TPOT > 0 {
-		if v, ok := tpotMS(r); ok && v > float64(o.TPOT)/1e6 {
+		v, ok := tpotMS(r)
+		if ok && v > float64(o.TPOT)/1e6 || !ok && CutShort(r) {
 			return false
 		}
 	}
@@ -234,6 +237,8 @@ func (o Objectives) Slack(r *records.Record) float32 {
 	if o.TPOT > 0 {
 		if ms, ok := tpotMS(r); ok {
 			worst = max(worst, ms*1e6/float64(o.TPOT))
+		} else if CutShort(r) {
+			worst = MaxSlack
 		}
 	}
 	v, ok = r.E2EL()
@@ -259,4 +264,15 @@ func tpotMS(r *records.Record) (float64, bool) {
 		return 0, false
 	}
 	return float64(r.Last-r.First) / 1e6 / float64(r.OutputTokens-1), true
+}
+
+// CutShort reports whether the server cut r's reply short: it ended with finish_reason "length"
+// (the server's own limit) with fewer output tokens than the max_tokens the request sent. Such a
+// reply is a truncation, not an answer: when it has one token or none its TPOT is undefined, and
+// a server that stopped every reply after its first token would otherwise meet any TPOT
+// objective. A reply that stopped by itself ("stop", a tool call) or was asked for one token
+// keeps vLLM's rule (an undefined TPOT meets the objective). Records without max_tokens (none
+// sent, or written before it was recorded) are never judged cut short.
+func CutShort(r *records.Record) bool {
+	return r.FinishReason == "length" && r.MaxTokens > 0 && r.OutputTokens < r.MaxTokens
 }

@@ -155,3 +155,55 @@ func TestObjectivesMet(t *testing.T) {
 		})
 	}
 }
+
+// TestCutShortMissesTPOT: a reply whose TPOT is undefined (one token or none) meets a TPOT
+// objective, as in vLLM's goodput, unless the server cut it short: finish_reason "length" with
+// fewer tokens than the max_tokens sent. Such one-token replies were judged compliant under
+// ttft+tpot objectives (issue 23); a server that stopped every reply after its first token met
+// any TPOT objective.
+func TestCutShortMissesTPOT(t *testing.T) {
+	ms := time.Millisecond
+	reply := func(tokens, maxTokens int, finish string) records.Record {
+		r := okRecord(0, 0, 0, 0, 50, 50+10*float64(max(tokens-1, 0)), tokens)
+		if tokens == 0 {
+			r.First, r.Last, r.FirstEvent, r.End = records.Unset, records.Unset, at(50), at(50)
+		}
+		r.MaxTokens, r.FinishReason = maxTokens, finish
+		return r
+	}
+	tpot := measure.Objectives{TTFT: 100 * ms, TPOT: 20 * ms}
+	tests := []struct {
+		name     string
+		obj      measure.Objectives
+		rec      records.Record
+		cutShort bool
+		met      bool
+	}{
+		{"one token, length, 128 asked: cut short, misses TPOT", tpot, reply(1, 128, "length"), true, false},
+		{"no token, length, 128 asked: cut short, misses TPOT", measure.Objectives{TPOT: 20 * ms}, reply(0, 128, "length"), true, false},
+		{"one token, stop: an answer, meets TPOT (vLLM)", tpot, reply(1, 128, "stop"), false, true},
+		{"one token, no finish_reason: meets TPOT (vLLM)", tpot, reply(1, 128, ""), false, true},
+		{"one token, length, one asked: what was asked, meets", tpot, reply(1, 1, "length"), false, true},
+		{"one token, length, no max_tokens known: meets", tpot, reply(1, 0, "length"), false, true},
+		{"one token cut short, no TPOT objective: meets", measure.Objectives{TTFT: 100 * ms}, reply(1, 128, "length"), true, true},
+		{"11 tokens cut short: TPOT defined, judged on it", tpot, reply(11, 128, "length"), true, true},
+		{"128 of 128, length: not cut short", tpot, reply(128, 128, "length"), false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := measure.CutShort(&tc.rec); got != tc.cutShort {
+				t.Errorf("CutShort = %v, want %v", got, tc.cutShort)
+			}
+			if got := tc.obj.Met(&tc.rec); got != tc.met {
+				t.Errorf("Met = %v, want %v", got, tc.met)
+			}
+			if got := tc.obj.Compliant(&tc.rec); got != tc.met {
+				t.Errorf("Compliant = %v, want %v", got, tc.met)
+			}
+			// Slack, the continuous series compliance is a threshold of, agrees.
+			if slack := tc.obj.Slack(&tc.rec); (slack <= 1) != tc.met {
+				t.Errorf("Slack = %v, Met = %v", slack, tc.met)
+			}
+		})
+	}
+}

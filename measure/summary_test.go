@@ -570,3 +570,41 @@ func TestAccumulatorMatchesSummarize(t *testing.T) {
 func statsOf(s *measure.Summary) []*measure.Stats {
 	return []*measure.Stats{&s.TTFT, &s.TPOT, &s.ITL, &s.E2EL, &s.ClientQueueTime, &s.E2ELIncludingClientQueue, &s.ScheduleLag, &s.TTFA, &s.AnswerITL}
 }
+
+// TestSummaryCountsStallsAndCutShort: a tier's summary counts the timeouts that were stalls
+// (the drain deadline found the server silent: records.StallPrefix) apart from the others, and
+// the ok replies the server cut short; summary.json keeps both.
+func TestSummaryCountsStallsAndCutShort(t *testing.T) {
+	rs := []records.Record{
+		rec{outcome: records.OK, planned: 0, dispatched: 0, slot: 0, sent: 0, first: 10, last: 10, end: 11, in: 5, out: 1}.record(0),
+		rec{outcome: records.OK, planned: 10, dispatched: 10, slot: 10, sent: 10, first: 20, last: 40, end: 41, itl: []float64{20}, in: 5, out: 2}.record(1),
+		rec{outcome: records.Timeout, planned: 20, dispatched: 20, slot: 20, sent: 20, first: -1, last: -1, end: 5000}.record(2),
+		rec{outcome: records.Timeout, planned: 30, dispatched: 30, slot: 30, sent: 30, first: -1, last: -1, end: 3000}.record(3),
+	}
+	rs[0].FinishReason, rs[0].MaxTokens = "length", 64 // one token of 64: cut short
+	rs[1].FinishReason, rs[1].MaxTokens = "stop", 64
+	rs[2].Error = records.StallPrefix + "no output from the server for 5s, when the tier's drain deadline passed (grace 5s after dispatching stopped)"
+	rs[3].Error = "no complete response within the 3s request timeout"
+	obj, err := measure.ParseGoodput([]string{"ttft:100 tpot:50"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := measure.Summarize(rs, records.Tier{Burstiness: 1, Planned: 4}, measure.Options{Objectives: obj})
+	if s.Stalls != 1 || s.CutShort != 1 || s.Outcomes["timeout"] != 2 {
+		t.Errorf("stalls %d, cut short %d, timeouts %d; want 1, 1, 2", s.Stalls, s.CutShort, s.Outcomes["timeout"])
+	}
+	if s.CompliantRequests != 1 || s.LatencyFailures != 1 {
+		t.Errorf("%d compliant, %d latency failures: the cut-short one-token reply must miss tpot", s.CompliantRequests, s.LatencyFailures)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"stalls":1`)) || !bytes.Contains(b, []byte(`"cut_short":1`)) {
+		t.Errorf("summary.json without stalls or cut_short: %s", b)
+	}
+	var back measure.Summary
+	if err := json.Unmarshal(b, &back); err != nil || back.Stalls != 1 || back.CutShort != 1 {
+		t.Errorf("decoded stalls %d, cut short %d (%v)", back.Stalls, back.CutShort, err)
+	}
+}

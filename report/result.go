@@ -758,7 +758,13 @@ func RunText(w io.Writer, f sweep.RunFile) {
 		fmt.Fprintf(w, "WARNING: none of the %d successful requests streamed an output token: the server answers, but generates nothing this client can see (check --endpoint, the model and the server's streaming format); every throughput here is 0.\n", s.Completed)
 	}
 	if s.OutputTokensBadUsage > 0 {
-		fmt.Fprintf(w, "Note: %d requests had a usage message that cannot be believed (negative, fractional or absurd counts, no completion_tokens, or 0 after output chunks); their output tokens were counted as chunks.\n", s.OutputTokensBadUsage)
+		fmt.Fprintf(w, "WARNING: %d requests had a usage message that cannot be believed (a count beyond both the max_tokens sent and what was streamed, a negative, fractional or absurd count, no completion_tokens, or 0 after output chunks); their output tokens were counted as chunks (usage_rejected in records.jsonl says why).\n", s.OutputTokensBadUsage)
+	}
+	if s.Stalls > 0 {
+		fmt.Fprintf(w, "WARNING: %d requests stalled: the server sent nothing on them for 5 s or more (or the whole drain) when the tier's drain deadline ended them; they are counted as timeouts, the server's failure.\n", s.Stalls)
+	}
+	if s.CutShort > 0 {
+		fmt.Fprintf(w, "Note: %d successful replies ended with finish_reason \"length\" below the max_tokens sent: the server cut them short; under a tpot objective, those of one token are not compliant.\n", s.CutShort)
 	}
 	if n := s.OutputTokensFromChunks - s.OutputTokensBadUsage; n > 0 {
 		fmt.Fprintf(w, "Note: %d requests had no usage message; their output tokens were counted as chunks.\n", n)

@@ -29,6 +29,35 @@ func TestRunTextWarnsOfNoOutput(t *testing.T) {
 	}
 }
 
+// TestRunTextWarnsOfServerValues: a tier whose server sent usage counts beyond belief, stalled
+// requests until the drain deadline, or cut replies short says so once, with the number of
+// requests; a tier without them says nothing of it.
+func TestRunTextWarnsOfServerValues(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		s      measure.Summary
+		want   string
+		absent bool
+	}{
+		{name: "usage not believed", s: measure.Summary{OutputTokensFromChunks: 3, OutputTokensBadUsage: 3},
+			want: "WARNING: 3 requests had a usage message that cannot be believed (a count beyond both the max_tokens sent and what was streamed"},
+		{name: "stalls", s: measure.Summary{Stalls: 2}, want: "WARNING: 2 requests stalled: the server sent nothing on them"},
+		{name: "cut short", s: measure.Summary{CutShort: 4}, want: `Note: 4 successful replies ended with finish_reason "length" below the max_tokens sent`},
+		{name: "none of them", s: measure.Summary{}, want: "cannot be believed", absent: true},
+		{name: "no stall", s: measure.Summary{}, want: "stalled", absent: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.s
+			s.Planned, s.Issued, s.Completed, s.TotalOutputTokens, s.Outcomes = 10, 10, 10, 100, map[string]int{"ok": 10}
+			var b bytes.Buffer
+			report.RunText(&b, sweeppkg.RunFile{Summary: s})
+			if n := strings.Count(b.String(), tt.want); n != 1 && !tt.absent || n != 0 && tt.absent {
+				t.Errorf("%q appears %d times:\n%s", tt.want, n, b.String())
+			}
+		})
+	}
+}
+
 // TestRunTextPrintsNoNaNOrInf: every undefined value of a run's summary reads "—" (with why
 // where it is not plain) and an unbounded rate "inf (all at once)"; Go's NaN and +Inf never
 // reach the text. The summary is the worst case: rate inf, a window of no length, no output.
