@@ -38,7 +38,7 @@ func TestReservedKey(t *testing.T) {
 		// summary.json's own and vLLM's
 		{"duration", true}, {"label", true}, {"date", true}, {"run", true}, {"verdict", true}, {"steady_state", true},
 		{"compliant_request_share", true}, {"tokenizer_id", true}, {"rtfx", true}, {"ramp_up_strategy", true},
-		{"percentile_metrics", true}, {"not_issued", true}, {"cached_prompt_share", true},
+		{"percentile_metrics", true}, {"not_issued", true}, {"cached_prompt_share", true}, {"stalls", true}, {"cut_short", true},
 		// the families of statistics, whatever the percentile or metric
 		{"p99_ttft_ms", true}, {"p99.9_itl_ms", true}, {"mean_anything_ms", true}, {"count_ttft", true}, {"spec_decode_acceptance_rate", true},
 	}
