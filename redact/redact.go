@@ -130,6 +130,9 @@ func (s *Secrets) AddURL(raw string) {
 		s.Add(pw)
 		if hasPW || name != "" {
 			s.Add(name + ":" + pw)
+			// The Authorization header Go's client sends for them, which a server may echo
+			// encoded again.
+			s.AddHeaderValue("Basic " + base64.StdEncoding.EncodeToString([]byte(name+":"+pw)))
 		}
 		s.Add(u.User.String())
 	}
