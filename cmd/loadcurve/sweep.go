@@ -235,8 +235,10 @@ func sweepAction(c *cli.Context) error {
 		return usagef("--resume %s: %v", lc.outDir, mismatch)
 	}
 	if lost := recordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
-		// The tiers that ran are whole in memory: show and save what can be, then fail.
-		return errors.Join(lc.finish(c, s, res), lost)
+		// The tiers that ran are whole in memory: show and save what can be, then fail. The
+		// tier the file lost has no closing line there: a resume runs it again.
+		return errors.Join(lc.finish(c, s, res), lost,
+			fmt.Errorf("once the disk has room, continue the sweep with: %s", resumeCommand(c, lc.outDir)))
 	}
 	if err != nil {
 		return err
