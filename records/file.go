@@ -595,6 +595,7 @@ func parseLine(n int, line []byte) (object, error) {
 		if err := r.UnmarshalJSON(line); err != nil {
 			return object{}, fmt.Errorf("line %d: request: %w", n, err)
 		}
+		r.cleanText()
 		return object{record: r}, nil
 	}
 	var probe struct {
@@ -617,6 +618,7 @@ func parseLine(n int, line []byte) (object, error) {
 		if err := json.Unmarshal(line, &h); err != nil {
 			return object{}, fmt.Errorf("line 1: header: %w", err)
 		}
+		h.cleanText()
 		return object{header: &h}, nil
 	case probe.Kind == KindTier:
 		var t Tier
@@ -641,6 +643,7 @@ func parseLine(n int, line []byte) (object, error) {
 		if err := json.Unmarshal(line, r); err != nil {
 			return object{}, fmt.Errorf("line %d: request: %w", n, err)
 		}
+		r.cleanText()
 		return object{record: r}, nil
 	default:
 		return object{}, fmt.Errorf("line %d: unknown kind %q", n, probe.Kind)

@@ -322,3 +322,36 @@ func TestSecretsEchoedEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestModelNameWithControlCharacters: a model name holding control characters, escape
+// sequences and a path separator (given with --model: the server took it) neither stops the
+// result from being written nor makes `report` fail, and no output or file name holds them.
+func TestModelNameWithControlCharacters(t *testing.T) {
+	srv := hostileServer(t, "")
+	root := t.TempDir()
+	model := "org/m\x01\x1b[31mred\nfake line/../x"
+	code, stdout, stderr := runCLI(t, "run", "--base-url", srv.URL+"/v1", "--model", model, "--num-requests", "10", "--request-rate", "200",
+		"--max-schedule-lag", "1s", "--quiet", "--server-metrics", "off", "--out", filepath.Join(root, "run"), "--save-result", "--result-dir", filepath.Join(root, "vllm"))
+	if code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	texts := map[string]string{"run stdout": stdout, "run stderr": stderr}
+	code, stdout, stderr = runCLI(t, "report", filepath.Join(root, "run"), "--out", filepath.Join(root, "report"))
+	if code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	texts["report stdout"], texts["report stderr"] = stdout, stderr
+	dirTexts(t, texts, root)
+	names, _ := filepath.Glob(filepath.Join(root, "vllm", "*.json"))
+	if len(names) != 1 || filepath.Dir(names[0]) != filepath.Join(root, "vllm") {
+		t.Errorf("--save-result files %q", names)
+	}
+	for name, text := range texts {
+		if strings.HasSuffix(name, ".png") {
+			continue
+		}
+		if i := strings.IndexFunc(text, func(r rune) bool { return r == 0x1b || r == 0x01 }); i >= 0 {
+			t.Errorf("%s holds a control character: …%q…", name, text[max(0, i-40):min(len(text), i+20)])
+		}
+	}
+}
