@@ -43,9 +43,14 @@
 // divides what is paid (every replica-hour, busy or idle) by what is
 // delivered (the tokens the forecast demands), so it is higher than the
 // operating point's own unit cost whenever replicas idle. Tokens per request
-// are those measured at the operating point; a replica that carries less load
-// is assumed to comply at least as often (the load curve's monotone fit
-// assumes the same), so the effective output is not overstated.
+// are counted in the records at the operating point ([FromResult]: the
+// confirmation's steady-state window), never a ratio of rates; a replica that
+// carries less load is assumed to comply at least as often (the load curve's
+// monotone fit assumes the same), so the effective output is not overstated.
+//
+// Payback: package cost's rule ([cost.Move]), so that plan and cost say the
+// same: the move to the deployment with the higher one-time cost pays back
+// only when its net savings per month at equal effective volume are positive.
 //
 // Comparison: the cheaper deployment is the one with the lower cost per
 // million effective tokens (with equal compliant tokens per request that is
