@@ -147,7 +147,9 @@ const (
 // hostileServer answers every request after the preflight through one of its paths, in turn:
 // an error body, an error event, a malformed chunk, a finish_reason, a redirect, or a normal
 // stream (most requests, so that a sweep finds a capacity), each carrying an encoded echo of
-// the secrets received (encodedEcho, in turn). GET /models lists model, then "m".
+// the secrets received (encodedEcho, in turn) between terminal escapes and a fake line. GET
+// /models lists model, then "m". With the model failAll, every request (the preflight too) gets
+// the error body.
 func hostileServer(t *testing.T, model string) *httptest.Server {
 	var n atomic.Int64
 	chunk := func(w io.Writer, s string) { fmt.Fprintf(w, "data: %s\n\n", s) }
@@ -155,7 +157,7 @@ func hostileServer(t *testing.T, model string) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
 		ids := []string{model, "m"}
-		if model == "" {
+		if model == "" || model == failAll {
 			ids = []string{"m"}
 		}
 		data := make([]map[string]string, len(ids))
@@ -171,10 +173,12 @@ func hostileServer(t *testing.T, model string) *httptest.Server {
 		body, _ := io.ReadAll(r.Body)
 		i := int(n.Add(1))
 		path := 9 // a normal stream for the preflight
-		if !strings.Contains(string(body), "Reply with the word ready.") {
+		if model == failAll {
+			path = 0
+		} else if !strings.Contains(string(body), "Reply with the word ready.") {
 			path = i % 10
 		}
-		echo := "you sent " + encodedEcho(r, i/10)
+		echo := "\x1b[2J\x1b]0;pwned\x07you sent " + encodedEcho(r, i/10) + "\nloadcurve: a fake line"
 		switch path {
 		case 0:
 			w.Header().Set("Content-Type", "application/json")
@@ -207,6 +211,9 @@ func hostileServer(t *testing.T, model string) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// failAll makes hostileServer fail every request.
+const failAll = "(fail all)"
 
 // dirTexts reads every file under dirs, and names each file's name as a text too.
 func dirTexts(t *testing.T, texts map[string]string, dirs ...string) {
@@ -282,6 +289,14 @@ func TestSecretsEchoedEverywhere(t *testing.T) {
 	step("compare", exitOK, "compare", dir("run"), dir("merged"), "--force", "--out", dir("compare"))
 	step("sweep", exitOK, append([]string{"sweep", "--request-rates", "100,200", "--duration", "0.5s", "--no-confirm", "--target-share", "0.5", "--out", dir("sweep")}, common...)...)
 	step("plan", exitOK, "plan", dir("sweep"), "--peak", "50", "--a-cost-per-hour", "1", "--allow-unverified", "--out", dir("plan"))
+	// The preflight's error: the server's words without escapes or fake lines.
+	fsrv := hostileServer(t, failAll)
+	fu, _ := url.Parse(fsrv.URL)
+	step("preflight error", exitFailure, append([]string{"run", "--out", dir("preflight"), "--num-requests", "1", "--base-url",
+		fmt.Sprintf("http://%s:%s@%s/v1?api-version=%s", encUser, encPass, fu.Host, encQuery)}, common[2:]...)...)
+	if !strings.Contains(texts["preflight error stderr"], "preflight") {
+		t.Errorf("preflight error: %s", texts["preflight error stderr"])
+	}
 	// The model's name from GET /models: refused when it echoes the key or holds escapes.
 	for name, model := range map[string]string{"a model id echoing the key": "org/" + strings.ToUpper(encKey[3:16]), "a model id with escapes": "m\x1b[2J\nfake line"} {
 		msrv := hostileServer(t, model)
@@ -317,8 +332,11 @@ func TestSecretsEchoedEverywhere(t *testing.T) {
 		if strings.HasSuffix(name, ".png") {
 			continue
 		}
-		if i := strings.IndexByte(text, 0x1b); i >= 0 {
+		if i := strings.IndexFunc(text, func(r rune) bool { return r == 0x1b || r == 0x07 }); i >= 0 {
 			t.Errorf("%s holds an escape sequence: …%q…", name, text[max(0, i-40):min(len(text), i+20)])
+		}
+		if strings.Contains(text, "\nloadcurve: a fake line") {
+			t.Errorf("%s holds a line the server wrote", name)
 		}
 	}
 }
