@@ -43,8 +43,10 @@ const (
 	// (scripts/oracle): misses cluster, so a 99 % claim needs hundreds of independent stretches
 	// of traffic on each side of the capacity.
 	DefaultBudget = 60 * time.Minute
-	// MaxDurationRequests bounds the arrivals one duration-bound tier may plan.
-	MaxDurationRequests = 2_000_000
+	// MaxDurationRequests bounds the arrivals one tier may plan (arrival.MaxArrivals): a
+	// duration or count that would plan more is refused by Validate (it was once cut there
+	// without a word), and a schedule that draws more by chance is refused when it is made.
+	MaxDurationRequests = arrival.MaxArrivals
 )
 
 // Config says what a sweep sends and how it decides. Zero durations and counts take the
@@ -243,7 +245,80 @@ func (c Config) Validate() []error {
 	if err := c.windowFits(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := c.sizeFits(); err != nil {
+		errs = append(errs, err)
+	}
 	return append(errs, c.Settings.Params.Validate()...)
+}
+
+// Memory one planned arrival costs before its tier starts: its offset and its request (264 B
+// measured for a synthetic set); and, unless Bounded, its record kept for exact percentiles
+// once it ends (~1.3 KB at 128 output tokens: 240 B and 8 B per token gap).
+const (
+	plannedBytes = 8 + 264
+	recordBytes  = 1300
+)
+
+// sizeFits refuses a tier that would plan more than MaxDurationRequests arrivals (a count, or
+// a duration at the highest rate), with the memory it would take, before anything is made.
+func (c Config) sizeFits() error {
+	per := plannedBytes
+	if !c.Bounded {
+		per += recordBytes
+	}
+	cost := func(n float64) string {
+		s := fmt.Sprintf("about %s of memory before the first request", bytesText(n*float64(per)))
+		if !c.Bounded {
+			s += fmt.Sprintf("; %s with --bounded-memory", bytesText(n*plannedBytes))
+		}
+		return s
+	}
+	if c.Requests > MaxDurationRequests {
+		return field.Errorf("num-requests", "%d requests are more than the %d one tier may plan (%s): ask for fewer, or split the load into several runs",
+			c.Requests, MaxDurationRequests, cost(float64(c.Requests)))
+	}
+	if c.Duration <= 0 {
+		return nil
+	}
+	var exp float64
+	var what string
+	switch sp, ok := c.Schedule.(arrival.Spec); {
+	case ok:
+		exp, what = sp.Expected(c.Duration), sp.String()
+	case c.Schedule == nil && !c.Rates.Auto && len(c.Rates.List) > 0:
+		top := 0.0
+		for _, r := range c.Rates.List {
+			if math.IsInf(r, 1) {
+				return field.Errorf("duration", "a tier at rate inf plans every arrival at once, so a duration does not bound it: give --num-requests, or finite rates")
+			}
+			top = max(top, r)
+		}
+		exp, what = arrival.Spec{Rate: top}.Expected(c.Duration), fmt.Sprintf("the highest rate, %g req/s,", top)
+	default:
+		return nil
+	}
+	if exp <= MaxDurationRequests || math.IsInf(exp, 1) {
+		return nil // rate inf with a duration is refused where the rate is read
+	}
+	return field.Errorf("duration", "%v at %s plans about %.0f arrivals, more than the %d one tier may plan (%s): shorten --duration or lower the rate",
+		c.Duration, what, exp, MaxDurationRequests, cost(exp))
+}
+
+// bytesText writes a size in bytes in binary units.
+func bytesText(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	switch {
+	case b < 10:
+		return fmt.Sprintf("%.2f %s", b, units[i])
+	case b < 100:
+		return fmt.Sprintf("%.1f %s", b, units[i])
+	}
+	return fmt.Sprintf("%.0f %s", b, units[i])
 }
 
 // windowFits refuses a fixed steady-state window (Measure.Warmup + Measure.Cooldown) that

@@ -456,7 +456,12 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 		offsets, err = sch.Arrivals(cfg.Requests, 0, seed, 0)
 	case cfg.Duration > 0:
 		id.DurationS, end = cfg.Duration.Seconds(), cfg.Duration
-		offsets, err = sch.Arrivals(0, cfg.Duration, seed, MaxDurationRequests)
+		// Validate refused a duration expected to plan more than the bound; one that draws
+		// more by chance is refused here, not cut.
+		offsets, err = sch.Arrivals(0, cfg.Duration, seed, MaxDurationRequests+1)
+		if err == nil {
+			err = arrival.CheckDrawn(sch, offsets, cfg.Duration)
+		}
 	case cfg.Schedule != nil: // a replay, whole
 		offsets, err = sch.Arrivals(0, 0, seed, 0)
 	default:

@@ -58,6 +58,9 @@ func Load(spec string, opts LoadOptions) (*Set, *Trace, error) {
 	if opts.N < 0 {
 		return nil, nil, fmt.Errorf("workload %q: the request count must not be negative, got %d", spec, opts.N)
 	}
+	if err := checkGeneratedSize(kind, opts); err != nil {
+		return nil, nil, err
+	}
 	var (
 		set *Set
 		tr  *Trace

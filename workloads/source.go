@@ -106,6 +106,9 @@ func (s *Source) Size() int {
 // sessions: a file's first n, or all of them reused in order, the copies numbered as new
 // sessions (the k-th session of the tier is session k).
 func (s *Source) TierSet(n int, seed int64) (*Set, []string, error) {
+	if err := s.CheckSize(n); err != nil {
+		return nil, nil, err
+	}
 	if s.Generated() {
 		o := s.opts
 		o.N, o.Seed = n, seed

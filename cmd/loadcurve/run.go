@@ -16,6 +16,7 @@ import (
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/workloads"
 )
 
 func runCommand() *cli.Command {
@@ -69,6 +70,9 @@ func runAction(c *cli.Context) error {
 		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.startAt, Drain: runDrain(lc.target.Target.Timeout, src.Sessions())}
 	if errs := flagErrors(cfg.Validate()); len(errs) > 0 {
 		return usageErrors(errs)
+	}
+	if err := sizeOfSet(src, sch, n, d); err != nil {
+		return err
 	}
 	vr, err := readVLLMResult(c, spec, lc.settings)
 	if err != nil {
@@ -285,6 +289,26 @@ func (vr *vllmResult) write(c *cli.Context, res *sweep.Result) error {
 		return fmt.Errorf("--save-result: %s: %w", path, err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result in vLLM's layout to %s\n", path)
+	return nil
+}
+
+// sizeOfSet refuses, before anything is sent or made, a tier whose request set would be too
+// large to hold or to generate (workloads.MaxRequests, MaxPromptWords): n requests (sessions),
+// or those an arrival process is expected to plan within d.
+func sizeOfSet(src *workloads.Source, sch arrival.Schedule, n int, d time.Duration) error {
+	if sp, ok := sch.(arrival.Spec); ok && n == 0 && d > 0 {
+		exp := sp.Expected(d)
+		if math.IsInf(exp, 1) || exp > arrival.MaxArrivals {
+			return nil // refused with the schedule
+		}
+		n = int(math.Ceil(exp))
+	}
+	if n <= 0 {
+		return nil // a replay: the trace's own requests
+	}
+	if err := src.CheckSize(n); err != nil {
+		return usageError{err}
+	}
 	return nil
 }
 

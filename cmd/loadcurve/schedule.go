@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -31,7 +31,15 @@ func scheduleCommand() *cli.Command {
 			if errs = append(errs, cErrs...); len(errs) > 0 {
 				return usageErrors(errs)
 			}
-			offsets, err := spec.Arrivals(n, d, c.Int64("seed"), sweep.MaxDurationRequests)
+			if err := scheduleFits(spec, n, d); err != nil {
+				return err
+			}
+			offsets, err := spec.Arrivals(n, d, c.Int64("seed"), arrival.MaxArrivals+1)
+			if err == nil {
+				if err = arrival.CheckDrawn(spec, offsets, d); err != nil {
+					return usagef("--duration %v: %v: shorten --duration or lower the rate", d, err)
+				}
+			}
 			if err != nil {
 				return usageError{err}
 			}
@@ -83,6 +91,9 @@ func workloadCommand() *cli.Command {
 			if !src.Generated() && !c.IsSet("num-requests") {
 				n = src.Size()
 			}
+			if err := src.CheckSize(n); err != nil {
+				return usageError{err}
+			}
 			set, notes, err := src.TierSet(n, c.Int64("seed"))
 			if err != nil {
 				return usageError{err}
@@ -104,4 +115,41 @@ func printNotes(wr io.Writer, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintf(wr, "loadcurve: workload: %s\n", strings.TrimSpace(n))
 	}
+}
+
+// scheduleFits refuses, before anything is allocated, a schedule of n arrivals (or of those
+// expected within d) above arrival.MaxArrivals, naming the flags to change and the memory it
+// would take (8 B an arrival, for the schedule alone).
+func scheduleFits(spec arrival.Spec, n int, d time.Duration) error {
+	err := spec.CheckSize(n, d)
+	if err == nil {
+		return nil
+	}
+	if n > 0 {
+		return usagef("--num-requests %d is more than the %d arrivals one tier may plan (its schedule alone would hold %s of memory): ask for fewer",
+			n, arrival.MaxArrivals, bytesText(float64(n)*8))
+	}
+	exp := spec.Expected(d)
+	if math.IsInf(exp, 1) {
+		return usagef("--duration %v at --request-rate inf plans every arrival at once, so the duration does not bound it: give --num-requests", d)
+	}
+	return usagef("--duration %v at %s plans about %.0f arrivals, more than the %d one tier may plan (its schedule alone would hold %s of memory): shorten --duration or lower the rate",
+		d, spec, exp, arrival.MaxArrivals, bytesText(exp*8))
+}
+
+// bytesText writes a size in bytes in binary units.
+func bytesText(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	switch {
+	case b < 10:
+		return fmt.Sprintf("%.2f %s", b, units[i])
+	case b < 100:
+		return fmt.Sprintf("%.1f %s", b, units[i])
+	}
+	return fmt.Sprintf("%.0f %s", b, units[i])
 }
