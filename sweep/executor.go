@@ -710,6 +710,10 @@ func shortTierLine(t TierResult, stop *stopRule, p curve.Params) string {
 			ended = fmt.Sprintf(" (ran its %s cap)", durationText(e.ArrivalsEndS))
 		}
 	}
+	if s.Stalls > 0 {
+		// The server's failure, not the run's: said where the tier is, not only in its files.
+		ended += fmt.Sprintf("; %s requests stalled (the server sent nothing on them until the drain deadline: timeouts)", count(s.Stalls))
+	}
 	return fmt.Sprintf("%s%s: %s requests, %s: %s%s", name, at, count(st.Requests), share, verdict, ended)
 }
 
