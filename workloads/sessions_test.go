@@ -460,7 +460,8 @@ func TestShareGPTMultiTurn(t *testing.T) {
 	set, got := read(workloads.ShareGPTOptions{MultiTurn: true, Think: 2 * time.Second})
 	want := []turn{
 		{1, 1, "eggs#1", "How long should I boil an egg for a soft yolk?", 13, 0},
-		{1, 2, "eggs#2", "Sorry, I mean a fully hard yolk, not a jammy one.", 10, 2000},
+		// Two human messages in a row are one turn: joined, not reduced to the second.
+		{1, 2, "eggs#2", "And for a hard yolk?\n\nSorry, I mean a fully hard yolk, not a jammy one.", 10, 2000},
 		{1, 3, "eggs#3", "Can I peel it right away?", 14, 2000},
 		{2, 1, "9#1", "Translate good morning into French please.", 9, 0},
 		{2, 2, "9#2", "Ok.", 8, 2000},
@@ -484,14 +485,16 @@ func TestShareGPTMultiTurn(t *testing.T) {
 	wantNotes := []string{
 		"skipped 1 ShareGPT entry without a human→gpt exchange",
 		"skipped 1 ShareGPT entry with a prompt or reply under 4 words in its first turn",
+		"joined consecutive human messages into one prompt (a blank line between them) in 1 request: the prompt starts with the first of them, as vLLM's loader sends a conversation's first message, and keeps the rest",
 		"cut 1 session short before their first turn outside the length filters (with its history): 2 later turns dropped",
 	}
 	if !reflect.DeepEqual(set.Notes, wantNotes) {
 		t.Errorf("notes %q\nwant %q", set.Notes, wantNotes)
 	}
 
-	// The context filters count the history: eggs' turn 3 would end at 11+13 + 11+10 + 6+14 = 65
-	// words; 50 allows two turns. A prompt limit of 20 allows one (11+13+11 = 35 > 20).
+	// The context filters count the history: eggs' turn 3 would end at 11+13 + 16+10 + 6+14 = 70
+	// words (turn 2's prompt joins 5 and 11 words); 50 allows two turns. A prompt limit of 20
+	// allows one (11+13+16 = 40 > 20).
 	_, got = read(workloads.ShareGPTOptions{MultiTurn: true, MaxTotalLen: 50})
 	if got[0].label != "eggs#1" || got[1].label != "eggs#2" || got[2].label != "9#1" {
 		t.Errorf("total length 50: %+v", got)

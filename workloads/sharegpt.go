@@ -55,7 +55,9 @@ func LoadShareGPT(path string, opts ShareGPTOptions) (*Set, error) {
 // ReadShareGPT reads a ShareGPT file: a JSON array of {"id", "conversations": [{"from", "value"}]}.
 // Each entry gives at most one request: its first human turn ("from" "human" or "user") that is
 // directly followed by a gpt turn ("gpt", "assistant" or "chatgpt") is the prompt, sent as it
-// is; the reply's word count (CountWords, an approximation of its token count) is max_tokens;
+// is; several human turns in a row before the gpt turn are joined into that one prompt, a blank
+// line between them, and counted in Set.Notes (vLLM's loader sends conversations[0] as the
+// prompt whatever follows it: the joined prompt starts with it, and loses nothing after it); the reply's word count (CountWords, an approximation of its token count) is max_tokens;
 // "id" (string or number) becomes the label. Entries without such a pair, with an empty prompt
 // or reply, or outside opts' length filters are skipped: Set.Skipped counts them and Set.Notes
 // says why. Structural mistakes (an entry that is not an object, a "value" that is neither a
@@ -64,10 +66,9 @@ func LoadShareGPT(path string, opts ShareGPTOptions) (*Set, error) {
 //
 // With opts.MultiTurn, each entry gives at most one session, whose turns are all its human→gpt
 // exchanges in order: every human message directly followed by a gpt message is a turn, one chat
-// request of that single user message, with the reply's word count as max_tokens. As for a
-// single request, a human message that is not directly answered (the first of two consecutive
-// human messages, or a trailing one) is dropped, and so are system messages and replies without
-// a question; the client sends the server's actual replies in the history, not the file's. Turn
+// request of that user message (consecutive ones joined, as for a single request), with the
+// reply's word count as max_tokens. A trailing human message, never answered, is dropped, and so
+// are system messages and replies without a question; the client sends the server's actual replies in the history, not the file's. Turn
 // labels are "ID#TURN" (none without an id); turns after the first wait opts.Think.
 //
 // The length filters then apply turn by turn, each turn with the history it is sent after, in
@@ -104,6 +105,7 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 		noPair, tooShort, tooLong int
 		count, kept               int // entries read, and made requests (sessions)
 		cut, dropped              int // sessions cut short, and the turns they lost
+		joined                    int // requests (turns) whose prompt joins consecutive human messages
 	)
 	thinkMS := thinkMSOf(opts.Think)
 	for dec.More() {
@@ -169,6 +171,11 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 			continue // the rest of the file is still checked
 		}
 		kept++
+		for _, ex := range exs[:n] {
+			if ex.joined {
+				joined++
+			}
+		}
 		if !opts.MultiTurn {
 			ex := exs[0]
 			reqs = append(reqs, Request{Label: label, Prompt: ex.prompt, InputTokens: CountWords(ex.prompt), MaxTokens: CountWords(ex.reply)})
@@ -221,6 +228,10 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 	if tooLong > 0 {
 		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s with a prompt over %d words or prompt and reply over %d%s", entries(tooLong), opts.MaxPromptLen, opts.MaxTotalLen, first))
 	}
+	if joined > 0 {
+		set.Notes = append(set.Notes, fmt.Sprintf("joined consecutive human messages into one prompt (a blank line between them) in %s: the prompt starts with the first of them, as vLLM's loader sends a conversation's first message, and keeps the rest",
+			plural(joined, "request")))
+	}
 	if cut > 0 && opts.MultiTurn {
 		set.Notes = append(set.Notes, fmt.Sprintf("cut %s short before their first turn outside the length filters (with its history): %s dropped",
 			plural(cut, "session"), plural(dropped, "later turn")))
@@ -244,23 +255,53 @@ type sharegptEntry struct {
 	} `json:"conversations"`
 }
 
-// exchange is a human message and the gpt reply directly after it.
-type exchange struct{ prompt, reply string }
+// exchange is a human message (or several in a row, joined) and the gpt reply directly after.
+type exchange struct {
+	prompt, reply string
+	joined        bool // the prompt joins consecutive human messages
+}
 
 // exchangesOf returns the human→gpt exchanges of a conversation of n messages, in order: every
-// human message directly followed by a gpt one; only the first when !all.
+// run of human messages directly followed by a gpt one, the run's messages joined into one
+// prompt by a blank line (empty ones left out); only the first when !all.
 func exchangesOf(n int, message func(i int) (from, value string), all bool) []exchange {
 	var out []exchange
-	for i := 0; i+1 < n; i++ {
-		from, prompt := message(i)
-		next, reply := message(i + 1)
-		if isHumanTurn(from) && isGPTTurn(next) {
-			out = append(out, exchange{prompt, reply})
-			if !all {
+	for i := 0; i < n; i++ {
+		if from, _ := message(i); !isHumanTurn(from) {
+			continue
+		}
+		j := i + 1 // the message after the run of human ones
+		for j < n {
+			if from, _ := message(j); !isHumanTurn(from) {
 				break
 			}
-			i++
+			j++
 		}
+		if j == n {
+			break // a trailing question, never answered
+		}
+		next, reply := message(j)
+		if !isGPTTurn(next) {
+			i = j // answered by neither: a system message or another role
+			continue
+		}
+		ex := exchange{reply: reply, joined: j-i > 1}
+		if ex.joined {
+			var parts []string
+			for k := i; k < j; k++ {
+				if _, v := message(k); v != "" {
+					parts = append(parts, v)
+				}
+			}
+			ex.prompt = strings.Join(parts, "\n\n")
+		} else {
+			_, ex.prompt = message(i)
+		}
+		out = append(out, ex)
+		if !all {
+			break
+		}
+		i = j
 	}
 	return out
 }

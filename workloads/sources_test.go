@@ -308,8 +308,11 @@ func TestShareGPTLengths(t *testing.T) {
 	if r.Label != "conv-a" || r.Text() != "Explain what a KV cache is in two sentences." || r.InputTokens != 9 || r.MaxTokens != 26 {
 		t.Errorf("first request %+v", r)
 	}
-	if r := set.Requests[2]; r.Label != "42" || !strings.HasPrefix(r.Text(), "Second message") {
-		t.Errorf("the pair must be the first human turn directly answered: %+v", r)
+	// Two human messages before the reply are one prompt, joined: not the second alone (it was),
+	// and not the first alone; vLLM's loader would send the first, with the second's length as
+	// max_tokens.
+	if r := set.Requests[2]; r.Label != "42" || r.Text() != "First message without an answer.\n\nSecond message, answered this time." || r.InputTokens != 10 {
+		t.Errorf("the pair must be the run of human messages joined, then the reply: %+v", r)
 	}
 }
 
