@@ -483,6 +483,12 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("negative reasoning_chunks, reasoning_tokens or cached_tokens")
 	case w.MaxTokens < 0:
 		return fmt.Errorf("max_tokens %d: want a count >= 0", w.MaxTokens)
+	case w.InputTokens < 0 || w.OutputTokens < 0 || w.Chunks < 0 || w.Attempts < 0:
+		return fmt.Errorf("input_tokens %d, output_tokens %d, chunks %d, attempts %d: counts are >= 0 (a hand-edited line?)",
+			w.InputTokens, w.OutputTokens, w.Chunks, w.Attempts)
+	}
+	if err := checkOrder(&w); err != nil {
+		return err
 	}
 	*r = Record{
 		ID: *w.ID, Tier: w.Tier, Shard: w.Shard, Outcome: *w.Outcome,
@@ -506,6 +512,26 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		r.Quality = QualityFail
 		if *w.QualityOK {
 			r.Quality = QualityPass
+		}
+	}
+	return nil
+}
+
+// checkOrder refuses a request line whose moments are out of their order: a response is
+// sent, then streams its first token, its last, and ends; each moment is measured on one
+// monotonic clock, so only a hand-edited line can say otherwise. Moments never reached are
+// absent and not compared.
+func checkOrder(w *wireRecord) error {
+	order := []struct {
+		name string
+		v    *float64
+	}{{"sent_s", w.Sent}, {"first_s", w.First}, {"last_s", w.Last}, {"end_s", w.End}}
+	for i, a := range order {
+		for _, b := range order[i+1:] {
+			if a.v != nil && b.v != nil && *b.v < *a.v {
+				return fmt.Errorf("%s %v is before %s %v: a request's moments come in the order sent, first token, last token, end (a hand-edited line?)",
+					b.name, *b.v, a.name, *a.v)
+			}
 		}
 	}
 	return nil
