@@ -275,7 +275,17 @@ func resolvedScenario(c *cli.Context) ([]byte, error) {
 		}
 		switch f.(type) {
 		case *cli.StringSliceFlag:
-			list(c.StringSlice(name))
+			vals := c.StringSlice(name)
+			if name == "goodput" {
+				// vLLM's form, --goodput ttft:500 tpot:50, leaves the pairs after the first
+				// as positional arguments (objectives reads them): they are the flag's too.
+				for _, a := range c.Args().Slice() {
+					if strings.Contains(a, ":") {
+						vals = append(vals, a)
+					}
+				}
+			}
+			list(vals)
 		case *cli.GenericFlag:
 			if l, ok := c.Generic(name).(*listValue); ok {
 				list(l.vals)

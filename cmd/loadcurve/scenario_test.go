@@ -150,3 +150,34 @@ func TestREADMEScenarios(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioKeepsVLLMGoodputForm: in vLLM's form, --goodput ttft:500 tpot:50, the pairs after
+// the first arrive as positional arguments; the resolved scenario holds them all, so a rerun from
+// it judges by the same objectives (it kept only ttft:500).
+func TestScenarioKeepsVLLMGoodputForm(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	if code, _, stderr := runCLI(t, "run", "--num-requests", "4", "--request-rate", "inf", "--random-input-len", "8",
+		"--random-output-len", "4", "--quiet", "--out", out, "--goodput", "ttft:500", "tpot:50"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	resolved, err := os.ReadFile(filepath.Join(out, ScenarioName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`- "ttft:500"`, `- "tpot:50"`} {
+		if !strings.Contains(string(resolved), want) {
+			t.Errorf("the resolved scenario lacks %q:\n%s", want, resolved)
+		}
+	}
+	again := filepath.Join(t.TempDir(), "again")
+	if code, _, stderr := runCLI(t, "run", "--config", filepath.Join(out, ScenarioName), "--out", again); code != exitOK {
+		t.Fatalf("rerun: exit %d: %s", code, stderr)
+	}
+	f, err := records.ReadFile(filepath.Join(again, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := f.Header.Settings; o == nil || !strings.Contains(o.Objectives, "ttft:500") || !strings.Contains(o.Objectives, "tpot:50") {
+		t.Errorf("the rerun's settings: %+v, want objectives ttft:500 and tpot:50", o)
+	}
+}
