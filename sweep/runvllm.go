@@ -143,6 +143,31 @@ type VLLMOptions struct {
 	Percentiles []float64
 	// Ramp is the rate's ramp, when the run had one.
 	Ramp *VLLMRamp
+	// PerRequest is the run's per-request arrays (nil: none kept, written as empty lists).
+	// latencies and queue_times are always written, as vLLM does; the other seven only with
+	// Detailed (vLLM's --save-detailed).
+	PerRequest *VLLMPerRequest
+	Detailed   bool
+	// TokenizerID is vLLM's tokenizer_id ("" writes null: the server's usage counted the tokens).
+	TokenizerID string
+	// Backend is vLLM's --backend as given ("": the one of the run's endpoint, openai or openai-chat).
+	Backend string
+}
+
+// VLLMPerRequest is vLLM's per-request arrays of a run, one entry per request in the order the
+// requests were planned, failures included (0 and "" where vLLM writes them for a failure).
+// Times are in seconds; StartTimes count from the run's start (vLLM's are perf_counter values,
+// a clock of the same kind with another origin).
+type VLLMPerRequest struct {
+	InputLens      []int
+	OutputLens     []int
+	TTFTs          []float64
+	ITLs           [][]float64
+	Latencies      []float64
+	StartTimes     []float64
+	QueueTimes     []float64
+	GeneratedTexts []string
+	Errors         []string
 }
 
 // VLLMRamp is a ramp of the request rate as vLLM's result names it.
@@ -153,9 +178,10 @@ type VLLMRamp struct {
 
 // VLLMResult is a run's result in the layout of vLLM's --save-result file: vLLM's keys only, in
 // vLLM's order, with vLLM's default choice of statistics (o), the --metadata pairs at the top
-// level after num_prompts, and no per-request arrays (vLLM writes those with --save-detailed;
-// records.jsonl has every request). tokenizer_id is null: loadcurve uses no tokenizer (it counts
-// the tokens the server's usage reports).
+// level after num_prompts, vLLM's value types (floats written as Python writes them, "inf" for
+// an infinite rate), latencies and queue_times always and the other per-request arrays with
+// o.Detailed (vLLM's --save-detailed). tokenizer_id is null unless o.TokenizerID: without
+// --tokenizer, loadcurve counts the tokens the server's usage reports.
 func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 	rf, err := r.RunSummary()
 	if err != nil {
@@ -172,6 +198,14 @@ func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 	}
 	w := orderedJSON{b: []byte{'{'}}
 	id := rf.vllmIdentity()
+	if o.TokenizerID != "" {
+		b, _ := json.Marshal(o.TokenizerID) // a string always encodes
+		id["tokenizer_id"] = b
+	}
+	if o.Backend != "" {
+		b, _ := json.Marshal(o.Backend)
+		id["backend"], id["endpoint_type"] = b, b
+	}
 	for _, k := range VLLMIdentityKeys[:7] { // up to num_prompts; the peaks come later
 		w.raw(k, id[k])
 	}
@@ -180,8 +214,9 @@ func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 			w.value(p.Key, p.Value)
 		}
 	}
-	w.number("request_rate", s.NominalRate)
-	w.number("burstiness", s.Burstiness)
+	// vLLM writes its float-typed values as Python floats ("4.0") and an infinite rate as "inf".
+	w.pyFloat("request_rate", s.NominalRate)
+	w.pyFloat("burstiness", s.Burstiness)
 	if s.MaxConcurrency > 0 {
 		w.value("max_concurrency", s.MaxConcurrency)
 	} else {
@@ -192,17 +227,45 @@ func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 		w.number("ramp_up_start_rps", o.Ramp.Start)
 		w.number("ramp_up_end_rps", o.Ramp.End)
 	}
-	w.number("duration", s.Duration)
+	w.pyFloat("duration", s.Duration)
 	w.value("completed", s.Completed)
 	w.value("failed", s.Failed)
 	w.value("total_input_tokens", s.TotalInputTokens)
 	w.value("total_output_tokens", s.TotalOutputTokens)
-	w.number("request_throughput", s.RequestThroughput)
-	w.number("request_goodput", s.RequestGoodput)
-	w.number("output_throughput", s.OutputThroughput)
-	w.number("total_token_throughput", s.TotalTokenThroughput)
-	w.raw("max_output_tokens_per_s", id["max_output_tokens_per_s"])
+	w.pyFloat("request_throughput", s.RequestThroughput)
+	if math.IsNaN(s.RequestGoodput) {
+		w.raw("request_goodput", json.RawMessage("null")) // vLLM's None without --goodput
+	} else {
+		w.pyFloat("request_goodput", s.RequestGoodput)
+	}
+	w.pyFloat("output_throughput", s.OutputThroughput)
+	w.pyFloat("total_token_throughput", s.TotalTokenThroughput)
+	pr := o.PerRequest
+	if pr == nil {
+		pr = &VLLMPerRequest{}
+	}
+	if o.Detailed {
+		w.value("input_lens", nonNil(pr.InputLens))
+		w.value("output_lens", nonNil(pr.OutputLens))
+		w.pyFloats("ttfts", pr.TTFTs)
+		w.pyFloatLists("itls", pr.ITLs)
+	}
+	w.pyFloats("latencies", pr.Latencies)
+	if o.Detailed {
+		w.pyFloats("start_times", pr.StartTimes)
+	}
+	w.pyFloats("queue_times", pr.QueueTimes)
+	if o.Detailed {
+		w.value("generated_texts", nonNil(pr.GeneratedTexts))
+		w.value("errors", nonNil(pr.Errors))
+	}
+	if pk := rf.Peak; pk != nil {
+		w.pyFloat("max_output_tokens_per_s", pk.MaxOutputTokensPerS)
+	} else {
+		w.raw("max_output_tokens_per_s", id["max_output_tokens_per_s"])
+	}
 	w.raw("max_concurrent_requests", id["max_concurrent_requests"])
+	w.pyFloat("rtfx", 0) // vLLM's inverse real-time factor of audio input: 0.0 for text
 	stats := map[string]*measure.Stats{"ttft": &s.TTFT, "tpot": &s.TPOT, "itl": &s.ITL, "e2el": &s.E2EL,
 		"client_queue_time": &s.ClientQueueTime, "e2el_including_client_queue": &s.E2ELIncludingClientQueue}
 	for _, name := range VLLMMetrics {
@@ -217,16 +280,16 @@ func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 			return nil, fmt.Errorf("the summary has no statistics of %s (--percentile-metrics)", name)
 		}
 		st := stats[name]
-		w.number("mean_"+name+"_ms", st.Mean)
-		w.number("median_"+name+"_ms", st.Median)
-		w.number("std_"+name+"_ms", st.Std)
+		w.pyFloat("mean_"+name+"_ms", st.Mean)
+		w.pyFloat("median_"+name+"_ms", st.Median)
+		w.pyFloat("std_"+name+"_ms", st.Std)
 		for _, p := range ps {
 			k := measure.PercentileKey(p)
 			v, ok := st.Percentiles[k]
 			if !ok {
 				return nil, fmt.Errorf("the summary has no %s of %s (--metric-percentiles)", k, name)
 			}
-			w.number(k+"_"+name+"_ms", v)
+			w.pyFloat(k+"_"+name+"_ms", v)
 		}
 	}
 	if w.err != nil {
@@ -321,4 +384,59 @@ func (w *orderedJSON) value(k string, v any) {
 func (w *orderedJSON) number(k string, f float64) {
 	b, _ := measure.Number(f).MarshalJSON()
 	w.raw(k, b)
+}
+
+// pyFloat writes f as Python's json.dump writes a float: "4.0", "0.25", "1e-05"; an infinite
+// value as the string "inf" (vLLM's request_rate; json.dump's bare Infinity is not JSON, so a
+// burstiness of inf is written the same way); NaN, a figure the run could not define, as null.
+func (w *orderedJSON) pyFloat(k string, f float64) {
+	w.raw(k, appendPyFloat(nil, f))
+}
+
+func appendPyFloat(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, "null"...)
+	case math.IsInf(f, 1):
+		return append(b, `"inf"`...)
+	case math.IsInf(f, -1):
+		return append(b, `"-inf"`...)
+	}
+	return append(b, PyFloat(f)...)
+}
+
+// pyFloats writes a list of floats ([] for none).
+func (w *orderedJSON) pyFloats(k string, fs []float64) {
+	w.raw(k, appendPyFloats(nil, fs))
+}
+
+func appendPyFloats(b []byte, fs []float64) []byte {
+	b = append(b, '[')
+	for i, f := range fs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendPyFloat(b, f)
+	}
+	return append(b, ']')
+}
+
+// pyFloatLists writes a list of lists of floats (vLLM's itls).
+func (w *orderedJSON) pyFloatLists(k string, ls [][]float64) {
+	b := []byte{'['}
+	for i, l := range ls {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendPyFloats(b, l)
+	}
+	w.raw(k, append(b, ']'))
+}
+
+// nonNil is s, or an empty slice for nil, so that it encodes as [] and not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

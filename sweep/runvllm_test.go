@@ -140,7 +140,8 @@ func TestVLLMResult(t *testing.T) {
 	head := []string{"date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts", "tp", "gpu",
 		"request_rate", "burstiness", "max_concurrency"}
 	figures := []string{"duration", "completed", "failed", "total_input_tokens", "total_output_tokens", "request_throughput",
-		"request_goodput", "output_throughput", "total_token_throughput", "max_output_tokens_per_s", "max_concurrent_requests"}
+		"request_goodput", "output_throughput", "total_token_throughput", "latencies", "queue_times", "max_output_tokens_per_s",
+		"max_concurrent_requests", "rtfx"}
 	stats := func(ps []string, metrics ...string) []string {
 		var out []string
 		for _, m := range metrics {

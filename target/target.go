@@ -65,6 +65,9 @@ type Options struct {
 	// Progress, when set, is called as a tier starts and returns the function that ends its
 	// progress display (the counters are updated while the tier runs).
 	Progress func(label string, p *loadgen.Progress) (stop func())
+	// Warmups, when > 0, sends that many copies of the first tier's first request before it,
+	// unmeasured and not recorded (vLLM's --num-warmups), within the tier's concurrency cap.
+	Warmups int
 	// Log receives messages for the user (warnings, notes); nil drops them.
 	Log func(format string, a ...any)
 	// Version is the tool's version, for the header.
@@ -89,6 +92,9 @@ type Session struct {
 	writer  *records.Writer
 	// appended is the records file opened by AppendRecords, closed after writer.
 	appended *os.File
+
+	// warmedUp: the --num-warmups requests were sent (before the first tier).
+	warmedUp bool
 
 	mu     sync.Mutex
 	server map[int]json.RawMessage
@@ -426,6 +432,12 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 			return id, err
 		}
 	}
+	if s.opts.Warmups > 0 && !s.warmedUp && len(reqs) > 0 {
+		s.warmedUp = true
+		if err := s.warmUpFirst(ctx, id.Tier, reqs[0], id.MaxConcurrency); err != nil {
+			return id, err
+		}
+	}
 	if err := s.openRecords(); err != nil {
 		return id, err
 	}
@@ -550,6 +562,26 @@ func (s *Session) warmUp(ctx context.Context, tier int, reqs []workloads.Request
 		return fmt.Errorf("warm-up of tier %d: %w", tier, err)
 	}
 	s.logf("warm-up: sent tier %d's %d requests once, unmeasured (%d failed)", tier, res.Planned, prog.Errors.Load())
+	return nil
+}
+
+// warmUpFirst sends Warmups copies of the first request at once, within the concurrency cap,
+// unmeasured and not recorded, as vLLM's --num-warmups does before its run.
+func (s *Session) warmUpFirst(ctx context.Context, tier int, first workloads.Request, maxConc int) error {
+	n := s.opts.Warmups
+	reqs := make([]workloads.Request, n)
+	for i := range reqs {
+		reqs[i] = first
+		reqs[i].ID = i
+		reqs[i].Session, reqs[i].Turn, reqs[i].ThinkMS = 0, 0, 0
+	}
+	var prog loadgen.Progress
+	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{Index: tier, Offsets: make([]time.Duration, n),
+		Requests: reqs, MaxConcurrency: maxConc}, discard{}, &prog)
+	if err != nil {
+		return fmt.Errorf("--num-warmups: %w", err)
+	}
+	s.logf("warm-up: sent %d copies of the first request before the run, unmeasured (%d failed)", res.Planned, prog.Errors.Load())
 	return nil
 }
 

@@ -32,6 +32,7 @@ func LoadJSONL(path string) (*Set, error) {
 //     with some text. Prompt goes to /completions and, as one user message, to chat; messages go to
 //     chat as they are.
 //   - "max_tokens": a positive integer; absent, the request carries none (server default).
+//   - "output_tokens": vLLM's custom dataset's name for max_tokens, used when max_tokens is absent.
 //   - "input_tokens": a positive integer; absent, CountWords of the prompt and of every message
 //     content (an approximation: a real tokenizer and the chat template count differently).
 //   - "expected": a string (the exact answer, compared with surrounding space trimmed) or an
@@ -109,7 +110,7 @@ func ReadJSONL(r io.Reader, name string) (*Set, error) {
 }
 
 // requestKeys lists the keys ReadJSONL accepts, for the unknown-key message.
-const requestKeys = `prompt, messages, max_tokens, input_tokens, expected, expected_finish_reason, id, label, prefix_group, tools, session, turn, think_ms`
+const requestKeys = `prompt, messages, max_tokens, output_tokens, input_tokens, expected, expected_finish_reason, id, label, prefix_group, tools, session, turn, think_ms`
 
 // turnLine is what a line says about sessions. lineNo is 0 when the line could not be read as
 // an object at all (nothing is known); has is set when it has a "session" (valid or not).
@@ -159,6 +160,13 @@ func parseRequestLine(line []byte, lineNo, index int, p *problems) (Request, tur
 			if v, ok := intValue(raw, 1); !ok {
 				bad(`"max_tokens" must be a positive integer, got %s`, describe(raw))
 			} else {
+				req.MaxTokens = v
+			}
+		case "output_tokens":
+			// vLLM's custom dataset names the output length so: max_tokens, unless that is given too.
+			if v, ok := intValue(raw, 1); !ok {
+				bad(`"output_tokens" must be a positive integer, got %s`, describe(raw))
+			} else if mt, has := obj["max_tokens"]; !has || isNull(mt) {
 				req.MaxTokens = v
 			}
 		case "input_tokens":

@@ -21,7 +21,10 @@ type generated struct {
 	// then words words, drawn by appendWords from this state.
 	state rand.PCG
 	words int
-	size  int // bytes of the whole text
+	// then this literal text: the one-token words that make up a prompt sized in a tokenizer's
+	// tokens (fitTokens); it starts with a space when anything comes before it.
+	tail string
+	size int // bytes of the whole text
 }
 
 // newGenerated records words words to be drawn from src's current state, after lead and own,
@@ -53,7 +56,7 @@ func (g *generated) appendText(b []byte) []byte {
 		state := g.state
 		b = appendWords(b, &state, g.words)
 	}
-	return b
+	return append(b, g.tail...)
 }
 
 func (g *generated) blockWords(j int) int {

@@ -168,6 +168,13 @@ type Synthetic struct {
 	RangeRatio float64
 	Dist       string // "" (= uniform), "uniform", "normal" or "lognormal"
 	Seed       int64
+	// PrefixLen, when > 0, puts one prefix of this many tokens, drawn once and shared by every
+	// request, before each request's own part (vLLM's --random-prefix-len): the input length is
+	// PrefixLen plus the drawn length.
+	PrefixLen int
+	// Tokenizer, when set, sizes the prompts in its tokens (vLLM's --tokenizer) instead of in
+	// words (the embedded deployment's tokens).
+	Tokenizer Tokenizer
 }
 
 // Validate returns every problem at once, naming the flags.
@@ -178,6 +185,9 @@ func (s Synthetic) Validate() []error {
 	}
 	if s.OutputLen < 1 || s.OutputLen > MaxSyntheticLen {
 		errs = append(errs, fmt.Errorf("--random-output-len must be in [1, %d], got %d", MaxSyntheticLen, s.OutputLen))
+	}
+	if s.PrefixLen < 0 || s.PrefixLen > MaxSyntheticLen {
+		errs = append(errs, fmt.Errorf("--random-prefix-len must be in [0, %d], got %d", MaxSyntheticLen, s.PrefixLen))
 	}
 	switch s.Dist {
 	case "", DistUniform:
@@ -205,10 +215,17 @@ func (s Synthetic) String() string { return "random(" + s.params() + ")" }
 
 // params lists the lengths and the seed, as String prints them.
 func (s Synthetic) params() string {
-	if s.Dist == "" || s.Dist == DistUniform {
-		return fmt.Sprintf("input=%d, output=%d, range=%g, seed=%d", s.InputLen, s.OutputLen, s.RangeRatio, s.Seed)
+	extra := ""
+	if s.PrefixLen > 0 {
+		extra += fmt.Sprintf(", prefix=%d", s.PrefixLen)
 	}
-	return fmt.Sprintf("input=%d, output=%d, dist=%s, ratio=%g, seed=%d", s.InputLen, s.OutputLen, s.Dist, s.RangeRatio, s.Seed)
+	if s.Tokenizer != nil {
+		extra += ", tokenizer=" + s.Tokenizer.Name()
+	}
+	if s.Dist == "" || s.Dist == DistUniform {
+		return fmt.Sprintf("input=%d, output=%d, range=%g, seed=%d", s.InputLen, s.OutputLen, s.RangeRatio, s.Seed) + extra
+	}
+	return fmt.Sprintf("input=%d, output=%d, dist=%s, ratio=%g, seed=%d", s.InputLen, s.OutputLen, s.Dist, s.RangeRatio, s.Seed) + extra
 }
 
 // Generate materialises n requests. The same Synthetic and n give the same set on every machine,
@@ -223,12 +240,26 @@ func (s Synthetic) Generate(n int) (*Set, error) {
 	src := rand.NewPCG(uint64(s.Seed), 0x6c6f6164637572) // "loadcur"
 	rng := rand.New(src)
 	draw := s.lengthDraw(src, rng)
+	lead := ""
+	if s.PrefixLen > 0 {
+		p, err := s.randomPrefix()
+		if err != nil {
+			return nil, err
+		}
+		lead = p + " "
+	}
 	reqs := make([]Request, n)
 	for i := range reqs {
 		in := draw(s.InputLen)
 		out := draw(s.OutputLen)
 		// The prompt is kept as its recipe: the words appendWords would draw here, from here.
-		reqs[i] = Request{gen: newGenerated("", "", src, in), InputTokens: in, MaxTokens: out}
+		g := newGenerated(lead, "", src, in)
+		if s.Tokenizer != nil {
+			if err := fitTokens(g, in, s.Tokenizer); err != nil {
+				return nil, err
+			}
+		}
+		reqs[i] = Request{gen: g, InputTokens: s.PrefixLen + in, MaxTokens: out}
 	}
 	return NewSet(s.String(), reqs), nil
 }

@@ -191,7 +191,7 @@ func printable(s string) string {
 func readTarget(c *cli.Context) (loadgen.Target, []error) {
 	var errs []error
 	ep, err := loadgen.ParseEndpoint(c.String("endpoint"))
-	if err != nil {
+	if err != nil && !strings.HasPrefix(c.String("endpoint"), "/") { // vLLM's path form: vllmTarget reads it
 		errs = append(errs, named("endpoint", err))
 	}
 	t := loadgen.Target{BaseURL: c.String("base-url"), APIKey: c.String("api-key"), Model: c.String("model"),
@@ -235,6 +235,7 @@ func readTarget(c *cli.Context) (loadgen.Target, []error) {
 		t.Headers.Add(name, value)
 	}
 	t.RequestIDPrefix = c.String("request-id-prefix")
+	errs = append(errs, vllmTarget(c, &t)...) // vLLM's --host/--port/--endpoint PATH, --backend, sampling flags
 	if t.BaseURL != "" {
 		v := t
 		if err := checkBaseURL(t.BaseURL); err != nil {
@@ -427,11 +428,18 @@ func readSource(c *cli.Context) (*workloads.Source, []error) {
 	if c.Bool("sharegpt-multi-turn") {
 		opts.ShareGPT.MultiTurn, opts.ShareGPT.Think = true, c.Duration("think-time")
 	}
-	src, errs := workloads.NewSource(c.String("workload"), opts, c.String("cache"))
+	spec, vErrs := vllmDataset(c, &opts) // vLLM's --dataset-name and length flags
+	if len(vErrs) > 0 {
+		return nil, vErrs
+	}
+	src, errs := workloads.NewSource(spec, opts, c.String("cache"))
 	for i, e := range errs {
 		if !strings.HasPrefix(e.Error(), "--") {
 			errs[i] = fmt.Errorf("--%w", e) // the library names the option without its dashes
 		}
+	}
+	if len(errs) == 0 {
+		errs = vllmSource(c, src)
 	}
 	return src, errs
 }

@@ -185,8 +185,8 @@ func TestMistypedCommandsAndFlagsGetSuggestions(t *testing.T) {
 		{[]string{"sweep", "--request-rate", "3"}, "did you mean --request-rates?", ""},
 		{[]string{"report", "dir", "--golaput", "ttft:5"}, "did you mean --goodput?", ""},
 		{[]string{"run", "--zzzzzzzz"}, "flag provided but not defined: -zzzzzzzz", "did you mean"},
-		{[]string{"--request-rate", "5", "run"}, "--request-rate is a flag of run or schedule: give it after the command", ""},
-		{[]string{"--requst-rate", "5"}, "did you mean --request-rate, a flag of run or schedule?", ""},
+		{[]string{"--request-rate", "5", "run"}, "--request-rate is a flag of run, sweep or schedule: give it after the command", ""},
+		{[]string{"--requst-rate", "5"}, "did you mean --request-rate, a flag of run, sweep or schedule?", ""},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

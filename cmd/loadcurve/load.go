@@ -85,6 +85,7 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 		}
 	}
 	lc.progress = !c.Bool("quiet") && isTerminal(os.Stderr)
+	errs = append(errs, applyVLLMCompat(c, lc)...) // vLLM's flags: refusals, no-effect notes, --num-warmups
 	return lc, errs
 }
 

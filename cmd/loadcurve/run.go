@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,9 +29,9 @@ func runCommand() *cli.Command {
 			"streams every response and prints TTFT, TPOT, ITL, E2EL, client queue time, goodput and compliant\n" +
 			"throughput, and the tier's steady state judged against --target-share. Without --base-url it starts\n" +
 			"the embedded simulated deployment.",
-		Flags: concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
+		Flags: withVLLMFlags("run", concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 			[]cli.Flag{boundedMemoryFlag("summarise on the fly and keep no records in memory, for long runs")},
-			vllmResultFlags(), simFlags("sim-"), []cli.Flag{scenarioFlag()}),
+			vllmResultFlags(), simFlags("sim-"), []cli.Flag{scenarioFlag()})),
 		Before: applyScenario,
 		Action: runAction,
 	}
@@ -89,7 +90,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer s.Close()
-	res, err := runExecutor(c.Context, c, s, cfg)
+	res, err := runExecutor(c.Context, c, s, cfg, vr.tap())
 	if lost := recordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
 		// The tiers that ran are whole in memory: show and save what can be, then fail.
 		lc.recordsLost = true
@@ -142,6 +143,10 @@ type vllmResult struct {
 	outDir string
 	// replace is --replace: an existing file of that name may be overwritten.
 	replace bool
+	// append is vLLM's --append-result: the result is appended to the file as one more line.
+	append bool
+	// requests keeps the per-request arrays as the run's records pass.
+	requests *perRequestTap
 }
 
 // path is where the file goes, named name: into --result-dir unless name is absolute, as in vLLM.
@@ -187,7 +192,9 @@ func (vr *vllmResult) checkPath(c *cli.Context, outDir string, replace bool) err
 	if why := vr.clash(c, path); why != "" {
 		return usagef("--result-filename: %s", why)
 	}
-	if st, err := os.Stat(path); err == nil && !replace {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("--result-filename: %s is a directory: name a file", path)
+	} else if err == nil && !replace && !vr.append {
 		if st.IsDir() {
 			return usagef("--result-filename: %s is a directory: name a file", path)
 		}
@@ -217,10 +224,21 @@ func sameExistingFile(a, b string) bool {
 // vLLM's defaults choose the statistics unless --percentile-metrics or --metric-percentiles
 // were given.
 func readVLLMResult(c *cli.Context, spec arrival.Spec, s sweep.Settings) (*vllmResult, error) {
-	if !c.Bool("save-result") && !c.IsSet("result-dir") && !c.IsSet("result-filename") {
+	appendTo := isSetHere(c, "append-result") && c.Bool("append-result")
+	if !c.Bool("save-result") && !c.IsSet("result-dir") && !c.IsSet("result-filename") && !appendTo {
+		if isSetHere(c, "save-detailed") {
+			fmt.Fprintln(c.App.ErrWriter, "loadcurve: --save-detailed: no effect without --save-result (as in vLLM)")
+		}
 		return nil, nil
 	}
-	vr := &vllmResult{dir: c.String("result-dir"), name: c.String("result-filename")}
+	vr := &vllmResult{dir: c.String("result-dir"), name: c.String("result-filename"), append: appendTo}
+	vr.opts.Detailed = isSetHere(c, "save-detailed") && c.Bool("save-detailed")
+	if isSetHere(c, "tokenizer") {
+		vr.opts.TokenizerID = c.String("tokenizer")
+	}
+	if isSetHere(c, "backend") {
+		vr.opts.Backend = c.String("backend")
+	}
 	if c.IsSet("result-filename") && (vr.name == "" || strings.HasSuffix(vr.name, "/")) {
 		return nil, usagef("--result-filename must name a file, got %q", vr.name)
 	}
@@ -251,6 +269,9 @@ func (vr *vllmResult) write(c *cli.Context, res *sweep.Result) error {
 	if vr == nil {
 		return nil
 	}
+	if vr.requests != nil {
+		vr.opts.PerRequest = vr.requests.arrays()
+	}
 	b, err := res.VLLMResult(vr.opts)
 	if err != nil {
 		return fmt.Errorf("--save-result: %w", err)
@@ -271,7 +292,15 @@ func (vr *vllmResult) write(c *cli.Context, res *sweep.Result) error {
 		}
 	}
 	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	if !vr.replace {
+	switch {
+	case vr.append:
+		// vLLM's --append-result: one JSON object a line, a newline before each but the first.
+		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		b = bytes.TrimSuffix(b, []byte("\n"))
+		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+			b = append([]byte("\n"), b...)
+		}
+	case !vr.replace:
 		flags |= os.O_EXCL // checked before the run when named; vLLM's default name only now
 	}
 	f, err := os.OpenFile(path, flags, 0o644)
