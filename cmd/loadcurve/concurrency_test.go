@@ -69,10 +69,20 @@ func TestConcurrencySweepOnTheEmbeddedQueue(t *testing.T) {
 			t.Errorf("tier %d: %d users, closing line %+v", tier.Tier, tier.Users, tier.End)
 		}
 	}
+	// Users who queued at the gate would wait about a service time (50 ms) each, all of them; a
+	// busy machine delays a few goroutine wake-ups by as much (one waited 55 ms at a load
+	// average of 10 under -race), so a few may, and no more than 2 %.
+	waited := 0
 	for _, r := range f.Records {
-		if q, ok := r.ClientQueueTime(); !ok || q > 50e6 {
-			t.Errorf("tier %d request %d waited %v in the client: a closed loop's users never queue there", r.Tier, r.ID, q)
+		q, ok := r.ClientQueueTime()
+		if !ok {
+			t.Errorf("tier %d request %d: no client queue time", r.Tier, r.ID)
+		} else if q > 25e6 {
+			waited++
 		}
+	}
+	if waited*50 > len(f.Records) {
+		t.Errorf("%d of %d requests waited over 25 ms in the client: a closed loop's users never queue there", waited, len(f.Records))
 	}
 
 	// Compared level by level, request by request (with itself: the wiring is under test).

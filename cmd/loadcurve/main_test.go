@@ -306,10 +306,27 @@ func TestCostSeedExample(t *testing.T) {
 func TestInterruptedRunWritesEverythingMarkedIncomplete(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(1500*time.Millisecond, cancel) // what the first SIGINT does
+	// What the first SIGINT does, a second after the run started sending (on a busy machine the
+	// embedded deployment and the preflight can take longer than a fixed delay).
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			if _, err := os.Stat(filepath.Join(dir, "records.jsonl")); err == nil {
+				time.AfterFunc(time.Second, cancel)
+				return
+			}
+		}
+	}()
 	var out, errb bytes.Buffer
 	args := append([]string{"loadcurve", "run", "--num-requests", "200", "--request-rate", "20", "--out", dir}, small...)
 	code := runApp(ctx, args, &out, &errb)
+	cancel()
 	if code != exitSignaled {
 		t.Fatalf("exit %d, want %d\n%s", code, exitSignaled, errb.String())
 	}
