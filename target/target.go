@@ -23,6 +23,7 @@ import (
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/servermetrics"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sim"
@@ -72,6 +73,15 @@ type Options struct {
 	Log func(format string, a ...any)
 	// Version is the tool's version, for the header.
 	Version string
+
+	// What the header says besides the target: the command, its schedule (parsed values: its
+	// String is written), the analysis settings, and the user's label and metadata (cleaned of
+	// secrets and control characters on the way in).
+	Command  records.Command
+	Schedule fmt.Stringer
+	Settings *records.Settings
+	Label    string
+	Metadata records.Metadata
 }
 
 func cmpOr(s, def string) string {
@@ -105,8 +115,8 @@ var _ sweep.Runner = (*Session)(nil)
 // Open starts the embedded deployment when there is no base URL, builds the client, resolves
 // the model (the first of GET /models when none is given), finds the metrics endpoint and sends
 // one preflight request, failing fast with a clear message when the target is unreachable,
-// unauthorised or does not serve the model. The header is filled in from the options; the
-// caller completes it (command, settings, arrival) before the first tier.
+// unauthorised or does not serve the model. The records header is built here, once, from the
+// options (result.NewHeader); a run's workload fingerprint is its first tier's.
 func Open(ctx context.Context, opts Options) (*Session, error) {
 	s := &Session{opts: opts, server: map[int]json.RawMessage{}}
 	if opts.RateLimit > 0 {
@@ -180,28 +190,30 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		return nil, err // loadgen's preflight errors name the request and the target
 	}
 	src := opts.Workload
-	s.Header = records.Header{
-		Kind: records.KindHeader, Tool: "loadcurve", MetricsVersion: records.MetricsVersion, Version: opts.Version,
-		Target: loadgen.SanitizeURL(t.BaseURL), Endpoint: t.Endpoint.String(), Model: s.Clean(t.Model), Workload: src.Desc,
-		Seed: opts.Seed, MaxConcurrency: opts.MaxConcurrency, CachePolicy: src.Cache.String(), ExtraBody: s.cleanJSON(t.ExtraBody),
-		TimeoutS: t.Timeout.Seconds(), Retries: opts.Retries, StartWall: time.Now(), Shard: opts.Shard.String(),
+	run := result.Run{
+		Version: opts.Version, Command: opts.Command, Target: loadgen.SanitizeURL(t.BaseURL), Endpoint: t.Endpoint.String(),
+		Model: t.Model, Workload: src.Desc, CachePolicy: src.Cache.String(), Schedule: opts.Schedule, Seed: opts.Seed,
+		MaxConcurrency: opts.MaxConcurrency, ExtraBody: s.cleanJSON(t.ExtraBody), Timeout: t.Timeout, Retries: opts.Retries,
+		Shard: opts.Shard.String(), RequestIDPrefix: t.RequestIDPrefix, Label: opts.Label, Metadata: opts.Metadata,
+		Settings: opts.Settings, Started: time.Now(), Clean: s.Clean,
 	}
 	if s.sim != nil {
-		s.Header.Sim = opts.SimLabel
+		run.Sim = &result.Sim{Name: opts.SimLabel}
 		if opts.SimReplicas > 1 {
-			s.Header.SimReplicas, s.Header.SimBalance = opts.SimReplicas, cmpOr(opts.SimBalance, sim.BalanceRoundRobin)
-			s.Header.Sim = opts.SimLabel + clusterSuffix(s.Header.SimReplicas, s.Header.SimBalance)
+			run.Sim.Replicas, run.Sim.Balance = opts.SimReplicas, cmpOr(opts.SimBalance, sim.BalanceRoundRobin)
+			run.Sim.Name = opts.SimLabel + clusterSuffix(run.Sim.Replicas, run.Sim.Balance)
 		}
 		if opts.Queue != nil {
-			s.Header.SimQueueConfig, err = json.Marshal(opts.Queue)
+			run.Sim.QueueConfig, err = json.Marshal(opts.Queue)
 		} else {
-			s.Header.SimConfig, err = json.Marshal(opts.Sim)
+			run.Sim.Config, err = json.Marshal(opts.Sim)
 		}
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("record the embedded deployment's configuration: %w", err)
 		}
 	}
+	s.Header = result.NewHeader(run)
 	return s, nil
 }
 
@@ -366,7 +378,7 @@ func (s *Session) openRecords() error {
 	if s.opts.OutDir == "" || s.writer != nil {
 		return nil
 	}
-	path := filepath.Join(s.opts.OutDir, sweep.RecordsName)
+	path := filepath.Join(s.opts.OutDir, result.RecordsName)
 	if s.opts.AppendRecords {
 		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {

@@ -117,9 +117,9 @@ func prepareOut(dir string, replace bool) error {
 	return os.MkdirAll(dir, 0o755)
 }
 
-// open opens the target (starting the embedded deployment when there is no --base-url) with
-// the header completed for the command.
-func (lc *loadCommand) open(c *cli.Context, cmd records.Command, arrival string) (*target.Session, error) {
+// open opens the target (starting the embedded deployment when there is no --base-url); the
+// session builds the records header from the command, its schedule and the options.
+func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.Stringer) (*target.Session, error) {
 	stderr := c.App.ErrWriter
 	lc.target.Log = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }
 	if lc.progress {
@@ -131,18 +131,10 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, arrival string)
 	if err := lc.waitReady(c); err != nil {
 		return nil, err
 	}
-	s, err := target.Open(c.Context, lc.target)
-	if err != nil {
-		return nil, err
-	}
-	s.Header.Command, s.Header.Arrival, s.Header.Settings = cmd, arrival, lc.settings.Record()
-	s.Header.RequestIDPrefix = lc.target.Target.RequestIDPrefix
-	// A secret typed into --label or --metadata is hidden here, so in every output.
-	s.Header.Label = s.Clean(lc.info.label)
-	for _, p := range lc.info.metadata {
-		s.Header.Metadata = append(s.Header.Metadata, records.MetaPair{Key: s.Clean(p.Key), Value: s.Clean(p.Value)})
-	}
-	return s, nil
+	// A secret typed into --label or --metadata is hidden by the session, so in every output.
+	lc.target.Command, lc.target.Schedule, lc.target.Settings = cmd, schedule, lc.settings.Record()
+	lc.target.Label, lc.target.Metadata = lc.info.label, lc.info.metadata
+	return target.Open(c.Context, lc.target)
 }
 
 // waitReady waits for the target to answer, up to --ready-check-timeout-sec (vLLM's ready

@@ -85,7 +85,7 @@ func runAction(c *cli.Context) error {
 	if err := lc.prepareOut(); err != nil {
 		return err
 	}
-	s, err := lc.open(c, records.CommandRun, sch.String())
+	s, err := lc.open(c, records.CommandRun, sch)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 )
@@ -202,7 +203,7 @@ func sweepAction(c *cli.Context) error {
 		fmt.Fprintf(stderr, "loadcurve: each tier runs until its verdict is decided (%v to %v); the sweep stops when it has its answer, %s\n",
 			c.Duration("min-tier-duration"), c.Duration("max-tier-duration"), bound)
 	}
-	s, err := lc.open(c, records.CommandSweep, fmt.Sprintf("sweep(%s, burstiness=%s)", rates, c.String("burstiness")))
+	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: rates, Burstiness: burst})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCompareBurstinessSpelledTwoWays: two sweeps that differ only in how --burstiness was
+// written (1 and 1.0: the same value) have the same schedule, so compare accepts them. The
+// header's schedule was the flag's text, and compare refused them (exit 2, "schedule differs").
+func TestCompareBurstinessSpelledTwoWays(t *testing.T) {
+	var dirs []string
+	for _, b := range []string{"1", "1.0"} {
+		dir := filepath.Join(t.TempDir(), "b"+b)
+		if code, _, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-queue-servers", "4", "--sim-queue-service", "5ms",
+			"--sim-queue-first-token", "1ms", "--goodput", "ttft:1000", "--request-rates", "40", "--num-requests", "12", "--no-confirm",
+			"--burstiness", b, "--max-schedule-lag", "1s", "--quiet", "--out", dir); code != exitOK {
+			t.Fatalf("sweep --burstiness %s: exit %d: %s", b, code, stderr)
+		}
+		dirs = append(dirs, dir)
+	}
+	code, _, stderr := runCLI(t, "compare", dirs[0], dirs[1])
+	if code != exitOK || strings.Contains(stderr, "schedule differs") {
+		t.Fatalf("compare of --burstiness 1 and 1.0: exit %d: %s", code, stderr)
+	}
+}
