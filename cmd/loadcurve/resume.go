@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/scenario"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/target"
 )
@@ -134,30 +134,25 @@ func readResolvedScenario(c *cli.Context, path string) (map[string][]string, map
 	if err != nil {
 		return nil, nil, err
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
+	entries, err := scenario.Parse(b)
+	if err != nil {
+		var se *scenario.Error
+		if errors.As(err, &se) && se.Line > 0 {
+			return nil, nil, fmt.Errorf("%s:%d: not a scenario: %v", path, se.Line, se.Err)
+		}
 		return nil, nil, fmt.Errorf("%s: %v", path, err)
 	}
 	out, lines := map[string][]string{}, map[string]int{}
-	if len(doc.Content) == 0 {
-		return out, lines, nil
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, nil, fmt.Errorf("%s:%d: not a scenario: want a mapping of flag names to values", path, root.Line)
-	}
 	names := flagNames(c.Command.Flags)
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		key, val := root.Content[i], root.Content[i+1]
-		vals, err := scalars(val)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: --%s: %v", path, val.Line, key.Value, err)
+	for _, e := range entries {
+		if e.ValueErr != nil {
+			return nil, nil, fmt.Errorf("%s:%d: --%s: %v", path, e.ValueLine, e.Name, e.ValueErr)
 		}
-		name := key.Value
+		name := e.Name
 		if canonical, ok := names[name]; ok {
 			name = canonical
 		}
-		out[name], lines[name] = vals, key.Line
+		out[name], lines[name] = e.Values, e.Line
 	}
 	return out, lines, nil
 }

@@ -1,20 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/scenario"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -39,25 +38,13 @@ func applyScenario(c *cli.Context) error {
 	if err != nil {
 		return usagef("--config: %v", err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+	entries, err := scenario.Parse(b)
+	if err != nil {
+		var se *scenario.Error
+		if errors.As(err, &se) && se.Line > 0 {
+			return usagef("--config %s:%d: %v", path, se.Line, se.Err)
+		}
 		return usagef("--config %s: %v", path, err)
-	}
-	// A second document would be dropped without a word by a plain Unmarshal: the flags it
-	// names would silently not apply.
-	var next yaml.Node
-	if err := dec.Decode(&next); err != nil && !errors.Is(err, io.EOF) {
-		return usagef("--config %s: one document expected, and what follows the first '---' is not YAML either: %v", path, err)
-	} else if err == nil && len(next.Content) > 0 && !isNull(next.Content[0]) {
-		return usagef("--config %s:%d: one document expected: a second one starts here (after a '---'); put every flag in one mapping", path, next.Content[0].Line)
-	}
-	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
-		return nil // an empty file sets nothing
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return usagef("--config %s:%d: want a mapping of flag names to values (request-rates: auto), got a %s", path, root.Line, kindName(root.Kind))
 	}
 	names := flagNames(c.Command.Flags)
 	onCommandLine := map[string]bool{}
@@ -74,54 +61,53 @@ func applyScenario(c *cli.Context) error {
 		errs = append(errs, fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, a...)))
 	}
 	seen := map[string]int{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		key, val := root.Content[i], root.Content[i+1]
-		name := key.Value
+	for _, e := range entries {
+		name := e.Name
 		canonical, ok := names[name]
 		switch {
-		case key.Kind != yaml.ScalarNode:
-			bad(key.Line, "a key must be a flag name")
+		case !e.NameOK:
+			bad(e.Line, "a key must be a flag name")
 			continue
 		case name == "config":
-			bad(key.Line, "a scenario cannot name another scenario")
+			bad(e.Line, "a scenario cannot name another scenario")
 			continue
 		case !ok && len(errs) == maxScenarioErrors:
 			more++ // not worth the suggestions' search
 			continue
 		case !ok:
 			if sg := suggest(name, flagNameList(c.Command.Flags)); len(sg) > 0 {
-				bad(key.Line, "loadcurve %s has no flag --%s; did you mean %s?", c.Command.Name, name, orList(dashed(sg)))
+				bad(e.Line, "loadcurve %s has no flag --%s; did you mean %s?", c.Command.Name, name, orList(dashed(sg)))
 			} else {
-				bad(key.Line, "loadcurve %s has no flag --%s", c.Command.Name, name)
+				bad(e.Line, "loadcurve %s has no flag --%s", c.Command.Name, name)
 			}
 			continue
 		case seen[canonical] > 0:
-			bad(key.Line, "--%s is given twice (first on line %d)", canonical, seen[canonical])
+			bad(e.Line, "--%s is given twice (first on line %d)", canonical, seen[canonical])
 			continue
 		}
-		seen[canonical] = key.Line
-		if isNull(val) {
+		seen[canonical] = e.Line
+		if e.Null {
 			continue // "label: null" (or ~, or nothing) leaves the flag unset, as YAML means it
 		}
-		values, err := scalars(val)
-		if err != nil {
-			bad(val.Line, "--%s: %v", name, err)
+		if e.ValueErr != nil {
+			bad(e.ValueLine, "--%s: %v", name, e.ValueErr)
 			continue
 		}
+		values := e.Values
 		if onCommandLine[canonical] {
 			// The command line wins, but a wrong value in the file is still wrong: the next
 			// run without the override would send it.
 			f := findFlag(c.Command.Flags, canonical)
 			for _, v := range values {
 				if err := checkFlagValue(f, v); err != nil {
-					bad(val.Line, "%s (the command line overrides it, but the file is wrong)", valueProblem(f, name, v, err.Error()))
+					bad(e.ValueLine, "%s (the command line overrides it, but the file is wrong)", valueProblem(f, name, v, err.Error()))
 				}
 			}
 			continue
 		}
 		for _, v := range values {
 			if err := c.Set(canonical, v); err != nil {
-				bad(val.Line, "%s", valueProblem(findFlag(c.Command.Flags, canonical), name, v, err.Error()))
+				bad(e.ValueLine, "%s", valueProblem(findFlag(c.Command.Flags, canonical), name, v, err.Error()))
 			}
 		}
 	}
@@ -137,11 +123,6 @@ func applyScenario(c *cli.Context) error {
 // maxScenarioErrors bounds the problems of a scenario file shown (300,000 bad keys once printed
 // 17 MB); the rest are counted.
 const maxScenarioErrors = 20
-
-// isNull reports whether n is YAML's null: null, ~ or nothing at all.
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
-}
 
 // checkFlagValue parses v as flag f would, without setting anything (the flag package's
 // parsers, which c.Set uses); string flags take any text.
@@ -176,39 +157,6 @@ func flagNames(flags []cli.Flag) map[string]string {
 		}
 	}
 	return m
-}
-
-// scalars are a value's text: one scalar, or a list of scalars (a repeatable flag).
-func scalars(n *yaml.Node) ([]string, error) {
-	switch n.Kind {
-	case yaml.ScalarNode:
-		return []string{n.Value}, nil
-	case yaml.SequenceNode:
-		var out []string
-		for _, e := range n.Content {
-			if isNull(e) {
-				return nil, fmt.Errorf("a list may not hold null (line %d): give a value, or leave the item out", e.Line)
-			}
-			if e.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("a list may hold values only, got a %s on line %d", kindName(e.Kind), e.Line)
-			}
-			out = append(out, e.Value)
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("want a value or a list of values, got a %s", kindName(n.Kind))
-}
-
-func kindName(k yaml.Kind) string {
-	switch k {
-	case yaml.MappingNode:
-		return "mapping"
-	case yaml.SequenceNode:
-		return "list"
-	case yaml.AliasNode:
-		return "alias"
-	}
-	return "value"
 }
 
 // secretFlags hold values no output may show: the resolved scenario names them, without them.
@@ -253,10 +201,9 @@ func flagString(c *cli.Context, name string) string {
 // command line or the scenario file, with its value (secrets left out), as YAML that --config
 // reads back.
 func resolvedScenario(c *cli.Context) ([]byte, error) {
-	root := &yaml.Node{Kind: yaml.MappingNode}
+	var settings []scenario.Setting
 	var omitted []string
 	secrets := scenarioSecrets(c)
-	clean := secrets.Redact // the values whole, as typed: only their secrets hidden
 	for _, f := range c.Command.Flags {
 		name := f.Names()[0]
 		if name == "config" || name == "help" || name == "resume" || !c.IsSet(name) {
@@ -266,77 +213,39 @@ func resolvedScenario(c *cli.Context) ([]byte, error) {
 			omitted = append(omitted, "--"+name)
 			continue
 		}
-		val := &yaml.Node{Kind: yaml.ScalarNode}
-		list := func(vs []string) {
-			val = &yaml.Node{Kind: yaml.SequenceNode}
-			for _, v := range vs {
-				val.Content = append(val.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: clean(v), Style: yaml.DoubleQuotedStyle})
-			}
-		}
+		list := false
 		switch f.(type) {
 		case *cli.StringSliceFlag:
-			vals := c.StringSlice(name)
-			if name == "goodput" {
-				// vLLM's form, --goodput ttft:500 tpot:50, leaves the pairs after the first
-				// as positional arguments (objectives reads them): they are the flag's too.
-				for _, a := range c.Args().Slice() {
-					if strings.Contains(a, ":") {
-						vals = append(vals, a)
-					}
-				}
-			}
-			list(vals)
+			list = true
 		case *cli.GenericFlag:
-			if l, ok := c.Generic(name).(*listValue); ok {
-				list(l.vals)
-			} else {
-				val.Value = fmt.Sprint(c.Generic(name))
-			}
-		case *cli.BoolFlag:
-			val.Value = strconv.FormatBool(c.Bool(name))
-		case *cli.DurationFlag:
-			val.Value = c.Duration(name).String()
-		case *cli.IntFlag:
-			val.Value = strconv.Itoa(c.Int(name))
-		case *cli.Int64Flag:
-			val.Value = strconv.FormatInt(c.Int64(name), 10)
-		case *cli.Float64Flag:
-			val.Value = strconv.FormatFloat(c.Float64(name), 'g', -1, 64)
-		case *cli.StringFlag:
-			val.Value = c.String(name)
-			if urlFlags[name] {
-				if u := redact.URL(val.Value); u != val.Value {
-					val.Value = u
-					omitted = append(omitted, "the credentials and query of --"+name)
-				}
-			}
+			_, list = c.Generic(name).(*listValue)
+		case *cli.BoolFlag, *cli.DurationFlag, *cli.IntFlag, *cli.Int64Flag, *cli.Float64Flag, *cli.StringFlag:
 		default:
 			continue // a kind of flag this writer does not know: left out rather than misquoted
 		}
-		if val.Kind == yaml.ScalarNode {
-			val.Value = clean(val.Value)
-			// A value that YAML would read as another type (a number, true, null) is quoted, so
-			// that reading it back gives the same text.
-			val.Style = yaml.DoubleQuotedStyle
-			if _, err := strconv.ParseFloat(val.Value, 64); err == nil || val.Value == "true" || val.Value == "false" {
-				val.Style = 0
+		vals := slices.Clone(flagValues(c, f))
+		if _, ok := f.(*cli.StringSliceFlag); ok && name == "goodput" {
+			// vLLM's form, --goodput ttft:500 tpot:50, leaves the pairs after the first as
+			// positional arguments (objectives reads them): they are the flag's too.
+			vals = append(vals, objectiveArgs(c)...)
+		}
+		if _, ok := f.(*cli.StringFlag); ok && urlFlags[name] {
+			if u := redact.URL(vals[0]); u != vals[0] {
+				vals[0] = u
+				omitted = append(omitted, "the credentials and query of --"+name)
 			}
 		}
-		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: name}, val)
+		for i, v := range vals {
+			vals[i] = secrets.Redact(v) // the values whole, as typed: only their secrets hidden
+		}
+		settings = append(settings, scenario.Setting{Name: name, Values: vals, List: list})
 	}
-	head := fmt.Sprintf("# loadcurve %s, resolved at %s: every flag set by the command line or --config.\n", c.Command.Name, time.Now().UTC().Format(time.RFC3339))
+	comments := []string{fmt.Sprintf("loadcurve %s, resolved at %s: every flag set by the command line or --config.", c.Command.Name, time.Now().UTC().Format(time.RFC3339))}
 	if len(omitted) > 0 {
-		head += "# Left out (secrets): " + strings.Join(omitted, ", ") + ".\n"
+		comments = append(comments, "Left out (secrets): "+strings.Join(omitted, ", ")+".")
 	}
-	head += "# Run it again with: loadcurve " + c.Command.Name + " --config " + ScenarioName + "\n"
-	body, err := yaml.Marshal(root)
-	if err != nil {
-		return nil, fmt.Errorf("encode the resolved scenario: %w", err)
-	}
-	if len(root.Content) == 0 {
-		body = []byte("{}\n")
-	}
-	return append([]byte(head), body...), nil
+	comments = append(comments, "Run it again with: loadcurve "+c.Command.Name+" --config "+ScenarioName)
+	return scenario.Encode(scenario.Resolved{Comments: comments, Settings: settings})
 }
 
 // writeScenario writes the resolved scenario into a result directory.
