@@ -1,8 +1,10 @@
 package loadgen
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // chunkInfo is what one SSE data payload tells the client.
@@ -24,6 +26,7 @@ type chunkInfo struct {
 	usageBad   string // what is wrong with the usage object, if anything
 	isError    bool   // a non-null "error" member, or "object":"error"
 	errRaw     []byte // the raw "error" value
+	done       bool   // the kind's last event of a response (chat and completions end with [DONE] instead)
 }
 
 // parseChunk reads the members the client needs from a streamed completion chunk, validating
@@ -463,4 +466,24 @@ func (s *jscan) literal(lit string) error {
 		return nil
 	}
 	return s.fail(lit)
+}
+
+// appendChunkText appends the generated text of a chat or completion chunk: every choice's text
+// and delta content.
+func appendChunkText(payload []byte, text *strings.Builder) {
+	var tc struct {
+		Choices []struct {
+			Text  string `json:"text"`
+			Delta struct {
+				Content string `json:"content"`
+			} `json:"delta"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(payload, &tc) != nil {
+		return // decoded once already: cannot fail
+	}
+	for _, ch := range tc.Choices {
+		text.WriteString(ch.Text)
+		text.WriteString(ch.Delta.Content)
+	}
 }

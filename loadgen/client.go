@@ -49,6 +49,7 @@ const (
 // bounds (listModels): go-openai's ListModels reads the whole answer into memory.
 type Client struct {
 	target   Target
+	kind     Kind // the target's endpoint kind
 	model    string
 	url      string // full URL of the endpoint, query kept
 	header   http.Header
@@ -129,12 +130,20 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 		return nil, errors.New("--base-url is not a valid URL") // unreachable after Validate
 	}
 	endpoint := *base
-	endpoint.Path = strings.TrimRight(base.Path, "/") + t.Endpoint.path()
+	if t.Endpoint == "" {
+		t.Endpoint = Chat
+	}
+	kind := t.Endpoint.Kind()
+	endpoint.Path = strings.TrimRight(base.Path, "/") + kind.Route()
 	endpoint.RawPath = ""
 
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "text/event-stream")
+	if t.Endpoint.Streams() {
+		h.Set("Accept", "text/event-stream")
+	} else {
+		h.Set("Accept", "application/json")
+	}
 	if t.APIKey != "" {
 		h.Set("Authorization", "Bearer "+t.APIKey)
 	}
@@ -145,13 +154,13 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 		}
 	}
 
-	plan, err := newBodyPlan(t.ExtraBody)
+	plan, err := newBodyPlan(t.ExtraBody, kind)
 	if err != nil {
 		return nil, fmt.Errorf("--extra-body: %w", err)
 	}
 	hc := &http.Client{Transport: tr, CheckRedirect: refuseRedirect}
 	c := &Client{
-		target: t, model: t.Model, url: endpoint.String(), header: h, hc: hc, tr: tr,
+		target: t, kind: kind, model: t.Model, url: endpoint.String(), header: h, hc: hc, tr: tr,
 		secrets: secretsOf(t), bodyPlan: plan, host: t.Headers.Get("Host"),
 	}
 	return c, nil
@@ -310,7 +319,7 @@ func (c *Client) PreflightRetrying(ctx context.Context, req workloads.Request, r
 		return fmt.Errorf("preflight request to %s failed: %s", c.endpointForMessages(), rec.Error)
 	case rec.Outcome != records.OK:
 		return fmt.Errorf("preflight request to %s failed (%s): %s", c.endpointForMessages(), rec.Outcome, rec.Error)
-	case rec.Chunks == 0:
+	case rec.Chunks == 0 && c.target.Endpoint.Streams():
 		return fmt.Errorf("%w: the preflight request to %s ended with [DONE] but streamed no output (no content, text or reasoning in any choice): every measured request may too, with 0 tokens counted as ok",
 			ErrNoOutput, c.endpointForMessages())
 	}
@@ -375,17 +384,26 @@ type bodyPlan struct {
 	override      map[string]bool
 	tail          []byte // `,"key":value` for every extra member except stream_options
 	streamOptions []byte // our {"include_usage":true} with extra stream_options members merged in
-	// extraMaxTokens and extraMaxCompletion are --extra-body's max_tokens and
+	// extraStreamOptions is --extra-body's stream_options as given (nil without one), for kinds
+	// that ask for no usage there.
+	extraStreamOptions []byte
+	// maxParam is the kind's member that bounds the output ("" when it has none).
+	maxParam string
+	// extraMaxTokens and extraMaxCompletion are --extra-body's maxParam and
 	// max_completion_tokens when it has them and they are counts (0: absent, null or not a count).
 	extraMaxTokens, extraMaxCompletion int
 }
 
-// sentMaxTokens is the max_tokens req's body carries: the workload's unless --extra-body
-// overrides it, or --extra-body's max_completion_tokens when that is larger (servers take one or
-// the other; the larger bounds what either may stream). 0 when the body carries no count.
+// sentMaxTokens is the max_tokens (the kind's maxParam) req's body carries: the workload's
+// unless --extra-body overrides it, or --extra-body's max_completion_tokens when that is larger
+// (servers take one or the other; the larger bounds what either may stream). 0 when the body
+// carries no count, or the kind generates no output.
 func (p *bodyPlan) sentMaxTokens(req *workloads.Request) int {
+	if p.maxParam == "" {
+		return 0
+	}
 	n := max(req.MaxTokens, 0)
-	if p.override["max_tokens"] {
+	if p.override[p.maxParam] {
 		n = p.extraMaxTokens
 	}
 	return max(n, p.extraMaxCompletion)
@@ -401,8 +419,8 @@ func tokenCount(raw []byte) int {
 	return int(f)
 }
 
-func newBodyPlan(extra []byte) (bodyPlan, error) {
-	p := bodyPlan{streamOptions: []byte(`{"include_usage":true}`)}
+func newBodyPlan(extra []byte, kind Kind) (bodyPlan, error) {
+	p := bodyPlan{streamOptions: []byte(`{"include_usage":true}`), maxParam: kind.MaxTokensParam()}
 	if len(bytes.TrimSpace(extra)) == 0 {
 		return p, nil
 	}
@@ -412,13 +430,14 @@ func newBodyPlan(extra []byte) (bodyPlan, error) {
 	}
 	p.override = keys
 	for _, m := range members {
-		switch string(m[0]) {
-		case `"max_tokens"`:
+		switch key := string(m[0]); {
+		case p.maxParam != "" && key == `"`+p.maxParam+`"`:
 			p.extraMaxTokens = tokenCount(m[1])
-		case `"max_completion_tokens"`:
+		case p.maxParam == "max_tokens" && key == `"max_completion_tokens"`:
 			p.extraMaxCompletion = tokenCount(m[1])
 		}
 		if string(m[0]) == `"stream_options"` {
+			p.extraStreamOptions = m[1]
 			// One level deep: the user's options are added to include_usage (and may override it).
 			so, soKeys, err := parseExtraBody(m[1])
 			if err != nil {
@@ -448,8 +467,9 @@ func newBodyPlan(extra []byte) (bodyPlan, error) {
 	return p, nil
 }
 
-// body encodes one request: our members in a fixed order, skipping those --extra-body
-// overrides, then the extra members. No reflection, and the prompt is escaped exactly once.
+// body encodes one request: the model, the kind's members in a fixed order, skipping those
+// --extra-body overrides, then the extra members. No reflection, and the prompt is escaped
+// exactly once.
 func (c *Client) body(req *workloads.Request) []byte {
 	p := &c.bodyPlan
 	size := req.TextLen() + len(p.tail) + 160
@@ -458,63 +478,39 @@ func (c *Client) body(req *workloads.Request) []byte {
 	}
 	b := make([]byte, 0, size+size/16)
 	b = append(b, '{')
-	sep := func(key string) {
-		if len(b) > 1 {
-			b = append(b, ',')
+	if c.model != "" {
+		var ok bool
+		if b, ok = member(b, p, "model"); ok {
+			b = appendJSONString(b, c.model)
 		}
-		b = append(b, '"')
-		b = append(b, key...)
-		b = append(b, '"', ':')
 	}
-	if c.model != "" && !p.override["model"] {
-		sep("model")
-		b = appendJSONString(b, c.model)
-	}
-	if c.target.Endpoint == Chat {
-		if !p.override["messages"] {
-			sep("messages")
-			b = append(b, '[')
-			if len(req.Messages) == 0 {
-				b = append(b, `{"role":"user","content":`...)
-				b = appendPromptJSON(b, req)
-				b = append(b, '}')
-			}
-			for i, m := range req.Messages {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"role":`...)
-				b = appendJSONString(b, m.Role)
-				b = append(b, `,"content":`...)
-				b = appendJSONString(b, m.Content)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
-	} else if !p.override["prompt"] {
-		sep("prompt")
-		b = appendCompletionPrompt(b, req)
-	}
-	if len(req.Tools) > 0 && c.target.Endpoint == Chat && !p.override["tools"] {
-		sep("tools")
-		b = append(b, req.Tools...) // validated as a JSON array when the workload was read
-	}
-	if req.MaxTokens > 0 && !p.override["max_tokens"] {
-		sep("max_tokens")
-		b = strconv.AppendInt(b, int64(req.MaxTokens), 10)
-	}
-	if !p.override["stream"] {
-		sep("stream")
-		b = append(b, "true"...)
-	}
-	sep("stream_options")
-	b = append(b, p.streamOptions...)
+	b = c.kind.appendMembers(b, p, req)
 	if len(b) == 1 && len(p.tail) > 0 {
 		b = append(b, p.tail[1:]...) // every member overridden: drop the leading comma
 	} else {
 		b = append(b, p.tail...)
 	}
 	return append(b, '}')
+}
+
+// appendStreamMembers appends what a streamed request ends with: the kind's max_tokens member
+// (p.maxParam) when the request has a count, "stream":true, and the stream options given
+// (none when nil).
+func appendStreamMembers(b []byte, p *bodyPlan, req *workloads.Request, streamOptions []byte) []byte {
+	var ok bool
+	if req.MaxTokens > 0 {
+		if b, ok = member(b, p, p.maxParam); ok {
+			b = strconv.AppendInt(b, int64(req.MaxTokens), 10)
+		}
+	}
+	if b, ok = member(b, p, "stream"); ok {
+		b = append(b, "true"...)
+	}
+	if streamOptions != nil {
+		b, _ = member(b, p, "stream_options") // merged, never overridden
+		b = append(b, streamOptions...)
+	}
+	return b
 }
 
 // appendPromptJSON appends the request's prompt as a JSON string. A generated prompt is written

@@ -28,8 +28,11 @@ func TestParseEndpoint(t *testing.T) {
 		{"chat", loadgen.Chat, false},
 		{"completions", loadgen.Completions, false},
 		{" Chat ", loadgen.Chat, false},
-		{"embeddings", 0, true},
-		{"", 0, true},
+		{"responses", loadgen.Responses, false},
+		{"Embeddings", loadgen.Embeddings, false},
+		{"embedding", "", true},
+		{"/v1/chat/completions", "", true},
+		{"", "", true},
 	}
 	for _, tc := range tests {
 		got, err := loadgen.ParseEndpoint(tc.in)

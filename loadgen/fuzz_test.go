@@ -280,7 +280,7 @@ func FuzzParseExtraBody(f *testing.F) {
 		if again, err := ParseExtraBody(string(raw)); err != nil || !bytes.Equal(again, raw) {
 			t.Fatalf("%q: does not parse back: %q %v", s, again, err)
 		}
-		plan, err := newBodyPlan(raw)
+		plan, err := newBodyPlan(raw, c.kind)
 		if err != nil {
 			t.Fatalf("%q: accepted but cannot be planned: %v", s, err)
 		}

@@ -232,6 +232,11 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		rec.Error = c.clean((&statusError{resp.StatusCode, res.serverMsg}).Error())
 		return res
 	}
+	sk, ok := c.kind.(streamKind)
+	if !ok {
+		c.readDocument(rctx, resp.Body, t0, req, rec)
+		return res
+	}
 	pr := readerPool.Get().(*pooledReader)
 	pr.ends = lineEndings{r: resp.Body, left: c.target.maxResponseBytes()}
 	br := pr.br
@@ -253,7 +258,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		return res
 	}
 
-	st := streamState{rec: rec, t0: t0, needText: req.Expect.NeedsText() || req.Session != 0, maxChunks: maxChunksFor(sentMax), maxTokens: sentMax}
+	st := streamState{kind: sk, rec: rec, t0: t0, needText: req.Expect.NeedsText() || req.Session != 0, maxChunks: maxChunksFor(sentMax), maxTokens: sentMax}
 	if sentMax > 1 {
 		rec.ITL = make([]time.Duration, 0, min(sentMax-1, itlPreallocCap))
 	}
@@ -278,7 +283,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		rec.Error = fmt.Sprintf("response cut at %s (--max-response-mib) after %d output chunks: the server does not stop", sizeText(c.target.maxResponseBytes()), rec.Chunks)
 	case errors.Is(readErr, io.EOF):
 		rec.Outcome = records.StreamError
-		rec.Error = fmt.Sprintf("stream ended without data: [DONE] after %d output chunks", rec.Chunks)
+		rec.Error = fmt.Sprintf("stream ended without %s after %d output chunks", sk.lastEvent(), rec.Chunks)
 		if why := notAnEventStream(resp.Header); why != "" && rec.Chunks == 0 {
 			rec.Error += ": " + why
 		}
@@ -301,6 +306,36 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		res.reply = st.text.String()
 	}
 	return res
+}
+
+// readDocument fills rec from a documentKind's 2xx answer, body: the whole answer is read
+// (within --max-response-mib) and its end is the response's end; no output is streamed, so the
+// record has no first or last token and no output tokens. The input tokens are the usage's when
+// the answer reports them, else the workload's count.
+func (c *Client) readDocument(rctx context.Context, body io.Reader, t0 time.Time, req *workloads.Request, rec *records.Record) {
+	limit := c.target.maxResponseBytes()
+	b, err := io.ReadAll(io.LimitReader(body, limit+1))
+	rec.End = time.Since(t0)
+	rec.InputTokens, rec.InputTokensSource = req.InputTokens, records.SourceWorkload
+	switch {
+	case err != nil && rctx.Err() != nil:
+		rec.Outcome, rec.Error = c.ctxFailure(rctx, rec)
+	case err != nil:
+		rec.Outcome, rec.Error = records.StreamError, "answer broken: "+describeTransportError(err)
+	case int64(len(b)) > limit:
+		rec.Outcome = records.StreamError
+		rec.Error = fmt.Sprintf("answer cut at %s (--max-response-mib): the server does not stop", sizeText(limit))
+	default:
+		var d document
+		if err := c.kind.(documentKind).readDocument(b, &d); err != nil {
+			rec.Outcome, rec.Error = records.StreamError, fmt.Sprintf("malformed answer (%v): %s", err, b)
+		} else if d.promptOK {
+			rec.InputTokens, rec.InputTokensSource = d.prompt, records.SourceUsage
+		}
+	}
+	if rec.Error != "" {
+		rec.Error = c.clean(rec.Error)
+	}
 }
 
 // sizeText prints a byte count in MiB when it is a whole number of them.
@@ -426,6 +461,7 @@ func (c *Client) ctxFailure(rctx context.Context, rec *records.Record) (records.
 
 // streamState is the per-request reading state.
 type streamState struct {
+	kind         streamKind
 	rec          *records.Record
 	t0           time.Time
 	needText     bool
@@ -542,20 +578,20 @@ func (s *streamState) data(value []byte, now time.Duration) (stop, done bool) {
 		case "":
 			return false, false // an empty data line carries nothing
 		}
-		err := parseChunk(payload, &s.chunk)
+		err := s.kind.parseEvent(payload, &s.chunk)
 		if err == nil {
-			return s.payload(payload, now), false
+			return s.payload(payload, now)
 		}
 		s.pending, s.pendingErr = append(s.pending, payload...), err
 		return false, false
 	}
 	joined := append(append(s.pending, '\n'), value...)
 	s.pending = joined
-	if parseChunk(joined, &s.chunk) == nil {
+	if s.kind.parseEvent(joined, &s.chunk) == nil {
 		s.pending = joined[:0]
-		return s.payload(joined, now), false
+		return s.payload(joined, now)
 	}
-	if string(payload) == "[DONE]" || parseChunk(payload, &s.chunk) == nil || len(joined) > maxLineLen {
+	if string(payload) == "[DONE]" || s.kind.parseEvent(payload, &s.chunk) == nil || len(joined) > maxLineLen {
 		// The held data was not the start of this payload: it was malformed on its own.
 		return s.malformed(s.pendingErr, joined[:len(joined)-len(value)-1]), false
 	}
@@ -581,14 +617,14 @@ func (s *streamState) malformed(err error, payload []byte) bool {
 }
 
 // payload handles one whole data payload, parsed into s.chunk, received at now. It reports a
-// stream ended as broken.
-func (s *streamState) payload(payload []byte, now time.Duration) (stop bool) {
+// stream ended as broken (stop), or ended by the kind's last event (done).
+func (s *streamState) payload(payload []byte, now time.Duration) (stop, done bool) {
 	rec := s.rec
 	ci := &s.chunk
 	if s.isError || ci.isError {
 		rec.Outcome = records.StreamError
 		rec.Error = "error in stream: " + streamErrorMessage(payload, ci.errRaw)
-		return true
+		return true, false
 	}
 	if ci.choices && rec.FirstEvent == records.Unset {
 		rec.FirstEvent = now
@@ -609,10 +645,10 @@ func (s *streamState) payload(payload []byte, now time.Duration) (stop bool) {
 		if s.maxChunks > 0 && rec.Chunks > s.maxChunks {
 			rec.Outcome = records.StreamError
 			rec.Error = fmt.Sprintf("response cut after %d output chunks (%d max_tokens): the server does not stop", rec.Chunks, s.maxTokens)
-			return true
+			return true, false
 		}
 		if s.needText {
-			s.appendText(payload)
+			s.kind.appendText(payload, &s.text)
 		}
 	}
 	if ci.usageSet {
@@ -621,7 +657,7 @@ func (s *streamState) payload(payload []byte, now time.Duration) (stop bool) {
 		s.promptOK, s.completeOK, s.usageBad = ci.promptOK, ci.completeOK, ci.usageBad
 		s.cached, s.cachedOK, s.reasoning, s.reasonOK = ci.cached, ci.cachedOK, ci.reasoning, ci.reasonOK
 	}
-	return false
+	return false, ci.done
 }
 
 // answerOrReasoning files an output message received at now (already counted in Chunks, ITL and
@@ -691,25 +727,6 @@ func decodeJSONString(raw []byte) (string, bool) {
 		return "", false
 	}
 	return v, true
-}
-
-// appendText decodes the generated text of a chunk (only for requests whose check needs it).
-func (s *streamState) appendText(payload []byte) {
-	var tc struct {
-		Choices []struct {
-			Text  string `json:"text"`
-			Delta struct {
-				Content string `json:"content"`
-			} `json:"delta"`
-		} `json:"choices"`
-	}
-	if json.Unmarshal(payload, &tc) != nil {
-		return // decoded once already: cannot fail
-	}
-	for _, ch := range tc.Choices {
-		s.text.WriteString(ch.Text)
-		s.text.WriteString(ch.Delta.Content)
-	}
 }
 
 // finish fills the token counts, the finish reason and the quality check.

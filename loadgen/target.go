@@ -15,50 +15,12 @@ import (
 	"github.com/loadcurve/loadcurve/redact"
 )
 
-// Endpoint is the OpenAI API a target is driven through.
-type Endpoint int
-
-// The supported endpoints.
-const (
-	Chat        Endpoint = iota // POST /chat/completions
-	Completions                 // POST /completions
-)
-
-// ParseEndpoint parses the value of --endpoint: "chat" or "completions".
-func ParseEndpoint(s string) (Endpoint, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "chat":
-		return Chat, nil
-	case "completions":
-		return Completions, nil
-	}
-	return 0, fmt.Errorf("--endpoint: want chat or completions, got %q", s)
-}
-
-func (e Endpoint) String() string {
-	switch e {
-	case Chat:
-		return "chat"
-	case Completions:
-		return "completions"
-	}
-	return fmt.Sprintf("endpoint(%d)", int(e))
-}
-
-// path is the endpoint's path below the base URL.
-func (e Endpoint) path() string {
-	if e == Completions {
-		return "/completions"
-	}
-	return "/chat/completions"
-}
-
 // Target is the deployment under test and how to talk to it.
 type Target struct {
 	BaseURL   string          // e.g. http://127.0.0.1:8000/v1
 	APIKey    string          // sent as a Bearer token; never appears in any error message or record
 	Model     string          // "" = the first model of GET /models (see Client.ResolveModel)
-	Endpoint  Endpoint        // chat or completions
+	Endpoint  Endpoint        // the kind of endpoint (Kinds); "" is Chat
 	ExtraBody json.RawMessage // a JSON object merged into every request body; its keys override ours
 	Headers   http.Header     // extra request headers; their values are treated as secrets too
 	Timeout   time.Duration   // per-request deadline counted from sent; 0 = none
@@ -158,8 +120,8 @@ func (t Target) Validate() []error {
 	} else if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Errorf("--base-url must be an http:// or https:// URL with a host, got %q", SanitizeURL(t.BaseURL)))
 	}
-	if t.Endpoint != Chat && t.Endpoint != Completions {
-		errs = append(errs, fmt.Errorf("--endpoint: unknown endpoint %d", int(t.Endpoint)))
+	if t.Endpoint.Kind() == nil {
+		errs = append(errs, fmt.Errorf("--endpoint: want %s, got %q", kindNames(), string(t.Endpoint)))
 	}
 	if len(bytes.TrimSpace(t.ExtraBody)) > 0 {
 		if _, _, err := parseExtraBody(t.ExtraBody); err != nil {

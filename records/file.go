@@ -82,6 +82,7 @@ type Header struct {
 	SimReplicas         int             `json:"sim_replicas,omitempty"`
 	SimBalance          string          `json:"sim_balance,omitempty"`
 	Endpoint            string          `json:"endpoint"`
+	Unit                Unit            `json:"unit,omitempty"` // what throughputs count; "" (absent): output tokens
 	Model               string          `json:"model"`
 	Workload            string          `json:"workload"`
 	WorkloadFingerprint string          `json:"workload_fingerprint"`

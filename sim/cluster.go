@@ -201,12 +201,11 @@ func BalanceIndex(policy string, seed int64, k uint64, replicas int) int {
 // ServeHTTP balances completion requests over the replicas and answers
 // /health and /metrics for the cluster.
 func (c *Cluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, ok := routes[r.URL.Path]; ok && r.Method == http.MethodPost {
+		c.pick().ServeHTTP(w, r)
+		return
+	}
 	switch r.URL.Path {
-	case "/v1/chat/completions", "/v1/completions":
-		if r.Method == http.MethodPost {
-			c.pick().ServeHTTP(w, r)
-			return
-		}
 	case "/health":
 		if allowMethod(w, r, http.MethodGet) {
 			for i, s := range c.replicas {

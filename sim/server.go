@@ -119,11 +119,11 @@ func (s *Server) Stats() Stats {
 // a connection (DropRate) it panics with http.ErrAbortHandler, which
 // net/http turns into a silent close of the connection.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if serve, ok := routes[r.URL.Path]; ok {
+		serve(s, w, r)
+		return
+	}
 	switch r.URL.Path {
-	case "/v1/chat/completions":
-		s.serveCompletion(w, r, true)
-	case "/v1/completions":
-		s.serveCompletion(w, r, false)
 	case "/v1/models":
 		if s.method(w, r, http.MethodGet) {
 			s.serveModels(w)
@@ -285,7 +285,18 @@ func (s *Server) decide(idx uint64, maxOut int, ignoreEOS bool) plan {
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
-func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bool) {
+// api is the API a generating request came through: it decides how the request's input is
+// read and how the answer is framed.
+type api uint8
+
+const (
+	apiCompletions api = iota // prompt; text_completion chunks
+	apiChat                   // messages and tools; chat.completion chunks, reasoning, tool calls
+	apiResponses              // input; the Responses API's typed events, reasoning
+)
+
+func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, a api) {
+	chat := a == apiChat
 	if !s.method(w, r, http.MethodPost) {
 		return
 	}
@@ -318,7 +329,11 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 	t := newTokenizer(blockSize)
 	maxTokens, maxParam, promptParam := req.MaxTokens, "max_tokens", "prompt"
 	hasTools := false
-	if chat {
+	switch {
+	case a == apiResponses:
+		promptParam, maxTokens, maxParam = "input", req.MaxOutputTokens, "max_output_tokens"
+		err = tokenizeInput(req.Input, &t)
+	case chat:
 		promptParam = "messages"
 		err = tokenizeMessages(req.Messages, &t)
 		if err == nil {
@@ -327,7 +342,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 		if req.MaxCompletionTokens != nil {
 			maxTokens, maxParam = req.MaxCompletionTokens, "max_completion_tokens"
 		}
-	} else {
+	default:
 		err = tokenizePrompt(req.Prompt, &t)
 	}
 	if err != nil {
@@ -361,7 +376,10 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 	}
 	stream := req.Stream != nil && *req.Stream
 	p.includeUse = req.StreamOptions != nil && req.StreamOptions.IncludeUsage != nil && *req.StreamOptions.IncludeUsage
-	if chat && s.cfg.ReasoningShare > 0 {
+	if a == apiResponses {
+		p.includeUse = true // its last event always reports the usage
+	}
+	if (chat || a == apiResponses) && s.cfg.ReasoningShare > 0 {
 		p.reasonOn, p.reason = true, reasoningTokens(s.cfg.ReasoningShare, maxOut)
 	}
 	// A tool call needs answer tokens: a response that stops while still
@@ -389,12 +407,20 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 	defer s.eng.cancel(q) // no-op for the engine once q has finished
 
 	prefix := "cmpl-"
-	if chat {
+	switch a {
+	case apiChat:
 		prefix = "chatcmpl-"
+	case apiResponses:
+		prefix = "resp_"
 	}
 	id := prefix + s.tag + "-" + strconv.FormatUint(idx, 10)
-	enc := newEncoder(chat, id, time.Now().Unix(), s.modelJSON)
-	enc.setAnswer(p.reason, p.target, toolID, toolName)
+	var enc *encoder
+	if a == apiResponses {
+		enc = newResponsesEncoder(id, time.Now().Unix(), s.modelJSON, p.reason, maxOut)
+	} else {
+		enc = newEncoder(chat, id, time.Now().Unix(), s.modelJSON)
+		enc.setAnswer(p.reason, p.target, toolID, toolName)
+	}
 	if stream {
 		s.stream(w, r, q, enc, &p)
 	} else {
@@ -450,6 +476,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *sequence, enc
 	flush := func() { _ = rc.Flush() } // a writer that cannot flush just buffers
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
+	if opening := enc.opening(nil); len(opening) > 0 {
+		_, _ = w.Write(opening)
+	}
 	flush()
 	if p.fault == faultStall && p.faultAt == 0 {
 		s.hang(r)
@@ -466,9 +495,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *sequence, enc
 		}
 		b := (*bp)[:0]
 		if closed || state == stateFailed {
-			b = append(b, "data: "...)
-			b = appendError(b, http.StatusServiceUnavailable, "ServiceUnavailableError", "", shutdownMsg)
-			b = append(b, "\n\n"+doneEvent...)
+			b = enc.failure(b, http.StatusServiceUnavailable, "ServiceUnavailableError", shutdownMsg)
 			_, _ = w.Write(b)
 			flush()
 			*bp = b
@@ -494,10 +521,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *sequence, enc
 		}
 		end := state == stateDone && sent == q.target && p.fault == faultNone
 		if end {
-			if p.includeUse {
-				b = enc.usage(b, s.usage(q, p, sent))
-			}
-			b = append(b, doneEvent...)
+			b = enc.end(b, s.usage(q, p, sent), p.includeUse, p.finish)
 		}
 		if len(b) > 0 {
 			if _, err := w.Write(b); err != nil {
