@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/nearest"
 	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/scenario"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -75,8 +76,8 @@ func applyScenario(c *cli.Context) error {
 			more++ // not worth the suggestions' search
 			continue
 		case !ok:
-			if sg := suggest(name, flagNameList(c.Command.Flags)); len(sg) > 0 {
-				bad(e.Line, "loadcurve %s has no flag --%s; did you mean %s?", c.Command.Name, name, orList(dashed(sg)))
+			if sg := nearest.Names(name, flagNameList(c.Command.Flags)); len(sg) > 0 {
+				bad(e.Line, "loadcurve %s has no flag --%s; did you mean %s?", c.Command.Name, name, nearest.Or(dashed(sg)))
 			} else {
 				bad(e.Line, "loadcurve %s has no flag --%s", c.Command.Name, name)
 			}

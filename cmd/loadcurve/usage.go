@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/nearest"
 	"github.com/loadcurve/loadcurve/redact"
 )
 
@@ -34,8 +35,8 @@ func explainUsage(flags []cli.Flag, err error) error {
 	msg := err.Error()
 	if m := reUndefined.FindStringSubmatch(msg); m != nil {
 		name := m[1]
-		if s := suggest(name, flagNameList(flags)); len(s) > 0 {
-			return fmt.Errorf("flag provided but not defined: -%s; did you mean %s?", name, orList(dashed(s)))
+		if s := nearest.Names(name, flagNameList(flags)); len(s) > 0 {
+			return fmt.Errorf("flag provided but not defined: -%s; did you mean %s?", name, nearest.Or(dashed(s)))
 		}
 		return err
 	}
@@ -156,81 +157,6 @@ func dashed(names []string) []string {
 	return out
 }
 
-// orList joins "a", "a or b", "a, b or c".
-func orList(s []string) string {
-	if len(s) <= 1 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
-}
-
-// maxSuggestions bounds the names a suggestion offers.
-const maxSuggestions = 3
-
-// suggest returns the names of candidates that typed was probably meant to be, nearest first:
-// those within a few edits of it (one in three of its characters, at least one, at most
-// three), else those it abbreviates (at least three characters long). Nothing is offered for a
-// name that is none of these: a far suggestion misleads more than none.
-func suggest(typed string, candidates []string) []string {
-	typed = strings.ToLower(typed)
-	limit := min(max(len([]rune(typed))/3, 1), 3)
-	type hit struct {
-		name string
-		d    int
-	}
-	var hits []hit
-	seen := map[string]bool{}
-	for _, c := range candidates {
-		if seen[c] || len(c) < 2 && len(typed) > 2 {
-			continue
-		}
-		seen[c] = true
-		if d := editDistance(typed, strings.ToLower(c)); d <= limit {
-			hits = append(hits, hit{c, d})
-		}
-	}
-	if len(hits) == 0 && len(typed) >= 3 {
-		for _, c := range candidates {
-			if strings.HasPrefix(strings.ToLower(c), typed) && !slices.ContainsFunc(hits, func(h hit) bool { return h.name == c }) {
-				hits = append(hits, hit{c, len(c) - len(typed)})
-			}
-		}
-	}
-	slices.SortStableFunc(hits, func(a, b hit) int { return a.d - b.d })
-	var out []string
-	for _, h := range hits[:min(len(hits), maxSuggestions)] {
-		out = append(out, h.name)
-	}
-	return out
-}
-
-// editDistance is the optimal-string-alignment distance of a and b: insertions, deletions,
-// substitutions and transpositions of adjacent characters each count one.
-func editDistance(a, b string) int {
-	s, t := []rune(a), []rune(b)
-	prev2 := make([]int, len(t)+1)
-	prev := make([]int, len(t)+1)
-	cur := make([]int, len(t)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(s); i++ {
-		cur[0] = i
-		for j := 1; j <= len(t); j++ {
-			cost := 1
-			if s[i-1] == t[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && s[i-1] == t[j-2] && s[i-2] == t[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(t)]
-}
-
 // unknownCommand is the error for `loadcurve NAME` when no command is called NAME.
 func unknownCommand(name string, cmds []*cli.Command) error {
 	var names []string
@@ -242,8 +168,8 @@ func unknownCommand(name string, cmds []*cli.Command) error {
 	if strings.HasPrefix(name, "-") {
 		return usagef("unknown option %s", name)
 	}
-	if s := suggest(name, names); len(s) > 0 {
-		return usagef("no command %q; did you mean %s?", name, orList(s))
+	if s := nearest.Names(name, names); len(s) > 0 {
+		return usagef("no command %q; did you mean %s?", name, nearest.Or(s))
 	}
 	return usagef("no command %q; the commands are %s (loadcurve --help says what each does)", name, strings.Join(names, ", "))
 }
@@ -266,16 +192,16 @@ func rootUsage(app *cli.App, err error) error {
 	}
 	name := m[1]
 	if cmds := owners(name); len(cmds) > 0 {
-		return fmt.Errorf("--%s is a flag of %s: give it after the command, e.g. loadcurve %s --%s …", name, orList(cmds), cmds[0], name)
+		return fmt.Errorf("--%s is a flag of %s: give it after the command, e.g. loadcurve %s --%s …", name, nearest.Or(cmds), cmds[0], name)
 	}
 	var all []string
 	for _, c := range app.Commands {
 		all = append(all, flagNameList(c.Flags)...)
 	}
-	if s := suggest(name, all); len(s) > 0 {
+	if s := nearest.Names(name, all); len(s) > 0 {
 		cmds := owners(s[0])
 		return fmt.Errorf("flag provided but not defined: -%s; did you mean --%s, a flag of %s? Give it after the command, e.g. loadcurve %s --%s …",
-			name, s[0], orList(cmds), cmds[0], s[0])
+			name, s[0], nearest.Or(cmds), cmds[0], s[0])
 	}
 	return explainUsage(app.Flags, err)
 }

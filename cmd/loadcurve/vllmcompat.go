@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/nearest"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/tokens"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -311,8 +312,8 @@ func vllmTarget(c *cli.Context, t *loadgen.Target) []error {
 		switch {
 		case !ok:
 			names := slices.Sorted(maps.Keys(vllmBackends))
-			if s := suggest(backend, names); len(s) > 0 {
-				errs = append(errs, fmt.Errorf("--backend %q: not one of vLLM's backends; did you mean %s?", backend, orList(s)))
+			if s := nearest.Names(backend, names); len(s) > 0 {
+				errs = append(errs, fmt.Errorf("--backend %q: not one of vLLM's backends; did you mean %s?", backend, nearest.Or(s)))
 			} else {
 				errs = append(errs, fmt.Errorf("--backend %q: not one of vLLM's backends (%s)", backend, strings.Join(names, ", ")))
 			}
@@ -545,8 +546,8 @@ func vllmDataset(c *cli.Context, opts *workloads.LoadOptions) (string, []error) 
 		errs = append(errs, fmt.Errorf("--dataset-name %s: not supported: its files are not read yet; save the prompts as JSONL ({\"prompt\": …} a line) for --dataset-name custom", name))
 	default:
 		known := []string{"random", "sharegpt", "custom", "prefix_repetition", "timed_trace", "hf", "burstgpt", "sonnet", "random-mm", "random-rerank", "custom_image", "custom_audio", "spec_bench", "speed_bench"}
-		if s := suggest(name, known); len(s) > 0 {
-			errs = append(errs, fmt.Errorf("--dataset-name %q: not one of vLLM's datasets; did you mean %s?", name, orList(s)))
+		if s := nearest.Names(name, known); len(s) > 0 {
+			errs = append(errs, fmt.Errorf("--dataset-name %q: not one of vLLM's datasets; did you mean %s?", name, nearest.Or(s)))
 		} else {
 			errs = append(errs, fmt.Errorf("--dataset-name %q: not one of vLLM's datasets (%s)", name, strings.Join(known, ", ")))
 		}
