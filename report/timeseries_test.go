@@ -13,6 +13,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/result"
 	lcsweep "github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
 )
@@ -83,7 +84,7 @@ func TestWriteTimeSeries(t *testing.T) {
 		tierSpec{records.RoleTier, 5, 60, 50 * time.Millisecond},
 		tierSpec{records.RoleTier, 10, 120, 80 * time.Millisecond})
 	dir := t.TempDir()
-	path := filepath.Join(dir, lcsweep.RecordsName)
+	path := filepath.Join(dir, result.RecordsName)
 	if err := records.WriteFile(path, f); err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +127,8 @@ func TestWriteTimeSeries(t *testing.T) {
 			t.Errorf("%s starts %q", name, strings.SplitN(string(b), "\n", 2)[0])
 		}
 	}
-	if held, err := lcsweep.HoldsResult(dir); err != nil || !held {
-		t.Errorf("HoldsResult = %v, %v", held, err)
+	if held, err := result.Holds(dir); err != nil || !held {
+		t.Errorf("result.Holds = %v, %v", held, err)
 	}
 	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
 	if err != nil {
@@ -190,7 +191,7 @@ func TestWriteTimeSeriesRun(t *testing.T) {
 	if err := report.WriteResultSeries(dir, res, report.TimeSeriesOf(f)); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{lcsweep.SummaryName, report.TimeSeriesName(0), "report.html"} {
+	for _, name := range []string{result.SummaryName, report.TimeSeriesName(0), "report.html"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Error(err)
 		}

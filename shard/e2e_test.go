@@ -15,6 +15,7 @@ import (
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -67,7 +68,7 @@ func (e e2eRun) run(ctx context.Context, sp shard.Spec, at time.Time, dir string
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return shard.WriteFile(filepath.Join(dir, shard.RecordsName), f)
+	return shard.WriteFile(filepath.Join(dir, result.RecordsName), f)
 }
 
 // TestShardedRunMatchesSingleRun is the acceptance test in one process: k = 3 shard
@@ -149,7 +150,7 @@ func TestShardedRunMatchesSingleRun(t *testing.T) {
 			t.Fatalf("client %d: %v", i, err)
 		}
 	}
-	sf, err := records.ReadFile(filepath.Join(dir, "single", shard.RecordsName))
+	sf, err := records.ReadFile(filepath.Join(dir, "single", result.RecordsName))
 	if err != nil {
 		t.Fatal(err)
 	}

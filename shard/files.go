@@ -12,10 +12,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 )
-
-// RecordsName is the records file of a result directory.
-const RecordsName = "records.jsonl"
 
 // Locate turns merge arguments into records files: a directory stands for DIR/records.jsonl, a
 // file for itself, and an argument that does not exist but holds a glob pattern (*, ? or [) is
@@ -56,7 +54,7 @@ func recordsPath(arg string) (string, error) {
 		return "", fmt.Errorf("shard records: %w", err)
 	}
 	if fi.IsDir() {
-		return filepath.Join(arg, RecordsName), nil
+		return filepath.Join(arg, result.RecordsName), nil
 	}
 	return arg, nil
 }
@@ -80,7 +78,7 @@ func ReadInputs(args []string) ([]Input, error) {
 
 // CheckOut refuses an output directory whose records.jsonl is one of the inputs.
 func CheckOut(dir string, in []Input) error {
-	target := filepath.Join(dir, RecordsName)
+	target := filepath.Join(dir, result.RecordsName)
 	for _, x := range in {
 		if samePath(x.Name, target) {
 			return fmt.Errorf("--out %s would overwrite the shard file %s: choose another directory", dir, x.Name)
@@ -95,7 +93,7 @@ func WriteResult(dir string, in []Input, merged *records.File, rep MergeReport) 
 	if err := CheckOut(dir, in); err != nil {
 		return err
 	}
-	target := filepath.Join(dir, RecordsName)
+	target := filepath.Join(dir, result.RecordsName)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", dir, err)
 	}
@@ -106,7 +104,7 @@ func WriteResult(dir string, in []Input, merged *records.File, rep MergeReport) 
 	if err != nil {
 		return fmt.Errorf("encode merge.json: %w", err)
 	}
-	return os.WriteFile(filepath.Join(dir, "merge.json"), append(b, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dir, result.MergeName), append(b, '\n'), 0o644)
 }
 
 // samePath reports whether a and b name the same file (b need not exist).

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/shard"
 )
 
@@ -401,7 +402,7 @@ func TestReadInputs(t *testing.T) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := shard.WriteFile(filepath.Join(d, shard.RecordsName), f); err != nil {
+		if err := shard.WriteFile(filepath.Join(d, result.RecordsName), f); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -4,20 +4,25 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 )
 
-// Names of the files of a result directory.
+// Names of the files of a result directory: package result names them; these forward to it
+// for the code that has not moved yet.
 const (
-	RecordsName = "records.jsonl"
-	CurveName   = "curve.json"
-	SummaryName = "summary.json"
+	// Deprecated: use result.RecordsName.
+	RecordsName = result.RecordsName
+	// Deprecated: use result.CurveName.
+	CurveName = result.CurveName
+	// Deprecated: use result.SummaryName.
+	SummaryName = result.SummaryName
+	// Deprecated: use result.ScenarioName.
+	ScenarioName = result.ScenarioName
 )
 
 // CurveFile is curve.json: a sweep's identity and settings (in Run), every tier's summary in
@@ -152,21 +157,9 @@ func (f *RunFile) UnmarshalJSON(b []byte) error {
 }
 
 // WriteJSON writes v as indented JSON to dir/name, through a temporary file renamed into place.
-func WriteJSON(dir, name string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", name, err)
-	}
-	path := filepath.Join(dir, name)
-	tmp := filepath.Join(dir, "."+name+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
+//
+// Deprecated: use result.WriteJSON.
+func WriteJSON(dir, name string, v any) error { return result.WriteJSON(dir, name, v) }
 
 // ReadCurve reads curve.json.
 func ReadCurve(path string) (CurveFile, error) {
@@ -192,85 +185,4 @@ func ReadRunFile(path string) (RunFile, error) {
 		return f, fmt.Errorf("%s: not a loadcurve summary.json: %w", path, err)
 	}
 	return f, nil
-}
-
-// ResultFiles are the names a result directory may hold (the records, the derived files, the
-// rendered ones): what --out replaces as a whole, and what marks a directory as holding a result.
-var ResultFiles = []string{RecordsName, CurveName, SummaryName, "curve.csv", "report.html", "merge.json", ScenarioName}
-
-// ScenarioName is the resolved scenario a run, sweep or comparison writes with its result: every
-// flag it ran with, as YAML that --config reads back.
-const ScenarioName = "scenario.yaml"
-
-// HoldsResult reports whether dir holds a loadcurve result (any of ResultFiles, or a tier
-// summary or plot written by one).
-func HoldsResult(dir string) (bool, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	for _, e := range entries {
-		if isResultFile(e.Name()) {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// ClearResult removes every file of a result from dir (and nothing else), so that a new result
-// written there is not mixed with pieces of an old one; keep names a file to leave in place (the
-// records file a report derives from), "" for none.
-func ClearResult(dir, keep string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if keep != "" && sameFile(filepath.Join(dir, e.Name()), keep) {
-			continue
-		}
-		if !e.IsDir() && isResultFile(e.Name()) {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// IsResultFile reports whether a file of this name in a result directory belongs to the
-// result (one of ResultFiles, a tier summary, a plot, a time series): what a run writes there
-// and what --replace clears.
-func IsResultFile(name string) bool { return isResultFile(name) }
-
-func isResultFile(name string) bool {
-	for _, f := range ResultFiles {
-		if name == f {
-			return true
-		}
-	}
-	for _, pattern := range []string{"summary_tier*.json", "throughput.*", "latency_*.*", "share.*", "compare.*", "timeseries*", "interrupted_tier*.jsonl"} {
-		if m, _ := filepath.Match(pattern, name); m && (pattern[len(pattern)-1] != '*' || plotExt(name)) {
-			return true
-		}
-	}
-	return false
-}
-
-func plotExt(name string) bool {
-	switch filepath.Ext(name) {
-	case ".svg", ".png", ".json", ".csv":
-		return true
-	}
-	return false
-}
-
-// sameFile reports whether a and b name the same existing file.
-func sameFile(a, b string) bool {
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // Loaded is a result rebuilt from its records file.
@@ -21,7 +22,7 @@ type Loaded struct {
 // the settings its header states, changed by override when it is not nil (the options a user
 // gave to report or compare), exactly or, bounded, in bounded memory.
 func Load(arg string, override func(Settings) (Settings, error), bounded bool) (*Loaded, error) {
-	l := &Loaded{Dir: arg, Path: filepath.Join(arg, RecordsName)}
+	l := &Loaded{Dir: arg, Path: filepath.Join(arg, result.RecordsName)}
 	fi, err := os.Stat(arg)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/compare"
 	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 func compareCommand() *cli.Command {
@@ -114,13 +115,10 @@ func compareAction(c *cli.Context) error {
 	if out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
+	if err := prepareOut(result.Out{Dir: out, Kind: result.Comparison, Replace: c.Bool("replace")}); err != nil {
+		return err
 	}
-	if _, err := os.Stat(filepath.Join(out, "compare.json")); err == nil && !c.Bool("replace") {
-		return usagef("--out %s already holds a comparison: choose another directory, or pass --replace", out)
-	}
-	if err := res.Write(filepath.Join(out, "compare.json")); err != nil {
+	if err := res.Write(filepath.Join(out, result.CompareName)); err != nil {
 		return err
 	}
 	if err := writeScenario(out, c); err != nil {

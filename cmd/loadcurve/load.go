@@ -17,6 +17,7 @@ import (
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -96,25 +97,22 @@ func (lc *loadCommand) prepareOut() error {
 		return nil
 	}
 	lc.target.OutDir = lc.outDir
-	return prepareOut(lc.outDir, lc.replace)
+	return prepareOut(result.Out{Dir: lc.outDir, Kind: result.Measured, Replace: lc.replace})
 }
 
-// prepareOut refuses a directory holding a result unless replace, which clears all of the old
-// result and nothing else, and creates the directory.
-func prepareOut(dir string, replace bool) error {
-	held, err := sweep.HoldsResult(dir)
+// prepareOut makes --out ready for a result (result.Prepare), for every command that writes
+// one: a directory already holding a result of the kind is refused (exit 2, saying what
+// --replace would do) unless --replace.
+func prepareOut(o result.Out) error {
+	err := result.Prepare(o)
+	var taken *result.TakenError
+	if errors.As(err, &taken) {
+		return usagef("--out %s already holds %s: choose another directory, or pass --replace to %s", o.Dir, o.Kind.What(), o.Kind.Replaces())
+	}
 	if err != nil {
-		return fmt.Errorf("--out %s: %w", dir, err)
+		return fmt.Errorf("--out: %w", err)
 	}
-	if held && !replace {
-		return usagef("--out %s already holds a result (records.jsonl, curve.json, …): choose another directory, or pass --replace to replace all of it", dir)
-	}
-	if held {
-		if err := sweep.ClearResult(dir, ""); err != nil {
-			return fmt.Errorf("--out %s: clear the old result: %w", dir, err)
-		}
-	}
-	return os.MkdirAll(dir, 0o755)
+	return nil
 }
 
 // open opens the target (starting the embedded deployment when there is no --base-url); the

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/shard"
 )
 
@@ -48,7 +49,7 @@ func mergeAction(c *cli.Context) error {
 	if err := shard.CheckOut(out, in); err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)}
 	}
-	if err := prepareOut(out, c.Bool("replace")); err != nil {
+	if err := prepareOut(result.Out{Dir: out, Kind: result.Measured, Replace: c.Bool("replace")}); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	merged, rep, err := shard.MergeInputs(in, shard.Options{
@@ -62,7 +63,7 @@ func mergeAction(c *cli.Context) error {
 	if err := rep.WriteText(c.App.Writer); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	fmt.Fprintf(c.App.Writer, "\nwrote %s (%d requests in %d tiers) and merge.json\n", filepath.Join(out, shard.RecordsName), len(merged.Records), len(merged.Tiers))
+	fmt.Fprintf(c.App.Writer, "\nwrote %s (%d requests in %d tiers) and merge.json\n", filepath.Join(out, result.RecordsName), len(merged.Records), len(merged.Tiers))
 	fmt.Fprintf(c.App.Writer, "next: loadcurve report %s (the shards' settings travel in the records header)\n", out)
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -249,17 +250,14 @@ func readForecast(c *cli.Context) (plan.Forecast, error) {
 
 // writePlan writes plan.json, the plots, report.html and the scenario into out.
 func writePlan(c *cli.Context, out string, doc planDoc) error {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
-	}
-	if _, err := os.Stat(filepath.Join(out, "plan.json")); err == nil && !c.Bool("replace") {
-		return usagef("--out %s already holds a plan: choose another directory, or pass --replace", out)
+	if err := prepareOut(result.Out{Dir: out, Kind: result.Plan, Replace: c.Bool("replace")}); err != nil {
+		return err
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(out, "plan.json"), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, result.PlanName), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write plan.json: %w", err)
 	}
 	page, err := report.PlanPage(doc.Plans, doc.Comparison, doc.Rehearsals, doc.Conclusions)

@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
 )
@@ -77,18 +77,9 @@ func reportAction(c *cli.Context) error {
 		}
 	}
 	if out := c.String("out"); out != "" {
-		if held, err := sweep.HoldsResult(out); err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
-		} else if held {
-			if !c.Bool("replace") {
-				return usagef("--out %s already holds a result: choose another directory, or pass --replace to replace its derived files", out)
-			}
-			if err := sweep.ClearResult(out, l.Path); err != nil { // keeps the records being reported
-				return fmt.Errorf("--out %s: %w", out, err)
-			}
-		}
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
+		// A replace keeps the records being reported.
+		if err := prepareOut(result.Out{Dir: out, Kind: result.Derived, Replace: c.Bool("replace"), Keep: l.Path}); err != nil {
+			return err
 		}
 		ts := map[int]timeseries.Series(nil)
 		if l.File != nil { // whole in memory; in bounded memory the series would hold a tier's records

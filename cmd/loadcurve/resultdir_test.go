@@ -24,4 +24,24 @@ func TestCompareBurstinessSpelledTwoWays(t *testing.T) {
 	if code != exitOK || strings.Contains(stderr, "schedule differs") {
 		t.Fatalf("compare of --burstiness 1 and 1.0: exit %d: %s", code, stderr)
 	}
+
+	// Every command that writes into --out refuses a directory holding its kind of result
+	// unless --replace, through one rule (result.Prepare), saying what --replace would do.
+	out := filepath.Join(t.TempDir(), "cmp")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"compare", dirs[0], dirs[1], "--out", out}, exitOK, ""},
+		{[]string{"compare", dirs[0], dirs[1], "--out", out}, exitUsage, "already holds a comparison: choose another directory, or pass --replace to write over it"},
+		{[]string{"compare", dirs[0], dirs[1], "--out", out, "--replace"}, exitOK, ""},
+		{[]string{"report", dirs[0], "--out", dirs[1]}, exitUsage, "already holds a result (records.jsonl, curve.json, …): choose another directory, or pass --replace to replace its derived files"},
+		{[]string{"report", dirs[0], "--out", dirs[0], "--replace"}, exitOK, ""},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, want %d with %q: %s", tc.args, code, tc.code, tc.want, stderr)
+		}
+	}
 }

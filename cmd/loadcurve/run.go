@@ -16,6 +16,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -161,7 +162,7 @@ func (vr *vllmResult) path(name string) string {
 // files of the run's own result in --out (records.jsonl, summary.json, …), whatever --replace
 // says; or it would overwrite an input of the run (the --config file, the --workload file).
 func (vr *vllmResult) clash(c *cli.Context, path string) string {
-	if vr.outDir != "" && samePlace(filepath.Dir(path), vr.outDir) && sweep.IsResultFile(filepath.Base(path)) {
+	if vr.outDir != "" && samePlace(filepath.Dir(path), vr.outDir) && result.IsFile(filepath.Base(path)) {
 		return fmt.Sprintf("%s is a file of the run's own result in --out %s: it would overwrite what the run records there; choose another --result-filename or --result-dir",
 			path, filepath.Clean(vr.outDir))
 	}
