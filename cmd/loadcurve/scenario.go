@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -187,8 +188,31 @@ func scenarioSecrets(c *cli.Context) *redact.Secrets {
 }
 
 func hasFlag(c *cli.Context, name string) bool {
-	_, ok := flagNames(c.Command.Flags)[name]
+	_, ok := flagsByName(c.Command)[name]
 	return ok
+}
+
+// commandFlagIndex holds, per command, its flags by every name: urfave/cli finds a flag by
+// running a regular expression over every flag's names, which, asked for each of ~100 vLLM
+// flags, cost about a second of CPU a command line under -race.
+var commandFlagIndex sync.Map // *cli.Command → map[string]cli.Flag
+
+// flagsByName is cmd's flags by every name and alias (nil for no command).
+func flagsByName(cmd *cli.Command) map[string]cli.Flag {
+	if cmd == nil {
+		return nil
+	}
+	if m, ok := commandFlagIndex.Load(cmd); ok {
+		return m.(map[string]cli.Flag)
+	}
+	m := map[string]cli.Flag{}
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			m[n] = f
+		}
+	}
+	commandFlagIndex.Store(cmd, m)
+	return m
 }
 
 func flagString(c *cli.Context, name string) string {

@@ -237,7 +237,19 @@ func vllmFlagOf(name string) *vllmFlag {
 
 // isSetHere reports whether the command has the flag and it was given.
 func isSetHere(c *cli.Context, name string) bool {
-	return hasFlag(c, name) && c.IsSet(name)
+	f, ok := flagsByName(c.Command)[name]
+	if !ok {
+		return false
+	}
+	// c.IsSet is cheap for a flag that is set and costs a scan of every flag's names for one
+	// that is not, which most of vLLM's are: look at what was set first.
+	names := f.Names()
+	for _, n := range c.LocalFlagNames() {
+		if slices.Contains(names, n) {
+			return c.IsSet(name)
+		}
+	}
+	return f.IsSet() // set from the environment
 }
 
 // vllmRefusals returns a line for every vLLM flag given that the command refuses, and states
