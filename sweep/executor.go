@@ -40,6 +40,10 @@ type Executor struct {
 	// Fingerprint, when set, returns the workload fingerprint of a planned tier's request set
 	// (records.Tier.WorkloadFingerprint), to check a kept tier against.
 	Fingerprint func(Plan) (string, error)
+	// Header, when set, returns the records header the result is built with: the one the
+	// runner wrote (result.NewHeader's, completed at the first tier), asked for once the tiers
+	// have run. Unset, the result has an empty header.
+	Header func() records.Header
 }
 
 // TierResult is one tier of a result: its identity (with its closing line), its summary and
@@ -95,7 +99,11 @@ func (x *Executor) Run(ctx context.Context) (*Result, error) {
 		// records still go.
 		err = e.discard()
 	}
-	res := Build(records.Header{}, cfg.Settings, e.tiers)
+	var h records.Header
+	if x.Header != nil {
+		h = x.Header()
+	}
+	res := Build(h, cfg.Settings, e.tiers)
 	if ctx.Err() != nil {
 		res.Complete = false
 		return res, ctx.Err()

@@ -174,7 +174,6 @@ func (lc *loadCommand) finish(c *cli.Context, s *target.Session, res *sweep.Resu
 	if closeErr != nil {
 		closeErr = fmt.Errorf("close records.jsonl: %w", closeErr)
 	}
-	res.Header = s.Header
 	if res.Peaks == nil && res.Header.Command == records.CommandRun && lc.outDir != "" && closeErr == nil && !lc.recordsLost {
 		// Bounded: no records in memory; the records file, read twice in bounded memory, has them.
 		if res.Peaks, err = sweep.PeaksOfFile(filepath.Join(lc.outDir, sweep.RecordsName)); err != nil {
@@ -266,7 +265,7 @@ func runExecutor(ctx context.Context, c *cli.Context, s *target.Session, cfg swe
 		peaks = &peakRunner{Runner: s, acc: map[int]*sweep.PeakAccumulator{}}
 		runner = peaks
 	}
-	x := sweep.Executor{Config: cfg, Runner: runner, Server: s.ServerMetrics,
+	x := sweep.Executor{Config: cfg, Runner: runner, Server: s.ServerMetrics, Header: func() records.Header { return s.Header },
 		Log: func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }}
 	if c.Bool("verbose") {
 		x.Detail = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve:   "+format+"\n", a...) }
