@@ -168,7 +168,7 @@ func Compare(a, b Side, o Options) (Result, error) {
 		res.Decisions[i] = d
 	}
 	if o.Costs != nil {
-		l, err := ledger(res.Decisions, *o.Costs)
+		l, err := ledger(res.Decisions, *o.Costs, a.Result.Header.Unit.Short())
 		if err != nil {
 			res.LedgerError = err.Error()
 		} else {
@@ -339,8 +339,9 @@ func okValues(recs []records.Record, get func(*records.Record) (float64, bool)) 
 	return m
 }
 
-// ledger prices both sides at their operating points.
-func ledger(d [2]Decision, c Costs) (cost.Ledger, error) {
+// ledger prices both sides at their operating points; tokens is what their throughputs count
+// (records.Unit.Short: output, or input for an embeddings endpoint).
+func ledger(d [2]Decision, c Costs, tokens string) (cost.Ledger, error) {
 	var opts [2]cost.Option
 	for i, x := range d {
 		if x.Figures == nil {
@@ -354,7 +355,7 @@ func ledger(d [2]Decision, c Costs) (cost.Ledger, error) {
 		opts[i] = cost.Option{Name: fmt.Sprintf("%s (%s %s, %s)", x.Side, strconv.FormatFloat(float64(f.Rate), 'g', 3, 64), unit, f.Source),
 			CostPerHour: []float64{c.A, c.B}[i], RawThroughput: f.RawOutputThroughput, CompliantShare: f.CompliantTokenShare()}
 	}
-	return cost.Compare(opts[0], opts[1], cost.Params{Currency: c.Currency, HoursPerPeriod: cost.DefaultHoursPerPeriod})
+	return cost.Compare(opts[0], opts[1], cost.Params{Currency: c.Currency, HoursPerPeriod: cost.DefaultHoursPerPeriod, Tokens: tokens})
 }
 
 // equalLoad prices every rate both ran: cost per hour over steady-state compliant throughput.

@@ -30,6 +30,10 @@ type Params struct {
 	// OneTime is the one-time investment of moving from A to B (migration,
 	// first acceptance); finite and ≥ 0. 0 means none was given.
 	OneTime float64
+	// Tokens names the tokens the throughputs count, as the texts say them:
+	// "" (or "output") for output tokens, "input" for an embeddings endpoint,
+	// whose effective tokens are the input tokens of compliant requests.
+	Tokens string
 }
 
 // OptionResult is one option with its derived figures.
@@ -51,6 +55,7 @@ type Ledger struct {
 	Currency       string
 	HoursPerPeriod float64
 	OneTime        float64
+	Tokens         string // what the tokens count (Params.Tokens): "" for output, "input"
 	A, B           OptionResult
 	// BvsAUnitCostChange is C_B/C_A − 1 for the costs per effective token:
 	// +0.056 means B costs 5.6 % more per effective token.
@@ -88,6 +93,9 @@ func (p Params) Validate() []error {
 	}
 	if math.IsNaN(p.OneTime) || math.IsInf(p.OneTime, 0) || p.OneTime < 0 {
 		errs = append(errs, field.Errorf("one-time", "one-time investment = %g: must be a finite number ≥ 0", p.OneTime))
+	}
+	if p.Tokens != "" && p.Tokens != "output" && p.Tokens != "input" {
+		errs = append(errs, field.Errorf("tokens", "tokens = %q: must be output or input", p.Tokens))
 	}
 	return errs
 }
@@ -136,6 +144,7 @@ func Compare(a, b Option, p Params) (Ledger, error) {
 		Currency:       p.Currency,
 		HoursPerPeriod: hours,
 		OneTime:        p.OneTime,
+		Tokens:         p.Tokens,
 		A: OptionResult{Option: a, EffectiveThroughput: qa,
 			CostPerMillionEffective: ca, CostPerPeriod: ca * volume},
 		B: OptionResult{Option: b, EffectiveThroughput: b.EffectiveThroughput(),
@@ -164,8 +173,8 @@ func snap(x, scale float64) float64 {
 func notes(l Ledger) []string {
 	f := l.formatter()
 	n := []string{
-		fmt.Sprintf("net savings are at equal task volume: A's effective output (%s tok/s for %s h per period), priced at each option's cost per effective token, minus the difference in extra maintenance",
-			f.tok(l.A.EffectiveThroughput), f.short(l.HoursPerPeriod)),
+		fmt.Sprintf("net savings are at equal task volume: A's effective %s (%s tok/s for %s h per period), priced at each option's cost per effective token, minus the difference in extra maintenance",
+			l.counted(), f.tok(l.A.EffectiveThroughput), f.short(l.HoursPerPeriod)),
 		"the break-even line compares running costs only; the one-time investment is not in it",
 	}
 	if l.BreakEvenCompliantShare > 1 {
@@ -200,6 +209,7 @@ type ledgerJSON struct {
 	PaybackPeriods               *float64   `json:"payback_periods"`
 	PaybackNote                  string     `json:"payback_note"`
 	Notes                        []string   `json:"notes"`
+	Tokens                       string     `json:"tokens,omitempty"`
 }
 
 // MarshalJSON encodes the ledger with snake_case keys:
@@ -208,7 +218,8 @@ type ledgerJSON struct {
 // cost_per_period),
 // b_vs_a_unit_cost_change, break_even_compliant_share,
 // break_even_effective_throughput, net_savings_per_period, one_time,
-// payback_periods (number or null), payback_note, notes.
+// payback_periods (number or null), payback_note, notes, and tokens ("input"
+// for input tokens; absent for output tokens).
 func (l Ledger) MarshalJSON() ([]byte, error) {
 	conv := func(r OptionResult) optionJSON {
 		return optionJSON{r.Option.Name, r.Option.CostPerHour, r.Option.RawThroughput, r.Option.CompliantShare,
@@ -220,7 +231,7 @@ func (l Ledger) MarshalJSON() ([]byte, error) {
 	}
 	b, err := json.Marshal(ledgerJSON{l.Currency, l.HoursPerPeriod, conv(l.A), conv(l.B), l.BvsAUnitCostChange,
 		l.BreakEvenCompliantShare, l.BreakEvenEffectiveThroughput, l.NetSavingsPerPeriod,
-		l.OneTime, l.PaybackPeriods, l.PaybackNote, notes})
+		l.OneTime, l.PaybackPeriods, l.PaybackNote, notes, l.Tokens})
 	if err != nil {
 		return nil, fmt.Errorf("encoding cost ledger: %w", err)
 	}
@@ -241,6 +252,23 @@ func (l *Ledger) UnmarshalJSON(data []byte) error {
 	*l = Ledger{Currency: in.Currency, HoursPerPeriod: in.HoursPerPeriod, A: conv(in.A), B: conv(in.B),
 		BvsAUnitCostChange: in.BvsAUnitCostChange, BreakEvenCompliantShare: in.BreakEvenCompliantShare,
 		BreakEvenEffectiveThroughput: in.BreakEvenEffectiveThroughput, NetSavingsPerPeriod: in.NetSavingsPerPeriod,
-		OneTime: in.OneTime, PaybackPeriods: in.PaybackPeriods, PaybackNote: in.PaybackNote, Notes: in.Notes}
+		OneTime: in.OneTime, PaybackPeriods: in.PaybackPeriods, PaybackNote: in.PaybackNote, Notes: in.Notes, Tokens: in.Tokens}
 	return nil
+}
+
+// counted is what the ledger's tokens count, as its texts say it: "output" or "input".
+func (l Ledger) counted() string {
+	if l.Tokens == "" {
+		return "output"
+	}
+	return l.Tokens
+}
+
+// effectiveTokens names the effective tokens: "effective tokens", or "effective input
+// tokens" when they are not output tokens.
+func (l Ledger) effectiveTokens() string {
+	if l.counted() == "output" {
+		return "effective tokens"
+	}
+	return "effective " + l.counted() + " tokens"
 }

@@ -234,6 +234,10 @@ func TestEmbeddingsDocument(t *testing.T) {
 			if r.First != records.Unset || r.Chunks != 0 || r.OutputTokens != 0 || r.MaxTokens != 0 || r.Sent == records.Unset || r.End < r.Sent {
 				t.Errorf("first %v, %d chunks, %d output tokens, max %d, sent %v, end %v", r.First, r.Chunks, r.OutputTokens, r.MaxTokens, r.Sent, r.End)
 			}
+			// An answer's E2EL is the request's latency (last = end); a failure has none.
+			if e2el, ok := r.E2EL(); ok != (r.Outcome == records.OK) || ok && e2el != r.End-r.Sent {
+				t.Errorf("E2EL %v, %v; sent %v end %v", e2el, ok, r.Sent, r.End)
+			}
 			got := srv.Received()[0]
 			if got.Path != "/v1/embeddings" || got.Header.Get("Accept") != "application/json" {
 				t.Errorf("path %q accept %q", got.Path, got.Header.Get("Accept"))

@@ -309,9 +309,10 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 }
 
 // readDocument fills rec from a documentKind's 2xx answer, body: the whole answer is read
-// (within --max-response-mib) and its end is the response's end; no output is streamed, so the
-// record has no first or last token and no output tokens. The input tokens are the usage's when
-// the answer reports them, else the workload's count.
+// (within --max-response-mib) and its end is the response's end, and, for an answer, its last
+// moment too (E2EL, last - sent, is then the request's latency); nothing is streamed, so the
+// record has no first token, no chunks and no output tokens. The input tokens are the usage's
+// when the answer reports them, else the workload's count.
 func (c *Client) readDocument(rctx context.Context, body io.Reader, t0 time.Time, req *workloads.Request, rec *records.Record) {
 	limit := c.target.maxResponseBytes()
 	b, err := io.ReadAll(io.LimitReader(body, limit+1))
@@ -329,8 +330,11 @@ func (c *Client) readDocument(rctx context.Context, body io.Reader, t0 time.Time
 		var d document
 		if err := c.kind.(documentKind).readDocument(b, &d); err != nil {
 			rec.Outcome, rec.Error = records.StreamError, fmt.Sprintf("malformed answer (%v): %s", err, b)
-		} else if d.promptOK {
-			rec.InputTokens, rec.InputTokensSource = d.prompt, records.SourceUsage
+		} else {
+			rec.Last = rec.End // the answer's last (and only) piece: E2EL is the request's latency
+			if d.promptOK {
+				rec.InputTokens, rec.InputTokensSource = d.prompt, records.SourceUsage
+			}
 		}
 	}
 	if rec.Error != "" {

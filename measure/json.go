@@ -63,6 +63,7 @@ type summaryTail struct {
 	LatencyFailures           int           `json:"latency_failures"`
 	QualityFailures           int           `json:"quality_failures"`
 	CompliantRequests         int           `json:"compliant_requests"`
+	Unit                      records.Unit  `json:"unit,omitempty"`
 	RawOutputTokens           int           `json:"raw_output_tokens"`
 	CompliantOutputTokens     int           `json:"compliant_output_tokens"`
 	OutputTokensFromChunks    int           `json:"output_tokens_from_chunks"`
@@ -137,7 +138,7 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		Planned: s.Planned, Issued: s.Issued, NotIssued: s.NotIssued, Recorded: s.Recorded, Interrupted: s.Interrupted, EndReason: s.EndReason,
 		Outcomes: outcomeCounts(s.Outcomes), TimeoutRatio: Number(s.TimeoutRatio), FailureRatio: Number(s.FailureRatio),
 		Objectives: s.Objectives, GoodRequests: s.GoodRequests, LatencyFailures: s.LatencyFailures,
-		QualityFailures: s.QualityFailures, CompliantRequests: s.CompliantRequests, RawOutputTokens: s.RawOutputTokens,
+		QualityFailures: s.QualityFailures, CompliantRequests: s.CompliantRequests, Unit: s.Unit, RawOutputTokens: s.RawOutputTokens,
 		CompliantOutputTokens: s.CompliantOutputTokens, OutputTokensFromChunks: s.OutputTokensFromChunks, OutputTokensBadUsage: s.OutputTokensBadUsage,
 		Stalls: s.Stalls, CutShort: s.CutShort,
 		RawOutputThroughput: Number(s.RawOutputThroughput), CompliantOutputThroughput: Number(s.CompliantOutputThroughput),
@@ -236,7 +237,7 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		Planned: tail.Planned, Issued: tail.Issued, NotIssued: tail.NotIssued, Recorded: tail.Recorded, Interrupted: tail.Interrupted, EndReason: tail.EndReason,
 		Outcomes: map[string]int(tail.Outcomes), TimeoutRatio: float64(tail.TimeoutRatio), FailureRatio: float64(tail.FailureRatio),
 		Objectives: tail.Objectives, GoodRequests: tail.GoodRequests, LatencyFailures: tail.LatencyFailures,
-		QualityFailures: tail.QualityFailures, CompliantRequests: tail.CompliantRequests, RawOutputTokens: tail.RawOutputTokens,
+		QualityFailures: tail.QualityFailures, CompliantRequests: tail.CompliantRequests, Unit: tail.Unit, RawOutputTokens: tail.RawOutputTokens,
 		CompliantOutputTokens: tail.CompliantOutputTokens, OutputTokensFromChunks: tail.OutputTokensFromChunks, OutputTokensBadUsage: tail.OutputTokensBadUsage,
 		Stalls: tail.Stalls, CutShort: tail.CutShort,
 		RawOutputThroughput: float64(tail.RawOutputThroughput), CompliantOutputThroughput: float64(tail.CompliantOutputThroughput),

@@ -169,6 +169,9 @@ const (
 	// schedule (the turn before it and the think time planned it), so it does not count in
 	// the realised rate, which is then sessions per second.
 	ObsLaterTurn
+	// ObsAtEnd marks Tokens delivered whole at End, not streamed from First to Last: the input
+	// tokens of an embeddings request (ObserveIn).
+	ObsAtEnd
 )
 
 // Observe is the observation of an issued record under objectives o: its compliance and, when
@@ -177,6 +180,17 @@ func (o Objectives) Observe(r *records.Record) Obs {
 	x := ObsOf(r, o.Compliant(r))
 	if !o.IsZero() {
 		x.Slack, x.Flags = o.Slack(r), x.Flags|ObsSlack
+	}
+	return x
+}
+
+// ObserveIn is Observe for a result whose throughputs count u (records.Header.Unit): under
+// UnitInputTokens the observation's Tokens are the record's input tokens when it ended ok,
+// delivered at its end (ObsAtEnd).
+func (o Objectives) ObserveIn(u records.Unit, r *records.Record) Obs {
+	x := o.Observe(r)
+	if u.Or() != records.UnitOutputTokens {
+		x.Tokens, x.Flags = int32(min(u.Tokens(r), math.MaxInt32)), x.Flags|ObsAtEnd
 	}
 	return x
 }
@@ -419,8 +433,14 @@ func medianTimeInSystem(obs []Obs) (time.Duration, bool) {
 }
 
 // tokensWithin is the output tokens of o received inside [start, end]: the first at First, the
-// others spread evenly over (First, Last].
+// others spread evenly over (First, Last]; tokens delivered at the end (ObsAtEnd) all at End.
 func tokensWithin(o Obs, start, end time.Duration) float64 {
+	if o.Flags&ObsAtEnd != 0 {
+		if o.Tokens > 0 && o.End != records.Unset && o.End >= start && o.End <= end {
+			return float64(o.Tokens)
+		}
+		return 0
+	}
 	if o.Tokens <= 0 || o.First == records.Unset {
 		return 0
 	}

@@ -50,6 +50,10 @@ type Options struct {
 	// Metrics names the metrics whose statistics the summary reports (MetricNames; vLLM's
 	// --percentile-metrics); nil means all. Every metric is computed either way.
 	Metrics []string
+	// Unit is what the raw and compliant token counts and throughputs count: the endpoint
+	// kind's (records.Header.Unit). "" or UnitOutputTokens: output tokens; UnitInputTokens (an
+	// embeddings endpoint): the input tokens of the ok requests, delivered at their end.
+	Unit records.Unit
 }
 
 // Summary is the summary of one tier. Times are milliseconds in Stats and seconds in Duration;
@@ -80,8 +84,12 @@ type Summary struct {
 	// not: they add up to Issued + NotIssued. Failed and the ratios are over issued requests.
 	Outcomes map[string]int
 
-	TotalInputTokens       int // ok requests (vLLM's total_input_tokens)
-	TotalOutputTokens      int // ok requests (vLLM's total_output_tokens)
+	TotalInputTokens  int // ok requests (vLLM's total_input_tokens)
+	TotalOutputTokens int // ok requests (vLLM's total_output_tokens)
+	// Unit is what RawOutputTokens, CompliantOutputTokens, their throughputs and the steady
+	// state's count (Options.Unit): "" for output tokens, UnitInputTokens for an embeddings
+	// endpoint, whose "output" figures then count the input tokens of the ok requests.
+	Unit                   records.Unit
 	RawOutputTokens        int // every issued request
 	CompliantOutputTokens  int // compliant requests
 	OutputTokensFromChunks int // issued requests whose output count came from counting chunks, not usage
@@ -310,7 +318,7 @@ func (a *Accumulator) Add(r *records.Record) {
 	if r.Outcome == records.Canceled {
 		a.canceled++
 	}
-	obs := a.opts.Objectives.Observe(r)
+	obs := a.opts.Objectives.ObserveIn(a.opts.Unit, r)
 	a.obs = append(a.obs, obs)
 	inWindow := r.Planned >= a.lo && r.Planned <= a.hi
 	a.sessions.add(r, inWindow, obs.Flags&ObsCompliant != 0)
@@ -323,7 +331,7 @@ func (a *Accumulator) Add(r *records.Record) {
 	if int(r.Outcome) < len(a.outcomes) {
 		a.outcomes[r.Outcome]++
 	}
-	s.RawOutputTokens += r.OutputTokens
+	s.RawOutputTokens += a.opts.Unit.Tokens(r)
 	switch r.OutputTokensSource {
 	case records.SourceChunks:
 		s.OutputTokensFromChunks++
@@ -402,7 +410,7 @@ func (a *Accumulator) Add(r *records.Record) {
 	s.GoodRequests++
 	if !qualityFailed {
 		s.CompliantRequests++
-		s.CompliantOutputTokens += r.OutputTokens
+		s.CompliantOutputTokens += a.opts.Unit.Tokens(r)
 	}
 }
 
@@ -426,6 +434,9 @@ func (a *Accumulator) Summary(tier records.Tier) Summary {
 	}
 	s.Complete = a.allIssued >= s.Planned && a.canceled == 0 && !s.Interrupted
 	s.Objectives = a.opts.Objectives.String()
+	if a.opts.Unit.Or() != records.UnitOutputTokens {
+		s.Unit = a.opts.Unit
+	}
 	s.Percentiles = append([]float64{}, a.opts.Percentiles...)
 	s.Metrics = slices.Clone(a.opts.Metrics)
 	s.ClientBoundThreshold = ms(a.opts.MaxScheduleLag)

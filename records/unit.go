@@ -23,9 +23,13 @@ func (u Unit) Or() Unit {
 // Valid reports whether u is empty or one of the units.
 func (u Unit) Valid() bool { return u == "" || u == UnitOutputTokens || u == UnitInputTokens }
 
-// Tokens is what r counts in unit u: its output tokens, or its input tokens for UnitInputTokens.
+// Tokens is what r counts in unit u: its output tokens (streamed, whatever its outcome), or for
+// UnitInputTokens its input tokens when it ended ok (a failed request delivered nothing).
 func (u Unit) Tokens(r *Record) int {
 	if u == UnitInputTokens {
+		if r.Outcome != OK {
+			return 0
+		}
 		return r.InputTokens
 	}
 	return r.OutputTokens

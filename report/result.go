@@ -657,8 +657,9 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	}
 	line("Output token throughput (tok/s):", s.OutputThroughput)
 	line("Total token throughput (tok/s):", s.TotalTokenThroughput)
-	line("Raw output throughput (tok/s):", s.RawOutputThroughput)
-	line("Compliant output throughput (tok/s):", s.CompliantOutputThroughput)
+	counted := s.Unit.Short() // what the raw and compliant figures count: "output", or "input" (embeddings)
+	line("Raw "+counted+" throughput (tok/s):", s.RawOutputThroughput)
+	line("Compliant "+counted+" throughput (tok/s):", s.CompliantOutputThroughput)
 	line("Compliant token share:", FormatFloat(s.CompliantTokenShare, 4))
 	if math.IsNaN(s.CompliantTokenShare) {
 		why("no output token was streamed")
@@ -728,7 +729,7 @@ func RunText(w io.Writer, f sweep.RunFile) {
 		line("Window (s):", FormatFloat(st.Start, 2)+" – "+FormatFloat(st.End, 2))
 		line("Realised rate in the window ("+unit+"):", offeredRate(st.RealisedRate))
 		line("Completions in the window (req/s):", st.RequestThroughput)
-		line("Raw / compliant output (tok/s):", FormatFloat(st.RawOutputThroughput, 0)+" / "+FormatFloat(st.CompliantOutputThroughput, 0))
+		line("Raw / compliant "+counted+" (tok/s):", FormatFloat(st.RawOutputThroughput, 0)+" / "+FormatFloat(st.CompliantOutputThroughput, 0))
 		if !(st.End > st.Start) {
 			why("the window has no length: every arrival was planned at one instant, so no rate is defined over it; the whole-run throughputs above stand")
 		}
@@ -754,7 +755,7 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	if s.PercentileError > 0 {
 		fmt.Fprintf(w, "Note: --bounded-memory: medians and percentiles are within ±%g %% (relative) of the exact values; counts, throughputs, means and standard deviations are exact. `loadcurve report` on records.jsonl gives the exact percentiles.\n", 100*s.PercentileError)
 	}
-	if s.Completed > 0 && s.TotalOutputTokens == 0 {
+	if s.Completed > 0 && s.TotalOutputTokens == 0 && s.Unit.Or() == records.UnitOutputTokens {
 		fmt.Fprintf(w, "WARNING: none of the %d successful requests streamed an output token: the server answers, but generates nothing this client can see (check --endpoint, the model and the server's streaming format); every throughput here is 0.\n", s.Completed)
 	}
 	if s.OutputTokensBadUsage > 0 {

@@ -17,6 +17,9 @@ type Run struct {
 	Command records.Command
 	// Target is the base URL without its secrets; Endpoint the kind of API; Model the model.
 	Target, Endpoint, Model string
+	// Unit is what the endpoint kind's throughputs count (loadgen.Endpoint.Unit); written only
+	// when it is not output tokens, so that other results' headers stay as they were.
+	Unit records.Unit
 	// Workload describes the request set, CachePolicy its cache policy.
 	Workload, CachePolicy string
 	// Schedule is the arrival process: a run's schedule, or a sweep's (SweepSchedule). Its
@@ -69,6 +72,9 @@ func NewHeader(r Run) records.Header {
 		Workload: r.Workload, CachePolicy: r.CachePolicy, Seed: r.Seed, MaxConcurrency: r.MaxConcurrency,
 		ExtraBody: r.ExtraBody, TimeoutS: r.Timeout.Seconds(), Retries: r.Retries, StartWall: r.Started, Shard: r.Shard,
 		RequestIDPrefix: r.RequestIDPrefix, Label: clean(r.Label), Settings: r.Settings,
+	}
+	if r.Unit.Or() != records.UnitOutputTokens {
+		h.Unit = r.Unit
 	}
 	if r.Schedule != nil {
 		h.Arrival = r.Schedule.String()

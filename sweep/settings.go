@@ -51,10 +51,16 @@ func (s Settings) Record() *records.Settings {
 func SettingsOf(h records.Header) (Settings, []string, error) {
 	rs := h.Settings
 	if rs == nil {
-		return DefaultSettings(), []string{"the records header states no settings (an older loadcurve wrote it): the default objectives (none), percentiles and analysis parameters are used; give them as options to change that"}, nil
+		d := DefaultSettings()
+		d.Measure.Unit = h.Unit
+		return d, []string{"the records header states no settings (an older loadcurve wrote it): the default objectives (none), percentiles and analysis parameters are used; give them as options to change that"}, nil
 	}
 	var s Settings
 	var errs []error
+	s.Measure.Unit = h.Unit // the endpoint kind's, kept beside the settings
+	if !h.Unit.Valid() {
+		errs = append(errs, fmt.Errorf("unit %q: want %q or %q", h.Unit, records.UnitOutputTokens, records.UnitInputTokens))
+	}
 	if rs.Objectives != "" {
 		obj, err := measure.ParseGoodput([]string{rs.Objectives})
 		if err != nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/timeseries"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -82,6 +83,12 @@ type Options struct {
 	Settings *records.Settings
 	Label    string
 	Metadata records.Metadata
+
+	// Tally follows every record as it passes: each tier's per-second time series and, for a
+	// run, vLLM's peak figures (TimeSeries, Peaks), so that nothing reads the records file
+	// again to learn them. They hold a few numbers per request and its ITL gaps: leave it off
+	// in bounded memory.
+	Tally bool
 }
 
 func cmpOr(s, def string) string {
@@ -108,6 +115,9 @@ type Session struct {
 
 	mu     sync.Mutex
 	server map[int]json.RawMessage
+	// series and peaks are each tier's tallies (Options.Tally), keyed by tier.
+	series map[int]*timeseries.Builder
+	peaks  map[int]*sweep.PeakAccumulator
 }
 
 var _ sweep.Runner = (*Session)(nil)
@@ -192,7 +202,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	src := opts.Workload
 	run := result.Run{
 		Version: opts.Version, Command: opts.Command, Target: loadgen.SanitizeURL(t.BaseURL), Endpoint: t.Endpoint.String(),
-		Model: t.Model, Workload: src.Desc, CachePolicy: src.Cache.String(), Schedule: opts.Schedule, Seed: opts.Seed,
+		Unit: t.Endpoint.Unit(), Model: t.Model, Workload: src.Desc, CachePolicy: src.Cache.String(), Schedule: opts.Schedule, Seed: opts.Seed,
 		MaxConcurrency: opts.MaxConcurrency, ExtraBody: s.cleanJSON(t.ExtraBody), Timeout: t.Timeout, Retries: opts.Retries,
 		Shard: opts.Shard.String(), RequestIDPrefix: t.RequestIDPrefix, Label: opts.Label, Metadata: opts.Metadata,
 		Settings: opts.Settings, Started: time.Now(), Clean: s.Clean,
@@ -477,6 +487,9 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 		}
 	}
 	tee := &teeSink{w: s.writer, sink: sink}
+	if s.opts.Tally {
+		tee.series, tee.peaks = s.tally(id.Tier)
+	}
 	var prog loadgen.Progress
 	done := func() {}
 	if s.opts.Progress != nil {
@@ -533,6 +546,54 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 		return id, &sweep.RecordsLostError{Err: tee.fileErr}
 	}
 	return id, nil
+}
+
+// tally starts the tallies of a tier: its time series and, for a run, its peak figures.
+func (s *Session) tally(tier int) (*timeseries.Builder, *sweep.PeakAccumulator) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.series == nil {
+		s.series, s.peaks = map[int]*timeseries.Builder{}, map[int]*sweep.PeakAccumulator{}
+	}
+	b := timeseries.NewBuilder(timeseries.DefaultSlice)
+	s.series[tier] = b
+	var a *sweep.PeakAccumulator
+	if s.opts.Command == records.CommandRun {
+		a = &sweep.PeakAccumulator{}
+		s.peaks[tier] = a
+	}
+	return b, a
+}
+
+// TimeSeries returns the per-second time series of every tier the session ran with
+// Options.Tally, as report.ReadTimeSeries makes them from the records file; nil without Tally.
+// A resumed sweep's kept tiers did not run here: they have none.
+func (s *Session) TimeSeries() map[int]timeseries.Series {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.series == nil {
+		return nil
+	}
+	out := make(map[int]timeseries.Series, len(s.series))
+	for tier, b := range s.series {
+		out[tier] = b.Series()
+	}
+	return out
+}
+
+// Peaks returns vLLM's peak figures of every tier a run ran with Options.Tally, as
+// sweep.PeaksOfFile finds them in the records file; nil for a sweep or without Tally.
+func (s *Session) Peaks() map[int]sweep.Peak {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.peaks) == 0 {
+		return nil
+	}
+	out := make(map[int]sweep.Peak, len(s.peaks))
+	for tier, a := range s.peaks {
+		out[tier] = a.Peak()
+	}
+	return out
 }
 
 // nonce is the cold-cache nonce of a tier: random, except in a sharded run, where every shard
@@ -604,11 +665,20 @@ type teeSink struct {
 	w       *records.Writer
 	sink    sweep.Sink
 	fileErr error // the records file's first error; nothing more is written to it after
+	// series and peaks, when set, tally every record (Options.Tally).
+	series *timeseries.Builder
+	peaks  *sweep.PeakAccumulator
 }
 
 func (t *teeSink) Write(r *records.Record) error {
 	if t.w != nil && t.fileErr == nil {
 		t.fileErr = t.w.Write(r)
+	}
+	if t.series != nil {
+		t.series.Add(r)
+	}
+	if t.peaks != nil {
+		t.peaks.Add(r)
 	}
 	if t.sink != nil {
 		return t.sink.Write(r)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/target"
@@ -86,26 +88,36 @@ func startServer(t *testing.T, metricsDelay time.Duration) (*server, string) {
 	return s, hs.URL + "/v1"
 }
 
-// open opens a session on the server for a run whose records go to outDir ("" for none).
-func open(t *testing.T, baseURL, serverMetrics, outDir string) *target.Session {
+// open opens a session on the server for a run whose records go to outDir ("" for none); more
+// changes the options first.
+func open(t *testing.T, baseURL, serverMetrics, outDir string, more ...func(*target.Options)) *target.Session {
 	t.Helper()
 	src, errs := workloads.NewSource(workloads.KindSynthetic, workloads.LoadOptions{Seed: 1, TimeScale: 1,
 		Synthetic: workloads.Synthetic{InputLen: 8, OutputLen: 2}}, "")
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	s, err := target.Open(context.Background(), target.Options{
+	o := target.Options{
 		Target:   loadgen.Target{BaseURL: baseURL, Model: "m", Endpoint: loadgen.Chat, Timeout: 30 * time.Second},
 		Workload: src, ServerMetrics: serverMetrics, OutDir: outDir, Seed: 1, Version: "test",
-		Log: func(format string, a ...any) { t.Logf(format, a...) },
-	})
+		Log:     func(format string, a ...any) { t.Logf(format, a...) },
+		Command: records.CommandRun, Schedule: schedule("constant(rate=10)"), Settings: sweep.DefaultSettings().Record(),
+	}
+	for _, m := range more {
+		m(&o)
+	}
+	s, err := target.Open(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	s.Header.Command, s.Header.Arrival, s.Header.Settings = records.CommandRun, "constant(rate=10)", sweep.DefaultSettings().Record()
 	return s
 }
+
+// schedule is a schedule's name for the header.
+type schedule string
+
+func (s schedule) String() string { return string(s) }
 
 // plan is one count-bound tier of n arrivals every gap from T0.
 func plan(n int, gap time.Duration) sweep.Plan {
@@ -118,6 +130,60 @@ func plan(n int, gap time.Duration) sweep.Plan {
 		Tier: records.Tier{Kind: records.KindTier, Tier: 0, Role: records.RoleTier, Arrival: fmt.Sprintf("constant(rate=%g)", rate),
 			RequestRate: records.Rate(rate), Burstiness: records.Rate(1), Seed: 7, Planned: n},
 		Offsets: offsets, ArrivalsEnd: offsets[n-1], Grace: 10 * time.Second, Label: "tier 0",
+	}
+}
+
+// TestTallyIsWhatTheFileHolds: with Tally, the session's time series and a run's peak figures
+// are exactly what report and sweep make of the records file it wrote, so that nothing reads
+// the file again after a run (cmd read it once or twice more); a sweep tallies no peaks, and
+// without Tally (bounded memory) the session keeps neither.
+func TestTallyIsWhatTheFileHolds(t *testing.T) {
+	_, url := startServer(t, 0)
+	for _, tc := range []struct {
+		name  string
+		cmd   records.Command
+		tally bool
+	}{
+		{"run", records.CommandRun, true},
+		{"sweep", records.CommandSweep, true},
+		{"bounded run", records.CommandRun, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := open(t, url, "off", dir, func(o *target.Options) { o.Command, o.Tally = tc.cmd, tc.tally })
+			if _, err := s.RunTier(context.Background(), plan(40, 10*time.Millisecond), nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, result.RecordsName)
+			series, peaks := s.TimeSeries(), s.Peaks()
+			if !tc.tally {
+				if series != nil || peaks != nil {
+					t.Errorf("without Tally: series %v, peaks %v", series, peaks)
+				}
+				return
+			}
+			fromFile, err := report.ReadTimeSeries(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Printed, since a series holds NaN where a slice has nothing to describe.
+			if len(series) != 1 || len(series[0].Slices) == 0 || fmt.Sprint(series) != fmt.Sprint(fromFile) {
+				t.Errorf("tallied series\n%v\nthe file's\n%v", series, fromFile)
+			}
+			peaksOfFile, err := sweep.PeaksOfFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.cmd == records.CommandSweep && peaks != nil:
+				t.Errorf("a sweep tallied peaks %v", peaks)
+			case tc.cmd == records.CommandRun && (len(peaks) != 1 || peaks[0] != peaksOfFile[0] || peaks[0].MaxConcurrentRequests == 0):
+				t.Errorf("tallied peaks %v, the file's %v", peaks, peaksOfFile)
+			}
+		})
 	}
 }
 

@@ -91,7 +91,7 @@ func targetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "base-url", Category: catTarget, DefaultText: "none: start the embedded simulated deployment", Usage: "OpenAI-style base URL of the target, e.g. http://host:8000/v1"},
 		&cli.StringFlag{Name: "api-key", Category: catTarget, EnvVars: []string{"OPENAI_API_KEY"}, Usage: "API key sent as a Bearer token (never written to any output)"},
 		&cli.StringFlag{Name: "model", Category: catTarget, DefaultText: "the first of GET /models", Usage: "model name"},
-		&cli.StringFlag{Name: "endpoint", Category: catTarget, Value: defaultEndpoint, Usage: "chat (/chat/completions) or completions (/completions)"},
+		&cli.StringFlag{Name: "endpoint", Category: catTarget, Value: defaultEndpoint, Usage: endpointUsage()},
 		&cli.StringFlag{Name: "extra-body", Category: catTarget, Usage: "JSON object merged into every request body, e.g. '{\"ignore_eos\":true}'"},
 		&cli.BoolFlag{Name: "ignore-eos", Category: catTarget, Usage: "ask the server to generate max_tokens tokens whatever it samples (vLLM's flag: adds \"ignore_eos\":true to the body)"},
 		&cli.GenericFlag{Name: "header", Category: catTarget, Value: &listValue{}, Usage: "extra request header 'Name: value', or vLLM's 'Name=value' (repeatable; values never written to any output)"},
@@ -620,4 +620,14 @@ func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
 		errs = append(errs, errors.New("--shard needs --start-at: the shards must share one T0 for their union to be the planned schedule"))
 	}
 	return sp, at, errs
+}
+
+// endpointUsage lists --endpoint's values, the registered endpoint kinds, with their routes:
+// "chat (/chat/completions), completions (/completions), …".
+func endpointUsage() string {
+	var parts []string
+	for _, k := range loadgen.Kinds() {
+		parts = append(parts, fmt.Sprintf("%s (%s)", k, k.Route()))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -87,6 +86,7 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	}
 	lc.progress = !c.Bool("quiet") && isTerminal(os.Stderr)
 	errs = append(errs, applyVLLMCompat(c, lc)...) // vLLM's flags: refusals, no-effect notes, --num-warmups
+	lc.settings.Measure.Unit = lc.target.Target.Endpoint.Unit() // what throughputs count: the endpoint kind's
 	return lc, errs
 }
 
@@ -132,6 +132,7 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.St
 	// A secret typed into --label or --metadata is hidden by the session, so in every output.
 	lc.target.Command, lc.target.Schedule, lc.target.Settings = cmd, schedule, lc.settings.Record()
 	lc.target.Label, lc.target.Metadata = lc.info.label, lc.info.metadata
+	lc.target.Tally = !lc.bounded // the time series and a run's peak figures, as the records pass
 	return target.Open(c.Context, lc.target)
 }
 
@@ -182,18 +183,22 @@ func (lc *loadCommand) finish(c *cli.Context, s *target.Session, res *sweep.Resu
 	}
 	var writeErr error
 	if lc.outDir != "" {
-		// The per-second time series come from the records file, as report makes them, so that
-		// report reproduces them; not in bounded memory, where they would hold a tier's records.
+		// The per-second time series, tallied by the session as the records passed (exactly what
+		// report makes of the records file); not in bounded memory, where they would hold a
+		// tier's records.
 		var ts map[int]timeseries.Series
 		switch {
 		case closeErr != nil || lc.recordsLost:
 		case lc.bounded:
 			fmt.Fprintln(c.App.ErrWriter, "loadcurve: --bounded-memory: no per-second time series (they hold a tier's records); `loadcurve report DIR --out OTHER` writes them")
-		default:
+		case lc.target.AppendRecords:
+			// A resumed sweep: its kept tiers did not run in this session; the file has them all.
 			var tsErr error
-			if ts, tsErr = report.ReadTimeSeries(filepath.Join(lc.outDir, sweep.RecordsName)); tsErr != nil {
+			if ts, tsErr = report.ReadTimeSeries(filepath.Join(lc.outDir, result.RecordsName)); tsErr != nil {
 				fmt.Fprintf(c.App.ErrWriter, "loadcurve: warning: no per-second time series: %v\n", tsErr)
 			}
+		default:
+			ts = s.TimeSeries()
 		}
 		writeErr = report.WriteResultSeries(lc.outDir, res, ts)
 		if writeErr == nil {
@@ -258,14 +263,7 @@ func isTerminal(f *os.File) bool {
 // first (a resumed sweep's).
 func runExecutor(ctx context.Context, c *cli.Context, s *target.Session, cfg sweep.Config, tune ...func(*sweep.Executor)) (*sweep.Result, error) {
 	stderr := c.App.ErrWriter
-	var runner sweep.Runner = s
-	var peaks *peakRunner
-	if s.Header.Command == records.CommandRun && !cfg.Bounded {
-		// A run keeps its records in memory: vLLM's peak figures come from them as they pass.
-		peaks = &peakRunner{Runner: s, acc: map[int]*sweep.PeakAccumulator{}}
-		runner = peaks
-	}
-	x := sweep.Executor{Config: cfg, Runner: runner, Server: s.ServerMetrics, Header: func() records.Header { return s.Header },
+	x := sweep.Executor{Config: cfg, Runner: s, Server: s.ServerMetrics, Header: func() records.Header { return s.Header },
 		Log: func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }}
 	if c.Bool("verbose") {
 		x.Detail = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve:   "+format+"\n", a...) }
@@ -278,52 +276,11 @@ func runExecutor(ctx context.Context, c *cli.Context, s *target.Session, cfg swe
 	if res == nil {
 		return nil, flagError(err)
 	}
-	if peaks != nil {
-		res.Peaks = peaks.peaks()
-	}
+	res.Peaks = s.Peaks() // a run's, tallied as its records passed (nil in bounded memory)
 	if err != nil && ctx.Err() == nil {
 		return res, flagError(err)
 	}
 	return res, nil
-}
-
-// peakRunner hands every record of a tier to a sweep.PeakAccumulator on its way to the sink.
-type peakRunner struct {
-	sweep.Runner
-	mu  sync.Mutex
-	acc map[int]*sweep.PeakAccumulator
-}
-
-func (p *peakRunner) RunTier(ctx context.Context, plan sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
-	a := &sweep.PeakAccumulator{}
-	p.mu.Lock()
-	p.acc[plan.Tier.Tier] = a
-	p.mu.Unlock()
-	return p.Runner.RunTier(ctx, plan, peakSink{a: a, sink: sink}, stop)
-}
-
-// peaks is the Peak of every tier run.
-func (p *peakRunner) peaks() map[int]sweep.Peak {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := make(map[int]sweep.Peak, len(p.acc))
-	for tier, a := range p.acc {
-		out[tier] = a.Peak()
-	}
-	return out
-}
-
-type peakSink struct {
-	a    *sweep.PeakAccumulator
-	sink sweep.Sink
-}
-
-func (s peakSink) Write(r *records.Record) error {
-	s.a.Add(r)
-	if s.sink == nil {
-		return nil
-	}
-	return s.sink.Write(r)
 }
 
 // simQueueFlags are the parameters of the embedded M/D/c queue (--sim-model mdc).

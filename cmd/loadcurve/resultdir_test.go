@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,6 +21,21 @@ func TestCompareBurstinessSpelledTwoWays(t *testing.T) {
 		}
 		dirs = append(dirs, dir)
 	}
+	// The sweep's time series were tallied as its records passed, not read back from the file:
+	// they are what report makes of the file.
+	again := reportTo(t, dirs[0])
+	series, _ := filepath.Glob(filepath.Join(dirs[0], "timeseries_tier*.csv"))
+	if len(series) == 0 {
+		t.Fatalf("the sweep wrote no time series")
+	}
+	for _, f := range series {
+		a, errA := os.ReadFile(f)
+		b, errB := os.ReadFile(filepath.Join(again, filepath.Base(f)))
+		if errA != nil || errB != nil || string(a) != string(b) {
+			t.Errorf("%s is not report's (%v, %v)", filepath.Base(f), errA, errB)
+		}
+	}
+
 	code, _, stderr := runCLI(t, "compare", dirs[0], dirs[1])
 	if code != exitOK || strings.Contains(stderr, "schedule differs") {
 		t.Fatalf("compare of --burstiness 1 and 1.0: exit %d: %s", code, stderr)
