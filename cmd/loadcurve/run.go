@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -147,7 +148,7 @@ type vllmResult struct {
 	// append is vLLM's --append-result: the result is appended to the file as one more line.
 	append bool
 	// requests keeps the per-request arrays as the run's records pass.
-	requests *perRequestTap
+	requests *vllm.Tap
 }
 
 // path is where the file goes, named name: into --result-dir unless name is absolute, as in vLLM.
@@ -271,7 +272,7 @@ func (vr *vllmResult) write(c *cli.Context, res *sweep.Result) error {
 		return nil
 	}
 	if vr.requests != nil {
-		vr.opts.PerRequest = vr.requests.arrays()
+		vr.opts.PerRequest = vr.requests.Arrays()
 	}
 	b, err := res.VLLMResult(vr.opts)
 	if err != nil {

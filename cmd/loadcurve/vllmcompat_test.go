@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/sim"
 )
 
@@ -339,15 +340,15 @@ func TestVLLMFlagsAreAllAccepted(t *testing.T) {
 	}
 	for _, cmd := range []string{"run", "sweep"} {
 		flags := commandFlags(t, cmd)
-		for _, v := range vllmFlags {
-			if findFlag(flags, v.name) == nil {
-				t.Errorf("loadcurve %s has no --%s", cmd, v.name)
+		for _, v := range vllm.Flags {
+			if findFlag(flags, v.Name) == nil {
+				t.Errorf("loadcurve %s has no --%s", cmd, v.Name)
 			}
 		}
 	}
-	for _, v := range vllmFlags {
-		if !rows[v.name] {
-			t.Errorf("--%s is not in the README's table of vLLM's flags", v.name)
+	for _, v := range vllm.Flags {
+		if !rows[v.Name] {
+			t.Errorf("--%s is not in the README's table of vLLM's flags", v.Name)
 		}
 	}
 	code, _, stderr := runCLI(t, "run", "--profile", "--num-prompts", "1")
@@ -370,28 +371,19 @@ func TestVLLMFlagsAreAllAccepted(t *testing.T) {
 }
 
 // TestVLLMTargetFlagsAreRefusedClearly: command lines vLLM itself refuses (or would send to the
-// wrong API) are refused before anything is sent, with one line naming the flags.
+// wrong API) are refused before anything is sent (exit 2), with one line naming the flags: one
+// command line for each rule of package vllm that run calls (its unit tests, TestRefused*,
+// hold every case).
 func TestVLLMTargetFlagsAreRefusedClearly(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--backend", "openai-chat"}, "needs --endpoint /v1/chat/completions"},
-		{[]string{"--backend", "openai-chat", "--endpoint", "/v1/completions"}, "give --endpoint /v1/chat/completions"},
-		{[]string{"--backend", "openai", "--endpoint", "/v1/chat/completions"}, "give --endpoint /v1/completions"},
-		{[]string{"--backend", "openai-embeddings"}, "embeddings are not measured"},
-		{[]string{"--backend", "vlm"}, "did you mean vllm?"},
-		{[]string{"--endpoint", "/v1/embeddings"}, "must end with completions or chat/completions"},
-		{[]string{"--port", "70000"}, "--port must be in [1, 65535]"},
-		{[]string{"--dataset-name", "random", "--dataset-path", "x.json"}, "cannot be used with --dataset-name random"},
-		{[]string{"--dataset-name", "sharegpt"}, "needs --dataset-path"},
-		{[]string{"--dataset-name", "hf", "--dataset-path", "likaixin/InstructCoder"}, "downloads nothing"},
-		{[]string{"--dataset-name", "random-mm"}, "text only"},
-		{[]string{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl"}, "--timed-trace-chunk-hash-size 512"},
-		{[]string{"--dataset-name", "random", "--workload", "shared-prefix"}, "give one of them"},
-		{[]string{"--tokenizer", "meta-llama/Llama-3.1-8B"}, "no such file"},
-		{[]string{"--lora-modules", "a"}, "one adapter at a time"},
-		{[]string{"--probe-request-rate", "2"}, "no probe requests"},
+		{[]string{"--backend", "openai-chat"}, "needs --endpoint /v1/chat/completions"},   // vllm.Target
+		{[]string{"--dataset-name", "sharegpt"}, "needs --dataset-path"},                  // vllm.Dataset
+		{[]string{"--tokenizer", "meta-llama/Llama-3.1-8B"}, "no such file"},              // vllm.Tokenizer
+		{[]string{"--probe-request-rate", "2"}, "no probe requests"},                      // vllm.Refusals
+		{[]string{"--num-warmups", "-1"}, "--num-warmups must be in [0, 100000], got -1"}, // applyVLLMCompat
 	} {
 		code, _, stderr := runCLI(t, append([]string{"run", "--num-prompts", "1"}, tc.args...)...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {

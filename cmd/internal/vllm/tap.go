@@ -1,4 +1,4 @@
-package main
+package vllm
 
 import (
 	"context"
@@ -9,9 +9,16 @@ import (
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
-// perRequestTap keeps, as a run's records pass to its sink, what vLLM's result file holds per
-// request: latencies and queue_times always, and with --save-detailed the other seven arrays.
-type perRequestTap struct {
+// NewTap returns the runner r that also keeps vLLM's per-request arrays of every record it
+// writes: latencies and queue times, and, detailed (--save-detailed), the other seven.
+func NewTap(r sweep.Runner, detailed bool) *Tap {
+	return &Tap{Runner: r, detailed: detailed}
+}
+
+// Tap is a sweep.Runner that keeps, as a run's records pass to its sink, what vLLM's result
+// file holds per request: latencies and queue_times always, and, detailed, the other seven
+// arrays.
+type Tap struct {
 	sweep.Runner
 	detailed bool
 	mu       sync.Mutex
@@ -27,12 +34,12 @@ type tapRow struct {
 	err                  string
 }
 
-func (p *perRequestTap) RunTier(ctx context.Context, plan sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
+func (p *Tap) RunTier(ctx context.Context, plan sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
 	return p.Runner.RunTier(ctx, plan, tapSink{p: p, sink: sink}, stop)
 }
 
 type tapSink struct {
-	p    *perRequestTap
+	p    *Tap
 	sink sweep.Sink
 }
 
@@ -47,7 +54,7 @@ func (s tapSink) Write(r *records.Record) error {
 // add keeps r's entries. vLLM writes 0 for the times and output length of a failed request,
 // and its error text; its queue time (waiting for the concurrency gate) and start time are
 // kept for every request.
-func (p *perRequestTap) add(r *records.Record) {
+func (p *Tap) add(r *records.Record) {
 	row := tapRow{id: r.ID, in: r.InputTokens}
 	if v, ok := r.ClientQueueTime(); ok {
 		row.queue = v.Seconds()
@@ -80,8 +87,8 @@ func (p *perRequestTap) add(r *records.Record) {
 	p.mu.Unlock()
 }
 
-// arrays returns the rows as vLLM's arrays, in the requests' order.
-func (p *perRequestTap) arrays() *sweep.VLLMPerRequest {
+// Arrays returns the rows as vLLM's arrays, in the requests' order.
+func (p *Tap) Arrays() *sweep.VLLMPerRequest {
 	p.mu.Lock()
 	rows := slices.Clone(p.rows)
 	p.mu.Unlock()
@@ -111,14 +118,4 @@ func nonNilFloats(f []float64) []float64 {
 	return f
 }
 
-// tap returns the executor option that keeps the per-request arrays of the result file (none
-// when no file is asked for).
-func (vr *vllmResult) tap() func(*sweep.Executor) {
-	return func(x *sweep.Executor) {
-		if vr == nil {
-			return
-		}
-		vr.requests = &perRequestTap{Runner: x.Runner, detailed: vr.opts.Detailed}
-		x.Runner = vr.requests
-	}
-}
+var _ sweep.Runner = (*Tap)(nil)

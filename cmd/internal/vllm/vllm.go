@@ -1,0 +1,595 @@
+// Package vllm is loadcurve's side of vLLM's `vllm bench serve` command line, which run and sweep
+// accept: every flag of vLLM's benchmark client (vllm/benchmarks/serve.py, add_cli_args, with its
+// dataset parser) is one of loadcurve's own (Native), honoured here with vLLM's meaning, accepted
+// and stated once as having no effect, or refused with one line saying why and what to do
+// instead. The table (Flags) is the one place that says which; Target, Dataset and Source apply
+// the honoured ones to what the command builds, Refusals the rest, and Tap keeps the per-request
+// arrays of vLLM's result file. The README's table lists every flag (cmd's
+// TestVLLMFlagsAreAllAccepted holds the two together). It speaks vLLM's flags, so it lives with
+// the command; the command reads them through Args.
+package vllm
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/loadcurve/loadcurve/cmd/internal/nearest"
+	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/tokens"
+	"github.com/loadcurve/loadcurve/workloads"
+)
+
+// Kind is what loadcurve does with a vLLM flag.
+type Kind int
+
+const (
+	Native   Kind = iota // a loadcurve flag of the same name and meaning
+	Honoured             // read by this package with vLLM's meaning
+	NoEffect             // accepted; said once to have no effect here
+	Refused              // refused, saying why and what to do instead
+)
+
+// Flag is one flag of vLLM's benchmark client.
+type Flag struct {
+	Name string
+	Kind Kind
+	// Type is the flag's value: bool, string, int, float, or list (several values after the
+	// flag).
+	Type string
+	// Note is what it does here (Honoured), why it has none (NoEffect), or why it is refused and
+	// what to do instead (Refused).
+	Note string
+	// Allowed, for a refused flag, is the value that is accepted (vLLM's default, which changes
+	// nothing): --random-batch-size 1, --probe-request-rate 0.
+	Allowed string
+	// Only names the one command the flag is native to (run); on the other it is refused with
+	// OnlyWhy.
+	Only, OnlyWhy string
+}
+
+// Args is the command line as given, read by flag name: Given reports whether the command has
+// the flag and it was given (on the command line or by a scenario); the others return its
+// value (the zero value for a flag the command lacks).
+type Args interface {
+	Given(name string) bool
+	String(name string) string
+	Int(name string) int
+	Float64(name string) float64
+	Bool(name string) bool
+}
+
+const (
+	whyNoHF        = "needs a dataset from the Hugging Face Hub, and loadcurve downloads nothing: save the rows as JSONL ({\"prompt\": …, \"max_tokens\": …} a line) and pass --workload FILE.jsonl"
+	whyMultimodal  = "loadcurve sends text only (no images, video or audio)"
+	whyNoTemplate  = "loadcurve applies no chat template on the client: chat requests carry messages and the server applies its own template, completions send the prompt as it is (vLLM's --skip-chat-template)"
+	whyRunOnly     = "vLLM's result file is one run's: use loadcurve run (a sweep writes curve.json and one summary per tier)"
+	whyNoTokenizer = "loadcurve loads no tokenizer from a model hub: --tokenizer takes a local tokenizer.json"
+)
+
+// Flags is vLLM's benchmark client's flags, in the order of its --help.
+var Flags = []Flag{
+	// Connection.
+	{Name: "backend", Kind: Honoured, Type: "string", Note: "vllm and openai send completions (/completions), openai-chat chat (/chat/completions); the embeddings, pooling, rerank and audio backends are refused"},
+	{Name: "base-url", Kind: Native, Type: "string", Note: "with --endpoint PATH, --host/--port or --backend, vLLM's form: the server's root, the URL is base-url + endpoint; otherwise loadcurve's, the API root (http://host:8000/v1)"},
+	{Name: "host", Kind: Honoured, Type: "string", Note: "with --port: the target is http://HOST:PORT + --endpoint (vLLM's defaults 127.0.0.1, 8000, /v1/completions); --base-url wins over both"},
+	{Name: "port", Kind: Honoured, Type: "int", Note: "see --host"},
+	{Name: "endpoint", Kind: Native, Type: "string", Note: "loadcurve's chat or completions, or vLLM's path (/v1/completions): the path is added to the base as it is, and its ending (chat/completions or completions) chooses the API"},
+	{Name: "header", Kind: Native, Type: "list"},
+	{Name: "insecure", Kind: Native, Type: "bool"},
+	{Name: "ready-check-timeout-sec", Kind: Native, Type: "int"},
+	// Model and tokenizer.
+	{Name: "model", Kind: Native, Type: "string"},
+	{Name: "served-model-name", Kind: Honoured, Type: "string", Note: "the model name sent in every request (--model, when also given, names it in the results)"},
+	{Name: "tokenizer", Kind: Honoured, Type: "string", Note: "a local tokenizer.json, or a directory holding one: synthetic prompts are sized, and dataset prompts counted, in its tokens"},
+	{Name: "tokenizer-mode", Kind: NoEffect, Type: "string", Note: "a tokenizer.json is read one way, by a Go tokenizer; there is no slow, mistral or custom mode"},
+	{Name: "trust-remote-code", Kind: NoEffect, Type: "bool", Note: "loadcurve runs no code from a model or data set repository"},
+	{Name: "skip-tokenizer-init", Kind: NoEffect, Type: "bool", Note: "without --tokenizer, loadcurve loads none and counts tokens from the server's usage (vLLM's --skip-tokenizer-init, but the latency statistics are kept)"},
+	{Name: "lora-modules", Kind: Refused, Type: "list", Note: "loadcurve sends one model name: benchmark one adapter at a time with --served-model-name ADAPTER"},
+	{Name: "lora-assignment", Kind: NoEffect, Type: "string", Note: "it applies to --lora-modules, which loadcurve refuses"},
+	// Datasets.
+	{Name: "seed", Kind: Native, Type: "int"},
+	{Name: "num-prompts", Kind: Native, Type: "int", Note: "= --num-requests"},
+	{Name: "dataset-name", Kind: Honoured, Type: "string", Note: "random (synthetic), sharegpt and custom (--dataset-path FILE), prefix_repetition (shared-prefix) and timed_trace (a Mooncake-format trace with 512-token blocks) are built locally; hf needs the internet and is refused, and so are the multimodal, rerank, sonnet, burstgpt, spec_bench and speed_bench sets, each with what to do instead"},
+	{Name: "dataset-path", Kind: Honoured, Type: "string", Note: "the local file of sharegpt, custom or timed_trace (refused with random and prefix_repetition, as in vLLM)"},
+	{Name: "no-stream", Kind: NoEffect, Type: "bool", Note: "it applies to Hugging Face datasets, which loadcurve does not load"},
+	{Name: "no-oversample", Kind: NoEffect, Type: "bool", Note: "a dataset with fewer rows than --num-prompts is reused in order, and the run says so; cut the run to the file with --num-prompts"},
+	{Name: "skip-chat-template", Kind: NoEffect, Type: "bool", Note: whyNoTemplate},
+	{Name: "enable-multimodal-chat", Kind: Refused, Type: "bool", Note: whyMultimodal},
+	{Name: "disable-shuffle", Kind: NoEffect, Type: "bool", Note: "loadcurve never shuffles a dataset: its requests are sent in file order"},
+	{Name: "input-len", Kind: Honoured, Type: "int", Note: "= --random-input-len"},
+	{Name: "output-len", Kind: Honoured, Type: "int", Note: "the output length of random, sharegpt, custom and prefix_repetition (each one's own flag wins)"},
+	{Name: "custom-output-len", Kind: Honoured, Type: "int", Note: "custom: max_tokens of every row (vLLM's default 256); -1 keeps each row's output_tokens"},
+	{Name: "custom-ensure-client-side-data", Kind: NoEffect, Type: "bool", Note: "it applies to images, which loadcurve does not send"},
+	{Name: "spec-bench-output-len", Kind: NoEffect, Type: "int", Note: "it applies to spec_bench, which loadcurve refuses"},
+	{Name: "spec-bench-category", Kind: NoEffect, Type: "string", Note: "it applies to spec_bench, which loadcurve refuses"},
+	{Name: "sonnet-input-len", Kind: NoEffect, Type: "int", Note: "it applies to sonnet, which loadcurve refuses"},
+	{Name: "sonnet-output-len", Kind: NoEffect, Type: "int", Note: "it applies to sonnet, which loadcurve refuses"},
+	{Name: "sonnet-prefix-len", Kind: NoEffect, Type: "int", Note: "it applies to sonnet, which loadcurve refuses"},
+	{Name: "sharegpt-output-len", Kind: Honoured, Type: "int", Note: "sharegpt: max_tokens of every request instead of the reply's length"},
+	{Name: "timed-trace-chunk-hash-size", Kind: Honoured, Type: "int", Note: "must be 512, the block size loadcurve reads hash_ids with (refused otherwise)"},
+	{Name: "timed-trace-sec-multiplier", Kind: Honoured, Type: "float", Note: "must be 0.001 (timestamps in milliseconds, as loadcurve reads them); to replay faster or slower use --trace-time-scale"},
+	{Name: "timed-trace-label-timestamp", Kind: Honoured, Type: "string", Note: "must be timestamp (loadcurve reads the Mooncake keys)"},
+	{Name: "timed-trace-label-input-length", Kind: Honoured, Type: "string", Note: "must be input_length"},
+	{Name: "timed-trace-label-output-length", Kind: Honoured, Type: "string", Note: "must be output_length"},
+	{Name: "timed-trace-label-hash-ids", Kind: Honoured, Type: "string", Note: "must be hash_ids"},
+	{Name: "blazedit-min-distance", Kind: NoEffect, Type: "float", Note: "it applies to a Hugging Face dataset, which loadcurve does not load"},
+	{Name: "blazedit-max-distance", Kind: NoEffect, Type: "float", Note: "it applies to a Hugging Face dataset, which loadcurve does not load"},
+	{Name: "asr-max-audio-len-sec", Kind: NoEffect, Type: "float", Note: "it applies to audio, which loadcurve does not send"},
+	{Name: "asr-min-audio-len-sec", Kind: NoEffect, Type: "float", Note: "it applies to audio, which loadcurve does not send"},
+	{Name: "random-input-len", Kind: Native, Type: "int"},
+	{Name: "random-output-len", Kind: Native, Type: "int"},
+	{Name: "random-range-ratio", Kind: Native, Type: "float", Note: "a number; vLLM's JSON form ({\"input\":…,\"output\":…}) is not read"},
+	{Name: "random-prefix-len", Kind: Honoured, Type: "int", Note: "random: a prefix of this many tokens shared by every request, before its own random part"},
+	{Name: "random-batch-size", Kind: Refused, Type: "int", Allowed: "1", Note: "several prompts a request is for embeddings and reranking, which loadcurve does not send: omit it (1)"},
+	{Name: "no-reranker", Kind: NoEffect, Type: "bool", Note: "it applies to random-rerank, which loadcurve refuses"},
+	{Name: "random-mm-base-items-per-request", Kind: NoEffect, Type: "int", Note: "it applies to random-mm, which loadcurve refuses"},
+	{Name: "random-mm-num-mm-items-range-ratio", Kind: NoEffect, Type: "float", Note: "it applies to random-mm, which loadcurve refuses"},
+	{Name: "random-mm-limit-mm-per-prompt", Kind: NoEffect, Type: "string", Note: "it applies to random-mm, which loadcurve refuses"},
+	{Name: "random-mm-bucket-config", Kind: NoEffect, Type: "string", Note: "it applies to random-mm, which loadcurve refuses"},
+	{Name: "hf-subset", Kind: NoEffect, Type: "string", Note: "it applies to --dataset-name hf, which loadcurve refuses"},
+	{Name: "hf-split", Kind: NoEffect, Type: "string", Note: "it applies to --dataset-name hf, which loadcurve refuses"},
+	{Name: "hf-name", Kind: NoEffect, Type: "string", Note: "it applies to --dataset-name hf, which loadcurve refuses"},
+	{Name: "hf-output-len", Kind: NoEffect, Type: "int", Note: "it applies to --dataset-name hf, which loadcurve refuses"},
+	{Name: "bfcl-categories", Kind: NoEffect, Type: "string", Note: "it applies to a Hugging Face dataset, which loadcurve does not load"},
+	{Name: "prefix-repetition-prefix-len", Kind: Honoured, Type: "int", Note: "prefix_repetition: tokens of each shared prefix (vLLM's default 256)"},
+	{Name: "prefix-repetition-suffix-len", Kind: Honoured, Type: "int", Note: "prefix_repetition: tokens of each request's own suffix (256)"},
+	{Name: "prefix-repetition-num-prefixes", Kind: Honoured, Type: "int", Note: "prefix_repetition: distinct prefixes (10); request i uses prefix i mod N"},
+	{Name: "prefix-repetition-output-len", Kind: Honoured, Type: "int", Note: "prefix_repetition: output tokens (128)"},
+	{Name: "speed-bench-dataset-subset", Kind: NoEffect, Type: "string", Note: "it applies to speed_bench, which loadcurve refuses"},
+	{Name: "speed-bench-output-len", Kind: NoEffect, Type: "int", Note: "it applies to speed_bench, which loadcurve refuses"},
+	{Name: "speed-bench-category", Kind: NoEffect, Type: "string", Note: "it applies to speed_bench, which loadcurve refuses"},
+	{Name: "chat-template-kwargs", Kind: NoEffect, Type: "string", Note: whyNoTemplate},
+	// Load.
+	{Name: "request-rate", Kind: Native, Type: "string", Only: "run", OnlyWhy: "a sweep chooses its rates; did you mean --request-rates? (--request-rates R runs one tier at R)"},
+	{Name: "burstiness", Kind: Native, Type: "string"},
+	{Name: "max-concurrency", Kind: Native, Type: "int"},
+	{Name: "num-warmups", Kind: Honoured, Type: "int", Note: "sends that many copies of the first request before the run, unmeasured and not recorded (within --max-concurrency)"},
+	{Name: "ramp-up-strategy", Kind: Native, Type: "string", Only: "run", OnlyWhy: "a sweep's tiers each run at one rate: ramp within one run with loadcurve run"},
+	{Name: "ramp-up-start-rps", Kind: Native, Type: "float", Only: "run", OnlyWhy: "a sweep's tiers each run at one rate: ramp within one run with loadcurve run"},
+	{Name: "ramp-up-end-rps", Kind: Native, Type: "float", Only: "run", OnlyWhy: "a sweep's tiers each run at one rate: ramp within one run with loadcurve run"},
+	{Name: "self-timed", Kind: NoEffect, Type: "bool", Note: "a trace (timed_trace, --workload mooncake:FILE) is always its own schedule"},
+	{Name: "no-self-timed", Kind: Refused, Type: "bool", Note: "loadcurve replays a trace at its own timestamps: to change its pace use --trace-time-scale, to send its requests on a rate's schedule save them as JSONL"},
+	{Name: "probe-request-rate", Kind: Refused, Type: "float", Allowed: "0", Note: "loadcurve sends no probe requests beside the load: run a second loadcurve run at that rate against the same target"},
+	{Name: "request-id-prefix", Kind: Native, Type: "string"},
+	// Output.
+	{Name: "save-result", Kind: Native, Type: "bool", Only: "run", OnlyWhy: whyRunOnly},
+	{Name: "save-detailed", Kind: Honoured, Type: "bool", Only: "run", OnlyWhy: whyRunOnly, Note: "the result file also holds vLLM's seven per-request arrays (input_lens, output_lens, ttfts, itls, start_times, generated_texts, errors; generated_texts are empty strings: loadcurve keeps no response text)"},
+	{Name: "append-result", Kind: Honoured, Type: "bool", Only: "run", OnlyWhy: whyRunOnly, Note: "appends the result to the file as one more line (JSON Lines), as vLLM; implies --save-result"},
+	{Name: "result-dir", Kind: Native, Type: "string", Only: "run", OnlyWhy: whyRunOnly},
+	{Name: "result-filename", Kind: Native, Type: "string", Only: "run", OnlyWhy: whyRunOnly},
+	{Name: "label", Kind: Native, Type: "string"},
+	{Name: "metadata", Kind: Native, Type: "list"},
+	{Name: "percentile-metrics", Kind: Native, Type: "string"},
+	{Name: "metric-percentiles", Kind: Native, Type: "string"},
+	{Name: "goodput", Kind: Native, Type: "list"},
+	{Name: "plot-timeline", Kind: NoEffect, Type: "bool", Note: "--out writes loadcurve's own plots and report.html"},
+	{Name: "timeline-itl-thresholds", Kind: NoEffect, Type: "string", Note: "it applies to --plot-timeline"},
+	{Name: "plot-dataset-stats", Kind: NoEffect, Type: "bool", Note: "--out writes loadcurve's own plots and report.html; `loadcurve workload` writes the request set"},
+	{Name: "disable-tqdm", Kind: Honoured, Type: "bool", Note: "= --quiet: no progress display"},
+	// Request body and sampling.
+	{Name: "temperature", Kind: Honoured, Type: "float", Note: "sent as \"temperature\" in every request body"},
+	{Name: "top-p", Kind: Honoured, Type: "float", Note: "\"top_p\""},
+	{Name: "top-k", Kind: Honoured, Type: "int", Note: "\"top_k\""},
+	{Name: "min-p", Kind: Honoured, Type: "float", Note: "\"min_p\""},
+	{Name: "frequency-penalty", Kind: Honoured, Type: "float", Note: "\"frequency_penalty\""},
+	{Name: "presence-penalty", Kind: Honoured, Type: "float", Note: "\"presence_penalty\""},
+	{Name: "repetition-penalty", Kind: Honoured, Type: "float", Note: "\"repetition_penalty\""},
+	{Name: "extra-body", Kind: Native, Type: "string", Note: "its keys win over the sampling flags', as in vLLM"},
+	{Name: "ignore-eos", Kind: Native, Type: "bool"},
+	{Name: "logprobs", Kind: Honoured, Type: "int", Note: "\"logprobs\" in completions bodies (chat bodies carry none, as in vLLM)"},
+	{Name: "use-beam-search", Kind: NoEffect, Type: "bool", Note: "vLLM's client never reads it either"},
+	{Name: "profile", Kind: Refused, Type: "bool", Note: "loadcurve does not drive the server's profiler: POST /start_profile and /stop_profile to the server yourself around the run"},
+}
+
+// SamplingKeys maps vLLM's sampling flags to their body keys.
+var SamplingKeys = map[string]string{"temperature": "temperature", "top-p": "top_p", "top-k": "top_k", "min-p": "min_p",
+	"frequency-penalty": "frequency_penalty", "presence-penalty": "presence_penalty", "repetition-penalty": "repetition_penalty",
+	"logprobs": "logprobs"}
+
+// vllmCompatFlags are the flags vLLM's client has and the command (run or sweep) has not, with
+
+// MaxWarmups bounds --num-warmups.
+const MaxWarmups = 100000
+
+// Lookup returns the flag of vLLM's client called name (nil if there is none).
+func Lookup(name string) *Flag {
+	for i := range Flags {
+		if Flags[i].Name == name {
+			return &Flags[i]
+		}
+	}
+	return nil
+}
+
+// Refusals returns a line for every vLLM flag given that the command refuses, and states
+// once on stderr every one given that has no effect here.
+func Refusals(a Args, command string, notes io.Writer) []error {
+	var errs []error
+	for _, v := range Flags {
+		if !a.Given(v.Name) {
+			continue
+		}
+		switch {
+		case v.Only != "" && v.Only != command:
+			errs = append(errs, fmt.Errorf("--%s: not in loadcurve %s: %s", v.Name, command, v.OnlyWhy))
+		case v.Kind == Refused && v.Allowed != "" && Text(a, v) == v.Allowed:
+			fmt.Fprintf(notes, "loadcurve: --%s %s: vLLM's default, no effect\n", v.Name, v.Allowed)
+		case v.Kind == Refused:
+			errs = append(errs, fmt.Errorf("--%s: not supported: %s", v.Name, v.Note))
+		case v.Kind == NoEffect:
+			fmt.Fprintf(notes, "loadcurve: --%s: accepted, no effect here: %s\n", v.Name, v.Note)
+		}
+	}
+	return errs
+}
+
+// Text is a flag's value as text (numbers as strconv writes them).
+func Text(a Args, v Flag) string {
+	switch v.Type {
+	case "int":
+		return strconv.Itoa(a.Int(v.Name))
+	case "float":
+		return strconv.FormatFloat(a.Float64(v.Name), 'g', -1, 64)
+	case "bool":
+		return strconv.FormatBool(a.Bool(v.Name))
+	}
+	return a.String(v.Name)
+}
+
+// backends are vLLM's --backend values: the API each speaks here, or why it is refused.
+var backends = map[string]struct {
+	endpoint loadgen.Endpoint
+	refused  string
+}{
+	"vllm":                      {endpoint: loadgen.Completions},
+	"openai":                    {endpoint: loadgen.Completions},
+	"openai-chat":               {endpoint: loadgen.Chat},
+	"openai-audio":              {refused: "speech transcription: " + whyMultimodal},
+	"openai-embeddings":         {refused: "embeddings are not measured by loadcurve yet (it measures streamed generation)"},
+	"openai-embeddings-chat":    {refused: "embeddings are not measured by loadcurve yet (it measures streamed generation)"},
+	"openai-embeddings-clip":    {refused: "embeddings are not measured by loadcurve yet (it measures streamed generation)"},
+	"openai-embeddings-vlm2vec": {refused: "embeddings are not measured by loadcurve yet (it measures streamed generation)"},
+	"infinity-embeddings":       {refused: "embeddings are not measured by loadcurve yet (it measures streamed generation)"},
+	"infinity-embeddings-clip":  {refused: "embeddings are not measured by loadcurve yet (it measures streamed generation)"},
+	"vllm-pooling":              {refused: "pooling is not measured by loadcurve (it measures streamed generation)"},
+	"vllm-rerank":               {refused: "reranking is not measured by loadcurve (it measures streamed generation)"},
+}
+
+// Target applies vLLM's connection, model and sampling flags to t (readTarget calls it
+// before validating t): the URL from --base-url/--host/--port and --endpoint as vLLM forms it
+// (base + path, joined as they are), the API from --backend or the path's ending, the model
+// from --served-model-name, and the sampling flags merged under --extra-body into every body.
+func Target(a Args, t *loadgen.Target, notes io.Writer) []error {
+	var errs []error
+	ep := a.String("endpoint")
+	path := ""
+	if strings.HasPrefix(ep, "/") {
+		path = ep
+	}
+	backend := ""
+	if a.Given("backend") {
+		backend = a.String("backend")
+		b, ok := backends[backend]
+		switch {
+		case !ok:
+			names := slices.Sorted(maps.Keys(backends))
+			if s := nearest.Names(backend, names); len(s) > 0 {
+				errs = append(errs, fmt.Errorf("--backend %q: not one of vLLM's backends; did you mean %s?", backend, nearest.Or(s)))
+			} else {
+				errs = append(errs, fmt.Errorf("--backend %q: not one of vLLM's backends (%s)", backend, strings.Join(names, ", ")))
+			}
+			return errs
+		case b.refused != "":
+			return append(errs, fmt.Errorf("--backend %s: not supported: %s; use openai (completions) or openai-chat (chat)", backend, b.refused))
+		}
+		t.Endpoint = b.endpoint
+		if a.Given("endpoint") && path == "" && !strings.EqualFold(ep, t.Endpoint.String()) {
+			errs = append(errs, fmt.Errorf("--backend %s sends %s requests and --endpoint %s asks for %s: give one of them", backend, t.Endpoint, ep, ep))
+		}
+	}
+	urlForm := path != "" || a.Given("host") || a.Given("port") || backend != ""
+	if path != "" {
+		// vLLM's request functions check the URL's ending: chat/completions for the chat API,
+		// completions for the completions API.
+		kind := loadgen.Completions
+		switch {
+		case strings.HasSuffix(path, "chat/completions"):
+			kind = loadgen.Chat
+		case strings.HasSuffix(path, "completions"):
+		default:
+			return append(errs, fmt.Errorf("--endpoint %s: loadcurve speaks the completions and chat completions APIs: the path must end with completions or chat/completions, e.g. /v1/completions", path))
+		}
+		if backend != "" && kind != t.Endpoint {
+			want := map[loadgen.Endpoint]string{loadgen.Chat: "/v1/chat/completions", loadgen.Completions: "/v1/completions"}[t.Endpoint]
+			return append(errs, fmt.Errorf("--backend %s sends %s requests, but --endpoint %s is the %s API: give --endpoint %s (or --backend %s)",
+				backend, t.Endpoint, path, kind, want, map[loadgen.Endpoint]string{loadgen.Chat: "openai-chat", loadgen.Completions: "openai"}[kind]))
+		}
+		t.Endpoint = kind
+	} else if urlForm {
+		// vLLM's default endpoint is /v1/completions, whatever the backend.
+		if t.Endpoint == loadgen.Chat && backend != "" {
+			return append(errs, fmt.Errorf("--backend %s needs --endpoint /v1/chat/completions: vLLM's default endpoint, /v1/completions, is not the chat API", backend))
+		}
+		if backend == "" && !a.Given("endpoint") {
+			t.Endpoint = loadgen.Completions // vLLM's default backend, openai
+		}
+		path = "/v1" + map[loadgen.Endpoint]string{loadgen.Chat: "/chat/completions", loadgen.Completions: "/completions"}[t.Endpoint]
+	}
+	if urlForm {
+		root := a.String("base-url")
+		if root == "" && (a.Given("host") || a.Given("port")) {
+			host := "127.0.0.1"
+			if a.Given("host") {
+				host = a.String("host")
+			}
+			port := 8000
+			if a.Given("port") {
+				port = a.Int("port")
+			}
+			if port < 1 || port > 65535 {
+				errs = append(errs, fmt.Errorf("--port must be in [1, 65535], got %d", port))
+			}
+			if host == "" || strings.ContainsAny(host, "/?#@ ") {
+				errs = append(errs, fmt.Errorf("--host %q: want a host name or address, e.g. 127.0.0.1 (the scheme and path come from --endpoint)", host))
+			}
+			root = "http://" + net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(port))
+		}
+		if root != "" {
+			// loadcurve's client adds /completions or /chat/completions to its base URL: the
+			// base is vLLM's URL less that ending, joined as vLLM joins them.
+			full := root + path
+			suffix := "/completions"
+			if t.Endpoint == loadgen.Chat {
+				suffix = "/chat/completions"
+			}
+			if !strings.HasSuffix(full, suffix) {
+				return append(errs, fmt.Errorf("--endpoint %s: the path must end with %s for the %s API", path, suffix, t.Endpoint))
+			}
+			t.BaseURL = strings.TrimSuffix(full, suffix)
+		}
+	}
+	if a.Given("served-model-name") {
+		t.Model = a.String("served-model-name")
+	}
+	// vLLM: extra_body = {**sampling_params, **extra_body}: --extra-body's keys win.
+	sampling := map[string]json.RawMessage{}
+	for _, v := range Flags {
+		key, ok := SamplingKeys[v.Name]
+		if !ok || !a.Given(v.Name) {
+			continue
+		}
+		if v.Name == "logprobs" && t.Endpoint == loadgen.Chat {
+			fmt.Fprintln(notes, "loadcurve: --logprobs: no effect on chat requests (vLLM sends it in completions bodies only)")
+			continue
+		}
+		sampling[key] = json.RawMessage(Text(a, v))
+	}
+	if randomIgnoresEOS(a) {
+		sampling["ignore_eos"] = json.RawMessage("true")
+	}
+	if len(sampling) > 0 {
+		body, err := mergeBody(sampling, t.ExtraBody)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--extra-body: %w", err))
+		} else {
+			t.ExtraBody = body
+		}
+	}
+	return errs
+}
+
+// randomIgnoresEOS: vLLM forces ignore_eos for its random dataset (the default one), so that
+// every request generates its drawn output length; loadcurve does the same when the command line
+// is vLLM's (a --dataset-name or a --backend given) and the dataset is random.
+func randomIgnoresEOS(a Args) bool {
+	if !a.Given("dataset-name") && !a.Given("backend") {
+		return false
+	}
+	name := "random"
+	if a.Given("dataset-name") {
+		name = a.String("dataset-name")
+	}
+	return name == "random" && !a.Given("workload")
+}
+
+// mergeBody returns the JSON object of base's members with over's on top (over's keys win).
+func mergeBody(base map[string]json.RawMessage, over json.RawMessage) (json.RawMessage, error) {
+	m := maps.Clone(base)
+	if len(strings.TrimSpace(string(over))) > 0 {
+		var o map[string]json.RawMessage
+		if err := json.Unmarshal(over, &o); err != nil {
+			return nil, err
+		}
+		maps.Copy(m, o)
+	}
+	return json.Marshal(m)
+}
+
+// Dataset applies vLLM's dataset flags to the workload: it returns the workload spec to
+// build (--workload's when no --dataset-name is given) and sets opts from vLLM's length flags.
+func Dataset(a Args, opts *workloads.LoadOptions) (string, []error) {
+	spec := a.String("workload")
+	var errs []error
+	if a.Given("input-len") && !a.Given("random-input-len") {
+		opts.Synthetic.InputLen = a.Int("input-len")
+	}
+	if a.Given("output-len") && !a.Given("random-output-len") {
+		opts.Synthetic.OutputLen = a.Int("output-len")
+		opts.SharedPrefix.OutputLen = a.Int("output-len")
+	}
+	if a.Given("random-prefix-len") {
+		if n := a.Int("random-prefix-len"); n < 0 || n > workloads.MaxSyntheticLen {
+			errs = append(errs, fmt.Errorf("--random-prefix-len must be in [0, %d], got %d", workloads.MaxSyntheticLen, n))
+		} else {
+			opts.Synthetic.PrefixLen = n
+		}
+	}
+	tok, err := Tokenizer(a)
+	if err != nil {
+		errs = append(errs, err)
+	} else if tok != nil {
+		opts.Synthetic.Tokenizer = tok
+	}
+	if !a.Given("dataset-name") {
+		if a.Given("dataset-path") && !a.Given("workload") {
+			errs = append(errs, fmt.Errorf("--dataset-path needs --dataset-name (sharegpt, custom or timed_trace), as in vLLM, or give loadcurve's --workload FILE"))
+		}
+		return spec, errs
+	}
+	name, path := a.String("dataset-name"), a.String("dataset-path")
+	if a.Given("workload") {
+		return spec, append(errs, fmt.Errorf("--dataset-name %s and --workload %s both choose the requests: give one of them", name, spec))
+	}
+	needPath := func() bool {
+		if path == "" {
+			errs = append(errs, fmt.Errorf("--dataset-name %s needs --dataset-path FILE (a local file)", name))
+			return false
+		}
+		return true
+	}
+	noPath := func() {
+		if path != "" {
+			errs = append(errs, fmt.Errorf("--dataset-path cannot be used with --dataset-name %s (its requests are generated), as in vLLM", name))
+		}
+	}
+	switch name {
+	case "random":
+		noPath()
+		return workloads.KindSynthetic, errs
+	case "prefix_repetition":
+		noPath()
+		sp := &opts.SharedPrefix
+		sp.PrefixLen, sp.SuffixLen, sp.Groups, sp.OutputLen = 256, 256, 10, 128
+		for flag, to := range map[string]*int{"prefix-repetition-prefix-len": &sp.PrefixLen, "prefix-repetition-suffix-len": &sp.SuffixLen,
+			"prefix-repetition-num-prefixes": &sp.Groups, "prefix-repetition-output-len": &sp.OutputLen} {
+			if a.Given(flag) {
+				*to = a.Int(flag)
+			} else if flag == "prefix-repetition-output-len" && a.Given("output-len") {
+				*to = a.Int("output-len")
+			}
+		}
+		return workloads.KindSharedPrefix, errs
+	case "sharegpt":
+		if needPath() {
+			return workloads.FormatShareGPT + ":" + path, errs
+		}
+	case "custom":
+		if needPath() {
+			return workloads.FormatJSONL + ":" + path, errs
+		}
+	case "timed_trace":
+		for flag, want := range map[string]string{"timed-trace-chunk-hash-size": strconv.Itoa(workloads.MooncakeBlockSize),
+			"timed-trace-sec-multiplier": "0.001", "timed-trace-label-timestamp": "timestamp", "timed-trace-label-input-length": "input_length",
+			"timed-trace-label-output-length": "output_length", "timed-trace-label-hash-ids": "hash_ids"} {
+			if a.Given(flag) && Text(a, *Lookup(flag)) != want {
+				errs = append(errs, fmt.Errorf("--%s %s: loadcurve reads timed traces in the Mooncake format (timestamps in ms, %d-token hash blocks): want %s",
+					flag, Text(a, *Lookup(flag)), workloads.MooncakeBlockSize, want))
+			}
+		}
+		if !a.Given("timed-trace-chunk-hash-size") {
+			errs = append(errs, fmt.Errorf("--dataset-name timed_trace: vLLM's default --timed-trace-chunk-hash-size is 16 and loadcurve reads hash_ids as %d-token blocks (Mooncake's): give --timed-trace-chunk-hash-size %d if the trace's blocks are that size",
+				workloads.MooncakeBlockSize, workloads.MooncakeBlockSize))
+		}
+		if needPath() && len(errs) == 0 {
+			return "mooncake:" + path, errs
+		}
+	case "hf":
+		errs = append(errs, fmt.Errorf("--dataset-name hf: not supported: it %s", whyNoHF))
+	case "random-mm", "custom_image", "custom_audio":
+		errs = append(errs, fmt.Errorf("--dataset-name %s: not supported: %s; use random, sharegpt or custom", name, whyMultimodal))
+	case "random-rerank":
+		errs = append(errs, fmt.Errorf("--dataset-name random-rerank: not supported: reranking is not measured by loadcurve; use random"))
+	case "sonnet":
+		errs = append(errs, fmt.Errorf("--dataset-name sonnet: not supported (vLLM deprecates it, and it needs a client-side chat template): use random, or save the prompts as JSONL for --dataset-name custom"))
+	case "burstgpt":
+		errs = append(errs, fmt.Errorf("--dataset-name burstgpt: not supported: BurstGPT's CSV is not read yet; replay an Azure trace with --workload azure:FILE.csv, or give the lengths as JSONL"))
+	case "spec_bench", "speed_bench":
+		errs = append(errs, fmt.Errorf("--dataset-name %s: not supported: its files are not read yet; save the prompts as JSONL ({\"prompt\": …} a line) for --dataset-name custom", name))
+	default:
+		known := []string{"random", "sharegpt", "custom", "prefix_repetition", "timed_trace", "hf", "burstgpt", "sonnet", "random-mm", "random-rerank", "custom_image", "custom_audio", "spec_bench", "speed_bench"}
+		if s := nearest.Names(name, known); len(s) > 0 {
+			errs = append(errs, fmt.Errorf("--dataset-name %q: not one of vLLM's datasets; did you mean %s?", name, nearest.Or(s)))
+		} else {
+			errs = append(errs, fmt.Errorf("--dataset-name %q: not one of vLLM's datasets (%s)", name, strings.Join(known, ", ")))
+		}
+	}
+	return spec, errs
+}
+
+// Source completes a source read from a dataset file with vLLM's output-length flags
+// (--sharegpt-output-len, --custom-output-len, --output-len) and, with --tokenizer, counts its
+// prompts in the model's tokens.
+func Source(a Args, src *workloads.Source) []error {
+	if src == nil || src.Generated() || src.Trace != nil {
+		return nil
+	}
+	var errs []error
+	name := ""
+	if a.Given("dataset-name") {
+		name = a.String("dataset-name")
+	}
+	out := 0
+	switch {
+	case name == "sharegpt" && a.Given("sharegpt-output-len"):
+		out = a.Int("sharegpt-output-len")
+	case name == "custom" && a.Given("custom-output-len"):
+		out = a.Int("custom-output-len")
+	case name == "custom":
+		out = 256 // vLLM's default --custom-output-len
+	}
+	if out == 0 && (name == "sharegpt" || name == "custom") && a.Given("output-len") {
+		out = a.Int("output-len")
+	}
+	switch {
+	case out == -1 && name == "custom":
+		// each row's own length
+	case out < 1 && out != 0:
+		errs = append(errs, fmt.Errorf("the output length must be >= 1 (or -1 with --custom-output-len: each row's own), got %d", out))
+	case out > workloads.MaxSyntheticLen:
+		errs = append(errs, fmt.Errorf("the output length must be at most %d, got %d", workloads.MaxSyntheticLen, out))
+	case out > 0:
+		src.SetMaxTokens(out)
+	}
+	tok, err := Tokenizer(a)
+	if err == nil && tok != nil {
+		if err := src.CountInputTokens(tok.Count); err != nil {
+			errs = append(errs, fmt.Errorf("--tokenizer: %w", err))
+		}
+	}
+	return errs
+}
+
+// tokenizers holds the tokenizers loaded, by path: run and sweep read --tokenizer in two places
+// (the generated prompts and a dataset's counts), and a file is read once.
+var tokenizers sync.Map // path → *tokens.Tokenizer
+
+// Tokenizer loads --tokenizer (nil without it).
+func Tokenizer(a Args) (*tokens.Tokenizer, error) {
+	if !a.Given("tokenizer") {
+		return nil, nil
+	}
+	path := a.String("tokenizer")
+	if v, ok := tokenizers.Load(path); ok {
+		return v.(*tokens.Tokenizer), nil
+	}
+	if path == "" {
+		return nil, fmt.Errorf("--tokenizer: empty: give a tokenizer.json, or a model directory holding one")
+	}
+	if _, err := os.Stat(path); err != nil && !strings.ContainsAny(path, `/\`) {
+		return nil, fmt.Errorf("--tokenizer %s: no such file or directory; %s (save the model's tokenizer.json and give its path)", path, whyNoTokenizer)
+	}
+	tk, err := tokens.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("--tokenizer: %w", err)
+	}
+	tokenizers.Store(path, tk)
+	return tk, nil
+}
