@@ -172,7 +172,7 @@ var Flags = []Flag{
 	{Name: "goodput", Kind: Native, Type: "list"},
 	{Name: "plot-timeline", Kind: NoEffect, Type: "bool", Note: "--out writes loadcurve's own plots and report.html"},
 	{Name: "timeline-itl-thresholds", Kind: NoEffect, Type: "string", Note: "it applies to --plot-timeline"},
-	{Name: "plot-dataset-stats", Kind: NoEffect, Type: "bool", Note: "--out writes loadcurve's own plots and report.html; `loadcurve workload` writes the request set"},
+	{Name: "plot-dataset-stats", Kind: NoEffect, Type: "bool", Note: "--out writes loadcurve's own plots and report.html; 'loadcurve workload' writes the request set"},
 	{Name: "disable-tqdm", Kind: Honoured, Type: "bool", Note: "= --quiet: no progress display"},
 	// Request body and sampling.
 	{Name: "temperature", Kind: Honoured, Type: "float", Note: "sent as \"temperature\" in every request body"},
