@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/field"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -39,8 +41,8 @@ func TestParseRampStrategy(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := arrival.ParseRampStrategy(tt.in)
 			if tt.wantErr {
-				if err == nil || !strings.Contains(err.Error(), "--ramp-up-strategy") {
-					t.Fatalf("ParseRampStrategy(%q) error = %v, want one naming --ramp-up-strategy", tt.in, err)
+				if fe := field.Of(err); fe == nil || fe.Name != arrival.FieldRamp || !strings.Contains(fe.Msg, strconv.Quote(tt.in)) {
+					t.Fatalf("ParseRampStrategy(%q) error = %v, want a field error naming the ramp strategy and the value", tt.in, err)
 				}
 				return
 			}
@@ -94,50 +96,50 @@ func TestValidate(t *testing.T) {
 	}{
 		{name: "poisson", spec: arrival.Spec{Rate: 4, Burstiness: 1}},
 		{name: "gamma", spec: arrival.Spec{Rate: 0.5, Burstiness: 0.25}},
-		{name: "constant", spec: arrival.Spec{Rate: 4, Burstiness: inf}},
+		{name: "constant", spec: arrival.Spec{Rate: 4, Burstiness: arrival.Burstiness(inf)}},
 		{name: "burst", spec: arrival.Spec{Rate: inf, Burstiness: 1}},
 		{name: "linear ramp ignores rate", spec: arrival.Spec{Rate: -3, Burstiness: 1, Ramp: arrival.RampLinear, RampStart: 1, RampEnd: 10}},
 		{name: "exponential ramp", spec: arrival.Spec{Burstiness: 2, Ramp: arrival.RampExponential, RampStart: 1, RampEnd: 10}},
 		{name: "flat ramp", spec: arrival.Spec{Burstiness: 1, Ramp: arrival.RampLinear, RampStart: 5, RampEnd: 5}},
 
 		{name: "zero value", spec: arrival.Spec{}, want: []string{
-			"--burstiness must be > 0 or inf (1 = Poisson, inf = constant spacing), got 0",
-			"--request-rate must be > 0 or inf, got 0",
+			"burstiness: must be > 0 or inf (1 = Poisson, inf = constant spacing), got 0",
+			"rate: must be > 0 or inf, got 0",
 		}},
-		{name: "negative rate", spec: arrival.Spec{Rate: -1, Burstiness: 1}, want: []string{"--request-rate must be > 0 or inf, got -1"}},
-		{name: "NaN rate", spec: arrival.Spec{Rate: nan, Burstiness: 1}, want: []string{"--request-rate must be > 0 or inf, got NaN"}},
-		{name: "-inf rate", spec: arrival.Spec{Rate: math.Inf(-1), Burstiness: 1}, want: []string{"--request-rate must be > 0 or inf, got -inf"}},
-		{name: "negative burstiness", spec: arrival.Spec{Rate: 1, Burstiness: -0.5}, want: []string{"--burstiness must be > 0 or inf (1 = Poisson, inf = constant spacing), got -0.5"}},
-		{name: "NaN burstiness", spec: arrival.Spec{Rate: 1, Burstiness: nan}, want: []string{"--burstiness must be > 0 or inf (1 = Poisson, inf = constant spacing), got NaN"}},
+		{name: "negative rate", spec: arrival.Spec{Rate: -1, Burstiness: 1}, want: []string{"rate: must be > 0 or inf, got -1"}},
+		{name: "NaN rate", spec: arrival.Spec{Rate: nan, Burstiness: 1}, want: []string{"rate: must be > 0 or inf, got NaN"}},
+		{name: "-inf rate", spec: arrival.Spec{Rate: math.Inf(-1), Burstiness: 1}, want: []string{"rate: must be > 0 or inf, got -inf"}},
+		{name: "negative burstiness", spec: arrival.Spec{Rate: 1, Burstiness: -0.5}, want: []string{"burstiness: must be > 0 or inf (1 = Poisson, inf = constant spacing), got -0.5"}},
+		{name: "NaN burstiness", spec: arrival.Spec{Rate: 1, Burstiness: arrival.Burstiness(nan)}, want: []string{"burstiness: must be > 0 or inf (1 = Poisson, inf = constant spacing), got NaN"}},
 		{name: "ramp fields without strategy", spec: arrival.Spec{Rate: 1, Burstiness: 1, RampStart: 2, RampEnd: 3}, want: []string{
-			"--ramp-up-start-rps is only allowed with --ramp-up-strategy linear or exponential, got 2 with strategy none",
-			"--ramp-up-end-rps is only allowed with --ramp-up-strategy linear or exponential, got 3 with strategy none",
+			"ramp start rate: is only allowed with ramp strategy linear or exponential, got 2 with strategy none",
+			"ramp end rate: is only allowed with ramp strategy linear or exponential, got 3 with strategy none",
 		}},
 		{name: "unknown strategy", spec: arrival.Spec{Burstiness: 1, Ramp: 9, RampStart: 1, RampEnd: 2}, want: []string{
-			"--ramp-up-strategy must be none, linear or exponential, got RampStrategy(9)",
+			"ramp strategy: must be none, linear or exponential, got RampStrategy(9)",
 		}},
 		{name: "linear ramp from zero", spec: arrival.Spec{Burstiness: 1, Ramp: arrival.RampLinear, RampStart: 0, RampEnd: 10}, want: []string{
-			"--ramp-up-start-rps must be a finite number > 0 with --ramp-up-strategy linear, got 0",
+			"ramp start rate: must be a finite number > 0 with ramp strategy linear, got 0",
 		}},
 		{name: "exponential ramp from zero", spec: arrival.Spec{Burstiness: 1, Ramp: arrival.RampExponential, RampStart: 0, RampEnd: 10}, want: []string{
-			"--ramp-up-start-rps must be a finite number > 0 with --ramp-up-strategy exponential, got 0",
+			"ramp start rate: must be a finite number > 0 with ramp strategy exponential, got 0",
 		}},
 		{name: "ramp end missing", spec: arrival.Spec{Burstiness: 1, Ramp: arrival.RampLinear, RampStart: 1}, want: []string{
-			"--ramp-up-end-rps must be a finite number > 0 with --ramp-up-strategy linear, got 0",
+			"ramp end rate: must be a finite number > 0 with ramp strategy linear, got 0",
 		}},
 		{name: "ramp to inf", spec: arrival.Spec{Burstiness: 1, Ramp: arrival.RampLinear, RampStart: 1, RampEnd: inf}, want: []string{
-			"--ramp-up-end-rps must be a finite number > 0 with --ramp-up-strategy linear, got inf",
+			"ramp end rate: must be a finite number > 0 with ramp strategy linear, got inf",
 		}},
 		{name: "ramp NaN start", spec: arrival.Spec{Burstiness: 1, Ramp: arrival.RampExponential, RampStart: nan, RampEnd: 4}, want: []string{
-			"--ramp-up-start-rps must be a finite number > 0 with --ramp-up-strategy exponential, got NaN",
+			"ramp start rate: must be a finite number > 0 with ramp strategy exponential, got NaN",
 		}},
 		{name: "ramp down", spec: arrival.Spec{Burstiness: 1, Ramp: arrival.RampLinear, RampStart: 10, RampEnd: 1}, want: []string{
-			"--ramp-up-start-rps (10) must be <= --ramp-up-end-rps (1)",
+			"ramp start rate: must be <= ramp end rate (1), got 10",
 		}},
 		{name: "everything wrong", spec: arrival.Spec{Burstiness: 0, Ramp: arrival.RampExponential, RampStart: -1, RampEnd: nan}, want: []string{
-			"--burstiness must be > 0",
-			"--ramp-up-start-rps must be a finite number > 0 with --ramp-up-strategy exponential, got -1",
-			"--ramp-up-end-rps must be a finite number > 0 with --ramp-up-strategy exponential, got NaN",
+			"burstiness: must be > 0",
+			"ramp start rate: must be a finite number > 0 with ramp strategy exponential, got -1",
+			"ramp end rate: must be a finite number > 0 with ramp strategy exponential, got NaN",
 		}},
 	}
 	for _, tt := range tests {
@@ -149,6 +151,9 @@ func TestValidate(t *testing.T) {
 			for i, err := range errs {
 				if !strings.Contains(err.Error(), tt.want[i]) {
 					t.Errorf("error %d = %q, want it to contain %q", i, err, tt.want[i])
+				}
+				if fe := field.Of(err); fe == nil || !strings.HasPrefix(tt.want[i], fe.Name+": ") {
+					t.Errorf("error %d = %q is not a field error naming its input", i, err)
 				}
 			}
 			// The generators refuse exactly the specs Validate rejects.
@@ -176,13 +181,13 @@ func TestString(t *testing.T) {
 		{arrival.Spec{Rate: 2.5, Burstiness: 1}, "poisson(rate=2.5/s)"},
 		{arrival.Spec{Rate: 4, Burstiness: 0.5}, "gamma(rate=4/s, burstiness=0.5)"},
 		{arrival.Spec{Rate: 0.1, Burstiness: 4}, "gamma(rate=0.1/s, burstiness=4)"},
-		{arrival.Spec{Rate: 4, Burstiness: inf}, "constant(rate=4/s)"},
+		{arrival.Spec{Rate: 4, Burstiness: arrival.Burstiness(inf)}, "constant(rate=4/s)"},
 		{arrival.Spec{Rate: inf, Burstiness: 1}, "burst(rate=inf)"},
-		{arrival.Spec{Rate: inf, Burstiness: inf}, "burst(rate=inf)"},
+		{arrival.Spec{Rate: inf, Burstiness: arrival.Burstiness(inf)}, "burst(rate=inf)"},
 		{arrival.Spec{Rate: 100000, Burstiness: 1}, "poisson(rate=100000/s)"},
 		{arrival.Spec{Burstiness: 1, Ramp: arrival.RampLinear, RampStart: 1, RampEnd: 10}, "linear-ramp(1→10/s, burstiness=1)"},
 		{arrival.Spec{Rate: 7, Burstiness: 0.25, Ramp: arrival.RampLinear, RampStart: 0.5, RampEnd: 2}, "linear-ramp(0.5→2/s, burstiness=0.25)"},
-		{arrival.Spec{Burstiness: inf, Ramp: arrival.RampExponential, RampStart: 1, RampEnd: 64}, "exponential-ramp(1→64/s, burstiness=inf)"},
+		{arrival.Spec{Burstiness: arrival.Burstiness(inf), Ramp: arrival.RampExponential, RampStart: 1, RampEnd: 64}, "exponential-ramp(1→64/s, burstiness=inf)"},
 	}
 	for _, tt := range tests {
 		if got := tt.spec.String(); got != tt.want {
@@ -223,7 +228,7 @@ var specs = []arrival.Spec{
 	{Rate: 4, Burstiness: 0.25},
 	{Rate: 4, Burstiness: 0.1}, // below gonum's small-shape threshold (0.2): the other gamma algorithm
 	{Rate: 4, Burstiness: 4},
-	{Rate: 3, Burstiness: inf},
+	{Rate: 3, Burstiness: arrival.Burstiness(inf)},
 	{Burstiness: 1, Ramp: arrival.RampLinear, RampStart: 1, RampEnd: 10},
 	{Burstiness: 0.5, Ramp: arrival.RampExponential, RampStart: 1, RampEnd: 10},
 }
@@ -249,7 +254,7 @@ func TestOffsetsDeterministic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			random := !math.IsInf(s.Burstiness, 1)
+			random := !math.IsInf(float64(s.Burstiness), 1)
 			if random == slices.Equal(a, c) {
 				t.Fatalf("seed 43 vs 42: equal=%v, but the process is random=%v", slices.Equal(a, c), random)
 			}
@@ -348,8 +353,8 @@ func TestOffsetsWithinRampBounds(t *testing.T) {
 // is exactly 1/r.
 func TestDeterministicRamps(t *testing.T) {
 	sec := func(x float64) time.Duration { return time.Duration(math.Round(x * 1e9)) }
-	lin := arrival.Spec{Burstiness: inf, Ramp: arrival.RampLinear, RampStart: 1, RampEnd: 3}
-	exp := arrival.Spec{Burstiness: inf, Ramp: arrival.RampExponential, RampStart: 1, RampEnd: 4}
+	lin := arrival.Spec{Burstiness: arrival.Burstiness(inf), Ramp: arrival.RampLinear, RampStart: 1, RampEnd: 3}
+	exp := arrival.Spec{Burstiness: arrival.Burstiness(inf), Ramp: arrival.RampExponential, RampStart: 1, RampEnd: 4}
 	tests := []struct {
 		name string
 		got  func() ([]time.Duration, error)
@@ -363,7 +368,7 @@ func TestDeterministicRamps(t *testing.T) {
 			[]time.Duration{sec(1), sec(1.5), sec(1.75)}},
 		// N=1 uses the start rate.
 		{"single request", func() ([]time.Duration, error) {
-			return arrival.Spec{Burstiness: inf, Ramp: arrival.RampLinear, RampStart: 2, RampEnd: 10}.Offsets(1, 1)
+			return arrival.Spec{Burstiness: arrival.Burstiness(inf), Ramp: arrival.RampLinear, RampStart: 2, RampEnd: 10}.Offsets(1, 1)
 		}, []time.Duration{sec(0.5)}},
 		// Over d=2 s, r(t) = 1 + t, Λ(t) = t + t²/2, Λ⁻¹(k) = √(1+2k) - 1,
 		// and Λ(2) = 4, so the 4th arrival falls exactly at d and is cut.
@@ -443,7 +448,7 @@ func TestConstantSpacing(t *testing.T) {
 		{rate: 7.3},
 	}
 	for _, tt := range tests {
-		s := arrival.Spec{Rate: tt.rate, Burstiness: inf}
+		s := arrival.Spec{Rate: tt.rate, Burstiness: arrival.Burstiness(inf)}
 		got, err := s.Offsets(1000, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -467,7 +472,7 @@ func TestConstantSpacing(t *testing.T) {
 
 func TestBurstAllAtT0(t *testing.T) {
 	for _, b := range []float64{0.3, 1, inf} {
-		s := arrival.Spec{Rate: inf, Burstiness: b}
+		s := arrival.Spec{Rate: inf, Burstiness: arrival.Burstiness(b)}
 		got, err := s.Offsets(1000, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -500,7 +505,9 @@ func TestOffsetsArgumentErrors(t *testing.T) {
 		{"negative duration", func() ([]time.Duration, error) { return ok.OffsetsWithin(-time.Second, 1, 10) }, "duration must be > 0, got -1s"},
 		{"negative max", func() ([]time.Duration, error) { return ok.OffsetsWithin(time.Second, 1, -1) }, "must be >= 0, got -1"},
 		// 1e-10/s is a gap of 1e10 s, beyond time.Duration's ~9.2e9 s.
-		{"overflow", func() ([]time.Duration, error) { return arrival.Spec{Rate: 1e-10, Burstiness: inf}.Offsets(1, 1) }, "beyond the time.Duration range"},
+		{"overflow", func() ([]time.Duration, error) {
+			return arrival.Spec{Rate: 1e-10, Burstiness: arrival.Burstiness(inf)}.Offsets(1, 1)
+		}, "beyond the time.Duration range"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -518,7 +525,7 @@ func TestOffsetsArgumentErrors(t *testing.T) {
 		t.Errorf("OffsetsWithin(max 0) = %v, %v", got, err)
 	}
 	// A gap beyond the Duration range simply ends a duration-bound tier.
-	if got, err := (arrival.Spec{Rate: 1e-10, Burstiness: inf}).OffsetsWithin(time.Hour, 1, 10); err != nil || len(got) != 0 {
+	if got, err := (arrival.Spec{Rate: 1e-10, Burstiness: arrival.Burstiness(inf)}).OffsetsWithin(time.Hour, 1, 10); err != nil || len(got) != 0 {
 		t.Errorf("OffsetsWithin at 1e-10/s = %v, %v; want empty", got, err)
 	}
 }
@@ -621,7 +628,7 @@ func BenchmarkOffsets1M(b *testing.B) {
 	for _, s := range []arrival.Spec{
 		{Rate: 100, Burstiness: 1},
 		{Rate: 100, Burstiness: 0.5},
-		{Rate: 100, Burstiness: inf},
+		{Rate: 100, Burstiness: arrival.Burstiness(inf)},
 		{Burstiness: 1, Ramp: arrival.RampExponential, RampStart: 10, RampEnd: 1000},
 	} {
 		b.Run(s.String(), func(b *testing.B) {

@@ -62,7 +62,7 @@ func (s Spec) Offsets(n int, seed int64) ([]time.Duration, error) {
 	if s.burst() {
 		return out, nil
 	}
-	u := unitSampler(s.Burstiness, seed)
+	u := unitSampler(float64(s.Burstiness), seed)
 	t := 0.0
 	for i := range out {
 		t += u.Rand() / s.RateAt(i, n)
@@ -106,7 +106,7 @@ func (s Spec) OffsetsWithin(d time.Duration, seed int64, maxRequests int) ([]tim
 	}
 	dur := d.Seconds()
 	out := make([]time.Duration, 0, s.capacityHint(dur, maxRequests))
-	u := unitSampler(s.Burstiness, seed)
+	u := unitSampler(float64(s.Burstiness), seed)
 	var t, sum float64
 	for len(out) < maxRequests {
 		x := u.Rand()

@@ -3,10 +3,12 @@ package arrival
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // RampStrategy selects how the request rate changes over a tier. The names
-// and semantics follow vLLM's --ramp-up-strategy.
+// and semantics follow vLLM's ramp-up strategies.
 type RampStrategy int
 
 const (
@@ -34,8 +36,8 @@ func (r RampStrategy) String() string {
 	}
 }
 
-// ParseRampStrategy parses a --ramp-up-strategy value. The empty string and
-// "none" mean RampNone; "linear" and "exponential" select a ramp.
+// ParseRampStrategy parses a ramp strategy. The empty string and "none" mean RampNone;
+// "linear" and "exponential" select a ramp. Anything else is a field.Error naming FieldRamp.
 func ParseRampStrategy(s string) (RampStrategy, error) {
 	switch s {
 	case "", "none":
@@ -45,7 +47,7 @@ func ParseRampStrategy(s string) (RampStrategy, error) {
 	case "exponential":
 		return RampExponential, nil
 	default:
-		return RampNone, fmt.Errorf("--ramp-up-strategy must be none, linear or exponential, got %q", s)
+		return RampNone, field.Errorf(FieldRamp, "must be none, linear or exponential, got %q", s)
 	}
 }
 

@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-)
 
-// DefaultBurstiness is the burstiness of a Poisson process, vLLM's default.
-const DefaultBurstiness = 1.0
+	"github.com/loadcurve/loadcurve/field"
+)
 
 // Spec describes an arrival process. The zero value is not valid: at least
 // Rate and Burstiness must be set (see Validate).
@@ -17,7 +16,7 @@ type Spec struct {
 	Rate float64
 	// Burstiness is the shape b (> 0) of the gamma-distributed gaps: 1 is
 	// Poisson, below 1 is burstier, math.Inf(1) is constant spacing.
-	Burstiness float64
+	Burstiness Burstiness
 	// Ramp selects a changing rate from RampStart to RampEnd.
 	Ramp RampStrategy
 	// RampStart and RampEnd are the first and last rates of a ramp in
@@ -26,38 +25,39 @@ type Spec struct {
 	RampStart, RampEnd float64
 }
 
-// Validate reports every problem with s at once, or nil when s is valid.
-// Messages name the command-line flag that sets the field.
+// Validate reports every problem with s at once, or nil when s is valid. Each is a
+// field.Error naming its input (FieldRate, FieldBurstiness, FieldRamp, …).
 func (s Spec) Validate() []error {
 	var errs []error
-	if math.IsNaN(s.Burstiness) || s.Burstiness <= 0 {
-		errs = append(errs, fmt.Errorf("--burstiness must be > 0 or inf (1 = Poisson, inf = constant spacing), got %s", fmtNum(s.Burstiness)))
+	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(name, format, a...)) }
+	if err := s.Burstiness.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	switch s.Ramp {
 	case RampNone:
 		if math.IsNaN(s.Rate) || s.Rate <= 0 {
-			errs = append(errs, fmt.Errorf("--request-rate must be > 0 or inf, got %s", fmtNum(s.Rate)))
+			bad(FieldRate, "must be > 0 or inf, got %s", fmtNum(s.Rate))
 		}
 		if s.RampStart != 0 {
-			errs = append(errs, fmt.Errorf("--ramp-up-start-rps is only allowed with --ramp-up-strategy linear or exponential, got %s with strategy none", fmtNum(s.RampStart)))
+			bad(FieldRampStart, "is only allowed with %v linear or exponential, got %s with strategy none", field.Ref(FieldRamp), fmtNum(s.RampStart))
 		}
 		if s.RampEnd != 0 {
-			errs = append(errs, fmt.Errorf("--ramp-up-end-rps is only allowed with --ramp-up-strategy linear or exponential, got %s with strategy none", fmtNum(s.RampEnd)))
+			bad(FieldRampEnd, "is only allowed with %v linear or exponential, got %s with strategy none", field.Ref(FieldRamp), fmtNum(s.RampEnd))
 		}
 	case RampLinear, RampExponential:
 		startOK := finitePositive(s.RampStart)
 		endOK := finitePositive(s.RampEnd)
 		if !startOK {
-			errs = append(errs, fmt.Errorf("--ramp-up-start-rps must be a finite number > 0 with --ramp-up-strategy %s, got %s", s.Ramp, fmtNum(s.RampStart)))
+			bad(FieldRampStart, "must be a finite number > 0 with %v %s, got %s", field.Ref(FieldRamp), s.Ramp, fmtNum(s.RampStart))
 		}
 		if !endOK {
-			errs = append(errs, fmt.Errorf("--ramp-up-end-rps must be a finite number > 0 with --ramp-up-strategy %s, got %s", s.Ramp, fmtNum(s.RampEnd)))
+			bad(FieldRampEnd, "must be a finite number > 0 with %v %s, got %s", field.Ref(FieldRamp), s.Ramp, fmtNum(s.RampEnd))
 		}
 		if startOK && endOK && s.RampStart > s.RampEnd {
-			errs = append(errs, fmt.Errorf("--ramp-up-start-rps (%s) must be <= --ramp-up-end-rps (%s)", fmtNum(s.RampStart), fmtNum(s.RampEnd)))
+			bad(FieldRampStart, "must be <= %v (%s), got %s", field.Ref(FieldRampEnd), fmtNum(s.RampEnd), fmtNum(s.RampStart))
 		}
 	default:
-		errs = append(errs, fmt.Errorf("--ramp-up-strategy must be none, linear or exponential, got %s", s.Ramp))
+		bad(FieldRamp, "must be none, linear or exponential, got %s", s.Ramp)
 	}
 	return errs
 }
@@ -69,17 +69,17 @@ func (s Spec) Validate() []error {
 // use the shortest representation that round-trips.
 func (s Spec) String() string {
 	if s.Ramp != RampNone {
-		return fmt.Sprintf("%s-ramp(%s→%s/s, burstiness=%s)", s.Ramp, fmtNum(s.RampStart), fmtNum(s.RampEnd), fmtNum(s.Burstiness))
+		return fmt.Sprintf("%s-ramp(%s→%s/s, burstiness=%s)", s.Ramp, fmtNum(s.RampStart), fmtNum(s.RampEnd), s.Burstiness)
 	}
 	switch {
 	case math.IsInf(s.Rate, 1):
 		return "burst(rate=inf)"
-	case math.IsInf(s.Burstiness, 1):
+	case math.IsInf(float64(s.Burstiness), 1):
 		return fmt.Sprintf("constant(rate=%s/s)", fmtNum(s.Rate))
 	case s.Burstiness == 1:
 		return fmt.Sprintf("poisson(rate=%s/s)", fmtNum(s.Rate))
 	default:
-		return fmt.Sprintf("gamma(rate=%s/s, burstiness=%s)", fmtNum(s.Rate), fmtNum(s.Burstiness))
+		return fmt.Sprintf("gamma(rate=%s/s, burstiness=%s)", fmtNum(s.Rate), s.Burstiness)
 	}
 }
 

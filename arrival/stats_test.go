@@ -71,7 +71,7 @@ func TestGapMoments(t *testing.T) {
 		rate = 4.0
 	)
 	for _, b := range []float64{0.1, 0.25, 1, 4} {
-		s := arrival.Spec{Rate: rate, Burstiness: b}
+		s := arrival.Spec{Rate: rate, Burstiness: arrival.Burstiness(b)}
 		offs, err := s.Offsets(n, 2024)
 		if err != nil {
 			t.Fatal(err)
@@ -129,7 +129,7 @@ func TestGapDistribution(t *testing.T) {
 		{4, distuv.Gamma{Alpha: 4, Beta: 4}.CDF},
 	}
 	for _, tt := range tests {
-		s := arrival.Spec{Rate: rate, Burstiness: tt.b}
+		s := arrival.Spec{Rate: rate, Burstiness: arrival.Burstiness(tt.b)}
 		offs, err := s.Offsets(n, 77)
 		if err != nil {
 			t.Fatal(err)
@@ -176,7 +176,7 @@ func TestRampByIndexRates(t *testing.T) {
 			for i := part.lo; i < part.hi; i++ {
 				r := s.RateAt(i, n)
 				wantSpan += 1 / r
-				variance += 1 / (s.Burstiness * r * r)
+				variance += 1 / (float64(s.Burstiness) * r * r)
 			}
 			start := time.Duration(0)
 			if part.lo > 0 {

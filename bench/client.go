@@ -66,7 +66,7 @@ func runClient(ctx context.Context, job Job) (ChildResult, error) {
 	}
 	spec := arrival.Spec{Rate: job.Rate, Burstiness: 1}
 	if job.Stall > 0 {
-		spec.Burstiness = math.Inf(1)
+		spec.Burstiness = arrival.Burstiness(math.Inf(1))
 	}
 	path := job.RecordsPath
 	if path == "" {

@@ -166,7 +166,7 @@ func runServer(ctx context.Context, job Job, stdout io.Writer) error {
 // Stall, Stall offsets at a constant Rate.
 func (j Job) schedule() ([]time.Duration, error) {
 	if j.Stall > 0 {
-		offs, err := arrival.Spec{Rate: j.Rate, Burstiness: math.Inf(1)}.Offsets(j.Stall, j.Seed)
+		offs, err := arrival.Spec{Rate: j.Rate, Burstiness: arrival.Burstiness(math.Inf(1))}.Offsets(j.Stall, j.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("stall schedule: %w", err)
 		}

@@ -1,6 +1,7 @@
 package field_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -18,5 +19,59 @@ func TestErrorNamesItsFieldOnce(t *testing.T) {
 	}
 	if field.Of(fmt.Errorf("plain")) != nil {
 		t.Error("a plain error is not a field error")
+	}
+}
+
+func TestRefsAreWrittenByTheReader(t *testing.T) {
+	err := field.Errorf("ramp start rate", "only allowed with %v linear or exponential, got %s (%v)", field.Ref("ramp strategy"), "2", field.Ref("rate"))
+	fe := field.Of(err)
+	if got, want := err.Error(), "ramp start rate: only allowed with ramp strategy linear or exponential, got 2 (rate)"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	flags := map[string]string{"ramp strategy": "--ramp-up-strategy", "rate": "--request-rate"}
+	if got, want := fe.Text(func(n string) string { return flags[n] }), "only allowed with --ramp-up-strategy linear or exponential, got 2 (--request-rate)"; got != want {
+		t.Errorf("Text(flags) = %q, want %q", got, want)
+	}
+	if got := fe.Refs(); len(got) != 2 || got[0] != "ramp strategy" || got[1] != "rate" {
+		t.Errorf("Refs() = %q", got)
+	}
+}
+
+func TestRefsInsideAFormattedArgument(t *testing.T) {
+	what := fmt.Sprintf("%v 10s", field.Ref("tier duration"))
+	fe := field.Of(field.Errorf("warm-up window", "leaves nothing of a tier (%s)", what))
+	if got, want := fe.Text(func(n string) string { return "--" + map[string]string{"tier duration": "duration"}[n] }), "leaves nothing of a tier (--duration 10s)"; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	if got, want := fe.Error(), "warm-up window: leaves nothing of a tier (tier duration 10s)"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestErrorfWraps(t *testing.T) {
+	cause := errors.New("no such file")
+	err := fmt.Errorf("load: %w", field.Errorf("workload", "x.jsonl: %w", cause))
+	if !errors.Is(err, cause) || field.Of(err).Msg != "x.jsonl: no such file" {
+		t.Errorf("%v: want it to wrap %v and read as the message", err, cause)
+	}
+	if field.Of(field.Errorf("a", "b")).Unwrap() != nil {
+		t.Error("nothing wrapped, nothing to unwrap")
+	}
+}
+
+func TestRenderReadsOnFromAPredicate(t *testing.T) {
+	flag := func(n string) string { return "--" + n }
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{field.Errorf("burstiness", "must be > 0 or inf, got %v", 0), "--burstiness must be > 0 or inf, got 0"},
+		{field.Errorf("range-ratio", "is the coefficient of variation"), "--range-ratio is the coefficient of variation"},
+		{field.Errorf("shard", "%q: want i/k", "x"), `--shard: "x": want i/k`},
+		{field.Errorf("duration", "give %v or %v, not both", field.Ref("num-requests"), field.Ref("duration")), "--duration: give --num-requests or --duration, not both"},
+	} {
+		if got := field.Of(tc.err).Render(flag); got != tc.want {
+			t.Errorf("Render = %q, want %q", got, tc.want)
+		}
 	}
 }

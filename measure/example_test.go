@@ -17,7 +17,7 @@ func ExampleParseGoodput() {
 	fmt.Println(err)
 	// Output:
 	// ttft:500 tpot:50 e2el:20000
-	// --goodput "itl:50": unknown key "itl" (want KEY:MS with KEY one of ttft, tpot, e2el, client_queue_time, e2el_including_client_queue, ttfa, answer_itl)
+	// objectives: "itl:50": unknown key "itl" (want KEY:MS with KEY one of ttft, tpot, e2el, client_queue_time, e2el_including_client_queue, ttfa, answer_itl)
 }
 
 func ExamplePercentile() {

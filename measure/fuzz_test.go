@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 )
 
@@ -23,7 +24,7 @@ func FuzzParseGoodput(f *testing.F) {
 		args := strings.Split(s, "\x00")
 		o, err := measure.ParseGoodput(args)
 		if err != nil {
-			if !strings.Contains(err.Error(), "--goodput") {
+			if fe := field.Of(err); fe == nil || fe.Name != measure.FieldObjectives {
 				t.Fatalf("%q: the error does not name the flag: %v", s, err)
 			}
 			return
@@ -58,7 +59,7 @@ func FuzzParsePercentiles(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		ps, err := measure.ParsePercentiles(s)
 		if err != nil {
-			if !strings.Contains(err.Error(), "--metric-percentiles") {
+			if fe := field.Of(err); fe == nil || fe.Name != measure.FieldPercentiles {
 				t.Fatalf("%q: the error does not name the flag: %v", s, err)
 			}
 			return
@@ -100,7 +101,7 @@ func FuzzParsePercentileMetrics(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		ms, err := measure.ParsePercentileMetrics(s)
 		if err != nil {
-			if !strings.Contains(err.Error(), "--percentile-metrics") {
+			if fe := field.Of(err); fe == nil || fe.Name != measure.FieldPercentileMetrics {
 				t.Fatalf("%q: the error does not name the flag: %v", s, err)
 			}
 			return

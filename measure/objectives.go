@@ -3,11 +3,13 @@ package measure
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/records"
 )
 
@@ -26,10 +28,33 @@ type Objectives struct {
 	AnswerITL time.Duration
 }
 
-// objectiveKeys lists the keys of --goodput in their canonical order.
+// Names of the inputs of a measurement, as its errors name them (field.Error).
+const (
+	FieldObjectives        = "objectives"
+	FieldPercentiles       = "percentiles"
+	FieldPercentileMetrics = "percentile metrics"
+)
+
+// objectiveKeys lists the objectives' keys (vLLM's goodput keys and loadcurve's) in their
+// canonical order: the one list of them.
 var objectiveKeys = [...]string{"ttft", "tpot", "e2el", "client_queue_time", "e2el_including_client_queue", "ttfa", "answer_itl"}
 
 var allowedKeys = strings.Join(objectiveKeys[:], ", ")
+
+// ObjectiveKeys returns the objectives' keys in their canonical order.
+func ObjectiveKeys() []string { return objectiveKeys[:len(objectiveKeys):len(objectiveKeys)] }
+
+// IsObjectiveKey reports whether key names an objective.
+func IsObjectiveKey(key string) bool { return slices.Contains(objectiveKeys[:], key) }
+
+// Each calls f with every objective set, key and value, in the canonical order.
+func (o Objectives) Each(f func(key string, d time.Duration)) {
+	for i, k := range objectiveKeys {
+		if d := *o.field(i); d > 0 {
+			f(k, d)
+		}
+	}
+}
 
 func (o *Objectives) field(i int) *time.Duration {
 	switch i {
@@ -50,7 +75,7 @@ func (o *Objectives) field(i int) *time.Duration {
 	}
 }
 
-// ParseGoodput parses the values of --goodput, vLLM's syntax: each argument is "KEY:MS", and
+// ParseGoodput parses objectives (FieldObjectives) in vLLM's --goodput syntax: each argument is "KEY:MS", and
 // one argument may also hold several pairs separated by spaces or commas. KEY is one of ttft,
 // tpot, e2el, client_queue_time, e2el_including_client_queue, ttfa, answer_itl; MS is a number of milliseconds
 // greater than zero, kept to the nanosecond. A key given twice is an error (vLLM silently keeps
@@ -90,12 +115,7 @@ func parseObjective(tok string) (int, time.Duration, error) {
 	case val == "":
 		return 0, 0, goodputError(tok, "missing value in milliseconds")
 	}
-	idx := -1
-	for i, k := range objectiveKeys {
-		if key == k {
-			idx = i
-		}
-	}
+	idx := slices.Index(objectiveKeys[:], key)
 	if idx < 0 {
 		return 0, 0, goodputError(tok, fmt.Sprintf("unknown key %q", key))
 	}
@@ -118,7 +138,7 @@ func parseObjective(tok string) (int, time.Duration, error) {
 }
 
 func goodputError(tok, why string) error {
-	return fmt.Errorf("--goodput %q: %s (want KEY:MS with KEY one of %s)", tok, why, allowedKeys)
+	return field.Errorf(FieldObjectives, "%q: %s (want KEY:MS with KEY one of %s)", tok, why, allowedKeys)
 }
 
 // String returns the canonical form, e.g. "ttft:500 tpot:50": keys in the order ttft, tpot,
@@ -127,18 +147,14 @@ func goodputError(tok, why string) error {
 // ParseGoodput gives the objectives back. No objectives give "".
 func (o Objectives) String() string {
 	var b []byte
-	for i, k := range objectiveKeys {
-		d := *o.field(i)
-		if d <= 0 {
-			continue
-		}
+	o.Each(func(k string, d time.Duration) {
 		if len(b) > 0 {
 			b = append(b, ' ')
 		}
 		b = append(b, k...)
 		b = append(b, ':')
 		b = strconv.AppendFloat(b, float64(d)/1e6, 'f', -1, 64)
-	}
+	})
 	return string(b)
 }
 

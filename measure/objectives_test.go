@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 )
@@ -88,8 +89,11 @@ func TestParseGoodput(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ParseGoodput(%q): no error", tc.args)
 			}
+			if fe := field.Of(err); fe == nil || fe.Name != measure.FieldObjectives {
+				t.Errorf("error %q is not a field error naming the objectives", err)
+			}
 			msg := err.Error()
-			for _, want := range []string{"--goodput", tc.token, tc.why,
+			for _, want := range []string{tc.token, tc.why,
 				"ttft, tpot, e2el, client_queue_time, e2el_including_client_queue"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("error %q does not mention %q", msg, want)

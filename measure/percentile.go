@@ -1,39 +1,40 @@
 package measure
 
 import (
-	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
-// DefaultPercentiles is the default of --metric-percentiles (vLLM's is "99").
+// DefaultPercentiles are the percentiles reported by default (vLLM's are "99").
 const DefaultPercentiles = "50,90,95,99"
 
-// ParsePercentiles parses --metric-percentiles: comma-separated percentiles on the 0–100 scale
+// ParsePercentiles parses the percentiles to report (FieldPercentiles): comma-separated percentiles on the 0–100 scale
 // (not 0–1), each in [0, 100], e.g. "50,90,95,99" or "99.9". Spaces around items are allowed.
 // The order is kept (it is the order of the JSON keys); a value given twice is an error.
 func ParsePercentiles(s string) ([]float64, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("--metric-percentiles: empty (want comma-separated percentiles in [0, 100], e.g. %q)", DefaultPercentiles)
+		return nil, field.Errorf(FieldPercentiles, "empty (want comma-separated percentiles in [0, 100], e.g. %q)", DefaultPercentiles)
 	}
 	items := strings.Split(s, ",")
 	out := make([]float64, 0, len(items))
 	for _, it := range items {
 		it = strings.TrimSpace(it)
 		if it == "" {
-			return nil, fmt.Errorf("--metric-percentiles %q: empty item (want comma-separated percentiles in [0, 100], e.g. %q)", s, DefaultPercentiles)
+			return nil, field.Errorf(FieldPercentiles, "%q: empty item (want comma-separated percentiles in [0, 100], e.g. %q)", s, DefaultPercentiles)
 		}
 		p, err := strconv.ParseFloat(it, 64)
 		switch {
 		case err != nil:
-			return nil, fmt.Errorf("--metric-percentiles %q: %q is not a number (want percentiles in [0, 100], e.g. %q)", s, it, DefaultPercentiles)
+			return nil, field.Errorf(FieldPercentiles, "%q: %q is not a number (want percentiles in [0, 100], e.g. %q)", s, it, DefaultPercentiles)
 		case math.IsNaN(p) || p < 0 || p > 100:
-			return nil, fmt.Errorf("--metric-percentiles %q: %q is outside [0, 100] (percentiles are on the 0–100 scale: 99.9, not 0.999)", s, it)
+			return nil, field.Errorf(FieldPercentiles, "%q: %q is outside [0, 100] (percentiles are on the 0–100 scale: 99.9, not 0.999)", s, it)
 		case slices.Contains(out, p):
-			return nil, fmt.Errorf("--metric-percentiles %q: %q is given twice", s, it)
+			return nil, field.Errorf(FieldPercentiles, "%q: %q is given twice", s, it)
 		}
 		out = append(out, p)
 	}
@@ -198,22 +199,22 @@ func neumaier(sum, c, x float64) (float64, float64) {
 // JSON keys: vLLM's ttft, tpot, itl and e2el, then loadcurve's.
 func MetricNames() []string { return slices.Clone(statNames[:]) }
 
-// ParsePercentileMetrics parses --percentile-metrics: comma-separated metric names (MetricNames),
+// ParsePercentileMetrics parses the metrics to report (FieldPercentileMetrics): comma-separated metric names (MetricNames),
 // e.g. vLLM's "ttft,tpot,itl,e2el". The summary reports statistics for these only, in the
 // summary's own order.
 func ParsePercentileMetrics(s string) ([]string, error) {
 	want := "comma-separated names among " + strings.Join(statNames[:], ",")
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("--percentile-metrics: empty (want %s)", want)
+		return nil, field.Errorf(FieldPercentileMetrics, "empty (want %s)", want)
 	}
 	var picked []string
 	for _, it := range strings.Split(s, ",") {
 		it = strings.TrimSpace(it)
 		switch {
 		case !slices.Contains(statNames[:], it):
-			return nil, fmt.Errorf("--percentile-metrics %q: unknown metric %q (want %s)", s, it, want)
+			return nil, field.Errorf(FieldPercentileMetrics, "%q: unknown metric %q (want %s)", s, it, want)
 		case slices.Contains(picked, it):
-			return nil, fmt.Errorf("--percentile-metrics %q: %q is given twice", s, it)
+			return nil, field.Errorf(FieldPercentileMetrics, "%q: %q is given twice", s, it)
 		}
 		picked = append(picked, it)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 )
 
@@ -177,8 +178,8 @@ func TestParsePercentiles(t *testing.T) {
 			t.Errorf("ParsePercentiles(%q): no error", tc.in)
 			continue
 		}
-		if msg := err.Error(); !strings.Contains(msg, "--metric-percentiles") || !strings.Contains(msg, tc.mentions) {
-			t.Errorf("ParsePercentiles(%q) error %q: want it to name --metric-percentiles and %q", tc.in, msg, tc.mentions)
+		if msg := err.Error(); field.Of(err) == nil || field.Of(err).Name != measure.FieldPercentiles || !strings.Contains(msg, tc.mentions) {
+			t.Errorf("ParsePercentiles(%q) error %q: want a field error naming the percentiles and %q", tc.in, msg, tc.mentions)
 		}
 	}
 }
@@ -210,7 +211,7 @@ func TestParsePercentileMetrics(t *testing.T) {
 		got, err := measure.ParsePercentileMetrics(tc.in)
 		switch {
 		case tc.errHas != "":
-			if err == nil || !strings.Contains(err.Error(), tc.errHas) || !strings.Contains(err.Error(), "--percentile-metrics") {
+			if err == nil || !strings.Contains(err.Error(), tc.errHas) || field.Of(err) == nil || field.Of(err).Name != measure.FieldPercentileMetrics {
 				t.Errorf("%q: err %v, want it to name the flag and mention %q", tc.in, err, tc.errHas)
 			}
 		case err != nil || !slices.Equal(got, tc.want):

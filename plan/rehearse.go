@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/sweep"
 )
@@ -128,10 +129,10 @@ func (tc TrialConfig) Validate(res *sweep.Result) error {
 
 // sweepConfig is the one-tier sweep of a trial.
 func (tc TrialConfig) sweepConfig(res *sweep.Result) (sweep.Config, error) {
-	burst := 1.0
+	burst := arrival.DefaultBurstiness
 	if len(res.Tiers) > 0 {
 		if b := float64(res.Tiers[0].Tier.Burstiness); b > 0 && !math.IsInf(b, 0) {
-			burst = b
+			burst = arrival.Burstiness(b)
 		}
 	}
 	n := tc.TierRequests

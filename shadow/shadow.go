@@ -109,7 +109,7 @@ func newControl(q records.ShadowQueue, rate, burstiness float64) (*Control, erro
 	}
 	// No closed form: a long run of the shadow on the process itself, seeded, past its first
 	// tenth.
-	offs, err := arrival.Spec{Rate: rate, Burstiness: burstiness}.Arrivals(expectedArrivals, 0, 1, 0)
+	offs, err := arrival.Spec{Rate: rate, Burstiness: arrival.Burstiness(burstiness)}.Arrivals(expectedArrivals, 0, 1, 0)
 	if err != nil {
 		return nil, fmt.Errorf("shadow queue: %w", err)
 	}

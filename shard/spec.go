@@ -8,11 +8,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
+// Names of a shard's inputs, as its errors name them (field.Error).
+const (
+	FieldShard   = "shard"
+	FieldStartAt = "start time"
+)
+
 // EnvIndex is the environment variable a Kubernetes Indexed Job sets to the pod's completion
-// index; "--shard auto/k" takes the shard index from it.
+// index; a shard given as "auto/k" takes its index from it.
 const EnvIndex = "JOB_COMPLETION_INDEX"
 
 // Spec names one shard of a sharded run: shard Index of Count, 0 <= Index < Count. The zero Spec
@@ -21,31 +28,32 @@ type Spec struct {
 	Index, Count int
 }
 
-// Parse reads a --shard value: "i/k" (for example "0/3"), or "auto/k", which takes i from the
-// JOB_COMPLETION_INDEX environment variable (see [FromEnv]). Errors name the flag.
+// Parse reads a shard: "i/k" (for example "0/3"), or "auto/k", which takes i from the
+// JOB_COMPLETION_INDEX environment variable (see [FromEnv]). Errors are field.Errors naming
+// FieldShard.
 func Parse(s string) (Spec, error) {
 	idx, cnt, ok := strings.Cut(strings.TrimSpace(s), "/")
 	if !ok {
-		return Spec{}, fmt.Errorf("--shard %q: want i/k (shard i of k, e.g. 0/3) or auto/k (i from $%s)", s, EnvIndex)
+		return Spec{}, field.Errorf(FieldShard, "%q: want i/k (shard i of k, e.g. 0/3) or auto/k (i from $%s)", s, EnvIndex)
 	}
 	k, err := strconv.Atoi(cnt)
 	if err != nil || k < 1 {
-		return Spec{}, fmt.Errorf("--shard %q: the shard count k must be an integer >= 1, got %q", s, cnt)
+		return Spec{}, field.Errorf(FieldShard, "%q: the shard count k must be an integer >= 1, got %q", s, cnt)
 	}
 	if idx == "auto" {
 		sp, err := FromEnv(k)
 		if err != nil {
-			return Spec{}, fmt.Errorf("--shard %q: %w", s, err)
+			return Spec{}, field.Errorf(FieldShard, "%q: %w", s, err)
 		}
 		return sp, nil
 	}
 	i, err := strconv.Atoi(idx)
 	if err != nil {
-		return Spec{}, fmt.Errorf("--shard %q: the shard index i must be an integer or auto, got %q", s, idx)
+		return Spec{}, field.Errorf(FieldShard, "%q: the shard index i must be an integer or auto, got %q", s, idx)
 	}
 	sp := Spec{Index: i, Count: k}
 	if err := sp.Validate(); err != nil {
-		return Spec{}, fmt.Errorf("--shard %q: %w", s, err)
+		return Spec{}, field.Errorf(FieldShard, "%q: %w", s, err)
 	}
 	return sp, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -43,8 +44,8 @@ func TestParse(t *testing.T) {
 			}
 			got, err := shard.Parse(tt.in)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "--shard") {
-					t.Fatalf("Parse(%q) = %v, %v; want an error naming --shard and containing %q", tt.in, got, err, tt.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || field.Of(err) == nil || field.Of(err).Name != shard.FieldShard {
+					t.Fatalf("Parse(%q) = %v, %v; want a field error naming the shard and containing %q", tt.in, got, err, tt.wantErr)
 				}
 				return
 			}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
-// Limits on --start-at, relative to the clock of the machine that reads it.
+// Limits on the start time, relative to the clock of the machine that reads it.
 const (
 	// MaxStartAhead is the furthest ahead a start may be. Further is most likely a time-zone or
 	// date mistake; a start can always be chosen closer (minutes are plenty for pods to start).
@@ -23,16 +25,16 @@ var (
 	ErrStartPassed = errors.New("start time has passed")
 )
 
-// ParseStartAt reads a --start-at value: an RFC 3339 time with a zone, e.g.
+// ParseStartAt reads the shards' common start time (FieldStartAt): an RFC 3339 time with a zone, e.g.
 // "2026-05-01T12:00:00Z" or "2026-05-01T14:00:00.5+02:00". It also checks it against now: no
 // more than MaxStartAhead ahead and no more than MaxStartLate past.
 func ParseStartAt(s string, now time.Time) (time.Time, error) {
 	at, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("--start-at %q: want an RFC 3339 time with a zone, e.g. 2026-05-01T12:00:00Z: %w", s, err)
+		return time.Time{}, field.Errorf(FieldStartAt, "%q: want an RFC 3339 time with a zone, e.g. 2026-05-01T12:00:00Z: %w", s, err)
 	}
 	if err := checkWindow(at, at.Sub(now)); err != nil {
-		return time.Time{}, fmt.Errorf("--start-at %s: %w", s, err)
+		return time.Time{}, field.Errorf(FieldStartAt, "%s: %w", s, err)
 	}
 	return at, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/shard"
 )
 
@@ -34,8 +35,8 @@ func TestParseStartAt(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := shard.ParseStartAt(tt.in, now)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "--start-at") {
-					t.Fatalf("ParseStartAt(%q) = %v, %v; want an error naming --start-at containing %q", tt.in, got, err, tt.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || field.Of(err) == nil || field.Of(err).Name != shard.FieldStartAt {
+					t.Fatalf("ParseStartAt(%q) = %v, %v; want a field error naming the start time containing %q", tt.in, got, err, tt.wantErr)
 				}
 				if tt.wantIs != nil && !errors.Is(err, tt.wantIs) {
 					t.Errorf("error %v is not %v", err, tt.wantIs)

@@ -71,7 +71,7 @@ func TestShardGapsAreGammaKB(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n := tt.k*(m+1) + tt.shardIx
-			offsets, err := arrival.Spec{Rate: r, Burstiness: tt.b}.Offsets(n, seed)
+			offsets, err := arrival.Spec{Rate: r, Burstiness: arrival.Burstiness(tt.b)}.Offsets(n, seed)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +149,7 @@ func TestShardFirstArrival(t *testing.T) {
 // exactly k/r, up to the nanosecond rounding of each offset (so within 1 ns).
 func TestConstantSpacingSplitsIntoConstantSpacing(t *testing.T) {
 	const r, k, n = 7.0, 3, 300
-	offsets, err := arrival.Spec{Rate: r, Burstiness: math.Inf(1)}.Offsets(n, 1)
+	offsets, err := arrival.Spec{Rate: r, Burstiness: arrival.Burstiness(math.Inf(1))}.Offsets(n, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

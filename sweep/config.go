@@ -49,8 +49,32 @@ const (
 	MaxDurationRequests = arrival.MaxArrivals
 )
 
-// Config says what a sweep sends and how it decides. Zero durations and counts take the
-// documented defaults where they have one (see Validate).
+// Names of a sweep's inputs, as its errors name them (field.Error): its own knobs in its words,
+// and the arrival process's burstiness as package arrival names it.
+const (
+	FieldRates           = "rates"
+	FieldUsers           = "concurrency levels"
+	FieldThink           = "think time"
+	FieldBurstiness      = arrival.FieldBurstiness
+	FieldMaxConcurrency  = "concurrency cap"
+	FieldRequests        = "requests per tier"
+	FieldDuration        = "tier duration"
+	FieldTierRequests    = "requests per sequential tier"
+	FieldMinTierDuration = "shortest tier"
+	FieldMaxTierDuration = "longest tier"
+	FieldDrain           = "drain"
+	FieldCooldown        = "cooldown"
+	FieldPrecision       = "precision"
+	FieldBudget          = "budget"
+	FieldMaxTiers        = "most tiers"
+	FieldRepeat          = "repeats"
+	FieldWarmup          = "warm-up window"
+	FieldCooldownWindow  = "cool-down window"
+	FieldBounded         = "bounded memory"
+)
+
+// Config says what a sweep sends and how it decides. Zero durations and counts not Given take
+// the documented defaults where they have one (see Validate).
 type Config struct {
 	// Rates are the tiers: a list, or Auto (probe, then search the capacity).
 	Rates Rates
@@ -60,8 +84,8 @@ type Config struct {
 	// ramps included, or a trace), Requests long (0: a replay's every arrival) or Duration long,
 	// seeded with Seed as it is. Rates are not used then.
 	Schedule arrival.Schedule
-	// Burstiness is the Gamma shape of the inter-arrival gaps (1: Poisson).
-	Burstiness float64
+	// Burstiness is the Gamma shape of the inter-arrival gaps (0: arrival.DefaultBurstiness).
+	Burstiness arrival.Burstiness
 	// MaxConcurrency caps the requests in flight in every tier (0: none).
 	MaxConcurrency int
 	// Requests makes every tier count-bound: this many requests, no early stop.
@@ -102,38 +126,42 @@ type Config struct {
 	// StartAt is the wall-clock start of the first tier of a sharded sweep: every tier then runs
 	// in a fixed slot (Duration + Drain + Cooldown + 1 s) after it.
 	StartAt time.Time
+	// Given marks the knobs the caller stated (a command line's flags), so that a stated zero
+	// is a value, not "take the default": Validate refuses it where zero is not valid, and a
+	// stated zero Budget means no budget.
+	Given Given
 }
 
-// withDefaults fills the zero fields that have a default.
+// Given says which of a Config's knobs whose zero takes a default were stated.
+type Given struct {
+	Requests, Duration, TierRequests, MinTierDuration, MaxTierDuration, Drain bool
+	Precision, MaxTiers, Repeat, Budget                                       bool
+}
+
+// NoBudget reports whether the sweep runs without a budget: a stated zero, or a negative
+// Budget.
+func (c Config) NoBudget() bool { return c.withDefaults().Budget <= 0 }
+
+// withDefaults fills the zero fields that have a default and were not Given.
 func (c Config) withDefaults() Config {
-	if c.TierRequests == 0 {
-		c.TierRequests = DefaultTierRequests
-	}
-	if c.MinTierDuration == 0 {
-		c.MinTierDuration = DefaultMinTierDuration
-	}
-	if c.MaxTierDuration == 0 {
-		c.MaxTierDuration = DefaultMaxTierDuration
-	}
-	if c.Drain == 0 {
-		c.Drain = DefaultDrain
-	}
-	if c.Precision == 0 {
-		c.Precision = DefaultPrecision
-	}
-	if c.MaxTiers == 0 {
-		c.MaxTiers = DefaultMaxTiers
-	}
-	if c.Repeat == 0 {
-		c.Repeat = 1
-	}
-	if c.Budget == 0 {
-		c.Budget = DefaultBudget
-	}
-	if c.Burstiness == 0 {
-		c.Burstiness = arrival.DefaultBurstiness
-	}
+	orDefault(&c.TierRequests, c.Given.TierRequests, DefaultTierRequests)
+	orDefault(&c.MinTierDuration, c.Given.MinTierDuration, DefaultMinTierDuration)
+	orDefault(&c.MaxTierDuration, c.Given.MaxTierDuration, DefaultMaxTierDuration)
+	orDefault(&c.Drain, c.Given.Drain, DefaultDrain)
+	orDefault(&c.Precision, c.Given.Precision, DefaultPrecision)
+	orDefault(&c.MaxTiers, c.Given.MaxTiers, DefaultMaxTiers)
+	orDefault(&c.Repeat, c.Given.Repeat, 1)
+	orDefault(&c.Budget, c.Given.Budget, DefaultBudget)
+	c.Burstiness = c.Burstiness.OrDefault()
 	return c
+}
+
+// orDefault sets *v to def when it is zero and was not given.
+func orDefault[T comparable](v *T, given bool, def T) {
+	var zero T
+	if *v == zero && !given {
+		*v = def
+	}
 }
 
 // tierCap is the cap of a sequential tier at rate: the time of TierRequests arrivals, within
@@ -186,60 +214,63 @@ func (c Config) Validate() []error {
 	var errs []error
 	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(name, format, a...)) }
 	if c.Schedule == nil && !c.Rates.Auto && len(c.Rates.List) == 0 && !c.Concurrency.Set() {
-		bad("request-rates", "no tier")
+		bad(FieldRates, "no tier")
 	}
 	errs = append(errs, c.Concurrency.validate(c)...)
-	if !(c.Burstiness > 0) {
-		bad("burstiness", "must be > 0 or inf, got %v", c.Burstiness)
+	if err := c.Burstiness.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.MaxConcurrency < 0 {
-		bad("max-concurrency", "must be ≥ 1 (omit it for no cap), got %d", c.MaxConcurrency)
+		bad(FieldMaxConcurrency, "must be ≥ 1 (omit it for no cap), got %d", c.MaxConcurrency)
 	}
-	if c.Requests < 0 {
-		bad("num-requests", "must be ≥ 1, got %d", c.Requests)
+	if c.Requests < 0 || c.Given.Requests && c.Requests == 0 {
+		bad(FieldRequests, "must be ≥ 1, got %d", c.Requests)
 	}
-	if c.Duration < 0 {
-		bad("duration", "must be > 0, got %v", c.Duration)
+	if c.Duration < 0 || c.Given.Duration && c.Duration == 0 {
+		bad(FieldDuration, "must be > 0, got %v", c.Duration)
 	}
 	if c.Requests > 0 && c.Duration > 0 {
-		bad("duration", "give a request count or a duration per tier, not both")
+		bad(FieldDuration, "give a request count or a duration per tier, not both")
 	}
 	if c.MaxTierDuration < time.Second {
-		bad("max-tier-duration", "must be at least 1s, got %v", c.MaxTierDuration)
+		bad(FieldMaxTierDuration, "must be at least 1s, got %v", c.MaxTierDuration)
 	}
 	if c.MinTierDuration < time.Second || c.MinTierDuration > c.MaxTierDuration {
-		bad("min-tier-duration", "must be at least 1s and at most --max-tier-duration (%v), got %v", c.MaxTierDuration, c.MinTierDuration)
+		bad(FieldMinTierDuration, "must be at least 1s and at most the %v (%v), got %v", field.Ref(FieldMaxTierDuration), c.MaxTierDuration, c.MinTierDuration)
 	}
 	if c.TierRequests < 2*measure.MinSteadyRequests {
-		bad("tier-requests", "must be at least %d, got %d", 2*measure.MinSteadyRequests, c.TierRequests)
+		bad(FieldTierRequests, "must be at least %d, got %d", 2*measure.MinSteadyRequests, c.TierRequests)
 	}
 	if c.Drain <= 0 {
-		bad("drain-timeout", "must be > 0, got %v", c.Drain)
+		bad(FieldDrain, "must be > 0, got %v", c.Drain)
 	}
 	if c.Cooldown < 0 {
-		bad("cooldown", "must be ≥ 0, got %v", c.Cooldown)
+		bad(FieldCooldown, "must be ≥ 0, got %v", c.Cooldown)
 	}
 	if !(c.Precision > 0 && c.Precision < 1) {
-		bad("precision", "must be in (0, 1), got %v", c.Precision)
+		bad(FieldPrecision, "must be in (0, 1), got %v", c.Precision)
+	}
+	if c.Given.Budget && c.Budget < 0 {
+		bad(FieldBudget, "must be ≥ 0 (0: no bound), got %v", c.Budget)
 	}
 	if c.Budget > 0 && c.Budget < 2*c.MinTierDuration {
-		bad("budget", "%v leaves no room for a search and a confirmation of at least --min-tier-duration (%v) each: give at least %v, or 0 for no bound", c.Budget, c.MinTierDuration, 2*c.MinTierDuration)
+		bad(FieldBudget, "%v leaves no room for a search and a confirmation of at least the %v (%v) each: give at least %v, or 0 for no bound", c.Budget, field.Ref(FieldMinTierDuration), c.MinTierDuration, 2*c.MinTierDuration)
 	}
 	if c.MaxTiers < 2 {
-		bad("max-tiers", "must be at least 2 (a search brackets the capacity between two tiers), got %d", c.MaxTiers)
+		bad(FieldMaxTiers, "must be at least 2 (a search brackets the capacity between two tiers), got %d", c.MaxTiers)
 	}
 	if c.Repeat < 1 || c.Repeat > 100 {
-		bad("repeat", "must be in [1, 100], got %d", c.Repeat)
+		bad(FieldRepeat, "must be in [1, 100], got %d", c.Repeat)
 	}
 	if !c.StartAt.IsZero() && c.Schedule == nil {
 		if c.Rates.Auto {
-			bad("request-rates", "a sharded sweep needs explicit rates: auto tiers follow each shard's own results, so shards would diverge")
+			bad(FieldRates, "a sharded sweep needs explicit rates: auto tiers follow each shard's own results, so shards would diverge")
 		}
 		if c.Duration == 0 {
-			bad("duration", "a sharded sweep needs fixed-length tiers (--duration), so that every shard starts each tier at the same time")
+			bad(FieldDuration, "a sharded sweep needs fixed-length tiers (a %v), so that every shard starts each tier at the same time", field.Ref(FieldDuration))
 		}
 		if c.Repeat > 1 {
-			bad("repeat", "a sharded sweep cannot repeat its decision")
+			bad(FieldRepeat, "a sharded sweep cannot repeat its decision")
 		}
 	}
 	if err := c.windowFits(); err != nil {
@@ -269,12 +300,12 @@ func (c Config) sizeFits() error {
 	cost := func(n float64) string {
 		s := fmt.Sprintf("about %s of memory before the first request", bytesText(n*float64(per)))
 		if !c.Bounded {
-			s += fmt.Sprintf("; %s with --bounded-memory", bytesText(n*plannedBytes))
+			s += fmt.Sprintf("; %s with %v", bytesText(n*plannedBytes), field.Ref(FieldBounded))
 		}
 		return s
 	}
 	if c.Requests > MaxDurationRequests {
-		return field.Errorf("num-requests", "%d requests are more than the %d one tier may plan (%s): ask for fewer, or split the load into several runs",
+		return field.Errorf(FieldRequests, "%d requests are more than the %d one tier may plan (%s): ask for fewer, or split the load into several runs",
 			c.Requests, MaxDurationRequests, cost(float64(c.Requests)))
 	}
 	if c.Duration <= 0 {
@@ -289,7 +320,7 @@ func (c Config) sizeFits() error {
 		top := 0.0
 		for _, r := range c.Rates.List {
 			if math.IsInf(r, 1) {
-				return field.Errorf("duration", "a tier at rate inf plans every arrival at once, so a duration does not bound it: give --num-requests, or finite rates")
+				return field.Errorf(FieldDuration, "a tier at rate inf plans every arrival at once, so a duration does not bound it: give %v, or finite rates", field.Ref(FieldRequests))
 			}
 			top = max(top, r)
 		}
@@ -300,8 +331,8 @@ func (c Config) sizeFits() error {
 	if exp <= MaxDurationRequests || math.IsInf(exp, 1) {
 		return nil // rate inf with a duration is refused where the rate is read
 	}
-	return field.Errorf("duration", "%v at %s plans about %.0f arrivals, more than the %d one tier may plan (%s): shorten --duration or lower the rate",
-		c.Duration, what, exp, MaxDurationRequests, cost(exp))
+	return field.Errorf(FieldDuration, "%v at %s plans about %.0f arrivals, more than the %d one tier may plan (%s): shorten %v or lower the rate",
+		c.Duration, what, exp, MaxDurationRequests, cost(exp), field.Ref(FieldDuration))
 }
 
 // bytesText writes a size in bytes in binary units.
@@ -331,12 +362,12 @@ func (c Config) windowFits() error {
 		return nil
 	}
 	var length time.Duration
-	var what string
+	var what any
 	spec, steady := c.Schedule.(arrival.Spec)
 	steady = steady && spec.Ramp == arrival.RampNone
 	switch {
 	case c.Duration > 0:
-		length, what = c.Duration, fmt.Sprintf("--duration %v", c.Duration)
+		length, what = c.Duration, fmt.Sprintf("%v %v", field.Ref(FieldDuration), c.Duration)
 	case steady && c.Requests > 0 && math.IsInf(spec.Rate, 1):
 		length, what = 0, fmt.Sprintf("%d requests at rate inf, all planned at once", c.Requests)
 	case steady && c.Requests > 0 && spec.Rate > 0:
@@ -348,13 +379,13 @@ func (c Config) windowFits() error {
 	if w < length {
 		return nil
 	}
-	return field.Errorf("window-warmup", "%v, with --window-cooldown %v, would leave nothing of a tier planned to last %v (%s): shorten the window or lengthen the tier",
-		warmup, cooldown, length.Round(time.Millisecond), what)
+	return field.Errorf(FieldWarmup, "%v, with %v %v, would leave nothing of a tier planned to last %v (%v): shorten the window or lengthen the tier",
+		warmup, field.Ref(FieldCooldownWindow), cooldown, length.Round(time.Millisecond), what)
 }
 
-// rateOrInf is a tier's rate as records keep it.
-func rateOrInf(r float64) records.Rate {
-	if math.IsInf(r, 1) {
+// rateOrInf is a tier's rate (or its burstiness) as records keep it.
+func rateOrInf[F ~float64](r F) records.Rate {
+	if math.IsInf(float64(r), 1) {
 		return records.Rate(math.Inf(1))
 	}
 	return records.Rate(r)

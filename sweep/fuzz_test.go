@@ -3,9 +3,9 @@ package sweep_test
 import (
 	"math"
 	"slices"
-	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -21,8 +21,8 @@ func FuzzParseRates(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		r, err := sweep.ParseRates(s)
 		if err != nil {
-			if !strings.Contains(err.Error(), "--request-rates") {
-				t.Fatalf("%q: the error does not name the flag: %v", s, err)
+			if fe := field.Of(err); fe == nil || fe.Name != sweep.FieldRates {
+				t.Fatalf("%q: the error does not name the rates: %v", s, err)
 			}
 			return
 		}

@@ -6,15 +6,15 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
-// MaxRateTiers bounds the number of tiers --request-rates may describe, so a
+// MaxRateTiers bounds the number of tiers a list of rates may describe, so a
 // typing slip ("1:2:lin:10000000") is an error rather than a sweep that never
 // ends.
 const MaxRateTiers = 1000
 
-// ratesFlag names the flag in every parse error.
-const ratesFlag = "--request-rates"
 
 // ratesForms says what --request-rates accepts; it ends most parse errors.
 const ratesForms = `want a comma-separated list of positive rates such as "1,2,4,8" ("inf" allowed as the last element), ` +
@@ -61,12 +61,12 @@ func formatRate(v float64) string {
 // Ranges and numbers may be mixed in one list ("0.5,1:8:geom:4,inf"). The
 // expanded rates must be positive and strictly ascending: descending,
 // duplicate or overlapping elements are errors. In a range N ≥ 2 and
-// LO < HI, both finite. Errors name --request-rates, quote the offending
-// part and say what is allowed.
+// LO < HI, both finite. Errors are field.Errors naming FieldRates; they quote
+// the offending part and say what is allowed.
 func ParseRates(s string) (Rates, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return Rates{}, fmt.Errorf("%s is empty: %s", ratesFlag, ratesForms)
+		return Rates{}, field.Errorf(FieldRates, "empty: %s", ratesForms)
 	}
 	if strings.EqualFold(s, "auto") {
 		return Rates{Auto: true}, nil
@@ -95,19 +95,19 @@ func ParseRates(s string) (Rates, error) {
 			vals = []float64{v}
 		}
 		if err != nil {
-			return Rates{}, fmt.Errorf("%s %q: %q: %w; %s", ratesFlag, s, e, err, ratesForms)
+			return Rates{}, field.Errorf(FieldRates, "%q: %q: %v; %s", s, e, err, ratesForms)
 		}
 		if len(list) > 0 && vals[0] <= list[len(list)-1] {
 			what := "is"
 			if len(vals) > 1 {
 				what = "starts at " + formatRate(vals[0]) + ","
 			}
-			return Rates{}, fmt.Errorf("%s %q: %q %s not above the previous rate %s: "+
+			return Rates{}, field.Errorf(FieldRates, "%q: %q %s not above the previous rate %s: "+
 				"rates must be strictly ascending, with no duplicate or overlapping elements",
-				ratesFlag, s, e, what, formatRate(list[len(list)-1]))
+				s, e, what, formatRate(list[len(list)-1]))
 		}
 		if len(list)+len(vals) > MaxRateTiers {
-			return Rates{}, fmt.Errorf("%s %q: more than %d tiers", ratesFlag, s, MaxRateTiers)
+			return Rates{}, field.Errorf(FieldRates, "%q: more than %d tiers", s, MaxRateTiers)
 		}
 		list = append(list, vals...)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -107,7 +108,10 @@ func TestParseRatesErrors(t *testing.T) {
 				t.Fatalf("ParseRates(%q) = nil error", tt.in)
 			}
 			msg := err.Error()
-			for _, want := range []string{"--request-rates", tt.bad, tt.says} {
+			if fe := field.Of(err); fe == nil || fe.Name != sweep.FieldRates {
+				t.Errorf("ParseRates(%q) error %v is not a field error naming %q", tt.in, err, sweep.FieldRates)
+			}
+			for _, want := range []string{tt.bad, tt.says} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("error %q does not contain %q", msg, want)
 				}

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // CachePolicy says how a run treats the deployment's prefix (KV) cache. Cold and warm numbers
@@ -26,14 +28,15 @@ const (
 
 var cachePolicyNames = [...]string{CacheReplay: "replay", CacheCold: "cold", CacheWarm: "warm"}
 
-// ParseCachePolicy parses "cold", "warm" or "replay".
+// ParseCachePolicy parses "cold", "warm" or "replay"; anything else is a field.Error naming
+// FieldCache.
 func ParseCachePolicy(s string) (CachePolicy, error) {
 	for p, name := range cachePolicyNames {
 		if s == name {
 			return CachePolicy(p), nil
 		}
 	}
-	return 0, fmt.Errorf("cache policy must be cold, warm or replay, got %q", s)
+	return 0, field.Errorf(FieldCache, "must be cold, warm or replay, got %q", s)
 }
 
 func (p CachePolicy) String() string {

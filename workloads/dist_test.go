@@ -85,12 +85,12 @@ func TestSyntheticDistValidation(t *testing.T) {
 	}{
 		{workloads.Synthetic{InputLen: 5, OutputLen: 5, Dist: workloads.DistNormal, RangeRatio: 2}, ""},
 		{workloads.Synthetic{InputLen: 5, OutputLen: 5, Dist: workloads.DistLogNormal, RangeRatio: 0}, ""},
-		{workloads.Synthetic{InputLen: 5, OutputLen: 5, Dist: workloads.DistUniform, RangeRatio: 1}, "--random-range-ratio must be in [0, 1)"},
+		{workloads.Synthetic{InputLen: 5, OutputLen: 5, Dist: workloads.DistUniform, RangeRatio: 1}, "length range ratio: must be in [0, 1)"},
 		{workloads.Synthetic{InputLen: 5, OutputLen: 5, Dist: workloads.DistNormal, RangeRatio: -0.1}, "must be in [0, 10], got -0.1"},
 		{workloads.Synthetic{InputLen: 5, OutputLen: 5, Dist: workloads.DistLogNormal, RangeRatio: math.Inf(1)}, "must be in [0, 10], got +Inf"},
 		{workloads.Synthetic{InputLen: 5, OutputLen: 5, Dist: workloads.DistLogNormal, RangeRatio: 1e308}, "coefficient of variation of the lognormal distribution: it must be in [0, 10], got 1e+308"},
 		{workloads.Synthetic{InputLen: 5, OutputLen: 5, Dist: workloads.DistNormal, RangeRatio: math.NaN()}, "got NaN"},
-		{workloads.Synthetic{InputLen: 5, OutputLen: 5, Dist: "pareto"}, `--random-length-dist must be uniform, normal or lognormal, got "pareto"`},
+		{workloads.Synthetic{InputLen: 5, OutputLen: 5, Dist: "pareto"}, `length distribution: must be uniform, normal or lognormal, got "pareto"`},
 	}
 	for _, tc := range tests {
 		errs := tc.s.Validate()

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // Think is the request's think time (ThinkMS) as a duration.
@@ -114,25 +116,26 @@ type SyntheticSessions struct {
 	SystemLen       int    // words of each session's system prompt (0 = none)
 }
 
-// Validate returns every problem at once, naming the flags.
+// Validate returns every problem at once, each a field.Error naming its input.
 func (s SyntheticSessions) Validate() []error {
 	var errs []error
+	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(name, format, a...)) }
 	if s.Turns < 1 || s.Turns > MaxSessionTurns {
-		errs = append(errs, fmt.Errorf("--session-turns must be in [1, %d], got %d", MaxSessionTurns, s.Turns))
+		bad(FieldTurns, "must be in [1, %d], got %d", MaxSessionTurns, s.Turns)
 	}
 	if !(s.TurnsRangeRatio >= 0 && s.TurnsRangeRatio < 1) {
-		errs = append(errs, fmt.Errorf("--session-turns-range-ratio must be in [0, 1), got %v", s.TurnsRangeRatio))
+		bad(FieldTurnsRangeRatio, "must be in [0, 1), got %v", s.TurnsRangeRatio)
 	}
 	if s.Think < 0 || s.Think > maxThinkMS*time.Millisecond {
-		errs = append(errs, fmt.Errorf("--think-time must be in [0, %v], got %v", maxThinkMS*time.Millisecond, s.Think))
+		bad(FieldThink, "must be in [0, %v], got %v", maxThinkMS*time.Millisecond, s.Think)
 	}
 	switch s.ThinkDist {
 	case "", ThinkFixed, ThinkExponential:
 	default:
-		errs = append(errs, fmt.Errorf("--think-time-dist must be %s or %s, got %q", ThinkFixed, ThinkExponential, s.ThinkDist))
+		bad(FieldThinkDist, "must be %s or %s, got %q", ThinkFixed, ThinkExponential, s.ThinkDist)
 	}
 	if s.SystemLen < 0 || s.SystemLen > MaxSyntheticLen {
-		errs = append(errs, fmt.Errorf("--session-system-len must be in [0, %d], got %d", MaxSyntheticLen, s.SystemLen))
+		bad(FieldSystemLen, "must be in [0, %d], got %d", MaxSyntheticLen, s.SystemLen)
 	}
 	return append(errs, s.Synthetic.Validate()...)
 }

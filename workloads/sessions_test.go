@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -223,12 +224,12 @@ func TestSyntheticSessionsValidateAndString(t *testing.T) {
 	}
 	bad := workloads.SyntheticSessions{Turns: 0, TurnsRangeRatio: 1, Think: -time.Second, ThinkDist: "poisson", SystemLen: -1}
 	want := []string{
-		"--session-turns must be in [1, 10000], got 0",
-		"--session-turns-range-ratio must be in [0, 1), got 1",
-		"--think-time must be in [0, 24h0m0s], got -1s",
-		`--think-time-dist must be fixed or exponential, got "poisson"`,
-		"--session-system-len must be in [0, 1048576], got -1",
-		"--random-input-len", "--random-output-len",
+		"turns per session: must be in [1, 10000], got 0",
+		"turns range ratio: must be in [0, 1), got 1",
+		"think time: must be in [0, 24h0m0s], got -1s",
+		`think time distribution: must be fixed or exponential, got "poisson"`,
+		"system prompt length: must be in [0, 1048576], got -1",
+		"input length: must", "output length: must",
 	}
 	errs := bad.Validate()
 	if len(errs) != len(want) {
@@ -625,7 +626,7 @@ func TestSessionSources(t *testing.T) {
 	}
 	bad := opts
 	bad.Sessions.Turns = 0
-	if _, errs := workloads.NewSource("sessions", bad, ""); len(errs) != 1 || !strings.Contains(errs[0].Error(), "--session-turns") {
+	if _, errs := workloads.NewSource("sessions", bad, ""); len(errs) != 1 || (field.Of(errs[0]) == nil || field.Of(errs[0]).Name != workloads.FieldTurns) {
 		t.Errorf("invalid sessions: %v", errs)
 	}
 	plain, _ := workloads.NewSource(filepath.Join("testdata", "requests.jsonl"), workloads.LoadOptions{TimeScale: 1}, "")

@@ -3,6 +3,8 @@ package workloads
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // SharedPrefix describes a prefix-caching workload: Groups groups, each with its own common prefix
@@ -36,15 +38,15 @@ func (s SharedPrefix) Validate() []error {
 	var errs []error
 	check := func(name string, v, lo, hi int) {
 		if v < lo || v > hi {
-			errs = append(errs, fmt.Errorf("shared-prefix %s must be in [%d, %d], got %d", name, lo, hi, v))
+			errs = append(errs, field.Errorf(name, "must be in [%d, %d], got %d", lo, hi, v))
 		}
 	}
-	check("groups", s.Groups, 1, 1<<20)
-	check("prefix length", s.PrefixLen, 1, MaxSyntheticLen)
-	check("suffix length", s.SuffixLen, 1, MaxSyntheticLen)
-	check("output length", s.OutputLen, 1, MaxSyntheticLen)
+	check(FieldGroups, s.Groups, 1, 1<<20)
+	check(FieldGroupPrefixLen, s.PrefixLen, 1, MaxSyntheticLen)
+	check(FieldSuffixLen, s.SuffixLen, 1, MaxSyntheticLen)
+	check(FieldOutputLen, s.OutputLen, 1, MaxSyntheticLen)
 	if s.Groups >= 1 && s.PrefixLen >= 1 && !enough(DistinctWords(), s.PrefixLen, s.Groups) {
-		errs = append(errs, fmt.Errorf("shared-prefix: %d distinct prefixes of %d words cannot be drawn from %d words; raise the prefix length",
+		errs = append(errs, field.Errorf(FieldGroupPrefixLen, "%d distinct prefixes of %d words cannot be drawn from %d words; raise the prefix length",
 			s.Groups, s.PrefixLen, DistinctWords()))
 	}
 	return errs

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // Source builds each tier's request set from one --workload spec. Generated workloads
@@ -26,13 +28,13 @@ type Source struct {
 
 // NewSource validates the workload a spec names (reading a file whole: nothing is sent before
 // the workload is known good) and settles its cache policy: cache "" means cold for generated
-// workloads and replay for files and traces. It returns every problem at once; each names the
-// option it is about as the command line does (workload, cache, trace-time-scale, …).
+// workloads and replay for files and traces. It returns every problem at once, each a
+// field.Error naming its input (FieldWorkload, FieldCache, FieldTimeScale, …).
 func NewSource(spec string, opts LoadOptions, cache string) (*Source, []error) {
 	var errs []error
 	s := &Source{Spec: spec, opts: opts}
 	if ts := opts.TimeScale; !(ts > 0) || math.IsInf(ts, 0) {
-		errs = append(errs, fmt.Errorf("trace-time-scale: must be a finite number > 0, got %v", ts))
+		errs = append(errs, field.Errorf(FieldTimeScale, "must be a finite number > 0, got %v", ts))
 	}
 	switch spec {
 	case KindSynthetic, "":
@@ -58,7 +60,7 @@ func NewSource(spec string, opts LoadOptions, cache string) (*Source, []error) {
 	default:
 		set, tr, err := Load(spec, opts)
 		if err != nil {
-			return s, append(errs, fmt.Errorf("workload: %s: %w", spec, err))
+			return s, append(errs, field.Errorf(FieldWorkload, "%s: %w", spec, err))
 		}
 		s.file, s.Trace, s.Desc, s.Notes = set, tr, set.Source, set.Notes
 	}
@@ -70,7 +72,7 @@ func NewSource(spec string, opts LoadOptions, cache string) (*Source, []error) {
 	default:
 		p, err := ParseCachePolicy(cache)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("cache: %w", err))
+			errs = append(errs, err)
 		}
 		s.Cache = p
 	}

@@ -46,6 +46,8 @@ import (
 	"unicode/utf8"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // Message is one chat message.
@@ -177,30 +179,31 @@ type Synthetic struct {
 	Tokenizer Tokenizer
 }
 
-// Validate returns every problem at once, naming the flags.
+// Validate returns every problem at once, each a field.Error naming its input.
 func (s Synthetic) Validate() []error {
 	var errs []error
+	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(name, format, a...)) }
 	if s.InputLen < 1 || s.InputLen > MaxSyntheticLen {
-		errs = append(errs, fmt.Errorf("--random-input-len must be in [1, %d], got %d", MaxSyntheticLen, s.InputLen))
+		bad(FieldInputLen, "must be in [1, %d], got %d", MaxSyntheticLen, s.InputLen)
 	}
 	if s.OutputLen < 1 || s.OutputLen > MaxSyntheticLen {
-		errs = append(errs, fmt.Errorf("--random-output-len must be in [1, %d], got %d", MaxSyntheticLen, s.OutputLen))
+		bad(FieldOutputLen, "must be in [1, %d], got %d", MaxSyntheticLen, s.OutputLen)
 	}
 	if s.PrefixLen < 0 || s.PrefixLen > MaxSyntheticLen {
-		errs = append(errs, fmt.Errorf("--random-prefix-len must be in [0, %d], got %d", MaxSyntheticLen, s.PrefixLen))
+		bad(FieldPrefixLen, "must be in [0, %d], got %d", MaxSyntheticLen, s.PrefixLen)
 	}
 	switch s.Dist {
 	case "", DistUniform:
 		if !(s.RangeRatio >= 0 && s.RangeRatio < 1) {
-			errs = append(errs, fmt.Errorf("--random-range-ratio must be in [0, 1), got %v", s.RangeRatio))
+			bad(FieldRangeRatio, "must be in [0, 1), got %v", s.RangeRatio)
 		}
 	case DistNormal, DistLogNormal:
 		if !(s.RangeRatio >= 0 && s.RangeRatio <= MaxLengthCV) {
-			errs = append(errs, fmt.Errorf("--random-range-ratio is the coefficient of variation of the %s distribution: it must be in [0, %g], got %v",
-				s.Dist, float64(MaxLengthCV), s.RangeRatio))
+			bad(FieldRangeRatio, "is the coefficient of variation of the %s distribution: it must be in [0, %g], got %v",
+				s.Dist, float64(MaxLengthCV), s.RangeRatio)
 		}
 	default:
-		errs = append(errs, fmt.Errorf("--random-length-dist must be %s, %s or %s, got %q", DistUniform, DistNormal, DistLogNormal, s.Dist))
+		bad(FieldLengthDist, "must be %s, %s or %s, got %q", DistUniform, DistNormal, DistLogNormal, s.Dist)
 	}
 	return errs
 }

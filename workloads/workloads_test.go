@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -84,13 +85,13 @@ func TestFingerprintChangesWithAnyChange(t *testing.T) {
 
 func TestSyntheticValidate(t *testing.T) {
 	errs := workloads.Synthetic{InputLen: 0, OutputLen: -1, RangeRatio: 1}.Validate()
-	want := []string{"--random-input-len", "--random-output-len", "--random-range-ratio"}
+	want := []string{workloads.FieldInputLen, workloads.FieldOutputLen, workloads.FieldRangeRatio}
 	if len(errs) != len(want) {
 		t.Fatalf("got %v", errs)
 	}
 	for i, w := range want {
-		if !strings.Contains(errs[i].Error(), w) {
-			t.Errorf("error %q does not name %s", errs[i], w)
+		if fe := field.Of(errs[i]); fe == nil || fe.Name != w {
+			t.Errorf("error %q is not a field error naming %s", errs[i], w)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve"
-	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
@@ -50,36 +48,6 @@ func concat(groups ...[]cli.Flag) []cli.Flag {
 	var out []cli.Flag
 	for _, g := range groups {
 		out = append(out, g...)
-	}
-	return out
-}
-
-// flagError names the flag of a library's field error once ("--target-share: …"), and leaves
-// other errors as they are.
-func flagError(err error) error {
-	if fe := field.Of(err); fe != nil && err.Error() == fe.Error() {
-		return fmt.Errorf("--%s: %s", fe.Name, fe.Msg)
-	}
-	return err
-}
-
-// named prefixes err with its flag, unless the message already starts with it (the parsers of
-// loadgen, arrival and shard name their flag themselves).
-func named(flag string, err error) error {
-	if fe := field.Of(err); fe != nil {
-		return flagError(err)
-	}
-	if strings.HasPrefix(err.Error(), "--"+flag) {
-		return err
-	}
-	return fmt.Errorf("--%s: %w", flag, err)
-}
-
-// flagErrors maps every error with flagError.
-func flagErrors(errs []error) []error {
-	out := make([]error, len(errs))
-	for i, e := range errs {
-		out[i] = flagError(e)
 	}
 	return out
 }
@@ -337,32 +305,19 @@ func readClient(c *cli.Context) (clientOptions, []error) {
 // result files, the metrics scraper, idle pooled connections, the embedded sim's listener.
 const fdReserve = 64
 
-// parseRate parses a number > 0 or "inf".
-func parseRate(flag, s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	if strings.EqualFold(s, "inf") {
-		return math.Inf(1), nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || !(v > 0) {
-		return 0, fmt.Errorf("--%s must be a number > 0 or inf, got %q", flag, s)
-	}
-	return v, nil
-}
-
 // arrivalSpec reads the load flags into a validated arrival spec.
 func arrivalSpec(c *cli.Context) (arrival.Spec, []error) {
 	var errs []error
 	spec := arrival.Spec{RampStart: c.Float64("ramp-up-start-rps"), RampEnd: c.Float64("ramp-up-end-rps")}
 	var err error
-	if spec.Rate, err = parseRate("request-rate", c.String("request-rate")); err != nil {
+	if spec.Rate, err = arrival.ParseRate(c.String("request-rate")); err != nil {
 		errs = append(errs, err)
 	}
-	if spec.Burstiness, err = parseRate("burstiness", c.String("burstiness")); err != nil {
+	if spec.Burstiness, err = arrival.ParseBurstiness(c.String("burstiness")); err != nil {
 		errs = append(errs, err)
 	}
 	if spec.Ramp, err = arrival.ParseRampStrategy(c.String("ramp-up-strategy")); err != nil {
-		errs = append(errs, named("ramp-up-strategy", err))
+		errs = append(errs, err)
 	}
 	if len(errs) == 0 {
 		errs = append(errs, spec.Validate()...)
@@ -433,11 +388,7 @@ func readSource(c *cli.Context) (*workloads.Source, []error) {
 		return nil, vErrs
 	}
 	src, errs := workloads.NewSource(spec, opts, c.String("cache"))
-	for i, e := range errs {
-		if !strings.HasPrefix(e.Error(), "--") {
-			errs[i] = fmt.Errorf("--%w", e) // the library names the option without its dashes
-		}
-	}
+	errs = flagErrors(errs)
 	if len(errs) == 0 {
 		errs = vllmSource(c, src)
 	}
@@ -448,7 +399,7 @@ func readSource(c *cli.Context) (*workloads.Source, []error) {
 
 func objectiveFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys ttft, tpot, e2el, client_queue_time, e2el_including_client_queue, ttfa (time to the first answer token), answer_itl (mean gap between answer chunks), e.g. --goodput ttft:500 tpot:50"},
+		&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys " + strings.Join(measure.ObjectiveKeys(), ", ") + " (ttfa: time to the first answer token; answer_itl: mean gap between answer chunks), e.g. --goodput ttft:500 tpot:50"},
 		&cli.StringFlag{Name: "metric-percentiles", Category: catObjective, Value: measure.DefaultPercentiles, Usage: "percentiles to report"},
 		&cli.StringFlag{Name: "percentile-metrics", Category: catObjective,
 			DefaultText: "all; vLLM's is ttft,tpot,itl", Usage: "metrics to report statistics for, comma-separated among " + strings.Join(measure.MetricNames(), ",")},
@@ -607,13 +558,13 @@ func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
 	if v := c.String("shard"); v != "" {
 		var err error
 		if sp, err = shard.Parse(v); err != nil {
-			errs = append(errs, flagError(err))
+			errs = append(errs, err)
 		}
 	}
 	if v := c.String("start-at"); v != "" {
 		var err error
 		if at, err = shard.ParseStartAt(v, time.Now()); err != nil {
-			errs = append(errs, named("start-at", err))
+			errs = append(errs, err)
 		}
 	}
 	if sp.Sharded() && at.IsZero() && sp.Count > 1 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
@@ -103,7 +104,7 @@ func sweepAction(c *cli.Context) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	burst, err := parseRate("burstiness", c.String("burstiness"))
+	burst, err := arrival.ParseBurstiness(c.String("burstiness"))
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -135,26 +136,12 @@ func sweepAction(c *cli.Context) error {
 		Duration: c.Duration("duration"), TierRequests: c.Int("tier-requests"), MinTierDuration: c.Duration("min-tier-duration"),
 		MaxTierDuration: c.Duration("max-tier-duration"), Drain: c.Duration("drain-timeout"), Cooldown: c.Duration("cooldown"),
 		Seed: c.Int64("seed"), Settings: lc.settings, Precision: c.Float64("precision"), MaxTiers: c.Int("max-tiers"),
-		Confirm: !c.Bool("no-confirm"), Repeat: c.Int("repeat"), Bounded: lc.bounded, StartAt: lc.startAt, Budget: c.Duration("budget")}
-	if cfg.Budget == 0 {
-		cfg.Budget = -1 // --budget 0: no bound (the library's zero is its default)
-	}
-	// Zero means "the default" to the library: given explicitly, it is a mistake.
-	for _, name := range []string{"num-requests", "tier-requests", "max-tiers", "repeat"} {
-		if c.IsSet(name) && c.Int(name) == 0 {
-			errs = append(errs, fmt.Errorf("--%s must be >= 1, got 0", name))
-		}
-	}
-	for _, name := range []string{"duration", "drain-timeout", "min-tier-duration", "max-tier-duration"} {
-		if c.IsSet(name) && c.Duration(name) == 0 {
-			errs = append(errs, fmt.Errorf("--%s must be > 0, got 0s", name))
-		}
-	}
-	if c.IsSet("precision") && c.Float64("precision") == 0 {
-		errs = append(errs, fmt.Errorf("--precision must be in (0, 1), got 0"))
-	}
+		Confirm: !c.Bool("no-confirm"), Repeat: c.Int("repeat"), Bounded: lc.bounded, StartAt: lc.startAt, Budget: c.Duration("budget"),
+		Given: sweep.Given{Requests: c.IsSet("num-requests"), Duration: c.IsSet("duration"), TierRequests: c.IsSet("tier-requests"),
+			MinTierDuration: c.IsSet("min-tier-duration"), MaxTierDuration: c.IsSet("max-tier-duration"), Drain: c.IsSet("drain-timeout"),
+			Precision: c.IsSet("precision"), MaxTiers: c.IsSet("max-tiers"), Repeat: c.IsSet("repeat"), Budget: true}}
 	for _, e := range cfg.Validate() {
-		if fe := field.Of(e); fe != nil && fe.Name == "request-rates" && (concBad || !rates.Auto && len(rates.List) == 0 && c.IsSet("request-rates")) {
+		if fe := field.Of(e); fe != nil && fe.Name == sweep.FieldRates && (concBad || !rates.Auto && len(rates.List) == 0 && c.IsSet("request-rates")) {
 			continue // ParseRates or ParseConcurrencies already said what is wrong with the tiers
 		}
 		errs = append(errs, flagError(e))
@@ -197,13 +184,13 @@ func sweepAction(c *cli.Context) error {
 	}
 	if cfg.Requests == 0 && cfg.Duration == 0 {
 		bound := fmt.Sprintf("at most %s of load on the target (--budget)", cfg.WorstCaseLoad().Round(time.Minute))
-		if !rates.Auto || cfg.Budget < 0 {
+		if !rates.Auto || cfg.NoBudget() {
 			bound = fmt.Sprintf("at most %s of load (bound it with --max-tier-duration or --budget)", cfg.WorstCaseLoad().Round(time.Minute))
 		}
 		fmt.Fprintf(stderr, "loadcurve: each tier runs until its verdict is decided (%v to %v); the sweep stops when it has its answer, %s\n",
 			c.Duration("min-tier-duration"), c.Duration("max-tier-duration"), bound)
 	}
-	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: rates, Burstiness: burst})
+	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: rates, Burstiness: float64(burst)})
 	if err != nil {
 		return err
 	}

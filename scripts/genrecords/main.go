@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 func main() {
@@ -36,8 +37,8 @@ func write(dir string, n, gaps int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	w, err := records.Create(filepath.Join(dir, "records.jsonl"), records.Header{Command: "run", Target: "synthetic://genrecords",
-		Model: "synthetic", Seed: 1, StartWall: time.Unix(1_800_000_000, 0).UTC()})
+	w, err := records.Create(filepath.Join(dir, result.RecordsName), result.NewHeader(result.Run{Command: records.CommandRun,
+		Target: "synthetic://genrecords", Model: "synthetic", Seed: 1, Started: time.Unix(1_800_000_000, 0).UTC()}))
 	if err != nil {
 		return err
 	}

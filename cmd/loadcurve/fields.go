@@ -1,0 +1,119 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/workloads"
+)
+
+// fieldFlags is the one table from the libraries' inputs, as their field.Errors name them in
+// their own words, to the flags that give them. Libraries whose inputs are named as their
+// flags are, without the dashes (curve, plan, cost, sim), need no row.
+var fieldFlags = map[string]string{
+	arrival.FieldRate:       "request-rate",
+	arrival.FieldBurstiness: "burstiness", // sweep.FieldBurstiness too
+	arrival.FieldRamp:       "ramp-up-strategy",
+	arrival.FieldRampStart:  "ramp-up-start-rps",
+	arrival.FieldRampEnd:    "ramp-up-end-rps",
+
+	workloads.FieldWorkload:        "workload",
+	workloads.FieldCache:           "cache",
+	workloads.FieldTimeScale:       "trace-time-scale",
+	workloads.FieldInputLen:        "random-input-len",
+	workloads.FieldOutputLen:       "random-output-len",
+	workloads.FieldPrefixLen:       "random-prefix-len",
+	workloads.FieldRangeRatio:      "random-range-ratio",
+	workloads.FieldLengthDist:      "random-length-dist",
+	workloads.FieldGroups:          "shared-prefix-groups",
+	workloads.FieldGroupPrefixLen:  "shared-prefix-len",
+	workloads.FieldSuffixLen:       "shared-suffix-len",
+	workloads.FieldTurns:           "session-turns",
+	workloads.FieldTurnsRangeRatio: "session-turns-range-ratio",
+	workloads.FieldThink:           "think-time", // sweep.FieldThink too: a closed loop's users think as long
+	workloads.FieldThinkDist:       "think-time-dist",
+	workloads.FieldSystemLen:       "session-system-len",
+
+	measure.FieldObjectives:        "goodput",
+	measure.FieldPercentiles:       "metric-percentiles",
+	measure.FieldPercentileMetrics: "percentile-metrics",
+
+	shard.FieldShard:   "shard",
+	shard.FieldStartAt: "start-at",
+
+	sweep.FieldRates:           "request-rates",
+	sweep.FieldUsers:           "max-concurrencies",
+	sweep.FieldMaxConcurrency:  "max-concurrency",
+	sweep.FieldRequests:        "num-requests",
+	sweep.FieldDuration:        "duration",
+	sweep.FieldTierRequests:    "tier-requests",
+	sweep.FieldMinTierDuration: "min-tier-duration",
+	sweep.FieldMaxTierDuration: "max-tier-duration",
+	sweep.FieldDrain:           "drain-timeout",
+	sweep.FieldCooldown:        "cooldown",
+	sweep.FieldPrecision:       "precision",
+	sweep.FieldBudget:          "budget",
+	sweep.FieldMaxTiers:        "max-tiers",
+	sweep.FieldRepeat:          "repeat",
+	sweep.FieldWarmup:          "window-warmup",
+	sweep.FieldCooldownWindow:  "window-cooldown",
+	sweep.FieldBounded:         "bounded-memory",
+}
+
+// flagOf returns the flag, with its dashes, that gives the input a library calls name.
+func flagOf(name string) string {
+	if f, ok := fieldFlags[name]; ok {
+		return "--" + f
+	}
+	return "--" + name
+}
+
+// flagError writes a library's field error with its flag, named once ("--burstiness must be
+// > 0 or inf", "--shard: …"), and every other input its message refers to by its flag; other
+// errors stay as they are.
+func flagError(err error) error {
+	fe := field.Of(err)
+	var done flagged
+	if fe == nil || errors.As(err, &done) {
+		return err
+	}
+	// Wrapped, only the field error's part of the message is rewritten.
+	text := strings.Replace(err.Error(), fe.Error(), fe.Render(flagOf), 1)
+	return flagged{text: text, err: err}
+}
+
+// flagged is an error written with its flags; it wraps the error it rewrites.
+type flagged struct {
+	text string
+	err  error
+}
+
+func (f flagged) Error() string { return f.text }
+func (f flagged) Unwrap() error { return f.err }
+
+// named prefixes err with its flag, unless it is a library's field error (flagError names it)
+// or the message already starts with it (the parsers of loadgen name their flag themselves).
+func named(flag string, err error) error {
+	if fe := field.Of(err); fe != nil {
+		return flagError(err)
+	}
+	if strings.HasPrefix(err.Error(), "--"+flag) {
+		return err
+	}
+	return fmt.Errorf("--%s: %w", flag, err)
+}
+
+// flagErrors maps every error with flagError.
+func flagErrors(errs []error) []error {
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = flagError(e)
+	}
+	return out
+}
