@@ -34,14 +34,17 @@ var (
 	VLLMDefaultPercentiles = []float64{99}
 )
 
-// VLLMBackend is vLLM's --backend name for loadcurve's --endpoint ("chat" or "completions"):
-// what vLLM writes under "backend" and "endpoint_type"; "" for another.
+// VLLMBackend is vLLM's --backend name for loadcurve's --endpoint: what vLLM writes under
+// "backend" and "endpoint_type" (openai-chat, openai, openai-embeddings); "" for a kind vLLM's
+// benchmark has no backend for (responses).
 func VLLMBackend(endpoint string) string {
 	switch endpoint {
 	case "chat":
 		return "openai-chat"
 	case "completions":
 		return "openai"
+	case "embeddings":
+		return "openai-embeddings"
 	}
 	return ""
 }
