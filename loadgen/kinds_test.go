@@ -250,6 +250,17 @@ func TestEmbeddingsDocument(t *testing.T) {
 	}
 }
 
+// TestEmbeddingsDocumentIsBounded: an answer longer than --max-response-mib is cut there and
+// recorded as a stream_error saying so, not read whole into memory.
+func TestEmbeddingsDocumentIsBounded(t *testing.T) {
+	body := `{"object":"list","data":[{"embedding":[` + strings.Repeat("0.125,", 400) + `0]}]}`
+	sc := fakesse.Script{ContentType: "application/json", Body: body}
+	r, _ := doOnce(t, loadgen.Target{Endpoint: loadgen.Embeddings, MaxResponseBytes: 1024}, prompt(), sc)
+	if r.Outcome != records.StreamError || !strings.Contains(r.Error, "answer cut at 1024 bytes (--max-response-mib)") || r.Last != records.Unset {
+		t.Errorf("%v %q, last %v", r.Outcome, r.Error, r.Last)
+	}
+}
+
 // TestKindsAgainstTheSim: the embedded deployment serves every kind, and each kind's record
 // counts what the deployment did: the responses' reasoning and answer from the Responses events,
 // the embeddings' input tokens from the usage, with no output.
