@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -170,37 +169,29 @@ func planAction(c *cli.Context) error {
 		}
 		cmp, plans = &x, []plan.Result{x.A, x.B}
 	}
-	doc := planDoc{Plans: plans, Comparison: cmp}
+	doc := plan.Document{Plans: plans, Comparison: cmp}
 	if c.Bool("rehearse") {
-		if doc.Rehearsals, err = rehearse(c, sides, plans, f); err != nil {
-			return err
-		}
-		doc.Conclusions = rehearsalConclusions(doc.Rehearsals)
-	}
-	w := c.App.Writer
-	if format == report.FormatJSON {
-		b, err := json.MarshalIndent(doc, "", "  ")
+		trials, err := rehearse(c, sides, plans, f)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(w, string(b))
+		doc.SetRehearsals(trials)
+	}
+	w := c.App.Writer
+	if format == report.FormatJSON {
+		b, err := doc.Encode()
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(w, string(b))
 	} else {
 		report.PlanText(w, plans, cmp)
-		rehearsalText(w, doc.Rehearsals)
+		report.RehearsalText(w, doc.Rehearsals)
 	}
 	if out := c.String("out"); out != "" {
 		return writePlan(c, out, doc)
 	}
 	return nil
-}
-
-// planDoc is plan.json.
-type planDoc struct {
-	Plans      []plan.Result    `json:"plans"`
-	Comparison *plan.Comparison `json:"comparison,omitempty"`
-	Rehearsals []plan.Trial     `json:"rehearsals,omitempty"`
-	// Conclusions say, per deployment rehearsed, what its rehearsal means for its plan.
-	Conclusions []string `json:"rehearsal_conclusions,omitempty"`
 }
 
 // readForecast reads --peak, --profile or --profile-trace (exactly one).
@@ -249,15 +240,15 @@ func readForecast(c *cli.Context) (plan.Forecast, error) {
 }
 
 // writePlan writes plan.json, the plots, report.html and the scenario into out.
-func writePlan(c *cli.Context, out string, doc planDoc) error {
+func writePlan(c *cli.Context, out string, doc plan.Document) error {
 	if err := prepareOut(result.Out{Dir: out, Kind: result.Plan, Replace: c.Bool("replace")}); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(doc, "", "  ")
+	b, err := doc.Encode()
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(out, result.PlanName), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, result.PlanName), b, 0o644); err != nil {
 		return fmt.Errorf("write plan.json: %w", err)
 	}
 	page, err := report.PlanPage(doc.Plans, doc.Comparison, doc.Rehearsals, doc.Conclusions)

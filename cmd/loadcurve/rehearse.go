@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"math"
 	"slices"
 	"strings"
 
@@ -99,55 +97,4 @@ func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, m target
 	}
 	defer s.Close()
 	return plan.Try(c.Context, side.loaded.Result, s, tc)
-}
-
-// rehearsalText prints the rehearsals, and after each deployment's what they mean for its plan.
-func rehearsalText(w io.Writer, rs []plan.Trial) {
-	for _, group := range rehearsalGroups(rs) {
-		for _, r := range group {
-			what := "the plan"
-			if !r.Planned {
-				what = "another count"
-			}
-			fmt.Fprintf(w, "Rehearsal of %s (%s): %d replicas at %s req/s (%s realised): %s, %s compliant [%s, %s].\n",
-				r.Deployment, what, r.Replicas, fmtRateCLI(r.PeakRate), fmtRateCLI(r.RealisedRate), r.Verdict,
-				pct(r.Share), pct(r.ShareLo), pct(r.ShareHi))
-		}
-		fmt.Fprintln(w, plan.Conclusion(group))
-	}
-}
-
-// rehearsalConclusions is plan.Conclusion of every deployment's rehearsal.
-func rehearsalConclusions(rs []plan.Trial) []string {
-	var out []string
-	for _, group := range rehearsalGroups(rs) {
-		out = append(out, plan.Conclusion(group))
-	}
-	return out
-}
-
-// rehearsalGroups splits the trials by deployment: each group starts with its planned count.
-func rehearsalGroups(rs []plan.Trial) [][]plan.Trial {
-	var out [][]plan.Trial
-	for i, r := range rs {
-		if r.Planned || i == 0 {
-			out = append(out, nil)
-		}
-		out[len(out)-1] = append(out[len(out)-1], r)
-	}
-	return out
-}
-
-func fmtRateCLI(v float64) string {
-	if math.IsNaN(v) {
-		return "—"
-	}
-	return fmt.Sprintf("%.3g", v)
-}
-
-func pct(v float64) string {
-	if math.IsNaN(v) {
-		return "—"
-	}
-	return fmt.Sprintf("%.2f %%", 100*v)
 }

@@ -269,8 +269,10 @@ func TestSecretsEchoedEverywhere(t *testing.T) {
 	}
 	runArgs := append([]string{"--num-requests", "60", "--request-rate", "300"}, common...)
 	step("run", exitOK, append([]string{"run", "--out", dir("run"), "--save-result", "--result-dir", dir("vllm")}, runArgs...)...)
-	// Two shards of the same run, as on two machines, then merged.
-	at := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	// Two shards of the same run, as on two machines, then merged. Their shared start is 4 s
+	// ahead: two processes of a -race test binary took over 2.5 s to start at a load average
+	// of 14 (a shard refuses a start more than a second past).
+	at := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339Nano)
 	var kids []interface{ Wait() error }
 	var outs []fmt.Stringer
 	for i := range 2 {
