@@ -104,15 +104,18 @@ var ErrNotComparable = errors.New("the results are not comparable")
 // IdentityOf is what must agree between two results for them to share a table.
 func IdentityOf(r *sweep.Result) Identity {
 	h := r.Header
+	// A run's request set is its one tier's (the fingerprint says which); a sweep's tiers each
+	// draw their own from the workload the header names.
+	one := r.Kind().OneTier()
 	fp := h.Workload
-	if h.Command == records.CommandRun {
+	if one {
 		fp = h.WorkloadFingerprint
 	}
 	id := Identity{Fingerprint: fp, Schedule: h.Arrival, Seed: h.Seed, CachePolicy: h.CachePolicy,
 		MetricsVersion: h.MetricsVersion, Objectives: r.Settings.Measure.Objectives.String(), Endpoint: h.Endpoint,
 		MaxConcurrency: h.MaxConcurrency, ExtraBody: canonicalJSON(h.ExtraBody),
 		TargetShare: strconv.FormatFloat(r.Analysis.Params.TargetShare, 'g', -1, 64)}
-	if h.Command == records.CommandRun {
+	if one {
 		for _, t := range r.Tiers {
 			id.NumRequests += t.Summary.Planned
 		}
@@ -184,13 +187,10 @@ func Compare(a, b Side, o Options) (Result, error) {
 func curveTiers(r *sweep.Result) map[float64]sweep.TierResult {
 	m := map[float64]sweep.TierResult{}
 	for _, t := range r.Tiers {
-		if !t.Tier.CurveRole() || math.IsInf(t.Summary.NominalRate, 1) && r.Header.Command != records.CommandRun {
+		if !t.Tier.CurveRole() || math.IsInf(t.Summary.NominalRate, 1) && r.Kind().Probes() {
 			continue
 		}
-		key := t.Summary.NominalRate
-		if t.Summary.Users > 0 {
-			key = float64(t.Summary.Users)
-		}
+		key := curve.NominalLevel(t.Summary)
 		if _, ok := m[key]; !ok {
 			m[key] = t
 		}
@@ -224,10 +224,11 @@ func tierMismatches(a, b *sweep.Result) []Mismatch {
 	return out
 }
 
-// axisOf names a result's axis: "concurrency" for closed-loop tiers, else "rate".
+// axisOf names a result's axis as a mismatch states it: "concurrency" for closed-loop
+// tiers, else "rate" (of requests or of sessions: the request sets tell those apart).
 func axisOf(r *sweep.Result) string {
 	for _, t := range r.Tiers {
-		if t.Summary.Users > 0 {
+		if !curve.AxisOf(t.Summary).Open() {
 			return "concurrency"
 		}
 	}

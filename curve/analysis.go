@@ -233,9 +233,10 @@ type Confirmation struct {
 type Analysis struct {
 	// Params are the parameters used, defaults filled.
 	Params Params `json:"params"`
-	// Axis is AxisRate (written as "") or AxisConcurrency: what every rate of the analysis
-	// counts (capacity, operating point, the points' Rate).
-	Axis           string          `json:"axis,omitempty"`
+	// Axis is what every rate of the analysis counts (capacity, operating point, the points'
+	// Rate): requests or sessions per second, or users (see Axis; curve.json leaves the
+	// request rate's out).
+	Axis           Axis            `json:"axis,omitempty"`
 	Points         []PointVerdict  `json:"points"`
 	Plateau        *Plateau        `json:"plateau"`
 	Knee           *Knee           `json:"knee"`
@@ -244,12 +245,6 @@ type Analysis struct {
 	// Notes give every judgement in words with the numbers behind it.
 	Notes []string `json:"notes"`
 }
-
-// The axes of an analysis.
-const (
-	AxisRate        = ""            // open tiers: rates are arrivals per second (requests or sessions)
-	AxisConcurrency = "concurrency" // closed-loop tiers: rates are concurrency levels (users)
-)
 
 // Analyze judges a sweep from the summaries of its tiers (in any order; the input is not
 // modified). The curve's points are the tiers at a finite rate that are not confirmations;
@@ -268,17 +263,12 @@ const (
 // it (or that never settled). No rate above a tier that never settled is claimed.
 func Analyze(tiers []measure.Summary, p Params) Analysis {
 	p, notes := p.resolve()
-	a := Analysis{Params: p, Notes: notes}
-	for _, s := range tiers {
-		if s.Users > 0 && s.Role != records.RoleProbe {
-			a.Axis = AxisConcurrency
-		}
-	}
+	a := Analysis{Params: p, Notes: notes, Axis: SweepAxis(tiers)}
 	tiers, members := pool(tiers)
 	var confirm []measure.Summary
 	for _, s := range tiers {
 		switch {
-		case (a.Axis == AxisConcurrency) != (s.Users > 0):
+		case !a.Axis.Holds(s):
 			if s.Role != records.RoleProbe {
 				a.Notes = append(a.Notes, fmt.Sprintf("tier %d is not a closed-loop tier among closed-loop tiers (or the other way round): it is off the concurrency axis", s.Tier))
 			}
@@ -297,7 +287,9 @@ func Analyze(tiers []measure.Summary, p Params) Analysis {
 	slices.SortStableFunc(a.Points, func(x, y PointVerdict) int {
 		return cmp.Or(cmpRate(x.Rate, y.Rate), cmp.Compare(x.Tier, y.Tier))
 	})
-	boundByService(a.Points, tiers)
+	if a.Axis.Open() { // a closed loop cannot offer more than it completes
+		boundByService(a.Points, tiers)
+	}
 	a.Notes = append(a.Notes, tierNotes(a.Points)...)
 	axis := a.axis()
 	if len(axis) == 0 {
@@ -339,10 +331,10 @@ func judge(s measure.Summary, p Params) PointVerdict {
 	case s.ClientBound:
 		v.Verdict, v.Reason = VerdictExcluded, "client-bound: the client, not the server, shaped its load ("+s.ClientBoundReason+")"
 	}
-	v.Rate, v.RequestThroughput = st.RealisedRate, st.RequestThroughput
-	if s.Users > 0 { // a closed loop: its axis is its concurrency, its request rate an outcome
-		v.Rate, v.NominalRate = float64(s.Users), float64(s.Users)
-	}
+	// A closed loop's level is its users, its request rate an outcome; a controlled share
+	// stands at the rate the schedule was drawn at.
+	v.NominalRate, v.Rate = AxisOf(s).Level(s, st)
+	v.RequestThroughput = st.RequestThroughput
 	v.RawOutputThroughput, v.CompliantOutputThroughput = st.RawOutputThroughput, st.CompliantOutputThroughput
 	share, eff := st.Judged()
 	v.Share, v.EffectiveRequests, v.Requests = share, eff, st.Requests
@@ -353,9 +345,6 @@ func judge(s measure.Summary, p Params) PointVerdict {
 		// The controlled share estimates the share at the rate the schedule was drawn at: the
 		// shadow took out the noise of the arrivals that happened, the realised rate's with it.
 		v.Controlled, v.MeasuredShare = c, st.CompliantShare
-		if isFinite(s.NominalRate) && s.NominalRate > 0 && s.Users == 0 {
-			v.Rate = s.NominalRate
-		}
 	}
 	if v.Verdict == VerdictExcluded {
 		return v
@@ -410,11 +399,6 @@ const serviceBoundMargin = 1.05
 // such a queue can only grow, even when the tier ended before that showed as a trend or broke
 // the objectives, so the load is not sustainable and cannot meet them.
 func boundByService(pts []PointVerdict, tiers []measure.Summary) {
-	for _, s := range tiers {
-		if s.Users > 0 {
-			return // a closed loop cannot offer more than it completes
-		}
-	}
 	best := 0.0
 	for _, s := range tiers {
 		// In the unit of the arrivals (requests, or sessions), which v.Rate counts.
@@ -635,8 +619,8 @@ func (a *Analysis) kneeAndCapacity(axis []*PointVerdict) {
 	if c.High != nil {
 		c.Rate = math.Min(c.Rate, *c.High)
 	}
-	if a.Axis == AxisConcurrency {
-		c.Unit, c.RequestRate = "users", interpolateRequests(axis, c.Rate)
+	if c.Unit = a.Axis.capacityUnit(); !a.Axis.Open() {
+		c.RequestRate = interpolateRequests(axis, c.Rate) // what the capacity's users produce
 	}
 	a.Capacity = c
 	a.Notes = append(a.Notes, a.capacityNote(axis, last, next))
@@ -691,12 +675,8 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 		return
 	}
 	h := a.Params.Headroom
-	op := &OperatingPoint{Rate: c.Rate * (1 - h)}
-	if a.Axis == AxisConcurrency {
-		// Users come in whole numbers: the operating point is the largest one within the
-		// headroom (at least one user).
-		op.Rate = math.Max(1, math.Floor(op.Rate+1e-9))
-	}
+	// Users come in whole numbers: on their axis, the largest one within the headroom.
+	op := &OperatingPoint{Rate: a.Axis.operatingLevel(c.Rate * (1 - h))}
 	op.ExpectedRawThroughput, op.ExpectedCompliantThroughput = interpolate(axis, op.Rate)
 	op.Reason = fmt.Sprintf("capacity %s at a %s compliant share, less %s headroom", c.String(), pct(a.Params.TargetShare), pct(h))
 	a.OperatingPoint = op
@@ -719,7 +699,7 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 	cf := op.Confirmation
 	// A confirmation that met the target is a measurement of the curve like any tier: the
 	// capacity interval's lower end is at least its rate.
-	if cf != nil && cf.Verdict == VerdictMeets && cf.Rate > c.Low && (c.High == nil || cf.Rate < *c.High) && a.Axis == AxisRate {
+	if cf != nil && cf.Verdict == VerdictMeets && cf.Rate > c.Low && (c.High == nil || cf.Rate < *c.High) && a.Axis.Open() {
 		c.Low, c.LowTier = cf.Rate, &cf.Tier
 		a.Notes = append(a.Notes, fmt.Sprintf("the confirmation tier %d met the target with confidence at %s req/s: the capacity is at least that", cf.Tier, fmtRate(cf.Rate)))
 	}

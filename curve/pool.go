@@ -68,7 +68,7 @@ func pool(ss []measure.Summary) (out []measure.Summary, members map[int][]int) {
 
 // poolable reports whether a tier may be pooled with others at its rate.
 func poolable(s measure.Summary) bool {
-	return s.Users == 0 && s.Steady != nil && !s.Interrupted && s.Recorded >= s.Planned && !s.ClientBound &&
+	return AxisOf(s).Pools() && s.Steady != nil && !s.Interrupted && s.Recorded >= s.Planned && !s.ClientBound &&
 		isFinite(s.NominalRate) && s.NominalRate > 0 && !math.IsInf(s.NominalRate, 1) && s.Role != records.RoleProbe
 }
 

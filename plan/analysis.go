@@ -17,15 +17,16 @@ import (
 // whether a confirmation tier verified the operating point: planning from an unverified one
 // is the caller's decision. CostPerHour and OneTimeCost are left for the caller to set.
 //
-// It fails when the analysis has no operating point, counts users rather than requests (a
-// concurrency sweep), or its figures carry no output.
+// It fails when the analysis counts users or sessions rather than requests (its axis), has no
+// operating point, or its figures carry no output.
 func FromAnalysis(name string, a curve.Analysis) (d Deployment, verified bool, err error) {
+	if a.Axis != curve.AxisRate {
+		// Replicas serve requests: a rate of sessions or a number of users is not one.
+		return Deployment{}, false, fmt.Errorf("the sweep's operating point is in %s, not requests per second: plan from a sweep of requests", a.Axis.UnitWords())
+	}
 	op := a.OperatingPoint
 	if op == nil || a.Capacity == nil {
 		return Deployment{}, false, errors.New("the sweep found no capacity, so there is no operating point to plan from")
-	}
-	if a.Axis == curve.AxisConcurrency {
-		return Deployment{}, false, errors.New("the sweep's operating point is in concurrent users, not requests per second: plan from a rate sweep")
 	}
 	fig, ok := a.OperatingFigures()
 	rate := float64(fig.Rate)

@@ -5,7 +5,10 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/sweep"
 )
 
 func TestFromAnalysis(t *testing.T) {
@@ -72,5 +75,29 @@ func TestCapacityLowerBoundIsSaid(t *testing.T) {
 	r, _ = plan.Plan(d, plan.PeakForecast(60), plan.Options{})
 	if notes := strings.Join(r.Notes, "\n"); d.CapacityIsLowerBound || strings.Contains(notes, "at most") || !strings.Contains(notes, "runs at 75.0 % of its capacity (40 req/s)") {
 		t.Errorf("an estimated capacity: %v\n%s", d.CapacityIsLowerBound, notes)
+	}
+}
+
+// TestPlanReadsTheUnitFromTheAxis: a result whose tiers started sessions, or ran closed loops
+// of users, is refused by its axis, whatever its notes say (plan once looked for the sessions
+// note among them, so a result without it was planned as if its sessions were requests).
+func TestPlanReadsTheUnitFromTheAxis(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    measure.Summary
+		want string
+	}{
+		{"sessions", measure.Summary{NominalRate: 2, Sessions: &measure.Sessions{Sessions: 10, MeanTurns: 3}}, "sessions per second"},
+		{"users", measure.Summary{Users: 4}, "concurrent users"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := sweep.Build(records.Header{Command: records.CommandSweep}, sweep.DefaultSettings(),
+				[]sweep.TierResult{{Tier: records.Tier{Role: records.RoleTier}, Summary: tc.s}})
+			r.Notes = nil
+			_, _, err := plan.FromResult("A", r, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "plan from a sweep of requests") {
+				t.Errorf("got %v, want a refusal in %s", err, tc.want)
+			}
+		})
 	}
 }

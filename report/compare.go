@@ -10,8 +10,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/compare"
 	"github.com/loadcurve/loadcurve/cost"
+	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -19,17 +19,15 @@ import (
 // figures), the paired differences, and the cost at equal load when priced.
 func CompareTables(res compare.Result) []Table {
 	f := FormatFloat
-	rate := "rate req/s"
+	var both []measure.Summary
 	for _, t := range res.Tiers {
 		for _, s := range []*measure.Summary{t.A, t.B} {
-			switch {
-			case s != nil && s.Users > 0:
-				rate = "users" // closed-loop tiers: their concurrency levels
-			case s != nil && s.Sessions != nil:
-				rate = "rate sessions/s" // the schedule's arrivals started sessions
+			if s != nil {
+				both = append(both, *s)
 			}
 		}
 	}
+	rate := curve.SweepAxis(both).Heading()
 	tiers := Table{Title: "A vs B at equal rate (steady-state figures; compl. req. share = compliant request share)", Highlight: -1,
 		Columns: []string{rate, "A raw tok/s", "B raw tok/s", "A compl. tok/s", "B compl. tok/s", "B/A compl.",
 			"A compl. req. share", "B compl. req. share", "A p99 ttft", "B p99 ttft", "A failed", "B failed"},
@@ -113,7 +111,7 @@ func CompareText(w io.Writer, res compare.Result, a, b *sweep.Result) error {
 	}
 	fmt.Fprintln(w)
 	for i, d := range res.Decisions {
-		if r := []*sweep.Result{a, b}[i]; r.Header.Command == records.CommandRun {
+		if r := []*sweep.Result{a, b}[i]; r.Kind().OneTier() {
 			fmt.Fprintf(w, "%s: a run of one tier: %s\n", d.Side, runVerdict(r))
 			continue
 		}
@@ -263,7 +261,7 @@ func ComparePage(res compare.Result, a, b *sweep.Result) (HTML, error) {
 func sideFact(d compare.Decision, r *sweep.Result, side string) Fact {
 	u := RateUnit(r)
 	f := Fact{Label: side + ": " + sideName(r) + ", operating point"}
-	if r.Header.Command == records.CommandRun {
+	if r.Kind().OneTier() {
 		f.Label = side + ": " + sideName(r) + ", a run of one tier"
 		f.Value = runVerdict(r)
 		return f

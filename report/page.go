@@ -15,7 +15,6 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
 )
@@ -68,7 +67,7 @@ func PlotCurve(r *sweep.Result) Curve {
 // its latency distribution; its tier; sessions by turn; the settings and the reasoning.
 func ResultPage(r *sweep.Result, ts map[int]timeseries.Series) (HTML, error) {
 	h := HTML{Title: pageTitle(r), Subtitle: pageSubtitle(r), Identity: IdentityRows(r)}
-	run := r.Header.Command == records.CommandRun
+	run := r.Kind().OneTier()
 	if run {
 		h.Headline = runHeadline(r)
 	} else {
@@ -140,16 +139,9 @@ func ResultPage(r *sweep.Result, ts map[int]timeseries.Series) (HTML, error) {
 
 // pageTitle names what the page is about.
 func pageTitle(r *sweep.Result) string {
-	what := "sweep"
-	switch {
-	case r.Header.Command == records.CommandRun && RateUnit(r) == "sessions/s":
-		what = "run of sessions"
-	case r.Header.Command == records.CommandRun:
-		what = "run"
-	case r.Analysis.Axis == curve.AxisConcurrency:
-		what = "sweep of users"
-	case RateUnit(r) == "sessions/s":
-		what = "sweep of sessions"
+	what := r.Kind().String() // "sweep of users", "run of sessions"
+	if n := r.Axis().Noun(); n != "" {
+		what += " of " + n
 	}
 	name := r.Header.Model
 	if name == "" {
@@ -189,7 +181,7 @@ func sweepHeadline(r *sweep.Result) *Headline {
 	if op := a.OperatingPoint; op != nil {
 		hl.Facts = append(hl.Facts, operatingFact(a, u))
 		if f, ok := a.OperatingFigures(); ok {
-			hl.Facts = append(hl.Facts, deliveredFact(f, op.Verified(), a.Axis == curve.AxisConcurrency))
+			hl.Facts = append(hl.Facts, deliveredFact(f, op.Verified(), a.Axis))
 		}
 	}
 	var shape []string
@@ -312,13 +304,13 @@ func verdictWords(v curve.Verdict, p curve.Params) string {
 
 // deliveredFact states compliant against raw output at the operating point, measured there
 // or expected from the curve (the library's figures say which).
-func deliveredFact(f curve.Figures, verified, users bool) Fact {
+func deliveredFact(f curve.Figures, verified bool, ax curve.Axis) Fact {
 	share := NaNText
 	if f.RawOutputThroughput > 0 {
 		share = pctText(f.CompliantOutputThroughput / f.RawOutputThroughput)
 	}
 	d := fmt.Sprintf("of %s tok/s raw (%s of it compliant); from %s", FormatFloat(f.RawOutputThroughput, 0), share, f.Source)
-	if users && f.Rate > 0 {
+	if !ax.Open() && f.Rate > 0 { // the request rate a closed loop produced: say at how many users
 		d += fmt.Sprintf(", at %s users", fmtRate(float64(f.Rate)))
 	}
 	out := Fact{Label: "compliant output there", Value: FormatFloat(f.CompliantOutputThroughput, 0) + " tok/s", Detail: d}

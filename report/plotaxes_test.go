@@ -8,12 +8,13 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/report"
 )
 
 // curveAt is a one-series curve with a tier at each rate: shares falling past the third.
-func curveAt(unit string, rates ...float64) report.Curve {
-	c := report.Curve{RateUnit: unit, TargetShare: 0.99, Objectives: map[string]float64{"ttft": 100}}
+func curveAt(ax curve.Axis, rates ...float64) report.Curve {
+	c := report.Curve{Axis: ax, TargetShare: 0.99, Objectives: map[string]float64{"ttft": 100}}
 	s := report.CurveSeries{}
 	for i, r := range rates {
 		share := 1.0
@@ -42,10 +43,10 @@ func TestPlotAxesStartNearTheData(t *testing.T) {
 		lo, hi float64 // where the X axis must start
 	}{
 		// The sweep: tiers from 52 to 125 req/s drawn from 0 wasted 40 % of the plot.
-		{"tiers from 52 req/s", curveAt("", 52, 83, 108, 125), 45, 52},
-		{"tiers from 1 req/s start at 0", curveAt("", 1, 2, 4, 8, 16), 0, 0},
-		{"1 to 8 users start at 0", curveAt("users", 1, 2, 4, 8), 0, 0},
-		{"one tier at 200", curveAt("", 200), 150, 200},
+		{"tiers from 52 req/s", curveAt(curve.AxisRate, 52, 83, 108, 125), 45, 52},
+		{"tiers from 1 req/s start at 0", curveAt(curve.AxisRate, 1, 2, 4, 8, 16), 0, 0},
+		{"1 to 8 users start at 0", curveAt(curve.AxisUsers, 1, 2, 4, 8), 0, 0},
+		{"one tier at 200", curveAt(curve.AxisRate, 200), 150, 200},
 	}
 	for _, tt := range tests {
 		for name, build := range builds {
@@ -74,7 +75,7 @@ func TestPlotAxesStartNearTheData(t *testing.T) {
 		{"one tier at 37 % (its interval from 34 %)", []float64{1, 0.997, 0.89, 0.37}, 30},
 	} {
 		t.Run("share axis/"+tt.name, func(t *testing.T) {
-			c := curveAt("", 1, 2, 3, 4)
+			c := curveAt(curve.AxisRate, 1, 2, 3, 4)
 			c.Series[0].Points = c.Series[0].Points[:len(tt.shares)]
 			for i, s := range tt.shares {
 				q := &c.Series[0].Points[i]

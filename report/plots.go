@@ -20,6 +20,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/loadcurve/loadcurve/curve"
 )
 
 // Plot size. PNG files are rendered at PNGDPI dots per inch, so a PNG is
@@ -38,12 +40,7 @@ const (
 // of a curve would be squashed against the axis by the queueing part.
 const LogScaleRatio = 30
 
-func (c Curve) rateUnit() string {
-	if c.RateUnit == "" {
-		return "req/s"
-	}
-	return c.RateUnit
-}
+func (c Curve) rateUnit() string { return c.Axis.Unit() }
 
 // ErrNoData is returned (wrapped) when a plot would have nothing to draw.
 var ErrNoData = errors.New("no data to plot")
@@ -88,8 +85,8 @@ type Curve struct {
 	// Title and Subtitle identify the run (target, model, workload, seed…);
 	// they head every plot.
 	Title, Subtitle string
-	// RateUnit names the x-axis rates: "" means "req/s"; "sessions/s" for sessions.
-	RateUnit string
+	// Axis is what the x-axis counts: requests or sessions per second, or users.
+	Axis curve.Axis
 
 	Series []CurveSeries
 
@@ -241,10 +238,7 @@ func newPlot(c Curve, title string) (*plot.Plot, *legend) {
 		a.Tick.Label.Font = font.From(plotFont, vg.Points(10))
 		a.Padding = 0 // the axes lie on the frame of the data area
 	}
-	p.X.Label.Text = "arrival rate (" + c.rateUnit() + ", realised in the steady-state window)"
-	if c.RateUnit == "users" {
-		p.X.Label.Text = "concurrency (users of a closed loop)"
-	}
+	p.X.Label.Text = c.Axis.Title()
 	p.X.Tick.Marker = linearTicks{}
 	p.Y.Tick.Marker = linearTicks{}
 	grid := plotter.NewGrid()
@@ -332,12 +326,7 @@ func markerLabel(c Curve, m *Marker, def string) string {
 }
 
 // axisWords names a curve's X axis in a heading.
-func axisWords(c Curve) string {
-	if c.RateUnit == "users" {
-		return "concurrency"
-	}
-	return "arrival rate"
-}
+func axisWords(c Curve) string { return c.Axis.Words() }
 
 // checkCurve rejects a curve without any point.
 func checkCurve(c Curve) error {

@@ -43,16 +43,12 @@ func ParseFormat(s string) (string, error) {
 // answer in a few lines and the tier table, as curve.json, or as curve.csv. verbose adds, to
 // the table format, the reasoning behind each judgement (the analysis notes).
 func Print(w io.Writer, format string, r *sweep.Result, verbose bool) error {
-	run := r.Header.Command == records.CommandRun
+	run := r.Kind().OneTier()
 	switch format {
 	case FormatJSON:
-		var v any = r.Curve()
-		if run {
-			rf, err := r.RunSummary()
-			if err != nil {
-				return err
-			}
-			v = rf
+		v, err := r.Answer()
+		if err != nil {
+			return err
 		}
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
@@ -107,17 +103,7 @@ func notes(w io.Writer, ns []string) {
 // RateUnit names the rates of a result: "req/s", "sessions/s" when its workload was sessions
 // (the schedule's arrivals start sessions; sweep.SessionsNote), or "users" for a sweep of
 // concurrency levels (its rates are the levels; "realised" is the request rate they produced).
-func RateUnit(r *sweep.Result) string {
-	if r.Analysis.Axis == curve.AxisConcurrency {
-		return "users"
-	}
-	for _, t := range r.Tiers {
-		if t.Summary.Sessions != nil {
-			return "sessions/s"
-		}
-	}
-	return "req/s"
-}
+func RateUnit(r *sweep.Result) string { return r.Axis().Unit() }
 
 // Answer writes what a sweep found, in a few lines a person reads first: the capacity with its
 // interval and what bounds it, the operating point and whether it was verified (with what it
@@ -326,11 +312,7 @@ func CurveTable(r *sweep.Result) Table {
 	f := FormatFloat
 	for i, tr := range r.Tiers {
 		s, id := tr.Summary, tr.Tier
-		rate := rateCell(s.NominalRate)
-		if s.Users > 0 {
-			rate = strconv.Itoa(s.Users)
-		}
-		row := []string{strconv.Itoa(id.Tier), roleText(id), rate}
+		row := []string{strconv.Itoa(id.Tier), roleText(id), curve.LevelCell(s, rateCell)}
 		st := s.Steady
 		verdict, interval := "—", "—"
 		if v, ok := verdicts[id.Tier]; ok {
@@ -367,12 +349,7 @@ func CurveTable(r *sweep.Result) Table {
 
 // realisedColumn heads the curve table's realised rates: on the concurrency axis, the request
 // rate the users produced.
-func realisedColumn(r *sweep.Result) string {
-	if r.Analysis.Axis == curve.AxisConcurrency {
-		return "req/s produced"
-	}
-	return "realised"
-}
+func realisedColumn(r *sweep.Result) string { return r.Axis().RealisedHeading() }
 
 func confirmationOf(a curve.Analysis, tier int) *curve.Confirmation {
 	if op := a.OperatingPoint; op != nil && op.Confirmation != nil && op.Confirmation.Tier == tier {
@@ -435,7 +412,7 @@ func CurveOf(r *sweep.Result) Curve {
 		Series:      []CurveSeries{SeriesOf(r, "")},
 		Objectives:  objectiveMap(r.Settings.Measure.Objectives),
 		TargetShare: r.Analysis.Params.TargetShare,
-		RateUnit:    RateUnit(r),
+		Axis:        r.Axis(),
 	}
 	a := r.Analysis
 	if a.Plateau != nil {
@@ -541,18 +518,14 @@ func WriteResult(dir string, r *sweep.Result) error { return WriteResultSeries(d
 // timeseries_tierNN.csv for every tier ts holds, and plots them in report.html
 // (WriteFilesSeries).
 func WriteResultSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series) error {
-	if r.Header.Command == records.CommandRun {
-		rf, err := r.RunSummary()
-		if err != nil {
-			return err
-		}
-		if err := sweep.WriteJSON(dir, sweep.SummaryName, rf); err != nil {
-			return err
-		}
-	} else if err := sweep.WriteJSON(dir, sweep.CurveName, r.Curve()); err != nil {
+	v, err := r.Answer()
+	if err != nil {
 		return err
 	}
-	_, err := WriteFilesSeries(dir, r, ts)
+	if err := sweep.WriteJSON(dir, r.Kind().AnswerName(), v); err != nil {
+		return err
+	}
+	_, err = WriteFilesSeries(dir, r, ts)
 	return err
 }
 
@@ -569,7 +542,7 @@ func WriteFilesSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series)
 	if err != nil {
 		return written, err
 	}
-	if r.Header.Command != records.CommandRun {
+	if !r.Kind().OneTier() {
 		for _, tr := range r.Tiers {
 			name := fmt.Sprintf("summary_tier%02d.json", tr.Tier.Tier)
 			if err := sweep.WriteJSON(dir, name, tr.Summary); err != nil {
@@ -643,10 +616,7 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	line("Benchmark duration (s):", s.Duration)
 	line("Total input tokens:", s.TotalInputTokens)
 	line("Total generated tokens:", s.TotalOutputTokens)
-	unit := "req/s"
-	if s.Sessions != nil {
-		unit = "sessions/s" // the schedule's arrivals start sessions
-	}
+	unit := curve.AxisOf(s).ArrivalUnit() // sessions/s when the schedule's arrivals start sessions
 	line("Nominal / realised offered rate ("+unit+"):", rateCell(s.NominalRate)+" / "+offeredRate(s.RealisedRate))
 	if math.IsNaN(s.NominalRate) {
 		why("no one nominal rate: the arrival rate changes over the run, see Arrival")

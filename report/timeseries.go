@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
@@ -151,13 +152,12 @@ func timeSeriesSection(r *sweep.Result, ts map[int]timeseries.Series) (HTMLSecti
 		if !ok || len(s.Slices) == 0 || !(few || tr.Tier.CurveRole() || tr.Tier.Role == records.RoleConfirm) {
 			continue
 		}
-		load := fmt.Sprintf("at %s %s", fmtRate(tr.Summary.NominalRate), RateUnit(r))
-		switch {
-		case tr.Summary.Users > 0:
-			load = fmt.Sprintf("with %d users", tr.Summary.Users)
-		case math.IsInf(tr.Summary.NominalRate, 1):
-			load = "at " + InfRateText
-		}
+		load := curve.LevelText(tr.Summary, func(rate float64, _ string) string {
+			if math.IsInf(rate, 1) {
+				return InfRateText
+			}
+			return fmtRate(rate) + " " + RateUnit(r) // the result's unit, whatever one tier shows
+		})
 		t := TierTimeSeries{
 			// The page names the model and the target.
 			Title:         fmt.Sprintf("tier %d: %s %s", tr.Tier.Tier, roleText(tr.Tier), load),

@@ -80,6 +80,10 @@ type Config struct {
 	Rates Rates
 	// Concurrency, when set, replaces Rates: every tier is a closed loop of users.
 	Concurrency Concurrency
+	// Sessions says that the workload's requests are sessions (conversations whose later turns
+	// follow their responses): the schedule's arrivals then start sessions, and the sweep's
+	// rates count sessions per second. Validate refuses it with Concurrency.
+	Sessions bool
 	// Schedule, when set, makes the run one tier of this schedule (a run: an arrival process,
 	// ramps included, or a trace), Requests long (0: a replay's every arrival) or Duration long,
 	// seeded with Seed as it is. Rates are not used then.
@@ -217,6 +221,7 @@ func (c Config) Validate() []error {
 		bad(FieldRates, "no tier")
 	}
 	errs = append(errs, c.Concurrency.validate(c)...)
+	errs = append(errs, c.validateAxis()...)
 	if err := c.Burstiness.Validate(); err != nil {
 		errs = append(errs, err)
 	}

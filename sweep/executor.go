@@ -136,16 +136,8 @@ type exec struct {
 	kept []keptTier
 }
 
-// unit names the sweep's rates: requests per second, or sessions per second once a tier has
-// shown that the schedule's arrivals start sessions.
-func (e *exec) unit() string {
-	for _, t := range e.tiers {
-		if t.Summary.Sessions != nil {
-			return "sessions/s"
-		}
-	}
-	return "req/s"
-}
+// unit names the sweep's rates (its axis's unit).
+func (e *exec) unit() string { return e.axis().Unit() }
 
 func (e *exec) logf(format string, a ...any) {
 	if e.x.Log != nil {
@@ -171,21 +163,7 @@ func (e *exec) decide(ctx context.Context) error {
 		_, err = e.run(ctx, records.RoleTier, sch, rate, e.cfg.Seed)
 		return err
 	}
-	switch {
-	case e.cfg.Concurrency.Set():
-		err = e.levels(ctx)
-	case e.cfg.Rates.Auto:
-		err = e.search(ctx)
-	default:
-		for _, r := range e.cfg.Rates.List {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if _, err = e.tier(ctx, records.RoleTier, r); err != nil {
-				break
-			}
-		}
-	}
+	err = e.axisTiers(ctx)
 	if err != nil || ctx.Err() != nil || !e.cfg.Confirm || !e.cfg.StartAt.IsZero() {
 		return err
 	}
@@ -229,12 +207,8 @@ func (e *exec) confirm(ctx context.Context, share float64) error {
 		return nil
 	}
 	e.confirmNeed = ConfirmRequests(e.summaries(), e.cfg.Settings.Params)
-	var err error
-	if e.cfg.Concurrency.Set() {
-		e.logf("confirming the operating point, %d users", int(op.Rate))
-		e.detailf("capacity %s; the confirmation is sized for %s", a.Capacity.String(), confirmWhy(e.confirmNeed, e.cfg))
-		_, err = e.closed(ctx, records.RoleConfirm, int(op.Rate))
-		return err
+	if e.axis() == curve.AxisUsers {
+		return e.confirmUsers(ctx, a)
 	}
 	cap, why := e.cfg.tierCap(op.Rate, true, e.confirmNeed), confirmWhy(e.confirmNeed, e.cfg)
 	if op.Verified() || (a.Capacity != nil && a.Capacity.Low >= op.Rate) {
@@ -260,7 +234,7 @@ func (e *exec) confirm(ctx context.Context, share float64) error {
 		e.logf("confirming the operating point %s %s, for up to %v", fmtRate(op.Rate), e.unit(), cap.Round(time.Second))
 		e.detailf("capacity %s; the confirmation is sized for %s", a.Capacity.String(), why)
 	}
-	_, err = e.tierFor(ctx, records.RoleConfirm, op.Rate, cap, 0)
+	_, err := e.tierFor(ctx, records.RoleConfirm, op.Rate, cap, 0)
 	return err
 }
 
@@ -330,7 +304,7 @@ func (e *exec) search(ctx context.Context) error {
 // that follow; sessions have none (their later turns are not the schedule's arrivals).
 func (e *exec) calibrateShadow() {
 	e.shadowQueue = nil
-	if e.unit() != "req/s" || e.cfg.NoShadow {
+	if e.axis() != curve.AxisRate || e.cfg.NoShadow {
 		return
 	}
 	o := e.cfg.Settings.Measure.Objectives
@@ -498,7 +472,7 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 	}
 	id.Planned = len(offsets)
 	plan := Plan{Tier: id, Offsets: offsets, ArrivalsEnd: end, Grace: cfg.Drain,
-		Label: fmt.Sprintf("%s %d (%s)", roleLabel(role), idx, rateText(rate))}
+		Label: fmt.Sprintf("%s %d (%s)", roleLabel(role), idx, rateText(rate, "req/s"))}
 	if math.IsInf(rate, 1) && role == records.RoleProbe {
 		// The burst is the deployment's whole queue at once: a slow deployment takes longer
 		// than a drain to work through it (128 requests of 1.4 s on 8 slots: 22 s), and
@@ -616,28 +590,23 @@ func roleLabel(r records.Role) string {
 // fmtRate prints a rate with 3 significant digits.
 func fmtRate(r float64) string { return fmt.Sprintf("%.3g", r) }
 
-func rateText(r float64) string {
+// rateText writes a tier's nominal rate in unit.
+func rateText(r float64, unit string) string {
 	switch {
 	case math.IsInf(r, 1):
 		return "burst at rate inf"
 	case math.IsNaN(r) || r == 0:
 		return "no one rate: a ramp or a replay" // its arrival rate changes over the tier
 	}
-	return fmt.Sprintf("%.3g req/s", r)
+	return fmt.Sprintf("%.3g %s", r, unit)
 }
 
 // tierLine says what one tier measured, in a line.
 func tierLine(t TierResult, stop *stopRule, p curve.Params) string {
 	s := t.Summary
-	rate := rateText(s.NominalRate)
-	unit := "req/s"
-	switch {
-	case s.Users > 0: // a closed loop: its level is the users; the rate is what they produced
-		rate = fmt.Sprintf("%d users", s.Users)
-	case s.Sessions != nil: // the schedule's arrivals start sessions
-		rate, unit = strings.Replace(rate, "req/s", "sessions/s", 1), "sessions/s"
-	}
-	line := fmt.Sprintf("%s %d (%s): %d ok of %d", roleLabel(t.Tier.Role), t.Tier.Tier, rate, s.Completed, s.Planned)
+	// A closed loop's level is its users, and its realised rate the requests they produced.
+	unit := curve.AxisOf(s).ArrivalUnit()
+	line := fmt.Sprintf("%s %d (%s): %d ok of %d", roleLabel(t.Tier.Role), t.Tier.Tier, curve.LevelName(s, rateText), s.Completed, s.Planned)
 	if st := s.Steady; st != nil && !math.IsInf(s.NominalRate, 1) {
 		judged, eff := st.Judged()
 		lo, hi := curve.WilsonN(judged, eff, p.WithDefaults().Confidence)
@@ -670,14 +639,9 @@ func shortTierLine(t TierResult, stop *stopRule, p curve.Params) string {
 	s := t.Summary
 	p = p.WithDefaults()
 	name := fmt.Sprintf("%s %d", roleLabel(t.Tier.Role), t.Tier.Tier)
-	at := " at " + rateText(s.NominalRate)
-	switch {
-	case s.Users > 0:
-		at = fmt.Sprintf(" with %d users", s.Users)
-	case math.IsInf(s.NominalRate, 1):
+	at := " " + curve.LevelText(s, rateText)
+	if curve.AxisOf(s).Open() && math.IsInf(s.NominalRate, 1) {
 		return fmt.Sprintf("%s: a burst of %s requests at once: %s req/s completed", name, count(s.Planned), fmtRate(s.RequestThroughput))
-	case s.Sessions != nil:
-		at = strings.Replace(at, "req/s", "sessions/s", 1)
 	}
 	st := s.Steady
 	if st == nil {

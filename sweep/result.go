@@ -209,7 +209,7 @@ func identityOf(h records.Header, t records.Tier) records.Tier {
 	}
 	if t.Role == "" {
 		t.Role = records.RoleTier
-		if math.IsInf(float64(t.RequestRate), 1) && h.Command == records.CommandSweep {
+		if math.IsInf(float64(t.RequestRate), 1) && KindOf(h).Probes() {
 			t.Role = records.RoleProbe
 		}
 	}
@@ -223,7 +223,7 @@ func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // the figures at its operating point (the confirmation's measured ones when it verified it, else
 // the curve's expectation there).
 func (r *Result) PricedFigures() (curve.Figures, error) {
-	if r.Header.Command == records.CommandRun && len(r.Tiers) == 1 {
+	if r.Kind().OneTier() && len(r.Tiers) == 1 {
 		s := r.Tiers[0].Summary
 		raw, compl, steady := s.Throughputs()
 		f := curve.Figures{Rate: records.Rate(s.RealisedRate), RawOutputThroughput: raw, CompliantOutputThroughput: compl,

@@ -313,7 +313,7 @@ func planDiffers(kept, plan records.Tier) string {
 	case kept.Users != plan.Users:
 		return fmt.Sprintf("ran %d users, this sweep plans %d", kept.Users, plan.Users)
 	case !same(kept.RequestRate, plan.RequestRate):
-		return fmt.Sprintf("ran at %s req/s, this sweep plans %s", rateText(float64(kept.RequestRate)), rateText(float64(plan.RequestRate)))
+		return fmt.Sprintf("ran at %s, this sweep plans %s", rateText(float64(kept.RequestRate), "req/s"), rateText(float64(plan.RequestRate), "req/s"))
 	case kept.Arrival != plan.Arrival:
 		return fmt.Sprintf("ran the schedule %s, this sweep plans %s", kept.Arrival, plan.Arrival)
 	case !same(kept.Burstiness, plan.Burstiness):

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -98,12 +97,8 @@ func planAction(c *cli.Context) error {
 			errs = append(errs, fmt.Errorf("%s: %w", side.name, err))
 			continue
 		}
-		r := side.loaded.Result
-		if slices.Contains(r.Notes, sweep.SessionsNote) {
-			errs = append(errs, usagef("%s (%s): its rates are sessions per second; plan from a sweep of requests", side.name, dir))
-			continue
-		}
-		d, verified, err := plan.FromResult(side.name, r, side.loaded.File)
+		// The result's axis says what its rates count: plan refuses sessions and users.
+		d, verified, err := plan.FromResult(side.name, side.loaded.Result, side.loaded.File)
 		switch {
 		case err != nil:
 			errs = append(errs, usagef("%s (%s): %v", side.name, dir, err))

@@ -137,6 +137,7 @@ func sweepAction(c *cli.Context) error {
 		MaxTierDuration: c.Duration("max-tier-duration"), Drain: c.Duration("drain-timeout"), Cooldown: c.Duration("cooldown"),
 		Seed: c.Int64("seed"), Settings: lc.settings, Precision: c.Float64("precision"), MaxTiers: c.Int("max-tiers"),
 		Confirm: !c.Bool("no-confirm"), Repeat: c.Int("repeat"), Bounded: lc.bounded, StartAt: lc.startAt, Budget: c.Duration("budget"),
+		Sessions: lc.source != nil && lc.source.Sessions(),
 		Given: sweep.Given{Requests: c.IsSet("num-requests"), Duration: c.IsSet("duration"), TierRequests: c.IsSet("tier-requests"),
 			MinTierDuration: c.IsSet("min-tier-duration"), MaxTierDuration: c.IsSet("max-tier-duration"), Drain: c.IsSet("drain-timeout"),
 			Precision: c.IsSet("precision"), MaxTiers: c.IsSet("max-tiers"), Repeat: c.IsSet("repeat"), Budget: true}}
