@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,8 +52,15 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 	if s.eng.cache != nil {
 		blockSize = s.cfg.BlockSize
 	}
+	var in struct {
+		Input json.RawMessage `json:"input"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil { // decodeRequest read it once
+		writeBad(w, bad("", "request body: %v", err))
+		return
+	}
 	t := newTokenizer(blockSize)
-	if err := tokenizeEmbeddingInput(req.Input, &t); err != nil {
+	if err := tokenizeEmbeddingInput(in.Input, &t); err != nil {
 		writeBad(w, err)
 		return
 	}

@@ -14,15 +14,41 @@ import (
 // the usage (input_tokens, output_tokens and their details). A failure is an error event. Every
 // event is "event: TYPE" and "data: {…}" with a sequence_number; there is no [DONE].
 
-// newResponsesEncoder returns an encoder with the Responses API's framing for a response of at
-// most maxOut tokens whose first reason tokens are reasoning.
-func newResponsesEncoder(id string, created int64, modelJSON string, reason, maxOut int) *encoder {
-	return &encoder{resp: true, id: id, created: created, modelJSON: modelJSON, reason: reason, target: maxOut}
+// responsesAPI is POST /v1/responses: the input (a string or messages) and max_output_tokens
+// in, the Responses API's events out (respEncoder), with reasoning and always the usage.
+type responsesAPI struct{}
+
+func (responsesAPI) read(body []byte, _ *request, t *tokenizer) (genParams, error) {
+	var in struct {
+		Input           json.RawMessage `json:"input"`
+		MaxOutputTokens *int            `json:"max_output_tokens"`
+	}
+	g := genParams{promptParam: "input", maxParam: "max_output_tokens", reasons: true, usage: true}
+	if err := json.Unmarshal(body, &in); err != nil { // decodeRequest read it once
+		return g, bad("", "request body: %v", err)
+	}
+	g.maxTokens = in.MaxOutputTokens
+	return g, tokenizeInput(in.Input, t)
+}
+
+func (responsesAPI) idPrefix() string { return "resp_" }
+
+func (responsesAPI) framer(id string, created int64, modelJSON string, shape answerShape) framer {
+	return &respEncoder{id: id, created: created, modelJSON: modelJSON, reason: shape.reason}
+}
+
+// respEncoder writes one answer in the Responses API's framing.
+type respEncoder struct {
+	id        string
+	created   int64
+	modelJSON string
+	reason    int // tokens [0, reason) are reasoning
+	seq       int // the next event's sequence_number
 }
 
 // respEvent appends the start of an event of type typ, up to the members after its
 // sequence_number.
-func (e *encoder) respEvent(b []byte, typ string) []byte {
+func (e *respEncoder) respEvent(b []byte, typ string) []byte {
 	b = append(b, "event: "...)
 	b = append(b, typ...)
 	b = append(b, "\ndata: {\"type\":\""...)
@@ -35,7 +61,7 @@ func (e *encoder) respEvent(b []byte, typ string) []byte {
 
 // respObject appends the response object in the given status; with u (a finished response),
 // its output (reasoning summary and message) and usage.
-func (e *encoder) respObject(b []byte, status string, u *usageInfo) []byte {
+func (e *respEncoder) respObject(b []byte, status string, u *usageInfo) []byte {
 	b = append(b, `{"id":"`...)
 	b = append(b, e.id...)
 	b = append(b, `","object":"response","created_at":`...)
@@ -96,8 +122,8 @@ func appendResponsesUsage(b []byte, u usageInfo) []byte {
 	return append(b, '}')
 }
 
-// respOpening appends response.created and response.in_progress.
-func (e *encoder) respOpening(b []byte) []byte {
+// opening appends response.created and response.in_progress.
+func (e *respEncoder) opening(b []byte) []byte {
 	for _, st := range [...]string{"response.created", "response.in_progress"} {
 		b = e.respEvent(b, st)
 		b = append(b, `,"response":`...)
@@ -107,9 +133,9 @@ func (e *encoder) respOpening(b []byte) []byte {
 	return b
 }
 
-// respDelta appends the events of generated tokens [from, to): their reasoning tokens, then
+// content appends the events of generated tokens [from, to): their reasoning tokens, then
 // their answer tokens.
-func (e *encoder) respDelta(b []byte, from, to int) []byte {
+func (e *respEncoder) content(b []byte, from, to int, _ string) []byte {
 	if from < e.reason {
 		end := min(to, e.reason)
 		b = e.respEvent(b, "response.reasoning_summary_text.delta")
@@ -136,9 +162,9 @@ func (e *encoder) respDelta(b []byte, from, to int) []byte {
 	return append(b, "\"}\n\n"...)
 }
 
-// respEnd appends the terminal event: response.completed, or response.incomplete when the
+// end appends the terminal event (the usage is always in it): response.completed, or response.incomplete when the
 // output reached its bound (finish "length").
-func (e *encoder) respEnd(b []byte, u usageInfo, finish string) []byte {
+func (e *respEncoder) end(b []byte, u usageInfo, _ bool, finish string) []byte {
 	typ, status := "response.completed", "completed"
 	if finish == "length" {
 		typ, status = "response.incomplete", "incomplete"
@@ -149,8 +175,8 @@ func (e *encoder) respEnd(b []byte, u usageInfo, finish string) []byte {
 	return append(b, "}\n\n"...)
 }
 
-// respFailure appends an error event.
-func (e *encoder) respFailure(b []byte, status int, msg string) []byte {
+// failure appends an error event.
+func (e *respEncoder) failure(b []byte, status int, _, msg string) []byte {
 	m, _ := json.Marshal(msg) // a string always marshals
 	b = e.respEvent(b, "error")
 	b = append(b, `,"code":"`...)
@@ -160,8 +186,11 @@ func (e *encoder) respFailure(b []byte, status int, msg string) []byte {
 	return append(b, ",\"param\":null}\n\n"...)
 }
 
-// respDocument appends the non-streaming answer: the response object.
-func (e *encoder) respDocument(b []byte, u usageInfo, finish string) []byte {
+// first appends nothing: the Responses API opens its stream before the first token (opening).
+func (e *respEncoder) first(b []byte) []byte { return b }
+
+// response appends the non-streaming answer: the response object.
+func (e *respEncoder) response(b []byte, u usageInfo, finish string) []byte {
 	status := "completed"
 	if finish == "length" {
 		status = "incomplete"

@@ -285,18 +285,8 @@ func (s *Server) decide(idx uint64, maxOut int, ignoreEOS bool) plan {
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
-// api is the API a generating request came through: it decides how the request's input is
-// read and how the answer is framed.
-type api uint8
-
-const (
-	apiCompletions api = iota // prompt; text_completion chunks
-	apiChat                   // messages and tools; chat.completion chunks, reasoning, tool calls
-	apiResponses              // input; the Responses API's typed events, reasoning
-)
-
-func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, a api) {
-	chat := a == apiChat
+// serveCompletion answers a request of a generating API a on the engine.
+func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, a genAPI) {
 	if !s.method(w, r, http.MethodPost) {
 		return
 	}
@@ -327,38 +317,21 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, a api) 
 		blockSize = s.cfg.BlockSize
 	}
 	t := newTokenizer(blockSize)
-	maxTokens, maxParam, promptParam := req.MaxTokens, "max_tokens", "prompt"
-	hasTools := false
-	switch {
-	case a == apiResponses:
-		promptParam, maxTokens, maxParam = "input", req.MaxOutputTokens, "max_output_tokens"
-		err = tokenizeInput(req.Input, &t)
-	case chat:
-		promptParam = "messages"
-		err = tokenizeMessages(req.Messages, &t)
-		if err == nil {
-			hasTools, err = checkTools(req.Tools)
-		}
-		if req.MaxCompletionTokens != nil {
-			maxTokens, maxParam = req.MaxCompletionTokens, "max_completion_tokens"
-		}
-	default:
-		err = tokenizePrompt(req.Prompt, &t)
-	}
+	g, err := a.read(body, req, &t)
 	if err != nil {
 		writeBad(w, err)
 		return
 	}
 	maxOut := s.cfg.DefaultMaxTokens
-	if maxTokens != nil {
-		if *maxTokens < 1 {
-			writeError(w, http.StatusBadRequest, "BadRequestError", maxParam, fmt.Sprintf("%s must be at least 1, got %d.", maxParam, *maxTokens))
+	if g.maxTokens != nil {
+		if *g.maxTokens < 1 {
+			writeError(w, http.StatusBadRequest, "BadRequestError", g.maxParam, fmt.Sprintf("%s must be at least 1, got %d.", g.maxParam, *g.maxTokens))
 			return
 		}
-		maxOut = *maxTokens
+		maxOut = *g.maxTokens
 	}
 	if t.n >= s.cfg.MaxModelLen {
-		writeError(w, http.StatusBadRequest, "BadRequestError", promptParam, fmt.Sprintf(
+		writeError(w, http.StatusBadRequest, "BadRequestError", g.promptParam, fmt.Sprintf(
 			"This model's maximum context length is %d tokens. However, your request has %d input tokens, which leaves no room for output. Please reduce the length of the input.",
 			s.cfg.MaxModelLen, t.n))
 		return
@@ -375,21 +348,18 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, a api) 
 		return
 	}
 	stream := req.Stream != nil && *req.Stream
-	p.includeUse = req.StreamOptions != nil && req.StreamOptions.IncludeUsage != nil && *req.StreamOptions.IncludeUsage
-	if a == apiResponses {
-		p.includeUse = true // its last event always reports the usage
-	}
-	if (chat || a == apiResponses) && s.cfg.ReasoningShare > 0 {
+	p.includeUse = g.usage || req.StreamOptions != nil && req.StreamOptions.IncludeUsage != nil && *req.StreamOptions.IncludeUsage
+	if g.reasons && s.cfg.ReasoningShare > 0 {
 		p.reasonOn, p.reason = true, reasoningTokens(s.cfg.ReasoningShare, maxOut)
 	}
 	// A tool call needs answer tokens: a response that stops while still
 	// reasoning calls no tool.
 	var toolID string
 	var toolName []byte
-	if chat && s.cfg.ToolCalls && hasTools && p.target > p.reason {
+	if s.cfg.ToolCalls && g.hasTools && p.target > p.reason {
 		p.finish = "tool_calls"
 		toolID = "call_" + hex16(mix(uint64(s.cfg.Seed), idx, saltToolCall))
-		toolName, _ = json.Marshal(firstToolName(req.Tools)) // a string always marshals
+		toolName, _ = json.Marshal(firstToolName(g.tools)) // a string always marshals
 	}
 
 	q := &sequence{
@@ -406,21 +376,8 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, a api) 
 	}
 	defer s.eng.cancel(q) // no-op for the engine once q has finished
 
-	prefix := "cmpl-"
-	switch a {
-	case apiChat:
-		prefix = "chatcmpl-"
-	case apiResponses:
-		prefix = "resp_"
-	}
-	id := prefix + s.tag + "-" + strconv.FormatUint(idx, 10)
-	var enc *encoder
-	if a == apiResponses {
-		enc = newResponsesEncoder(id, time.Now().Unix(), s.modelJSON, p.reason, maxOut)
-	} else {
-		enc = newEncoder(chat, id, time.Now().Unix(), s.modelJSON)
-		enc.setAnswer(p.reason, p.target, toolID, toolName)
-	}
+	id := a.idPrefix() + s.tag + "-" + strconv.FormatUint(idx, 10)
+	enc := a.framer(id, time.Now().Unix(), s.modelJSON, answerShape{reason: p.reason, target: p.target, toolID: toolID, toolName: toolName})
 	if stream {
 		s.stream(w, r, q, enc, &p)
 	} else {
@@ -471,7 +428,7 @@ func (s *Server) hang(r *http.Request) {
 
 const shutdownMsg = "the simulated deployment shut down during the request"
 
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *sequence, enc *encoder, p *plan) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *sequence, enc framer, p *plan) {
 	rc := http.NewResponseController(w)
 	flush := func() { _ = rc.Flush() } // a writer that cannot flush just buffers
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
@@ -505,8 +462,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *sequence, enc
 		if p.fault != faultNone {
 			upto = min(upto, p.faultAt)
 		}
-		if enc.chat && sent == 0 && upto > 0 {
-			b = enc.role(b)
+		if sent == 0 && upto > 0 {
+			b = enc.first(b)
 		}
 		// One SSE chunk per engine step, even when this handler lags and
 		// writes several at once: chunk boundaries are the engine's.
@@ -543,7 +500,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *sequence, enc
 	}
 }
 
-func (s *Server) respond(w http.ResponseWriter, r *http.Request, q *sequence, enc *encoder, p *plan) {
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, q *sequence, enc framer, p *plan) {
 	for {
 		ok, closed := s.wait(r, q)
 		_, state := q.load()

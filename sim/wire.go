@@ -16,8 +16,6 @@ type request struct {
 	Messages            json.RawMessage `json:"messages"`
 	MaxTokens           *int            `json:"max_tokens"`
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
-	Input               json.RawMessage `json:"input"`             // responses and embeddings
-	MaxOutputTokens     *int            `json:"max_output_tokens"` // responses
 	Stream              *bool           `json:"stream"`
 	StreamOptions       *struct {
 		IncludeUsage *bool `json:"include_usage"`
@@ -214,8 +212,6 @@ func firstToolName(raw json.RawMessage) string {
 // a caller-owned buffer.
 type encoder struct {
 	chat      bool
-	resp      bool // the Responses API's framing (responses.go)
-	seq       int  // the next event's sequence_number (responses)
 	id        string
 	created   int64
 	modelJSON string
@@ -280,9 +276,6 @@ const (
 // end of the reasoning is sent as two SSE events, back to back: its
 // reasoning tokens, then its answer tokens (which carry the finish reason).
 func (e *encoder) content(b []byte, from, to int, finish string) []byte {
-	if e.resp {
-		return e.respDelta(b, from, to)
-	}
 	if !e.chat {
 		b = append(b, e.head...)
 		b = append(b, `{"index":0,"text":"`...)
@@ -399,18 +392,18 @@ func (e *encoder) usage(b []byte, u usageInfo) []byte {
 const doneEvent = "data: [DONE]\n\n"
 
 // opening appends what a stream starts with before any token: nothing for chat and completions.
-func (e *encoder) opening(b []byte) []byte {
-	if e.resp {
-		return e.respOpening(b)
+func (e *encoder) opening(b []byte) []byte { return b }
+
+// first appends what precedes the first token: chat's role chunk.
+func (e *encoder) first(b []byte) []byte {
+	if e.chat {
+		return e.role(b)
 	}
 	return b
 }
 
 // end appends what ends a whole stream: the usage chunk (when asked for) and [DONE].
-func (e *encoder) end(b []byte, u usageInfo, includeUsage bool, finish string) []byte {
-	if e.resp {
-		return e.respEnd(b, u, finish)
-	}
+func (e *encoder) end(b []byte, u usageInfo, includeUsage bool, _ string) []byte {
 	if includeUsage {
 		b = e.usage(b, u)
 	}
@@ -419,9 +412,6 @@ func (e *encoder) end(b []byte, u usageInfo, includeUsage bool, finish string) [
 
 // failure appends an error event that ends the stream.
 func (e *encoder) failure(b []byte, status int, typ, msg string) []byte {
-	if e.resp {
-		return e.respFailure(b, status, msg)
-	}
 	b = append(b, "data: "...)
 	b = appendError(b, status, typ, "", msg)
 	return append(b, "\n\n"+doneEvent...)
@@ -429,9 +419,6 @@ func (e *encoder) failure(b []byte, status int, typ, msg string) []byte {
 
 // response appends the non-streaming response body of u.completion tokens.
 func (e *encoder) response(b []byte, u usageInfo, finish string) []byte {
-	if e.resp {
-		return e.respDocument(b, u, finish)
-	}
 	n := u.completion
 	if e.chat {
 		b = e.prefix(b, "chat.completion")
