@@ -51,10 +51,10 @@ type Config struct {
 	TokensPerChunk int `json:"tokens_per_chunk"`
 	// DefaultMaxTokens is the output length when a request sets none.
 	DefaultMaxTokens int `json:"default_max_tokens"`
-	// ReasoningShare is the share, in [0, 1), of each chat response's
-	// output tokens streamed as reasoning_content before the answer: the
-	// first floor(ReasoningShare·max tokens) of them. 0 means no reasoning.
-	// Completions (non-chat) never reason.
+	// ReasoningShare is the share, in [0, 1), of each chat (or Responses API)
+	// response's output tokens streamed as reasoning_content (reasoning
+	// summary deltas) before the answer: the first floor(ReasoningShare·max
+	// tokens) of them. 0 means no reasoning. Completions never reason.
 	ReasoningShare float64 `json:"reasoning_share"`
 	// ToolCalls answers chat requests that carry a non-empty tools array
 	// with a call of the first tool (finish_reason "tool_calls"): the

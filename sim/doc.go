@@ -105,6 +105,18 @@
 // "completion_tokens_details":{"reasoning_tokens":R}, R the reasoning
 // tokens it sent.
 // Response headers are sent as soon as the request is accepted.
+// POST /v1/responses runs on the same engine with the Responses API's
+// framing ("event: TYPE" and "data: {json}" with a sequence_number):
+// response.created and response.in_progress at once, the reasoning share as
+// response.reasoning_summary_text.delta events, the answer as
+// response.output_text.delta events (one per engine step), then
+// response.completed, or response.incomplete (reason max_output_tokens) when
+// the output reached max_output_tokens, with usage {input_tokens,
+// output_tokens and their details}; no [DONE]. POST /v1/embeddings prefills
+// its input (a string, a one-element list of strings or token ids) on the
+// engine as a request of one token and answers one JSON document with an
+// embedding and usage.prompt_tokens. The routes are listed in one map
+// (routes.go); a generating API is a genAPI (api.go).
 // GET /v1/models, GET /health and GET /metrics (Prometheus text, vLLM's
 // metric names with a model_name label, plus sim_* metrics) complete the
 // surface. Errors are OpenAI-style JSON bodies {"error":{"message","type",
