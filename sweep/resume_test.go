@@ -16,7 +16,7 @@ import (
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 )
 
-// fileRunner runs tiers on a virtual queue and writes them to a records file as target.Session
+// fileRunner runs tiers on a virtual queue and writes them to a records file as runner.Session
 // does (tier line, records in the order the sink gets them, closing line). With cancel set, it
 // cancels the sweep's context once tier cancelTier has handed cancelAfter records to its sink:
 // an interrupt in the middle of that tier.

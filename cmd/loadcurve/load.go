@@ -17,10 +17,10 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
+	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/target"
 	"github.com/loadcurve/loadcurve/timeseries"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -28,7 +28,7 @@ import (
 // loadCommand is what run and sweep share: the validated options of the target, the client,
 // the workload, the settings and the output, from which the command builds its sweep.Config.
 type loadCommand struct {
-	target   target.Options
+	target   runner.Options
 	settings sweep.Settings
 	client   clientOptions
 	source   *workloads.Source
@@ -71,7 +71,7 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	if lc.format, err = outputFormat(c); err != nil {
 		errs = append(errs, err)
 	}
-	lc.target = target.Options{Target: t, Workload: lc.source, MaxConcurrency: lc.client.maxConc, Retries: lc.client.retries,
+	lc.target = runner.Options{Target: t, Workload: lc.source, MaxConcurrency: lc.client.maxConc, Retries: lc.client.retries,
 		RateLimit: lc.client.rateLimit, ServerMetrics: c.String("server-metrics"), Shard: lc.shard, StartAt: lc.startAt,
 		Seed: c.Int64("seed"), Version: version}
 	if t.BaseURL == "" {
@@ -85,7 +85,7 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 		}
 	}
 	lc.progress = !c.Bool("quiet") && isTerminal(os.Stderr)
-	errs = append(errs, applyVLLMCompat(c, lc)...) // vLLM's flags: refusals, no-effect notes, --num-warmups
+	errs = append(errs, applyVLLMCompat(c, lc)...)              // vLLM's flags: refusals, no-effect notes, --num-warmups
 	lc.settings.Measure.Unit = lc.target.Target.Endpoint.Unit() // what throughputs count: the endpoint kind's
 	return lc, errs
 }
@@ -117,7 +117,7 @@ func prepareOut(o result.Out) error {
 
 // open opens the target (starting the embedded deployment when there is no --base-url); the
 // session builds the records header from the command, its schedule and the options.
-func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.Stringer) (*target.Session, error) {
+func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.Stringer) (*runner.Session, error) {
 	stderr := c.App.ErrWriter
 	lc.target.Log = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }
 	if lc.progress {
@@ -133,11 +133,11 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.St
 	lc.target.Command, lc.target.Schedule, lc.target.Settings = cmd, schedule, lc.settings.Record()
 	lc.target.Label, lc.target.Metadata = lc.info.label, lc.info.metadata
 	lc.target.Tally = !lc.bounded // the time series and a run's peak figures, as the records pass
-	return target.Open(c.Context, lc.target)
+	return runner.Open(c.Context, lc.target)
 }
 
 // waitReady waits for the target to answer, up to --ready-check-timeout-sec (vLLM's ready
-// check), before target.Open sends the preflight. The embedded deployment is ready when started.
+// check), before runner.Open sends the preflight. The embedded deployment is ready when started.
 func (lc *loadCommand) waitReady(c *cli.Context) error {
 	t := lc.target.Target
 	if lc.readyCheck <= 0 || t.BaseURL == "" {
@@ -169,7 +169,7 @@ func (lc *loadCommand) waitReady(c *cli.Context) error {
 
 // finish closes the session (the records file is complete), writes the result files, and
 // prints the result.
-func (lc *loadCommand) finish(c *cli.Context, s *target.Session, res *sweep.Result) error {
+func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Result) error {
 	var err error
 	closeErr := s.Close()
 	if closeErr != nil {
@@ -224,7 +224,7 @@ func recordsLost(err error) *sweep.RecordsLostError {
 }
 
 // simOptions reads the embedded deployment's flags (prefix "sim-" on run and sweep).
-func simOptions(c *cli.Context, prefix string, o *target.Options) error {
+func simOptions(c *cli.Context, prefix string, o *runner.Options) error {
 	switch m := c.String(prefix + "model"); m {
 	case "batching", "mdc":
 	default:
@@ -261,7 +261,7 @@ func isTerminal(f *os.File) bool {
 // runExecutor runs an executor against a session, logging to stderr, and returns its result
 // (incomplete and with errInterrupted when interrupted); tune, when given, completes the executor
 // first (a resumed sweep's).
-func runExecutor(ctx context.Context, c *cli.Context, s *target.Session, cfg sweep.Config, tune ...func(*sweep.Executor)) (*sweep.Result, error) {
+func runExecutor(ctx context.Context, c *cli.Context, s *runner.Session, cfg sweep.Config, tune ...func(*sweep.Executor)) (*sweep.Result, error) {
 	stderr := c.App.ErrWriter
 	x := sweep.Executor{Config: cfg, Runner: s, Server: s.ServerMetrics, Header: func() records.Header { return s.Header },
 		Log: func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }}

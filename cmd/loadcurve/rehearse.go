@@ -9,9 +9,9 @@ import (
 
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/target"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -36,7 +36,7 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 	var out []plan.Trial
 	for i, side := range sides {
 		h := side.loaded.Result.Header
-		m, err := target.MeasuredSim(h)
+		m, err := runner.MeasuredSim(h)
 		switch {
 		case h.Sim == "":
 			return nil, usagef("--rehearse: %s (%s) measured %s, not the embedded deployment: rehearse against your own balancer with `loadcurve run --base-url URL --request-rate %g` and the planned replicas behind it", side.name, side.dir, h.Target, f.Peak())
@@ -79,7 +79,7 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 
 // rehearseOne runs one rehearsal tier (plan.Try, tc on replicas planned replicas) against the
 // embedded deployment m, each planned replica m.PerReplica sim replicas, all behind one balancer.
-func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, m target.Measured, balance string, tc plan.TrialConfig, replicas int) (plan.Trial, error) {
+func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, m runner.Measured, balance string, tc plan.TrialConfig, replicas int) (plan.Trial, error) {
 	ep, err := loadgen.ParseEndpoint(side.loaded.Result.Header.Endpoint)
 	if err != nil {
 		ep = loadgen.Chat
@@ -89,7 +89,7 @@ func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, m target
 	tc.Log = func(format string, a ...any) {
 		fmt.Fprintf(stderr, "loadcurve: rehearsal of %s on %d replicas: "+format+"\n", append([]any{side.name, replicas}, a...)...)
 	}
-	s, err := target.Open(c.Context, target.Options{Target: loadgen.Target{Endpoint: ep, Timeout: defaultTimeout},
+	s, err := runner.Open(c.Context, runner.Options{Target: loadgen.Target{Endpoint: ep, Timeout: defaultTimeout},
 		Sim: m.Sim, Queue: m.Queue, SimLabel: m.Label, SimReplicas: replicas * m.PerReplica, SimBalance: balance,
 		Workload: src, Seed: c.Int64("seed"), Version: version, Log: tc.Log})
 	if err != nil {

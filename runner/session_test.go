@@ -1,4 +1,4 @@
-package target_test
+package runner_test
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
+	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/target"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -90,14 +90,14 @@ func startServer(t *testing.T, metricsDelay time.Duration) (*server, string) {
 
 // open opens a session on the server for a run whose records go to outDir ("" for none); more
 // changes the options first.
-func open(t *testing.T, baseURL, serverMetrics, outDir string, more ...func(*target.Options)) *target.Session {
+func open(t *testing.T, baseURL, serverMetrics, outDir string, more ...func(*runner.Options)) *runner.Session {
 	t.Helper()
 	src, errs := workloads.NewSource(workloads.KindSynthetic, workloads.LoadOptions{Seed: 1, TimeScale: 1,
 		Synthetic: workloads.Synthetic{InputLen: 8, OutputLen: 2}}, "")
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	o := target.Options{
+	o := runner.Options{
 		Target:   loadgen.Target{BaseURL: baseURL, Model: "m", Endpoint: loadgen.Chat, Timeout: 30 * time.Second},
 		Workload: src, ServerMetrics: serverMetrics, OutDir: outDir, Seed: 1, Version: "test",
 		Log:     func(format string, a ...any) { t.Logf(format, a...) },
@@ -106,7 +106,7 @@ func open(t *testing.T, baseURL, serverMetrics, outDir string, more ...func(*tar
 	for _, m := range more {
 		m(&o)
 	}
-	s, err := target.Open(context.Background(), o)
+	s, err := runner.Open(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestTallyIsWhatTheFileHolds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s := open(t, url, "off", dir, func(o *target.Options) { o.Command, o.Tally = tc.cmd, tc.tally })
+			s := open(t, url, "off", dir, func(o *runner.Options) { o.Command, o.Tally = tc.cmd, tc.tally })
 			if _, err := s.RunTier(context.Background(), plan(40, 10*time.Millisecond), nil, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -346,7 +346,7 @@ func TestHeaderKeepsTheSimsConfiguration(t *testing.T) {
 		replicas int
 		balance  string
 	}{{1, ""}, {2, sim.BalanceRandom}} {
-		s, err := target.Open(context.Background(), target.Options{
+		s, err := runner.Open(context.Background(), runner.Options{
 			Target: loadgen.Target{Endpoint: loadgen.Chat, Timeout: 30 * time.Second},
 			Sim:    cfg, SimLabel: "default", SimReplicas: tc.replicas, SimBalance: tc.balance,
 			Workload: src, Seed: 1, Version: "test",
@@ -364,7 +364,7 @@ func TestHeaderKeepsTheSimsConfiguration(t *testing.T) {
 		if tc.replicas > 1 {
 			wantReplicas = tc.replicas
 		}
-		if m, err := target.MeasuredSim(h); err != nil || m.Sim != cfg || m.Label != "default" || m.PerReplica != tc.replicas {
+		if m, err := runner.MeasuredSim(h); err != nil || m.Sim != cfg || m.Label != "default" || m.PerReplica != tc.replicas {
 			t.Errorf("%d replicas: the header rebuilds %+v as %q ×%d (%v); want %+v as \"default\" ×%d", tc.replicas, m.Sim, m.Label, m.PerReplica, err, cfg, tc.replicas)
 		}
 		if h.SimReplicas != wantReplicas || h.SimBalance != tc.balance {
@@ -373,7 +373,7 @@ func TestHeaderKeepsTheSimsConfiguration(t *testing.T) {
 	}
 	q := sim.QueueConfig{ModelName: "m", Servers: 2, Service: 10 * time.Millisecond, FirstToken: time.Millisecond, OutputTokens: 2}
 	for _, replicas := range []int{1, 3} {
-		s, err := target.Open(context.Background(), target.Options{Target: loadgen.Target{Endpoint: loadgen.Chat, Timeout: 30 * time.Second},
+		s, err := runner.Open(context.Background(), runner.Options{Target: loadgen.Target{Endpoint: loadgen.Chat, Timeout: 30 * time.Second},
 			Queue: &q, SimLabel: q.String(), SimReplicas: replicas, SimBalance: sim.BalanceRandom, Workload: src, Seed: 1, Version: "test"})
 		if err != nil {
 			t.Fatal(err)
@@ -430,7 +430,7 @@ func TestMeasuredSim(t *testing.T) {
 		{"a broken queue", records.Header{Sim: "mdc", SimQueueConfig: json.RawMessage(`{"servers":0}`)}, sim.Config{}, nil, "", 0, "sim_queue_config"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := target.MeasuredSim(tc.h)
+			m, err := runner.MeasuredSim(tc.h)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Errorf("error %v, want one saying %q", err, tc.err)

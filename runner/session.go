@@ -1,9 +1,12 @@
-// Package target runs tiers against one deployment over HTTP: it opens the target (or starts
+// Package runner runs tiers against one deployment over HTTP: it opens the target (or starts
 // the embedded simulated deployment), resolves the model, sends a preflight request, and then,
 // for each tier a sweep plans, builds its request set, sends it with loadgen, writes its lines
-// to records.jsonl and samples the target's Prometheus metrics. A Session is the sweep package's
-// Runner against a real (or simulated) server.
-package target
+// to records.jsonl, samples the target's Prometheus metrics and, when asked, tallies each tier's
+// time series as its records pass. The records header it writes is built once, in Open
+// (result.NewHeader). A Session is the sweep package's Runner against a real (or simulated)
+// server. (The package was called target, a name that also meant the deployment, the
+// --target-share and, to many tools, a build-output directory.)
+package runner
 
 import (
 	"context"
