@@ -174,7 +174,7 @@ func notes(l Ledger) []string {
 	f := l.formatter()
 	n := []string{
 		fmt.Sprintf("net savings are at equal task volume: A's effective %s (%s tok/s for %s h per period), priced at each option's cost per effective token, minus the difference in extra maintenance",
-			l.counted(), f.tok(l.A.EffectiveThroughput), f.short(l.HoursPerPeriod)),
+			l.Counted(), f.tok(l.A.EffectiveThroughput), f.short(l.HoursPerPeriod)),
 		"the break-even line compares running costs only; the one-time investment is not in it",
 	}
 	if l.BreakEvenCompliantShare > 1 {
@@ -256,19 +256,19 @@ func (l *Ledger) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// counted is what the ledger's tokens count, as its texts say it: "output" or "input".
-func (l Ledger) counted() string {
+// Counted is what the ledger's tokens count, as its texts say it: "output" or "input".
+func (l Ledger) Counted() string {
 	if l.Tokens == "" {
 		return "output"
 	}
 	return l.Tokens
 }
 
-// effectiveTokens names the effective tokens: "effective tokens", or "effective input
+// EffectiveTokens names the effective tokens: "effective tokens", or "effective input
 // tokens" when they are not output tokens.
-func (l Ledger) effectiveTokens() string {
-	if l.counted() == "output" {
+func (l Ledger) EffectiveTokens() string {
+	if l.Counted() == "output" {
 		return "effective tokens"
 	}
-	return "effective " + l.counted() + " tokens"
+	return "effective " + l.Counted() + " tokens"
 }

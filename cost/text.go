@@ -24,10 +24,10 @@ func (l Ledger) Text() string {
 		{"", "A", "B"},
 		{"name", l.A.Option.Name, l.B.Option.Name},
 		{"cost per hour", f.num(l.A.Option.CostPerHour, 2), f.num(l.B.Option.CostPerHour, 2)},
-		{"raw " + l.counted() + " throughput (tok/s)", f.tok(l.A.Option.RawThroughput), f.tok(l.B.Option.RawThroughput)},
+		{"raw " + l.Counted() + " throughput (tok/s)", f.tok(l.A.Option.RawThroughput), f.tok(l.B.Option.RawThroughput)},
 		{"compliant token share", f.pct(l.A.Option.CompliantShare), f.pct(l.B.Option.CompliantShare)},
 		{"effective throughput (tok/s)", f.tok(l.A.EffectiveThroughput), f.tok(l.B.EffectiveThroughput)},
-		{"cost per million " + l.effectiveTokens(), f.moneyNum(l.A.CostPerMillionEffective), f.moneyNum(l.B.CostPerMillionEffective)},
+		{"cost per million " + l.EffectiveTokens(), f.moneyNum(l.A.CostPerMillionEffective), f.moneyNum(l.B.CostPerMillionEffective)},
 		{"running cost per period at A's effective volume", f.num(l.A.CostPerPeriod, 2), f.num(l.B.CostPerPeriod, 2)},
 		{"extra maintenance per period", f.num(l.A.Option.Maintenance, 2), f.num(l.B.Option.Maintenance, 2)},
 	}
@@ -109,8 +109,8 @@ func (l Ledger) unitCostSentence(f formatter) string {
 		s += " with " + strings.Join(with, " and ")
 	}
 	s += fmt.Sprintf(" (%s vs %s per million %s). ",
-		f.money(l.B.CostPerMillionEffective), f.money(l.A.CostPerMillionEffective), l.effectiveTokens())
-	s += fmt.Sprintf("Effective "+l.counted()+" is %s tok/s for A (%s of %s) and %s tok/s for B (%s of %s).",
+		f.money(l.B.CostPerMillionEffective), f.money(l.A.CostPerMillionEffective), l.EffectiveTokens())
+	s += fmt.Sprintf("Effective "+l.Counted()+" is %s tok/s for A (%s of %s) and %s tok/s for B (%s of %s).",
 		f.tok(l.A.EffectiveThroughput), f.pct(l.A.Option.CompliantShare), f.tok(l.A.Option.RawThroughput),
 		f.tok(l.B.EffectiveThroughput), f.pct(l.B.Option.CompliantShare), f.tok(l.B.Option.RawThroughput))
 	return s

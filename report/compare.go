@@ -323,10 +323,10 @@ func ledgerTable(l cost.Ledger) Table {
 	t.Rows = [][]string{
 		{"name", l.A.Option.Name, l.B.Option.Name},
 		{"cost per hour (" + cur + ")", f(l.A.Option.CostPerHour, 2), f(l.B.Option.CostPerHour, 2)},
-		{"raw output throughput (tok/s)", f(l.A.Option.RawThroughput, 0), f(l.B.Option.RawThroughput, 0)},
+		{"raw " + l.Counted() + " throughput (tok/s)", f(l.A.Option.RawThroughput, 0), f(l.B.Option.RawThroughput, 0)},
 		{"compliant token share", pctText(l.A.Option.CompliantShare), pctText(l.B.Option.CompliantShare)},
 		{"effective throughput (tok/s)", f(l.A.EffectiveThroughput, 0), f(l.B.EffectiveThroughput, 0)},
-		{"cost per million effective tokens (" + cur + ")", f(l.A.CostPerMillionEffective, 2), f(l.B.CostPerMillionEffective, 2)},
+		{"cost per million " + l.EffectiveTokens() + " (" + cur + ")", f(l.A.CostPerMillionEffective, 2), f(l.B.CostPerMillionEffective, 2)},
 		{"running cost per period at A's effective volume (" + cur + ")", f(l.A.CostPerPeriod, 2), f(l.B.CostPerPeriod, 2)},
 		{"extra maintenance per period (" + cur + ")", f(l.A.Option.Maintenance, 2), f(l.B.Option.Maintenance, 2)},
 	}

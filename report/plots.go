@@ -22,6 +22,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/records"
 )
 
 // Plot size. PNG files are rendered at PNGDPI dots per inch, so a PNG is
@@ -87,6 +88,8 @@ type Curve struct {
 	Title, Subtitle string
 	// Axis is what the x-axis counts: requests or sessions per second, or users.
 	Axis curve.Axis
+	// Unit is what the throughputs count (records.Header.Unit): output tokens when empty.
+	Unit records.Unit
 
 	Series []CurveSeries
 
@@ -346,18 +349,18 @@ func ThroughputPlot(c Curve) (*plot.Plot, error) {
 	if err := checkCurve(c); err != nil {
 		return nil, err
 	}
-	p, lg := newPlot(c, "output throughput vs "+axisWords(c))
-	p.Y.Label.Text = "output throughput (tok/s)"
+	p, lg := newPlot(c, c.Unit.Short()+" throughput vs "+axisWords(c))
+	p.Y.Label.Text = c.Unit.Short() + " throughput (tok/s)"
 	n := 0
 	for i, s := range c.Series {
 		pts := sortedPoints(s)
 		col := pick(palette, i)
 		raw := xys(pts, func(q CurvePoint) float64 { return q.RawOutputThroughput })
 		comp := xys(pts, func(q CurvePoint) float64 { return q.CompliantOutputThroughput })
-		if err := addLine(p, lg, raw, seriesLabel(c, i, "raw output"), col, dashes[1], draw.RingGlyph{}, vg.Points(1.5)); err != nil {
+		if err := addLine(p, lg, raw, seriesLabel(c, i, "raw "+c.Unit.Short()), col, dashes[1], draw.RingGlyph{}, vg.Points(1.5)); err != nil {
 			return nil, err
 		}
-		if err := addLine(p, lg, comp, seriesLabel(c, i, "compliant output"), col, nil, draw.CircleGlyph{}, vg.Points(2)); err != nil {
+		if err := addLine(p, lg, comp, seriesLabel(c, i, "compliant "+c.Unit.Short()), col, nil, draw.CircleGlyph{}, vg.Points(2)); err != nil {
 			return nil, err
 		}
 		n += len(raw) + len(comp)

@@ -413,6 +413,7 @@ func CurveOf(r *sweep.Result) Curve {
 		Objectives:  objectiveMap(r.Settings.Measure.Objectives),
 		TargetShare: r.Analysis.Params.TargetShare,
 		Axis:        r.Axis(),
+		Unit:        h.Unit,
 	}
 	a := r.Analysis
 	if a.Plateau != nil {
