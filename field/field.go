@@ -3,7 +3,7 @@
 // "input length", "ramp strategy"), exported as a Field* constant of the library, and may refer
 // to other inputs in its message with Ref. A command maps each name to the way its user gives
 // that input (a flag, a file's key) in one table, and renders the message with Text, so that a
-// message names the flag exactly once ("--target-share: must be in (0, 1], got 0") and the
+// message names the flag exactly once (--target-share: must be in (0, 1], got 0) and the
 // library never knows the command line.
 package field
 
@@ -33,7 +33,7 @@ func (e *Error) Error() string { return e.Name + ": " + e.Text(nil) }
 // Render writes the error for a reader who knows the inputs as name(input) (a flag, a file's
 // key): the input, then the message with every input it refers to written the same way. A
 // message that is a predicate about the input ("must be …", "is …") reads on from the name
-// ("--burstiness must be > 0 or inf"); any other follows a colon ("--shard: \"x\": want i/k").
+// (--burstiness must be > 0 or inf); any other follows a colon (--shard: "x": want i/k).
 func (e *Error) Render(name func(string) string) string {
 	head := e.Name
 	if name != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -97,7 +98,7 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 		return nil, fmt.Errorf("target: %w", errors.Join(errs...))
 	}
 	if maxConcurrency < 0 {
-		return nil, fmt.Errorf("--max-concurrency must be >= 0, got %d", maxConcurrency)
+		return nil, field.Errorf(FieldMaxConcurrency, "must be >= 0, got %d", maxConcurrency)
 	}
 	idle := DefaultUncappedIdleConns
 	if maxConcurrency > 0 {
@@ -127,7 +128,7 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 	}
 	base, err := url.Parse(t.BaseURL)
 	if err != nil {
-		return nil, errors.New("--base-url is not a valid URL") // unreachable after Validate
+		return nil, field.Errorf(FieldBaseURL, "is not a valid URL") // unreachable after Validate
 	}
 	endpoint := *base
 	if t.Endpoint == "" {
@@ -156,7 +157,7 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 
 	plan, err := newBodyPlan(t.ExtraBody, kind)
 	if err != nil {
-		return nil, fmt.Errorf("--extra-body: %w", err)
+		return nil, field.Errorf(FieldExtraBody, "%w", err)
 	}
 	hc := &http.Client{Transport: tr, CheckRedirect: refuseRedirect}
 	c := &Client{
@@ -621,7 +622,7 @@ func (c *Client) WaitReady(ctx context.Context, within time.Duration, note func(
 		}
 		now := time.Now()
 		if !now.Before(deadline) {
-			return fmt.Errorf("--ready-check-timeout-sec: %s did not become ready within %v; last: %s",
+			return field.Errorf(FieldReadyTimeout, "%s did not become ready within %v; last: %s",
 				SanitizeURL(c.target.BaseURL), within, why)
 		}
 		if note != nil && (why != lastWhy || now.Sub(lastNote) >= readyNoteEach) {

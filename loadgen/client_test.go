@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/loadgen/internal/fakesse"
 	"github.com/loadcurve/loadcurve/records"
@@ -56,17 +57,17 @@ func TestTargetValidate(t *testing.T) {
 		{"valid extra body", func(t *loadgen.Target) {
 			t.ExtraBody = json.RawMessage(`{"ignore_eos":true,"stream":true,"stream_options":{"continuous_usage_stats":true}}`)
 		}, nil},
-		{"empty URL", func(t *loadgen.Target) { t.BaseURL = "" }, []string{"--base-url"}},
-		{"no scheme", func(t *loadgen.Target) { t.BaseURL = "localhost:8000/v1" }, []string{"--base-url"}},
-		{"ftp", func(t *loadgen.Target) { t.BaseURL = "ftp://h/v1" }, []string{"--base-url"}},
-		{"extra body not an object", func(t *loadgen.Target) { t.ExtraBody = json.RawMessage(`[1]`) }, []string{"--extra-body"}},
-		{"extra body not JSON", func(t *loadgen.Target) { t.ExtraBody = json.RawMessage(`{ignore_eos:true}`) }, []string{"--extra-body"}},
-		{"extra body trailing data", func(t *loadgen.Target) { t.ExtraBody = json.RawMessage(`{"a":1} {}`) }, []string{"--extra-body"}},
-		{"extra body turns streaming off", func(t *loadgen.Target) { t.ExtraBody = json.RawMessage(`{"stream":false}`) }, []string{"--extra-body"}},
-		{"negative timeout", func(t *loadgen.Target) { t.Timeout = -time.Second }, []string{"--timeout"}},
+		{"empty URL", func(t *loadgen.Target) { t.BaseURL = "" }, []string{loadgen.FieldBaseURL}},
+		{"no scheme", func(t *loadgen.Target) { t.BaseURL = "localhost:8000/v1" }, []string{loadgen.FieldBaseURL}},
+		{"ftp", func(t *loadgen.Target) { t.BaseURL = "ftp://h/v1" }, []string{loadgen.FieldBaseURL}},
+		{"extra body not an object", func(t *loadgen.Target) { t.ExtraBody = json.RawMessage(`[1]`) }, []string{loadgen.FieldExtraBody}},
+		{"extra body not JSON", func(t *loadgen.Target) { t.ExtraBody = json.RawMessage(`{ignore_eos:true}`) }, []string{loadgen.FieldExtraBody}},
+		{"extra body trailing data", func(t *loadgen.Target) { t.ExtraBody = json.RawMessage(`{"a":1} {}`) }, []string{loadgen.FieldExtraBody}},
+		{"extra body turns streaming off", func(t *loadgen.Target) { t.ExtraBody = json.RawMessage(`{"stream":false}`) }, []string{loadgen.FieldExtraBody}},
+		{"negative timeout", func(t *loadgen.Target) { t.Timeout = -time.Second }, []string{loadgen.FieldTimeout}},
 		{"everything at once", func(t *loadgen.Target) {
 			t.BaseURL, t.ExtraBody, t.Timeout = "nope", json.RawMessage(`1`), -1
-		}, []string{"--base-url", "--extra-body", "--timeout"}},
+		}, []string{loadgen.FieldBaseURL, loadgen.FieldExtraBody, loadgen.FieldTimeout}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,8 +78,8 @@ func TestTargetValidate(t *testing.T) {
 				t.Fatalf("got %d errors %v, want %d", len(errs), errs, len(tc.flags))
 			}
 			for i, f := range tc.flags {
-				if !strings.Contains(errs[i].Error(), f) {
-					t.Errorf("error %q does not name %s", errs[i], f)
+				if fe := field.Of(errs[i]); fe == nil || fe.Name != f {
+					t.Errorf("error %q is not a field error naming %s", errs[i], f)
 				}
 			}
 		})

@@ -271,7 +271,7 @@ func TestRetryStopsWhenTheRunStops(t *testing.T) {
 
 func TestRetriesMustNotBeNegative(t *testing.T) {
 	errs := loadgen.Tier{Retries: -1}.Validate()
-	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "--retries must be >= 0") {
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "retries: must be >= 0") {
 		t.Errorf("Validate: %v", errs)
 	}
 }

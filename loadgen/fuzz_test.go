@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen/internal/fakesse"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -260,8 +261,8 @@ func FuzzParseExtraBody(f *testing.F) {
 		var obj map[string]json.RawMessage
 		isObject := json.Unmarshal([]byte(s), &obj) == nil && obj != nil
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "--extra-body: ") {
-				t.Fatalf("%q: the error does not name the flag: %v", s, err)
+			if fe := field.Of(err); fe == nil || fe.Name != FieldExtraBody {
+				t.Fatalf("%q: the error does not name the body parameters: %v", s, err)
 			}
 			if isObject && !hasDuplicateKeys([]byte(s)) && obj["stream"] == nil && obj["stream_options"] == nil {
 				t.Fatalf("%q: a plain JSON object rejected: %v", s, err)
@@ -361,7 +362,7 @@ func TestParseExtraBody(t *testing.T) {
 		{in: `{"stream_options":{"continuous_usage_stats":true}}`, want: `{"stream_options":{"continuous_usage_stats":true}}`},
 		{in: `{}`, want: `{}`},
 		{in: "  "},
-		{in: `[1,2]`, errHas: `--extra-body: got an array, want a JSON object, e.g. '{"ignore_eos":true}'`},
+		{in: `[1,2]`, errHas: `body parameters: got an array, want a JSON object, e.g. '{"ignore_eos":true}'`},
 		{in: `null`, errHas: "got null, want a JSON object"},
 		{in: `"sk-secret"`, errHas: "got a string, want a JSON object"},
 		{in: `12`, errHas: "got a number"},

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -108,14 +109,14 @@ func kindNames() string {
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
-// ParseEndpoint parses the value of --endpoint: the name of a registered kind, whatever its
+// ParseEndpoint parses an endpoint kind (FieldEndpoint): the name of a registered kind, whatever its
 // letter case and surrounding blanks.
 func ParseEndpoint(s string) (Endpoint, error) {
 	e := Endpoint(strings.ToLower(strings.TrimSpace(s)))
 	if kinds[e] != nil {
 		return e, nil
 	}
-	return "", fmt.Errorf("--endpoint: want %s, got %q", kindNames(), s)
+	return "", field.Errorf(FieldEndpoint, "want %s, got %q", kindNames(), s)
 }
 
 // EndpointOfRoute returns the kind whose route the path ends with ("/v1/chat/completions" is

@@ -56,7 +56,7 @@ func TestKindRegistry(t *testing.T) {
 		}
 	}
 	if err := (loadgen.Target{BaseURL: "http://h/v1", Endpoint: "bogus"}).Validate(); len(err) != 1 ||
-		!strings.Contains(err[0].Error(), "--endpoint: want chat, completions, embeddings or responses") {
+		!strings.Contains(err[0].Error(), "endpoint kind: want chat, completions, embeddings or responses") {
 		t.Errorf("an unknown kind: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/redact"
 )
 
@@ -69,7 +70,7 @@ func (c *Client) listModels(ctx context.Context) (modelList, error) {
 	var l modelList
 	base, err := url.Parse(c.target.BaseURL)
 	if err != nil {
-		return l, errors.New("--base-url is not a valid URL") // unreachable after Validate
+		return l, field.Errorf(FieldBaseURL, "is not a valid URL") // unreachable after Validate
 	}
 	u := *base
 	u.RawQuery, u.RawPath = "", ""

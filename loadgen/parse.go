@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // headerForm is the shape every --header error asks for.
@@ -22,27 +23,27 @@ const headerForm = "want 'Name: value' or vLLM's 'Name=value', e.g. 'X-Request-S
 func ParseHeader(s string) (name, value string, err error) {
 	sep := strings.IndexAny(s, ":=")
 	if sep < 0 {
-		return "", "", fmt.Errorf("--header: no ':' or '=' in the %d-byte value given (not shown: it may be a credential); %s", len(s), headerForm)
+		return "", "", field.Errorf(FieldHeader, "no ':' or '=' in the %d-byte value given (not shown: it may be a credential); %s", len(s), headerForm)
 	}
 	rawName, rawValue := s[:sep], s[sep+1:]
 	name = strings.Trim(rawName, " \t")
 	if name == "" {
-		return "", "", fmt.Errorf("--header: empty header name before '%c'; %s", s[sep], headerForm)
+		return "", "", field.Errorf(FieldHeader, "empty header name before '%c'; %s", s[sep], headerForm)
 	}
 	for i := 0; i < len(name); i++ {
 		if !isTokenChar(name[i]) {
-			return "", "", fmt.Errorf("--header: the header name has a character not allowed in HTTP header names at byte %d of %d (name not shown); %s", i+1, len(name), headerForm)
+			return "", "", field.Errorf(FieldHeader, "the header name has a character not allowed in HTTP header names at byte %d of %d (name not shown); %s", i+1, len(name), headerForm)
 		}
 	}
 	value = strings.Trim(rawValue, " \t")
 	if s[sep] == '=' && value != "" && strings.Trim(value, "=") == "" {
 		// "abc123==" is a pasted base64 token, not NAME=VALUE: sending it as a header name
 		// would hand the credential to the server (and its logs) in the clear.
-		return "", "", fmt.Errorf("--header: the %d-byte value given ends in '=' padding like a base64 token (not shown: it may be a credential); %s", len(s), headerForm)
+		return "", "", field.Errorf(FieldHeader, "the %d-byte value given ends in '=' padding like a base64 token (not shown: it may be a credential); %s", len(s), headerForm)
 	}
 	for i := 0; i < len(value); i++ {
 		if c := value[i]; (c < 0x20 && c != '\t') || c == 0x7f {
-			return "", "", fmt.Errorf("--header %s: the value has a control character (0x%02x) at byte %d of %d (value not shown)", name, c, i+1, len(value))
+			return "", "", field.Errorf(FieldHeader, "%s: the value has a control character (0x%02x) at byte %d of %d (value not shown)", name, c, i+1, len(value))
 		}
 	}
 	return name, value, nil
@@ -73,15 +74,15 @@ func ParseExtraBody(s string) (json.RawMessage, error) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return nil, fmt.Errorf("--extra-body: not valid JSON (syntax error at byte %d of %d); %s", se.Offset, len(b), extraBodyExample)
+			return nil, field.Errorf(FieldExtraBody, "not valid JSON (syntax error at byte %d of %d); %s", se.Offset, len(b), extraBodyExample)
 		}
-		return nil, fmt.Errorf("--extra-body: not valid JSON; %s", extraBodyExample)
+		return nil, field.Errorf(FieldExtraBody, "not valid JSON; %s", extraBodyExample)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return nil, fmt.Errorf("--extra-body: got %s, %s", jsonKind(v), extraBodyExample)
+		return nil, field.Errorf(FieldExtraBody, "got %s, %s", jsonKind(v), extraBodyExample)
 	}
 	if _, _, err := parseExtraBody(b); err != nil {
-		return nil, fmt.Errorf("--extra-body: %w", err)
+		return nil, field.Errorf(FieldExtraBody, "%w", err)
 	}
 	return json.RawMessage(b), nil
 }

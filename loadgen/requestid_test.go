@@ -103,11 +103,11 @@ func TestRequestIDPrefixValidate(t *testing.T) {
 	}{
 		{name: "vLLM's default form", prefix: "bench-1a2b3c4d-"},
 		{name: "none", prefix: ""},
-		{name: "a blank", prefix: "my run-", errHas: "--request-id-prefix: byte 3 of 7 is a blank"},
-		{name: "a control character", prefix: "a\nb", errHas: "--request-id-prefix: byte 2"},
-		{name: "not ASCII", prefix: "é", errHas: "--request-id-prefix: byte 1"},
+		{name: "a blank", prefix: "my run-", errHas: "request id prefix: byte 3 of 7 is a blank"},
+		{name: "a control character", prefix: "a\nb", errHas: "request id prefix: byte 2"},
+		{name: "not ASCII", prefix: "é", errHas: "request id prefix: byte 1"},
 		{name: "too long", prefix: strings.Repeat("x", 129), errHas: "129 bytes, more than the 128 allowed"},
-		{name: "set twice", prefix: "p-", header: http.Header{"x-request-id": {"mine"}}, errHas: "--header X-Request-Id and --request-id-prefix both set the request id"},
+		{name: "set twice", prefix: "p-", header: http.Header{"x-request-id": {"mine"}}, errHas: "header: X-Request-Id and request id prefix both set the request id"},
 		{name: "a header id alone is fine", prefix: "", header: http.Header{"X-Request-Id": {"mine"}}},
 	}
 	for _, tc := range tests {
@@ -181,7 +181,7 @@ func TestWaitReady(t *testing.T) {
 		{name: "ready at once", status: 503, model: "m", within: 10 * time.Second},
 		{name: "401 is an answer: the preflight explains it", status: 401, model: "m", after: time.Hour, within: 10 * time.Second},
 		{name: "never ready", status: 503, model: "m", after: time.Hour, within: 1500 * time.Millisecond,
-			errHas: "--ready-check-timeout-sec: http://127.0.0.1", minWait: 1400 * time.Millisecond, notes: true},
+			errHas: "ready-check timeout: http://127.0.0.1", minWait: 1400 * time.Millisecond, notes: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -104,13 +105,13 @@ func (t Tier) Validate() []error {
 		}
 	}
 	if t.MaxConcurrency < 0 {
-		errs = append(errs, fmt.Errorf("--max-concurrency must be >= 0, got %d", t.MaxConcurrency))
+		errs = append(errs, field.Errorf(FieldMaxConcurrency, "must be >= 0, got %d", t.MaxConcurrency))
 	}
 	if t.StopAfter < 0 || t.Grace < 0 || t.Spin < 0 {
 		errs = append(errs, fmt.Errorf("tier %d: StopAfter, Grace and Spin must be >= 0", t.Index))
 	}
 	if t.Retries < 0 {
-		errs = append(errs, fmt.Errorf("--retries must be >= 0, got %d", t.Retries))
+		errs = append(errs, field.Errorf(FieldRetries, "must be >= 0, got %d", t.Retries))
 	}
 	if l := t.Limiter; l != nil && l.Limit() != rate.Inf && (l.Limit() <= 0 || l.Burst() < 1) {
 		errs = append(errs, fmt.Errorf("tier %d: the rate limiter (limit %v, burst %d) would never let a request through", t.Index, l.Limit(), l.Burst()))

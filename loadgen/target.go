@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/redact"
 )
 
@@ -66,10 +67,10 @@ func appendRequestID(b []byte, prefix string, tier, id int) []byte {
 func (t Target) ValidateRequestID() []error {
 	var errs []error
 	if why := checkRequestIDPrefix(t.RequestIDPrefix); why != "" {
-		errs = append(errs, fmt.Errorf("--request-id-prefix: %s", why))
+		errs = append(errs, field.Errorf(FieldRequestIDPrefix, "%s", why))
 	}
 	if t.RequestIDPrefix != "" && hasHeader(t.Headers, RequestIDHeader) {
-		errs = append(errs, fmt.Errorf("--header %s and --request-id-prefix both set the request id: give one of them", RequestIDHeader))
+		errs = append(errs, field.Errorf(FieldHeader, "%s and %v both set the request id: give one of them", RequestIDHeader, field.Ref(FieldRequestIDPrefix)))
 	}
 	return errs
 }
@@ -113,27 +114,27 @@ func (t Target) maxResponseBytes() int64 {
 func (t Target) Validate() []error {
 	var errs []error
 	if t.BaseURL == "" {
-		errs = append(errs, errors.New("--base-url is empty"))
+		errs = append(errs, field.Errorf(FieldBaseURL, "is empty"))
 	} else if u, err := url.Parse(t.BaseURL); err != nil {
 		// url.Parse's error quotes the input, which may hold credentials: say less.
-		errs = append(errs, errors.New("--base-url is not a valid URL"))
+		errs = append(errs, field.Errorf(FieldBaseURL, "is not a valid URL"))
 	} else if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("--base-url must be an http:// or https:// URL with a host, got %q", SanitizeURL(t.BaseURL)))
+		errs = append(errs, field.Errorf(FieldBaseURL, "must be an http:// or https:// URL with a host, got %q", SanitizeURL(t.BaseURL)))
 	}
 	if t.Endpoint.Kind() == nil {
-		errs = append(errs, fmt.Errorf("--endpoint: want %s, got %q", kindNames(), string(t.Endpoint)))
+		errs = append(errs, field.Errorf(FieldEndpoint, "want %s, got %q", kindNames(), string(t.Endpoint)))
 	}
 	if len(bytes.TrimSpace(t.ExtraBody)) > 0 {
 		if _, _, err := parseExtraBody(t.ExtraBody); err != nil {
-			errs = append(errs, fmt.Errorf("--extra-body: %w", err))
+			errs = append(errs, field.Errorf(FieldExtraBody, "%w", err))
 		}
 	}
 	if t.Timeout < 0 {
-		errs = append(errs, fmt.Errorf("--timeout must be >= 0, got %v", t.Timeout))
+		errs = append(errs, field.Errorf(FieldTimeout, "must be >= 0, got %v", t.Timeout))
 	}
 	errs = append(errs, t.ValidateRequestID()...)
 	if t.MaxResponseBytes < 0 {
-		errs = append(errs, fmt.Errorf("--max-response-mib must be > 0, got %d bytes", t.MaxResponseBytes))
+		errs = append(errs, field.Errorf(FieldMaxResponse, "must be > 0, got %d bytes", t.MaxResponseBytes))
 	}
 	return errs
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -43,6 +44,17 @@ var fieldFlags = map[string]string{
 	measure.FieldObjectives:        "goodput",
 	measure.FieldPercentiles:       "metric-percentiles",
 	measure.FieldPercentileMetrics: "percentile-metrics",
+
+	loadgen.FieldBaseURL:         "base-url",
+	loadgen.FieldEndpoint:        "endpoint",
+	loadgen.FieldHeader:          "header",
+	loadgen.FieldExtraBody:       "extra-body",
+	loadgen.FieldRequestIDPrefix: "request-id-prefix",
+	loadgen.FieldTimeout:         "timeout",
+	loadgen.FieldMaxResponse:     "max-response-mib",
+	loadgen.FieldRetries:         "retries",
+	loadgen.FieldReadyTimeout:    "ready-check-timeout-sec",
+	// loadgen.FieldMaxConcurrency is sweep.FieldMaxConcurrency: one cap, --max-concurrency.
 
 	shard.FieldShard:   "shard",
 	shard.FieldStartAt: "start-at",
