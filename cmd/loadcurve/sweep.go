@@ -20,23 +20,17 @@ import (
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
-// defaultSweepObjectives are the objectives of a sweep of a real target that gives none: a sweep
-// without objectives cannot place a knee. The embedded deployment has its own (its clock runs
-// faster than a real one's: sim.ProfileObjectives). They are printed with every result.
-const defaultSweepObjectives = "ttft:2000 tpot:100"
-
 // defaultObjectives are the objectives of a sweep that gives none, for its target.
 func defaultObjectives(c *cli.Context) (string, string) {
 	switch {
 	case c.String("base-url") != "":
-		return defaultSweepObjectives, "the default for a real target"
+		return sweep.DefaultObjectives, "the default for a real target"
 	case c.String("sim-model") == "mdc":
 		q, err := queueConfig(c, "sim-")
 		if err != nil {
-			return defaultSweepObjectives, "the default"
+			return sweep.DefaultObjectives, "the default"
 		}
-		ms := float64(q.Service+q.FirstToken) / float64(time.Millisecond)
-		return fmt.Sprintf("ttft:%g", ms), "the embedded queue's: its service time plus its first token"
+		return q.Objectives(), "the embedded queue's: its service time plus its first token"
 	}
 	return sim.ProfileObjectives(c.String("sim-profile")), "the embedded deployment's own"
 }
@@ -85,7 +79,7 @@ func sweepCommand() *cli.Command {
 			"tier runs until its verdict against --target-share is decided at --confidence (or its cap), in steady state\n" +
 			"(warm-up and drain left out), and the capacity is where the monotone fit of the compliant share against the\n" +
 			"realised rate crosses the target. The operating point (capacity less --headroom) is then verified by a tier\n" +
-			"run at it. Compliance = success AND every --goodput objective met (default: " + defaultSweepObjectives + " for a real target,\n" +
+			"run at it. Compliance = success AND every --goodput objective met (default: " + sweep.DefaultObjectives + " for a real target,\n" +
 			"the embedded deployment's own without --base-url: " + sim.ProfileObjectives(sim.ProfileDefault) + " for its default profile).",
 		Flags: sweepFlags(),
 		Before: func(c *cli.Context) error {
