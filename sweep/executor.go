@@ -273,7 +273,7 @@ func (e *exec) search(ctx context.Context) error {
 	}
 	e.calibrateShadow()
 	cfg := e.cfg
-	pl := Planner{Saturation: sat, Params: cfg.Settings.Params, Precision: cfg.Precision, MaxTiers: cfg.MaxTiers, Unit: e.unit(),
+	pl := Planner{Saturation: sat, Params: cfg.Settings.Params, Precision: cfg.Precision, MaxTiers: cfg.MaxTiers, Axis: e.axis(),
 		MinTier: cfg.MinTierDuration, MaxTier: cfg.MaxTierDuration}
 	if cfg.Budget > 0 {
 		pl.Budget = cfg.Budget - e.confirmReserve(sat)

@@ -24,6 +24,10 @@ func KindOf(h records.Header) Kind {
 	return KindSweep
 }
 
+// madeBySweep reports whether a records file's header says the sweep command wrote it: a
+// file of another command, or of none, is not a sweep's to resume.
+func madeBySweep(h records.Header) bool { return h.Command == records.CommandSweep }
+
 // Kind is the result's kind.
 func (r *Result) Kind() Kind { return KindOf(r.Header) }
 

@@ -26,7 +26,7 @@ type Plan struct {
 	StartAt time.Time
 	// Label names the tier in progress output, e.g. "tier 3, 8.02 req/s".
 	Label string
-	// Pool and StopAfter are a closed-loop tier's (Tier.Users > 0; Offsets are then the users'
+	// Pool and StopAfter are a closed-loop tier's (on curve.AxisUsers; Offsets are then the users'
 	// starts): the requests its users draw from, and when they stop sending (0: when the pool
 	// is empty).
 	Pool      int

@@ -39,9 +39,9 @@ type Planner struct {
 	Params     curve.Params
 	Precision  float64
 	MaxTiers   int
-	// Unit names the rates in the reasons Next gives: "" means "req/s" (the schedule's
-	// arrivals are requests); "sessions/s" for a workload of sessions.
-	Unit string
+	// Axis is what the rates count (requests or sessions per second), which the reasons Next
+	// gives name.
+	Axis curve.Axis
 	// Budget is the load the search may put on the target (the confirmation's share already
 	// taken out); 0: no bound. MinTier is the shortest tier worth starting, MaxTier the longest
 	// usual cap (0: end tiers get the usual cap too).
@@ -59,12 +59,7 @@ type Step struct {
 	Why   string
 }
 
-func (pl Planner) unit() string {
-	if pl.Unit == "" {
-		return "req/s"
-	}
-	return pl.Unit
-}
+func (pl Planner) unit() string { return pl.Axis.Unit() }
 
 // Next returns the next tier of the search, given the summaries of every tier run so far
 // (probes and earlier search tiers; confirmations are ignored) and the load the sweep spent, or

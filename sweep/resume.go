@@ -81,7 +81,7 @@ func OpenResume(dir string) (*Resume, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoSweep, path, err)
 	}
 	switch {
-	case r.Header.Command != records.CommandSweep:
+	case !madeBySweep(r.Header):
 		return nil, fmt.Errorf("%w: %s holds the records of a %s, not of a sweep", ErrNoSweep, path, orWord(string(r.Header.Command), "command of another kind"))
 	case r.Header.Shard != "":
 		return nil, fmt.Errorf("%s is shard %s of a sharded sweep, whose tiers start at fixed wall-clock times: it cannot be resumed (run the sweep again, every shard with a new --start-at)", path, r.Header.Shard)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -67,7 +66,7 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if l.Result.Header.Command == records.CommandRun {
+	if l.Result.Kind().OneTier() {
 		// vLLM's peak figures of summary.json: from the records in memory, or the file read
 		// again in bounded memory.
 		if l.File != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
-// ClosedQueueRunner serves closed-loop tiers (Plan.Tier.Users > 0) on the virtual M/D/c queue:
+// ClosedQueueRunner serves closed-loop tiers (curve.AxisUsers: Plan.Tier.Users set) on the virtual M/D/c queue:
 // each user sends its next request of the pool when its previous one ended plus the tier's think
 // time. With a fixed think time the whole system is deterministic; with none, N users that start
 // together are served c at a time in rounds of the service time, so every wait is a whole

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -34,7 +35,7 @@ func (q *ClusterQueueRunner) RunTier(ctx context.Context, p sweep.Plan, sink swe
 	if err != nil {
 		return id, err
 	}
-	if id.Users > 0 || cfg.QueueLimit != 0 || q.Replicas < 1 {
+	if !curve.AxisOfTier(id).Open() || cfg.QueueLimit != 0 || q.Replicas < 1 {
 		return id, fmt.Errorf("cluster queue: want an open-loop plan, no queue limit and at least one replica (%d users, limit %d, %d replicas)",
 			id.Users, cfg.QueueLimit, q.Replicas)
 	}
