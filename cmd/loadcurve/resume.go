@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -267,55 +265,38 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
-// resumeHeaderDiffers compares the records header of the interrupted sweep with the one this
-// command would write: every difference in what is measured (the target, the model it serves,
-// the workload, the schedule, the seed, the objectives and analysis settings).
-func resumeHeaderDiffers(old, now records.Header) []error {
-	var errs []error
-	diff := func(what, was, is string) {
-		if was != is {
-			errs = append(errs, fmt.Errorf("%s: the interrupted sweep's records say %s, this sweep's would say %s", what, orNone(was), orNone(is)))
-		}
-	}
-	js := func(v any) string {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Sprint(v)
-		}
-		return string(b)
-	}
-	compact := func(raw json.RawMessage) string {
-		var b bytes.Buffer
-		if json.Compact(&b, raw) != nil {
-			return string(raw)
-		}
-		return b.String()
-	}
-	if old.Sim == "" || now.Sim == "" { // the embedded deployment listens on a new port every time
-		diff("the target (--base-url)", old.Target, now.Target)
-	}
-	diff("the embedded deployment (--sim-*)", old.Sim, now.Sim)
-	diff("the embedded deployment's configuration (--sim-*)", compact(old.SimConfig)+compact(old.SimQueueConfig), compact(now.SimConfig)+compact(now.SimQueueConfig))
-	diff("the embedded deployment's replicas (--sim-replicas, --sim-balance)", fmt.Sprint(old.SimReplicas, old.SimBalance), fmt.Sprint(now.SimReplicas, now.SimBalance))
-	diff("the endpoint (--endpoint)", old.Endpoint, now.Endpoint)
-	diff("the model (--model, or the first of GET /models)", old.Model, now.Model)
-	diff("the workload (--workload and its flags)", old.Workload, now.Workload)
-	diff("the schedule (--request-rates, --max-concurrencies, --burstiness)", old.Arrival, now.Arrival)
-	diff("the seed (--seed)", strconv.FormatInt(old.Seed, 10), strconv.FormatInt(now.Seed, 10))
-	diff("the concurrency cap (--max-concurrency)", strconv.Itoa(old.MaxConcurrency), strconv.Itoa(now.MaxConcurrency))
-	diff("the cache policy (--cache)", old.CachePolicy, now.CachePolicy)
-	diff("the extra body (--extra-body, --ignore-eos)", compact(old.ExtraBody), compact(now.ExtraBody))
-	diff("the request timeout (--timeout)", fmt.Sprint(old.TimeoutS, " s"), fmt.Sprint(now.TimeoutS, " s"))
-	diff("the retries (--retries)", strconv.Itoa(old.Retries), strconv.Itoa(now.Retries))
-	diff("the objectives and analysis settings (--goodput, --target-share, --confidence, …)", js(old.Settings), js(now.Settings))
-	return errs
+// resumeSettingFlags names each setting a resumed sweep must keep (sweep.ResumeDifferences) as
+// the user gives it.
+var resumeSettingFlags = map[string]string{
+	sweep.ResumeTarget:         "the target (--base-url)",
+	sweep.ResumeSim:            "the embedded deployment (--sim-*)",
+	sweep.ResumeSimConfig:      "the embedded deployment's configuration (--sim-*)",
+	sweep.ResumeSimReplicas:    "the embedded deployment's replicas (--sim-replicas, --sim-balance)",
+	sweep.ResumeEndpoint:       "the endpoint (--endpoint)",
+	sweep.ResumeModel:          "the model (--model, or the first of GET /models)",
+	sweep.ResumeWorkload:       "the workload (--workload and its flags)",
+	sweep.ResumeSchedule:       "the schedule (--request-rates, --max-concurrencies, --burstiness)",
+	sweep.ResumeSeed:           "the seed (--seed)",
+	sweep.ResumeMaxConcurrency: "the concurrency cap (--max-concurrency)",
+	sweep.ResumeCachePolicy:    "the cache policy (--cache)",
+	sweep.ResumeExtraBody:      "the extra body (--extra-body, --ignore-eos)",
+	sweep.ResumeTimeout:        "the request timeout (--timeout)",
+	sweep.ResumeRetries:        "the retries (--retries)",
+	sweep.ResumeSettings:       "the objectives and analysis settings (--goodput, --target-share, --confidence, …)",
 }
 
-func orNone(s string) string {
-	if s == "" || s == "null" {
-		return "none"
+// resumeHeaderDiffers says, naming the flags, every difference in what is measured between the
+// records header of the interrupted sweep and the one this command would write.
+func resumeHeaderDiffers(old, now records.Header) []error {
+	var errs []error
+	for _, d := range sweep.ResumeDifferences(old, now) {
+		what, ok := resumeSettingFlags[d.What]
+		if !ok {
+			what = "the " + d.What
+		}
+		errs = append(errs, fmt.Errorf("%s: the interrupted sweep's records say %s, this sweep's would say %s", what, d.Was, d.Is))
 	}
-	return s
+	return errs
 }
 
 // resumeFingerprint returns the workload fingerprint a planned tier's request set has, as the
