@@ -45,7 +45,7 @@ func ParseConcurrencies(s string) (Concurrency, error) {
 	for _, part := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
 		if err != nil {
-			return Concurrency{}, field.Errorf("max-concurrencies", "%q is not a whole number: want auto, or levels like 1,2,4,8", part)
+			return Concurrency{}, field.Errorf(FieldUsers, "%q is not a whole number: want auto, or levels like 1,2,4,8", part)
 		}
 		c.Levels = append(c.Levels, n)
 	}
@@ -69,20 +69,20 @@ func (c Concurrency) validate(cfg Config) []error {
 	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(name, format, a...)) }
 	for i, n := range c.Levels {
 		if n < 1 || n > MaxUsers || (i > 0 && n <= c.Levels[i-1]) {
-			bad("max-concurrencies", "levels must be increasing whole numbers in [1, %d], got %s", MaxUsers, levelsText(c.Levels))
+			bad(FieldUsers, "levels must be increasing whole numbers in [1, %d], got %s", MaxUsers, levelsText(c.Levels))
 			break
 		}
 	}
 	if c.Think < 0 {
-		bad("think-time", "must be ≥ 0, got %v", c.Think)
+		bad(FieldThink, "must be ≥ 0, got %v", c.Think)
 	}
 	switch {
 	case cfg.Schedule != nil || cfg.Rates.Auto || len(cfg.Rates.List) > 0:
-		bad("max-concurrencies", "concurrency tiers replace rate tiers: give --max-concurrencies or --request-rates, not both")
+		bad(FieldUsers, "concurrency tiers replace rate tiers: give %v or %v, not both", field.Ref(FieldUsers), field.Ref(FieldRates))
 	case cfg.MaxConcurrency > 0:
-		bad("max-concurrency", "a closed loop of users is its own concurrency cap: give --max-concurrencies alone")
+		bad(FieldMaxConcurrency, "a closed loop of users is its own concurrency cap: give %v alone", field.Ref(FieldUsers))
 	case !cfg.StartAt.IsZero():
-		bad("max-concurrencies", "a sharded sweep of concurrency levels is not supported: run it from one process")
+		bad(FieldUsers, "a sharded sweep of concurrency levels is not supported: run it from one process")
 	}
 	return errs
 }
