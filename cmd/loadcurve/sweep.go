@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -193,12 +192,12 @@ func sweepAction(c *cli.Context) error {
 	tune := func(x *sweep.Executor) {
 		// The scenario is written when the first tier starts, beside the records file: what a
 		// resume of this sweep reads its flags from.
-		x.Runner = &beforeFirstTier{Runner: x.Runner, do: func() error {
+		x.Runner = sweep.BeforeFirstTier(x.Runner, func() error {
 			if lc.outDir == "" {
 				return nil
 			}
 			return writeScenario(lc.outDir, c)
-		}}
+		})
 		if resume != nil {
 			x.Resume, x.Fingerprint = resume, resumeFingerprint(lc.target)
 		}
@@ -248,21 +247,4 @@ func (lc *loadCommand) interrupted(c *cli.Context) error {
 		return fmt.Errorf("%w (no tier started: nothing to resume)", errInterrupted)
 	}
 	return fmt.Errorf("%w; continue the sweep with: %s", errInterrupted, resumeCommand(c, lc.outDir))
-}
-
-// beforeFirstTier is a runner that does something once, before its first tier.
-type beforeFirstTier struct {
-	sweep.Runner
-	do   func() error
-	done bool
-}
-
-func (b *beforeFirstTier) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
-	if !b.done {
-		b.done = true
-		if err := b.do(); err != nil {
-			return p.Tier, err
-		}
-	}
-	return b.Runner.RunTier(ctx, p, sink, stop)
 }
