@@ -201,7 +201,7 @@ func TestBadInputIsAClearError(t *testing.T) {
 		{"unknown goodput key", []string{"run", "--goodput", "latency:5"}, exitUsage, "--goodput"},
 		{"extra body not an object", []string{"run", "--extra-body", "[1,2]"}, exitUsage, "--extra-body"},
 		{"extra body not json", []string{"run", "--extra-body", "{ignore_eos:true}"}, exitUsage, "--extra-body"},
-		{"bad endpoint", []string{"run", "--endpoint", "embeddings"}, exitUsage, "--endpoint"},
+		{"bad endpoint", []string{"run", "--endpoint", "rerank"}, exitUsage, "--endpoint"},
 		{"bad format", []string{"run", "--format", "xml"}, exitUsage, "--format"},
 		{"zero requests", []string{"run", "--num-requests", "0"}, exitUsage, "--num-requests"},
 		{"bad ramp", []string{"run", "--ramp-up-strategy", "sideways"}, exitUsage, "--ramp-up-strategy"},

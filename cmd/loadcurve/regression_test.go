@@ -353,7 +353,7 @@ func TestRegressionErrorsNameTheFlagOnce(t *testing.T) {
 		flag string
 		args []string
 	}{
-		{"endpoint", []string{"run", "--endpoint", "embeddings"}},
+		{"endpoint", []string{"run", "--endpoint", "rerank"}},
 		{"extra-body", []string{"run", "--extra-body", "[1]"}},
 		{"extra-body", []string{"run", "--extra-body", "{x"}},
 		{"header", []string{"run", "--header", "bad"}},

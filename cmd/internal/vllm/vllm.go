@@ -77,11 +77,11 @@ const (
 // Flags is vLLM's benchmark client's flags, in the order of its --help.
 var Flags = []Flag{
 	// Connection.
-	{Name: "backend", Kind: Honoured, Type: "string", Note: "vllm and openai send completions (/completions), openai-chat chat (/chat/completions); the embeddings, pooling, rerank and audio backends are refused"},
+	{Name: "backend", Kind: Honoured, Type: "string", Note: "vllm and openai send completions (/completions), openai-chat chat (/chat/completions), openai-embeddings embeddings (/embeddings); the other embeddings, pooling, rerank and audio backends are refused"},
 	{Name: "base-url", Kind: Native, Type: "string", Note: "with --endpoint PATH, --host/--port or --backend, vLLM's form: the server's root, the URL is base-url + endpoint; otherwise loadcurve's, the API root (http://host:8000/v1)"},
 	{Name: "host", Kind: Honoured, Type: "string", Note: "with --port: the target is http://HOST:PORT + --endpoint (vLLM's defaults 127.0.0.1, 8000, /v1/completions); --base-url wins over both"},
 	{Name: "port", Kind: Honoured, Type: "int", Note: "see --host"},
-	{Name: "endpoint", Kind: Native, Type: "string", Note: "loadcurve's chat or completions, or vLLM's path (/v1/completions): the path is added to the base as it is, and its ending (chat/completions or completions) chooses the API"},
+	{Name: "endpoint", Kind: Native, Type: "string", Note: "loadcurve's endpoint kind (chat, completions, responses, embeddings), or vLLM's path (/v1/completions): the path is added to the base as it is, and its ending (chat/completions, completions, responses or embeddings) chooses the API"},
 	{Name: "header", Kind: Native, Type: "list"},
 	{Name: "insecure", Kind: Native, Type: "bool"},
 	{Name: "ready-check-timeout-sec", Kind: Native, Type: "int"},
@@ -253,14 +253,26 @@ var backends = map[string]struct {
 	"openai":                    {endpoint: loadgen.Completions},
 	"openai-chat":               {endpoint: loadgen.Chat},
 	"openai-audio":              {refused: "speech transcription: " + whyMultimodal},
-	"openai-embeddings":         {refused: "embeddings are not measured by loadcurve yet (it measures streamed generation)"},
-	"openai-embeddings-chat":    {refused: "embeddings are not measured by loadcurve yet (it measures streamed generation)"},
-	"openai-embeddings-clip":    {refused: "embeddings are not measured by loadcurve yet (it measures streamed generation)"},
-	"openai-embeddings-vlm2vec": {refused: "embeddings are not measured by loadcurve yet (it measures streamed generation)"},
-	"infinity-embeddings":       {refused: "embeddings are not measured by loadcurve yet (it measures streamed generation)"},
-	"infinity-embeddings-clip":  {refused: "embeddings are not measured by loadcurve yet (it measures streamed generation)"},
+	"openai-embeddings":         {endpoint: loadgen.Embeddings},
+	"openai-embeddings-chat":    {refused: "embeddings of chat messages: loadcurve sends a text input (use openai-embeddings)"},
+	"openai-embeddings-clip":    {refused: "image embeddings: " + whyMultimodal},
+	"openai-embeddings-vlm2vec": {refused: "image embeddings: " + whyMultimodal},
+	"infinity-embeddings":       {refused: "Infinity's request form is not sent by loadcurve (use openai-embeddings against an OpenAI-compatible /v1/embeddings)"},
+	"infinity-embeddings-clip":  {refused: "image embeddings: " + whyMultimodal},
 	"vllm-pooling":              {refused: "pooling is not measured by loadcurve (it measures streamed generation)"},
 	"vllm-rerank":               {refused: "reranking is not measured by loadcurve (it measures streamed generation)"},
+}
+
+// backendOf is vLLM's backend for each endpoint kind it has one for, as its errors suggest it.
+var backendOf = map[loadgen.Endpoint]string{loadgen.Completions: "openai", loadgen.Chat: "openai-chat", loadgen.Embeddings: "openai-embeddings"}
+
+// routes lists the endpoint kinds' routes for a message: "/chat/completions, /completions, …".
+func routes() string {
+	var r []string
+	for _, k := range loadgen.Kinds() {
+		r = append(r, k.Route())
+	}
+	return strings.Join(r, ", ")
 }
 
 // Target applies vLLM's connection, model and sampling flags to t (readTarget calls it
@@ -288,7 +300,7 @@ func Target(a Args, t *loadgen.Target, notes io.Writer) []error {
 			}
 			return errs
 		case b.refused != "":
-			return append(errs, fmt.Errorf("--backend %s: not supported: %s; use openai (completions) or openai-chat (chat)", backend, b.refused))
+			return append(errs, fmt.Errorf("--backend %s: not supported: %s; use openai (completions), openai-chat (chat) or openai-embeddings (embeddings)", backend, b.refused))
 		}
 		t.Endpoint = b.endpoint
 		if a.Given("endpoint") && path == "" && !strings.EqualFold(ep, t.Endpoint.String()) {
@@ -297,31 +309,35 @@ func Target(a Args, t *loadgen.Target, notes io.Writer) []error {
 	}
 	urlForm := path != "" || a.Given("host") || a.Given("port") || backend != ""
 	if path != "" {
-		// vLLM's request functions check the URL's ending: chat/completions for the chat API,
-		// completions for the completions API.
-		kind := loadgen.Completions
+		// vLLM's request functions check the URL's ending (chat/completions for the chat API,
+		// completions for the completions API, embeddings for openai-embeddings); the endpoint
+		// kinds' routes say which API a path's ending is.
+		kind, ok := loadgen.EndpointOfRoute(path)
 		switch {
-		case strings.HasSuffix(path, "chat/completions"):
-			kind = loadgen.Chat
-		case strings.HasSuffix(path, "completions"):
+		case ok:
+		case strings.HasSuffix(path, "completions"): // vLLM's own check, without the slash
+			kind = loadgen.Completions
 		default:
-			return append(errs, fmt.Errorf("--endpoint %s: loadcurve speaks the completions and chat completions APIs: the path must end with completions or chat/completions, e.g. /v1/completions", path))
+			return append(errs, fmt.Errorf("--endpoint %s: the path must end with the route of one of loadcurve's APIs (%s), e.g. /v1/completions", path, routes()))
 		}
 		if backend != "" && kind != t.Endpoint {
-			want := map[loadgen.Endpoint]string{loadgen.Chat: "/v1/chat/completions", loadgen.Completions: "/v1/completions"}[t.Endpoint]
-			return append(errs, fmt.Errorf("--backend %s sends %s requests, but --endpoint %s is the %s API: give --endpoint %s (or --backend %s)",
-				backend, t.Endpoint, path, kind, want, map[loadgen.Endpoint]string{loadgen.Chat: "openai-chat", loadgen.Completions: "openai"}[kind]))
+			hint := ""
+			if b := backendOf[kind]; b != "" {
+				hint = " (or --backend " + b + ")"
+			}
+			return append(errs, fmt.Errorf("--backend %s sends %s requests, but --endpoint %s is the %s API: give --endpoint /v1%s%s",
+				backend, t.Endpoint, path, kind, t.Endpoint.Route(), hint))
 		}
 		t.Endpoint = kind
 	} else if urlForm {
 		// vLLM's default endpoint is /v1/completions, whatever the backend.
-		if t.Endpoint == loadgen.Chat && backend != "" {
-			return append(errs, fmt.Errorf("--backend %s needs --endpoint /v1/chat/completions: vLLM's default endpoint, /v1/completions, is not the chat API", backend))
+		if t.Endpoint != loadgen.Completions && backend != "" {
+			return append(errs, fmt.Errorf("--backend %s needs --endpoint /v1%s: vLLM's default endpoint, /v1/completions, is not the %s API", backend, t.Endpoint.Route(), t.Endpoint))
 		}
 		if backend == "" && !a.Given("endpoint") {
 			t.Endpoint = loadgen.Completions // vLLM's default backend, openai
 		}
-		path = "/v1" + map[loadgen.Endpoint]string{loadgen.Chat: "/chat/completions", loadgen.Completions: "/completions"}[t.Endpoint]
+		path = "/v1" + t.Endpoint.Route()
 	}
 	if urlForm {
 		root := a.String("base-url")
@@ -343,13 +359,10 @@ func Target(a Args, t *loadgen.Target, notes io.Writer) []error {
 			root = "http://" + net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(port))
 		}
 		if root != "" {
-			// loadcurve's client adds /completions or /chat/completions to its base URL: the
-			// base is vLLM's URL less that ending, joined as vLLM joins them.
+			// loadcurve's client adds its kind's route (/completions, /chat/completions, …) to
+			// its base URL: the base is vLLM's URL less that ending, joined as vLLM joins them.
 			full := root + path
-			suffix := "/completions"
-			if t.Endpoint == loadgen.Chat {
-				suffix = "/chat/completions"
-			}
+			suffix := t.Endpoint.Route()
 			if !strings.HasSuffix(full, suffix) {
 				return append(errs, fmt.Errorf("--endpoint %s: the path must end with %s for the %s API", path, suffix, t.Endpoint))
 			}
