@@ -356,7 +356,7 @@ func ledger(d [2]Decision, c Costs, tokens string) (cost.Ledger, error) {
 		opts[i] = cost.Option{Name: fmt.Sprintf("%s (%s %s, %s)", x.Side, strconv.FormatFloat(float64(f.Rate), 'g', 3, 64), unit, f.Source),
 			CostPerHour: []float64{c.A, c.B}[i], RawThroughput: f.RawOutputThroughput, CompliantShare: f.CompliantTokenShare()}
 	}
-	return cost.Compare(opts[0], opts[1], cost.Params{Currency: c.Currency, HoursPerPeriod: cost.DefaultHoursPerPeriod, Tokens: tokens})
+	return cost.NewLedger(opts[0], opts[1], cost.Params{Currency: c.Currency, HoursPerPeriod: cost.DefaultHoursPerPeriod, Tokens: tokens})
 }
 
 // equalLoad prices every rate both ran: cost per hour over steady-state compliant throughput.

@@ -31,7 +31,7 @@ func round(x float64, decimals int) float64 {
 }
 
 func TestSeedExample(t *testing.T) {
-	l, err := cost.Compare(seedA, seedB, cost.Params{Currency: "yuan", OneTime: 50_000})
+	l, err := cost.NewLedger(seedA, seedB, cost.Params{Currency: "yuan", OneTime: 50_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestJSONShape(t *testing.T) {
-	l, err := cost.Compare(seedA, seedB, cost.Params{})
+	l, err := cost.NewLedger(seedA, seedB, cost.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	b := seedB
 	b.Maintenance = 300
 	for _, p := range []cost.Params{{}, {Currency: "EUR", HoursPerPeriod: 720, OneTime: 5000}} {
-		l, err := cost.Compare(seedA, b, p)
+		l, err := cost.NewLedger(seedA, b, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +206,7 @@ func TestPayback(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := cost.Compare(tt.a, tt.b, cost.Params{HoursPerPeriod: 720, OneTime: tt.oneTime})
+			l, err := cost.NewLedger(tt.a, tt.b, cost.Params{HoursPerPeriod: 720, OneTime: tt.oneTime})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -241,7 +241,7 @@ func TestBreakEvenAboveOne(t *testing.T) {
 	// 12,000 tok/s raw: it can never break even.
 	b := seedB
 	b.CostPerHour = 130
-	l, err := cost.Compare(seedA, b, cost.Params{})
+	l, err := cost.NewLedger(seedA, b, cost.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestUnitCostSentence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := cost.Compare(seedA, tt.b, cost.Params{})
+			l, err := cost.NewLedger(seedA, tt.b, cost.Params{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -375,7 +375,7 @@ func TestCompareErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := cost.Compare(tt.a, tt.b, tt.p)
+			_, err := cost.NewLedger(tt.a, tt.b, tt.p)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -389,7 +389,7 @@ func TestCompareErrors(t *testing.T) {
 	// Unnamed options are named by their role in messages.
 	unnamed := badB
 	unnamed.Name = ""
-	if _, err := cost.Compare(seedA, unnamed, cost.Params{}); err == nil || !strings.Contains(err.Error(), `option "B"`) {
+	if _, err := cost.NewLedger(seedA, unnamed, cost.Params{}); err == nil || !strings.Contains(err.Error(), `option "B"`) {
 		t.Errorf("unnamed B: error %v should say option \"B\"", err)
 	}
 }

@@ -8,10 +8,10 @@ import (
 
 // The constructed example of METRICS.md "Cost": B is cheaper per hour and
 // faster in raw tokens, but dearer per effective token.
-func ExampleCompare() {
+func ExampleNewLedger() {
 	a := cost.Option{Name: "A", CostPerHour: 100, RawThroughput: 10_000, CompliantShare: 0.95}
 	b := cost.Option{Name: "B", CostPerHour: 80, RawThroughput: 12_000, CompliantShare: 0.60}
-	l, err := cost.Compare(a, b, cost.Params{Currency: "yuan"})
+	l, err := cost.NewLedger(a, b, cost.Params{Currency: "yuan"})
 	if err != nil {
 		fmt.Println(err)
 		return

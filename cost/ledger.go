@@ -100,11 +100,11 @@ func (p Params) Validate() []error {
 	return errs
 }
 
-// Compare builds the ledger of b against a. Invalid options or parameters are
+// NewLedger builds the ledger of b against a. Invalid options or parameters are
 // reported all at once. It also fails when A costs nothing per hour (a
 // relative comparison against a free option is undefined) or when either
 // option has zero effective throughput (its unit cost is unbounded).
-func Compare(a, b Option, p Params) (Ledger, error) {
+func NewLedger(a, b Option, p Params) (Ledger, error) {
 	var errs []error
 	for _, o := range []struct {
 		role string

@@ -4,7 +4,7 @@ import "fmt"
 
 // Move is the move from one option to another that the seed article's payback rule judges:
 // both priced at equal effective volume (the effective output of the option moved from), with
-// their extra maintenance per period and the one-time investment of the move. [Compare] and the
+// their extra maintenance per period and the one-time investment of the move. [NewLedger] and the
 // capacity plan (package plan) both call [Move.Payback], so that the rule and its words are the
 // same wherever a payback is stated.
 type Move struct {

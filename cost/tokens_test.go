@@ -23,7 +23,7 @@ func TestLedgerSaysItsTokens(t *testing.T) {
 			[]string{"output"}, `"tokens":"input"`},
 		{"", []string{"raw output throughput (tok/s)", "cost per million effective tokens", "Effective output is"}, []string{"input tokens"}, ""},
 	} {
-		l, err := cost.Compare(a, b, cost.Params{Tokens: tc.tokens})
+		l, err := cost.NewLedger(a, b, cost.Params{Tokens: tc.tokens})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestLedgerSaysItsTokens(t *testing.T) {
 			t.Errorf("tokens %q: read back %q, %v", tc.tokens, back.Tokens, err)
 		}
 	}
-	if _, err := cost.Compare(a, b, cost.Params{Tokens: "words"}); err == nil || !strings.Contains(err.Error(), `tokens = "words": must be output or input`) {
+	if _, err := cost.NewLedger(a, b, cost.Params{Tokens: "words"}); err == nil || !strings.Contains(err.Error(), `tokens = "words": must be output or input`) {
 		t.Errorf("tokens words: %v", err)
 	}
 }

@@ -64,7 +64,7 @@ func TestPaybackAgreesWithCost(t *testing.T) {
 				if oneTime < 0 {
 					from, to, oneTime = to, from, -oneTime
 				}
-				l, err := cost.Compare(from, to, cost.Params{HoursPerPeriod: cmp.A.HoursPerMonth, OneTime: oneTime})
+				l, err := cost.NewLedger(from, to, cost.Params{HoursPerPeriod: cmp.A.HoursPerMonth, OneTime: oneTime})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -12,7 +12,7 @@ import (
 func TestLedgerTableSaysItsTokens(t *testing.T) {
 	a := cost.Option{Name: "A", CostPerHour: 10, RawThroughput: 20000, CompliantShare: 0.9}
 	b := cost.Option{Name: "B", CostPerHour: 12, RawThroughput: 30000, CompliantShare: 0.8}
-	l, err := cost.Compare(a, b, cost.Params{Tokens: "input"})
+	l, err := cost.NewLedger(a, b, cost.Params{Tokens: "input"})
 	if err != nil {
 		t.Fatal(err)
 	}

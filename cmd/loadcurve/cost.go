@@ -106,7 +106,7 @@ func costAction(c *cli.Context) error {
 	if len(errs) > 0 {
 		return usageErrors(errs)
 	}
-	l, err := cost.Compare(a, b, p)
+	l, err := cost.NewLedger(a, b, p)
 	if err != nil {
 		return usageError{err}
 	}
