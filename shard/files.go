@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
 )
@@ -81,7 +82,7 @@ func CheckOut(dir string, in []Input) error {
 	target := filepath.Join(dir, result.RecordsName)
 	for _, x := range in {
 		if samePath(x.Name, target) {
-			return fmt.Errorf("--out %s would overwrite the shard file %s: choose another directory", dir, x.Name)
+			return field.Errorf(FieldOut, "%s would overwrite the shard file %s: choose another directory", dir, x.Name)
 		}
 	}
 	return nil
@@ -95,7 +96,7 @@ func WriteResult(dir string, in []Input, merged *records.File, rep MergeReport) 
 	}
 	target := filepath.Join(dir, result.RecordsName)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", dir, err)
+		return field.Errorf(FieldOut, "%s: %w", dir, err)
 	}
 	if err := WriteFile(target, merged); err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 const (
 	FieldShard   = "shard"
 	FieldStartAt = "start time"
+	FieldOut     = "output directory"
 )
 
 // EnvIndex is the environment variable a Kubernetes Indexed Job sets to the pod's completion

@@ -58,6 +58,7 @@ var fieldFlags = map[string]string{
 
 	shard.FieldShard:   "shard",
 	shard.FieldStartAt: "start-at",
+	shard.FieldOut:     "out",
 
 	sweep.FieldRates:           "request-rates",
 	sweep.FieldUsers:           "max-concurrencies",
