@@ -15,12 +15,11 @@ import (
 // ends.
 const MaxRateTiers = 1000
 
-
-// ratesForms says what --request-rates accepts; it ends most parse errors.
+// ratesForms says what a list of rates accepts; it ends most parse errors.
 const ratesForms = `want a comma-separated list of positive rates such as "1,2,4,8" ("inf" allowed as the last element), ` +
 	`a range LO:HI:geom:N or LO:HI:lin:N such as "1:64:geom:7", or "auto"`
 
-// Rates are the tiers of a sweep as given by --request-rates.
+// Rates are the tiers of a sweep, as ParseRates reads them.
 type Rates struct {
 	// Auto asks the sweep to probe the saturation rate and plan the tiers
 	// with a [Planner]; List is empty then.
