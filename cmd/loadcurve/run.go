@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -17,7 +11,6 @@ import (
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -77,12 +70,13 @@ func runAction(c *cli.Context) error {
 	if err := sizeOfSet(src, sch, n, d); err != nil {
 		return err
 	}
-	vr, err := readVLLMResult(c, spec, lc.settings)
+	// vLLM's --save-result: its flags are checked, and a named file's path, before any load.
+	vr, err := vllm.ReadSave(vllmArgs{c}, c.App.ErrWriter, spec, lc.settings)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
-	if err := vr.checkPath(c, lc.outDir, lc.replace); err != nil {
-		return err
+	if err := vr.CheckPath(vllmArgs{c}, lc.outDir, lc.replace); err != nil {
+		return usageError{err}
 	}
 	if err := lc.prepareOut(); err != nil {
 		return err
@@ -92,7 +86,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer s.Close()
-	res, err := runExecutor(c.Context, c, s, cfg, vr.tap())
+	res, err := runExecutor(c.Context, c, s, cfg, vr.Tap())
 	if lost := recordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
 		// The tiers that ran are whole in memory: show and save what can be, then fail.
 		lc.recordsLost = true
@@ -124,7 +118,7 @@ func runAction(c *cli.Context) error {
 		}
 		return errInterrupted
 	}
-	return vr.write(c, res)
+	return vr.Write(res, vllmArgs{c}, c.App.ErrWriter)
 }
 
 // --- vLLM's result file ---
@@ -135,192 +129,6 @@ func vllmResultFlags() []cli.Flag {
 		&cli.StringFlag{Name: "result-dir", Category: catVLLM, DefaultText: "the current directory, as vLLM", Usage: "directory of the --save-result file (implies --save-result)"},
 		&cli.StringFlag{Name: "result-filename", Category: catVLLM, DefaultText: "vLLM's, {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json", Usage: "name of the --save-result file (implies --save-result); an existing file is replaced only with --replace, and never one of the run's own result in --out"},
 	}
-}
-
-// vllmResult is what --save-result writes and where.
-type vllmResult struct {
-	dir, name string
-	opts      sweep.VLLMOptions
-	// outDir is the run's --out ("" when none): the file may not be one of its result's.
-	outDir string
-	// replace is --replace: an existing file of that name may be overwritten.
-	replace bool
-	// append is vLLM's --append-result: the result is appended to the file as one more line.
-	append bool
-	// requests keeps the per-request arrays as the run's records pass.
-	requests *vllm.Tap
-}
-
-// path is where the file goes, named name: into --result-dir unless name is absolute, as in vLLM.
-func (vr *vllmResult) path(name string) string {
-	if !filepath.IsAbs(name) && vr.dir != "" {
-		return filepath.Join(vr.dir, name)
-	}
-	return name
-}
-
-// clash says why the file may not be written at path, "" when it may: it would be one of the
-// files of the run's own result in --out (records.jsonl, summary.json, …), whatever --replace
-// says; or it would overwrite an input of the run (the --config file, the --workload file).
-func (vr *vllmResult) clash(c *cli.Context, path string) string {
-	if vr.outDir != "" && samePlace(filepath.Dir(path), vr.outDir) && result.IsFile(filepath.Base(path)) {
-		return fmt.Sprintf("%s is a file of the run's own result in --out %s: it would overwrite what the run records there; choose another --result-filename or --result-dir",
-			path, filepath.Clean(vr.outDir))
-	}
-	inputs := []string{c.String("config"), c.String("workload")}
-	if _, file, ok := strings.Cut(c.String("workload"), ":"); ok {
-		inputs = append(inputs, file)
-	}
-	for _, in := range inputs {
-		if in != "" && sameExistingFile(path, in) {
-			return fmt.Sprintf("%s is the run's input %s: choose another --result-filename or --result-dir", path, in)
-		}
-	}
-	return ""
-}
-
-// checkPath refuses, before any load is sent, a --result-filename that would overwrite the
-// run's own result or an input, or an existing file without --replace. vLLM's default name is
-// known only once the run is done: write checks it then.
-func (vr *vllmResult) checkPath(c *cli.Context, outDir string, replace bool) error {
-	if vr == nil {
-		return nil
-	}
-	vr.outDir, vr.replace = outDir, replace
-	if vr.name == "" {
-		return nil
-	}
-	path := vr.path(vr.name)
-	if why := vr.clash(c, path); why != "" {
-		return usagef("--result-filename: %s", why)
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return usagef("--result-filename: %s is a directory: name a file", path)
-	} else if err == nil && !replace && !vr.append {
-		if st.IsDir() {
-			return usagef("--result-filename: %s is a directory: name a file", path)
-		}
-		return usagef("--result-filename: %s already exists: choose another name, or pass --replace to overwrite it", path)
-	}
-	return nil
-}
-
-// samePlace reports whether a and b name the same directory (b need not exist yet).
-func samePlace(a, b string) bool {
-	if sameExistingFile(a, b) {
-		return true
-	}
-	aa, errA := filepath.Abs(a)
-	ab, errB := filepath.Abs(b)
-	return errA == nil && errB == nil && aa == ab
-}
-
-// sameExistingFile reports whether a and b name the same existing file or directory.
-func sameExistingFile(a, b string) bool {
-	sa, errA := os.Stat(a)
-	sb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(sa, sb)
-}
-
-// readVLLMResult reads --save-result, --result-dir and --result-filename (nil: none asked).
-// vLLM's defaults choose the statistics unless --percentile-metrics or --metric-percentiles
-// were given.
-func readVLLMResult(c *cli.Context, spec arrival.Spec, s sweep.Settings) (*vllmResult, error) {
-	appendTo := isSetHere(c, "append-result") && c.Bool("append-result")
-	if !c.Bool("save-result") && !c.IsSet("result-dir") && !c.IsSet("result-filename") && !appendTo {
-		if isSetHere(c, "save-detailed") {
-			fmt.Fprintln(c.App.ErrWriter, "loadcurve: --save-detailed: no effect without --save-result (as in vLLM)")
-		}
-		return nil, nil
-	}
-	vr := &vllmResult{dir: c.String("result-dir"), name: c.String("result-filename"), append: appendTo}
-	vr.opts.Detailed = isSetHere(c, "save-detailed") && c.Bool("save-detailed")
-	if isSetHere(c, "tokenizer") {
-		vr.opts.TokenizerID = c.String("tokenizer")
-	}
-	if isSetHere(c, "backend") {
-		vr.opts.Backend = c.String("backend")
-	}
-	if c.IsSet("result-filename") && (vr.name == "" || strings.HasSuffix(vr.name, "/")) {
-		return nil, usagef("--result-filename must name a file, got %q", vr.name)
-	}
-	if c.IsSet("percentile-metrics") {
-		for _, m := range s.Measure.Metrics {
-			if slices.Contains(sweep.VLLMMetrics, m) {
-				vr.opts.Metrics = append(vr.opts.Metrics, m)
-			}
-		}
-		if vr.opts.Metrics == nil {
-			return nil, usagef("--save-result: --percentile-metrics %s names none of the metrics vLLM reports (%s)",
-				strings.Join(s.Measure.Metrics, ","), strings.Join(sweep.VLLMMetrics, ","))
-		}
-	}
-	if c.IsSet("metric-percentiles") {
-		vr.opts.Percentiles = s.Measure.Percentiles
-	}
-	if spec.Ramp != arrival.RampNone {
-		vr.opts.Ramp = &sweep.VLLMRamp{Strategy: spec.Ramp.String(), Start: spec.RampStart, End: spec.RampEnd}
-	}
-	return vr, nil
-}
-
-// write writes the vLLM-layout file of a run's result: into --result-dir (created if need be),
-// under --result-filename or vLLM's default name; an absolute --result-filename stands alone,
-// as in vLLM.
-func (vr *vllmResult) write(c *cli.Context, res *sweep.Result) error {
-	if vr == nil {
-		return nil
-	}
-	if vr.requests != nil {
-		vr.opts.PerRequest = vr.requests.Arrays()
-	}
-	b, err := res.VLLMResult(vr.opts)
-	if err != nil {
-		return fmt.Errorf("--save-result: %w", err)
-	}
-	name := vr.name
-	if name == "" {
-		if name, err = res.VLLMFileName(vr.opts.Ramp); err != nil {
-			return fmt.Errorf("--save-result: %w", err)
-		}
-	}
-	path := vr.path(name)
-	if why := vr.clash(c, path); why != "" {
-		return fmt.Errorf("--save-result: not written: %s", why)
-	}
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("--save-result: %w", err)
-		}
-	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	switch {
-	case vr.append:
-		// vLLM's --append-result: one JSON object a line, a newline before each but the first.
-		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
-		b = bytes.TrimSuffix(b, []byte("\n"))
-		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
-			b = append([]byte("\n"), b...)
-		}
-	case !vr.replace:
-		flags |= os.O_EXCL // checked before the run when named; vLLM's default name only now
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("--save-result: %s already exists: not overwritten (the run's own result is complete; pass --replace to overwrite such a file, or give --result-filename)", path)
-	}
-	if err != nil {
-		return fmt.Errorf("--save-result: %w", err)
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("--save-result: %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--save-result: %s: %w", path, err)
-	}
-	fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result in vLLM's layout to %s\n", path)
-	return nil
 }
 
 // sizeOfSet refuses, before anything is sent or made, a tier whose request set would be too

@@ -8,7 +8,6 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -124,16 +123,4 @@ func applyVLLMCompat(c *cli.Context, lc *loadCommand) []error {
 // withVLLMFlags completes a command's flags (run, sweep) with the vLLM flags it lacks.
 func withVLLMFlags(command string, flags []cli.Flag) []cli.Flag {
 	return append(flags, vllmCompatFlags(command, flags)...)
-}
-
-// tap returns the executor option that keeps the per-request arrays of the result file (none
-// when no file is asked for).
-func (vr *vllmResult) tap() func(*sweep.Executor) {
-	return func(x *sweep.Executor) {
-		if vr == nil {
-			return
-		}
-		vr.requests = vllm.NewTap(x.Runner, vr.opts.Detailed)
-		x.Runner = vr.requests
-	}
 }
