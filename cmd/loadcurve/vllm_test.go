@@ -183,14 +183,20 @@ type idServer struct {
 	calls atomic.Int64
 }
 
-func newIDServer(t *testing.T, readyAt time.Time) *idServer {
+// newIDServer answers 503 "loading the model" for notReadyFor after the first chat request it
+// sees (counted from then, not from its start, so that a client slow to start on a busy machine
+// still meets a server that is not ready), then streams a short reply.
+func newIDServer(t *testing.T, notReadyFor time.Duration) *idServer {
 	s := &idServer{}
+	var first sync.Once
+	var readyAt time.Time
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"m","object":"model"}]}`)
 	})
 	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		s.calls.Add(1)
+		first.Do(func() { readyAt = time.Now().Add(notReadyFor) })
 		if time.Now().Before(readyAt) {
 			http.Error(w, `{"error":{"message":"loading the model"}}`, http.StatusServiceUnavailable)
 			return
@@ -218,7 +224,7 @@ func newIDServer(t *testing.T, readyAt time.Time) *idServer {
 // every record (and prefix+"preflight"), so its logs join records.jsonl; --header takes vLLM's
 // KEY=VALUE form.
 func TestRequestIDsJoinTheRecords(t *testing.T) {
-	srv := newIDServer(t, time.Time{})
+	srv := newIDServer(t, 0)
 	dir := t.TempDir()
 	code, _, stderr := runCLI(t, "run", "--base-url", srv.URL+"/v1", "--model", "m", "--server-metrics", "off", "--num-requests", "12",
 		"--request-rate", "inf", "--request-id-prefix", "bench-9f-", "--header", "X-Team=t1", "--out", dir, "-q")
@@ -251,7 +257,7 @@ func TestRequestIDsJoinTheRecords(t *testing.T) {
 // TestReadyCheck: --ready-check-timeout-sec waits for a server that answers 503 for a second,
 // and fails with a clear error naming the flag when it never answers.
 func TestReadyCheck(t *testing.T) {
-	srv := newIDServer(t, time.Now().Add(time.Second))
+	srv := newIDServer(t, time.Second)
 	code, _, stderr := runCLI(t, "run", "--base-url", srv.URL+"/v1", "--server-metrics", "off", "--num-requests", "3",
 		"--request-rate", "inf", "--ready-check-timeout-sec", "20", "-q")
 	if code != exitOK {
@@ -263,7 +269,7 @@ func TestReadyCheck(t *testing.T) {
 		}
 	}
 
-	never := newIDServer(t, time.Now().Add(time.Hour))
+	never := newIDServer(t, time.Hour)
 	start := time.Now()
 	code, _, stderr = runCLI(t, "run", "--base-url", never.URL+"/v1", "--model", "m", "--server-metrics", "off", "--num-requests", "3",
 		"--ready-check-timeout-sec", "1", "-q")
