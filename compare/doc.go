@@ -1,5 +1,5 @@
 // Package compare puts two results ([sweep.Result]) side by side
-// ([Compare]): the comparability check of DESIGN.md "Comparability"
+// ([Results]): the comparability check of DESIGN.md "Comparability"
 // ([Check]: request sets, schedules, seeds, cache policy, metric definitions,
 // objectives, request body parameters, common rates), the tiers at equal
 // rate, paired comparisons of a per-request metric over the request ids both

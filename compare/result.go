@@ -140,12 +140,12 @@ func canonicalJSON(b json.RawMessage) string {
 	return string(out)
 }
 
-// Compare puts B beside A. It checks comparability first: on a mismatch it returns the result
+// Results puts B beside A. It checks comparability first: on a mismatch it returns the result
 // (its Mismatches say what differs) and an error wrapping ErrNotComparable, unless Force, which
 // stamps the result instead. Then it pairs the tiers at equal rate, compares latencies request by
 // request there, and, with costs, prices both sides. A side without an operating point leaves
 // the ledger out (LedgerError says why) but not the rest.
-func Compare(a, b Side, o Options) (Result, error) {
+func Results(a, b Side, o Options) (Result, error) {
 	if o.Confidence == 0 {
 		o.Confidence = 0.95
 	}

@@ -88,7 +88,7 @@ const autoSweep = "sweep(auto, burstiness=1)"
 func TestTwoSweepsWithoutACommonRateAreNotComparable(t *testing.T) {
 	a := build(header(records.CommandSweep, autoSweep, ""), tierSpec{2, 1, 100}, tierSpec{4, 1, 100})
 	b := build(header(records.CommandSweep, autoSweep, ""), tierSpec{3, 1, 100}, tierSpec{5, 1, 100})
-	res, err := compare.Compare(side("A", a), side("B", b), compare.Options{})
+	res, err := compare.Results(side("A", a), side("B", b), compare.Options{})
 	if !errors.Is(err, compare.ErrNotComparable) {
 		t.Fatalf("err %v, want ErrNotComparable", err)
 	}
@@ -98,7 +98,7 @@ func TestTwoSweepsWithoutACommonRateAreNotComparable(t *testing.T) {
 	if m := res.Mismatches[0]; m.A != "2,4" || m.B != "3,5" {
 		t.Errorf("the mismatch names rates %q and %q, want 2,4 and 3,5", m.A, m.B)
 	}
-	forced, err := compare.Compare(side("A", a), side("B", b), compare.Options{Force: true})
+	forced, err := compare.Results(side("A", a), side("B", b), compare.Options{Force: true})
 	if err != nil {
 		t.Fatalf("Force: %v", err)
 	}
@@ -107,7 +107,7 @@ func TestTwoSweepsWithoutACommonRateAreNotComparable(t *testing.T) {
 	}
 	// One rate in common is enough.
 	c := build(header(records.CommandSweep, autoSweep, ""), tierSpec{4, 1, 100}, tierSpec{8, 1, 100})
-	if res, err := compare.Compare(side("A", a), side("C", c), compare.Options{}); err != nil || !res.Comparable {
+	if res, err := compare.Results(side("A", a), side("C", c), compare.Options{}); err != nil || !res.Comparable {
 		t.Errorf("sweeps sharing the rate 4: err %v, mismatches %v", err, res.Mismatches)
 	}
 }
@@ -134,7 +134,7 @@ func TestRequestBodiesCompareCanonically(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := compare.Compare(side("A", run(tc.a)), side("B", run(tc.b)), compare.Options{})
+			res, err := compare.Results(side("A", run(tc.a)), side("B", run(tc.b)), compare.Options{})
 			if tc.same {
 				if err != nil || !res.Comparable {
 					t.Errorf("err %v, mismatches %v: want comparable", err, res.Mismatches)
@@ -202,7 +202,7 @@ func TestTheLedgerPricesPricedFigures(t *testing.T) {
 		// below the first tier, where the two interpolation rules disagree.
 		a := build(header(records.CommandSweep, autoSweep, ""), tierSpec{10, 1, 100}, tierSpec{20, 0.5, 100})
 		b := build(header(records.CommandSweep, autoSweep, ""), tierSpec{10, 1, 120}, tierSpec{20, 0.6, 120})
-		res, err := compare.Compare(side("A", a), side("B", b), compare.Options{Costs: costs})
+		res, err := compare.Results(side("A", a), side("B", b), compare.Options{Costs: costs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +247,7 @@ func TestTheLedgerPricesPricedFigures(t *testing.T) {
 	t.Run("runs", func(t *testing.T) {
 		a := build(header(records.CommandRun, "poisson(rate=10)", ""), tierSpec{10, 1, 100})
 		b := build(header(records.CommandRun, "poisson(rate=10)", ""), tierSpec{10, 0.9, 110})
-		res, err := compare.Compare(side("A", a), side("B", b), compare.Options{Costs: costs})
+		res, err := compare.Results(side("A", a), side("B", b), compare.Options{Costs: costs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +275,7 @@ func TestTheLedgerPricesPricedFigures(t *testing.T) {
 func TestCompareResultRoundTrip(t *testing.T) {
 	a := build(header(records.CommandSweep, autoSweep, ""), tierSpec{10, 1, 100}, tierSpec{20, 0.5, 100})
 	b := build(header(records.CommandSweep, autoSweep, ""), tierSpec{10, 1, 120}, tierSpec{20, 0.6, 120})
-	res, err := compare.Compare(side("A", a), side("B", b), compare.Options{Costs: &compare.Costs{A: 10, B: 8, Currency: "EUR"}})
+	res, err := compare.Results(side("A", a), side("B", b), compare.Options{Costs: &compare.Costs{A: 10, B: 8, Currency: "EUR"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestCompareJSONOfBurstRuns(t *testing.T) {
 			Burstiness: 1, Planned: s.Planned, WorkloadFingerprint: "sha256:burst", StartWall: h.StartWall}
 		return sweep.Build(h, settings(), []sweep.TierResult{{Tier: id, Summary: s}})
 	}
-	res, err := compare.Compare(side("A", burst()), side("B", burst()), compare.Options{})
+	res, err := compare.Results(side("A", burst()), side("B", burst()), compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ func pageResults(t *testing.T) {
 func comparison(t *testing.T) compare.Result {
 	t.Helper()
 	pageResults(t)
-	res, err := compare.Compare(compare.Side{Name: "A", Path: "out/a", Result: fastPage.res}, compare.Side{Name: "B", Path: "out/b", Result: slowPage.res},
+	res, err := compare.Results(compare.Side{Name: "A", Path: "out/a", Result: fastPage.res}, compare.Side{Name: "B", Path: "out/b", Result: slowPage.res},
 		compare.Options{Costs: &compare.Costs{A: 4, B: 3, Currency: "USD"}})
 	if err != nil {
 		t.Fatal(err, res.Mismatches)

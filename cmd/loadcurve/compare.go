@@ -85,7 +85,7 @@ func compareAction(c *cli.Context) error {
 		}
 		sides[i] = compare.Side{Name: []string{"A", "B"}[i], Path: p, File: l.File, Result: l.Result}
 	}
-	res, err := compare.Compare(sides[0], sides[1], compare.Options{Confidence: conf, Force: c.Bool("force"), Costs: costs})
+	res, err := compare.Results(sides[0], sides[1], compare.Options{Confidence: conf, Force: c.Bool("force"), Costs: costs})
 	if errors.Is(err, compare.ErrNotComparable) {
 		for _, m := range res.Mismatches {
 			fmt.Fprintf(c.App.ErrWriter, "  %s\n", m)
