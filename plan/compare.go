@@ -17,7 +17,7 @@ const (
 	BasisStatic    = "static"    // replicas for the peak, all the time
 )
 
-// maxEvents bounds the step boundaries [Compare] examines per basis (each costs a heap
+// maxEvents bounds the step boundaries [CompareDeployments] examines per basis (each costs a heap
 // operation); a search that reaches it says where it stopped.
 const maxEvents = 2_000_000
 
@@ -47,7 +47,7 @@ type Comparison struct {
 
 // Comparability is what a check of how two deployments were measured found (package compare's
 // Check: the request set, its lengths, the schedule, objectives, cache policy, request body):
-// [Compare]'s notes claim no sameness that it did not establish.
+// [CompareDeployments]'s notes claim no sameness that it did not establish.
 type Comparability struct {
 	// Differences are what the check found differ, each in words ("request-set fingerprint
 	// differs: A=…, B=…"); none: the two were measured alike.
@@ -118,7 +118,7 @@ type CurvePoint struct {
 	StaticB    float64 `json:"static_b"`
 }
 
-// Compare plans deployments a and b for forecast f and says which is cheaper per effective
+// CompareDeployments plans deployments a and b for forecast f and says which is cheaper per effective
 // token, with replicas following the profile and with replicas for the peak, and at which
 // levels of the forecast (the forecast scaled, its shape kept) the cheaper one changes. An
 // empty name becomes "A" or "B"; the two names must differ. Errors are [Plan]'s, for both.
@@ -126,13 +126,13 @@ type CurvePoint struct {
 // The break-even levels are exact. A deployment's cost per effective token at level p (the
 // forecast's peak) is proportional to cost per hour × replica-hours(p) / compliant tokens
 // per request, and replica-hours(p) changes only where p·r/operating rate crosses a whole
-// number for one of the rates r the replicas are sized for. Compare walks those boundaries
+// number for one of the rates r the replicas are sized for. CompareDeployments walks those boundaries
 // of both deployments in increasing order from 0 and records every one at which the sign of
 // the difference changes; it stops where the sign is provably fixed (the rounding to whole
 // replicas adds at most one replica per step, which beyond some level cannot outweigh the
 // difference in cost per request), at [Options].MaxScale times the forecast, or after
 // 2,000,000 boundaries, whichever comes first, and says which.
-func Compare(a, b Deployment, f Forecast, o Options) (Comparison, error) {
+func CompareDeployments(a, b Deployment, f Forecast, o Options) (Comparison, error) {
 	if a.Name == "" {
 		a.Name = "A"
 	}

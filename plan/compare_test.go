@@ -82,7 +82,7 @@ func TestCompareBreakEven(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cmp, err := plan.Compare(c.a, c.b, c.f, plan.Options{ScaleUpLag: c.lag})
+			cmp, err := plan.CompareDeployments(c.a, c.b, c.f, plan.Options{ScaleUpLag: c.lag})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestCompareBreakEven(t *testing.T) {
 func TestCompareFigures(t *testing.T) {
 	a, b := bigA, smallB
 	a.OneTimeCost, b.OneTimeCost = 50_000, 0
-	cmp, err := plan.Compare(a, b, plan.PeakForecast(10), plan.Options{})
+	cmp, err := plan.CompareDeployments(a, b, plan.PeakForecast(10), plan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestCompareSummaries(t *testing.T) {
 	// A dominates: cheaper per hour and carrying more.
 	a := plan.Deployment{Name: "fast", OperatingRate: 10, CompliantTokensPerRequest: 100, RawTokensPerRequest: 100, CostPerHour: 10}
 	b := plan.Deployment{Name: "slow", OperatingRate: 5, CompliantTokensPerRequest: 100, RawTokensPerRequest: 100, CostPerHour: 20}
-	cmp, err := plan.Compare(a, b, plan.PeakForecast(10), plan.Options{})
+	cmp, err := plan.CompareDeployments(a, b, plan.PeakForecast(10), plan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestCompareSummaries(t *testing.T) {
 	// Identical deployments under two names: equal everywhere, and no bound on the search.
 	twin := a
 	twin.Name = "twin"
-	cmp, err = plan.Compare(a, twin, plan.PeakForecast(10), plan.Options{MaxScale: 10})
+	cmp, err = plan.CompareDeployments(a, twin, plan.PeakForecast(10), plan.Options{MaxScale: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestCompareErrors(t *testing.T) {
 		{"both wrong", bad, smallB, plan.Forecast{}, []string{`deployment "A": operating-rate: +Inf`, "forecast: no points"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := plan.Compare(c.a, c.b, c.f, plan.Options{})
+			_, err := plan.CompareDeployments(c.a, c.b, c.f, plan.Options{})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -260,7 +260,7 @@ func TestCompareNotesClaimOnlyWhatWasChecked(t *testing.T) {
 			"NOT COMPARABLE (1 differences): A and B were measured differently, and planned anyway: " + diff},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cmp, err := plan.Compare(bigA, smallB, plan.PeakForecast(10), plan.Options{Comparability: c.k})
+			cmp, err := plan.CompareDeployments(bigA, smallB, plan.PeakForecast(10), plan.Options{Comparability: c.k})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,7 +34,7 @@ type Deployment struct {
 	// CostPerHour is the running cost of one replica per hour. Finite and > 0.
 	CostPerHour float64 `json:"cost_per_hour"`
 	// OneTimeCost is what adopting this deployment costs once (migration, first acceptance);
-	// optional, finite and ≥ 0. [Compare] uses it for the payback of the difference.
+	// optional, finite and ≥ 0. [CompareDeployments] uses it for the payback of the difference.
 	OneTimeCost float64 `json:"one_time_cost,omitempty"`
 	// Source says where the figures come from (e.g. "confirmation tier 8 (meets)"); optional.
 	Source string `json:"source,omitempty"`

@@ -55,7 +55,7 @@
 // Comparison: the cheaper deployment is the one with the lower cost per
 // million effective tokens (with equal compliant tokens per request that is
 // also the lower monthly cost). Because replica counts are whole, costs are
-// step functions of the forecast's level; [Compare] walks every step
+// step functions of the forecast's level; [CompareDeployments] walks every step
 // boundary of both deployments exactly (no sampling), so no reversal between
 // grid points is missed, and proves where no further reversal is possible.
 //

@@ -9,10 +9,10 @@ import (
 
 // Two deployments for a flat forecast of 10 req/s: B's replicas cost 30 an hour against A's
 // 100, but carry 2 req/s against 10 and deliver 80 compliant tokens a request against 100.
-func ExampleCompare() {
+func ExampleCompareDeployments() {
 	a := plan.Deployment{Name: "A", OperatingRate: 10, CompliantTokensPerRequest: 100, RawTokensPerRequest: 100, CostPerHour: 100}
 	b := plan.Deployment{Name: "B", OperatingRate: 2, CompliantTokensPerRequest: 80, RawTokensPerRequest: 100, CostPerHour: 30}
-	c, err := plan.Compare(a, b, plan.PeakForecast(10), plan.Options{})
+	c, err := plan.CompareDeployments(a, b, plan.PeakForecast(10), plan.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -19,7 +19,7 @@ func TestHugePeaksAreRefused(t *testing.T) {
 		want  int    // the replicas planned; 0: refused
 		says  string // what the refusal says
 		opts  plan.Options
-		twoOf bool // Compare A with a copy of itself
+		twoOf bool // CompareDeployments A with a copy of itself
 	}{
 		{name: "1e20 req/s", peak: 1e20, says: "a peak of 1e+20 req/s needs 1e+19 replicas of A at its operating rate of 10 req/s, more than the 1000000000 a plan counts"},
 		{name: "the largest float", peak: 1.7e308, says: "needs 1.7e+307 replicas"},
@@ -37,7 +37,7 @@ func TestHugePeaksAreRefused(t *testing.T) {
 				b := d
 				b.Name = "B"
 				var cmp plan.Comparison
-				cmp, err = plan.Compare(d, b, plan.PeakForecast(c.peak), c.opts)
+				cmp, err = plan.CompareDeployments(d, b, plan.PeakForecast(c.peak), c.opts)
 				r = cmp.A
 			} else {
 				r, err = plan.Plan(d, plan.PeakForecast(c.peak), c.opts)

@@ -50,7 +50,7 @@ func TestPaybackAgreesWithCost(t *testing.T) {
 			plan.Deployment{Name: "B", OperatingRate: 10, CompliantTokensPerRequest: 100, RawTokensPerRequest: 100, CostPerHour: 10}, 100, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cmp, err := plan.Compare(c.a, c.b, plan.PeakForecast(c.peak), plan.Options{})
+			cmp, err := plan.CompareDeployments(c.a, c.b, plan.PeakForecast(c.peak), plan.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func swapNames(s string) string {
 func TestIssue26PaybackFigures(t *testing.T) {
 	a := plan.Deployment{Name: "A", OperatingRate: 70, CompliantTokensPerRequest: 127, RawTokensPerRequest: 128, CostPerHour: 4}
 	b := plan.Deployment{Name: "B", OperatingRate: 55, CompliantTokensPerRequest: 100.4, RawTokensPerRequest: 128, CostPerHour: 2.5, OneTimeCost: 5000}
-	cmp, err := plan.Compare(a, b, plan.PeakForecast(200), plan.Options{})
+	cmp, err := plan.CompareDeployments(a, b, plan.PeakForecast(200), plan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

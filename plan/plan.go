@@ -16,7 +16,7 @@ import (
 // average month (8,760 h / 12), as in package cost.
 const DefaultHoursPerMonth = 730
 
-// DefaultMaxScale is how far above the forecast [Compare] looks for break-even levels when
+// DefaultMaxScale is how far above the forecast [CompareDeployments] looks for break-even levels when
 // [Options].MaxScale is 0: up to 100 times the forecast's peak.
 const DefaultMaxScale = 100
 
@@ -28,11 +28,11 @@ type Options struct {
 	ScaleUpLag time.Duration
 	// HoursPerMonth is the length of a month in hours; 0 means DefaultHoursPerMonth.
 	HoursPerMonth float64
-	// MaxScale bounds [Compare]'s search for break-even levels: it looks at forecasts up to
+	// MaxScale bounds [CompareDeployments]'s search for break-even levels: it looks at forecasts up to
 	// MaxScale times the given one (below it, down to zero, the search is always complete).
 	// 0 means DefaultMaxScale; otherwise finite and ≥ 1.
 	MaxScale float64
-	// Comparability is what a check of how [Compare]'s two deployments were measured found
+	// Comparability is what a check of how [CompareDeployments]'s two deployments were measured found
 	// (package compare's Check); nil: no check ran, and the comparison's notes say so. Plan
 	// does not use it.
 	Comparability *Comparability
@@ -228,7 +228,7 @@ func Plan(d Deployment, f Forecast, o Options) (Result, error) {
 const MaxReplicas = 1_000_000_000
 
 // check validates the inputs, every problem at once; scale is the largest multiple of the
-// forecast the caller plans for (1, or Compare's MaxScale).
+// forecast the caller plans for (1, or CompareDeployments's MaxScale).
 func check(f Forecast, o Options, scale float64, ds ...Deployment) error {
 	var errs []error
 	for _, d := range ds {

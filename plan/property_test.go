@@ -116,7 +116,7 @@ func TestPropertyBreakEvens(t *testing.T) {
 		a, b := randomDeployment("A"), randomDeployment("B")
 		f := randomDay(rng)
 		o := plan.Options{ScaleUpLag: time.Duration(rng.IntN(3)*rng.IntN(240)) * time.Minute, MaxScale: 10}
-		cmp, err := plan.Compare(a, b, f, o)
+		cmp, err := plan.CompareDeployments(a, b, f, o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -148,7 +148,7 @@ func plans(t *testing.T, currency string) ([]plan.Result, *plan.Comparison) {
 		ds = append(ds, d)
 	}
 	f := plan.Forecast{Period: plan.Day, Points: []plan.Point{{T: 0, Rate: 5}, {T: 6 * time.Hour, Rate: 30}, {T: 9 * time.Hour, Rate: 61}, {T: 18 * time.Hour, Rate: 25}}}
-	c, err := plan.Compare(ds[0], ds[1], f, plan.Options{ScaleUpLag: 10 * time.Minute, Currency: currency})
+	c, err := plan.CompareDeployments(ds[0], ds[1], f, plan.Options{ScaleUpLag: 10 * time.Minute, Currency: currency})
 	if err != nil {
 		t.Fatal(err)
 	}

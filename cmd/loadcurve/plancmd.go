@@ -158,7 +158,7 @@ func planAction(c *cli.Context) error {
 		}
 		plans = []plan.Result{r}
 	} else {
-		x, err := plan.Compare(sides[0].d, sides[1].d, f, opts)
+		x, err := plan.CompareDeployments(sides[0].d, sides[1].d, f, opts)
 		if err != nil {
 			return usageError{err}
 		}
