@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/field"
@@ -58,5 +59,23 @@ func TestAxisRefusesClosedLoopOfSessions(t *testing.T) {
 				t.Errorf("Run: %v after %d tiers, want refused before any", err, r.tiers)
 			}
 		})
+	}
+}
+
+// TestPlanRequestsFollowTheAxis: an open tier's request set holds one request per arrival, a
+// closed loop's the pool its users draw from (what the runner and a resume's fingerprint
+// check must both build).
+func TestPlanRequestsFollowTheAxis(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    sweep.Plan
+		want int
+	}{
+		{"open", sweep.Plan{Offsets: make([]time.Duration, 5), Pool: 40}, 5},
+		{"closed", sweep.Plan{Tier: records.Tier{Users: 3}, Offsets: make([]time.Duration, 3), Pool: 40}, 40},
+	} {
+		if got := tc.p.Requests(); got != tc.want {
+			t.Errorf("%s: %d requests, want %d", tc.name, got, tc.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/records"
 )
 
@@ -31,6 +32,15 @@ type Plan struct {
 	// is empty).
 	Pool      int
 	StopAfter time.Duration
+}
+
+// Requests is how many requests the tier's request set holds: one per planned arrival, or
+// the pool a closed loop's users draw from.
+func (p Plan) Requests() int {
+	if curve.AxisOfTier(p.Tier) == curve.AxisUsers {
+		return p.Pool
+	}
+	return len(p.Offsets)
 }
 
 // Sink receives a tier's records, from one goroutine, as its requests end. It may keep the

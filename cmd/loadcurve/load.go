@@ -175,7 +175,7 @@ func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Resu
 	if closeErr != nil {
 		closeErr = fmt.Errorf("close records.jsonl: %w", closeErr)
 	}
-	if res.Peaks == nil && res.Header.Command == records.CommandRun && lc.outDir != "" && closeErr == nil && !lc.recordsLost {
+	if res.Peaks == nil && res.Kind().OneTier() && lc.outDir != "" && closeErr == nil && !lc.recordsLost {
 		// Bounded: no records in memory; the records file, read twice in bounded memory, has them.
 		if res.Peaks, err = sweep.PeaksOfFile(filepath.Join(lc.outDir, sweep.RecordsName)); err != nil {
 			fmt.Fprintf(c.App.ErrWriter, "loadcurve: warning: max_output_tokens_per_s and max_concurrent_requests left null: %v\n", err)

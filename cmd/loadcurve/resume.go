@@ -304,11 +304,7 @@ func resumeHeaderDiffers(old, now records.Header) []error {
 // tiers against.
 func resumeFingerprint(src runner.Options) func(sweep.Plan) (string, error) {
 	return func(p sweep.Plan) (string, error) {
-		n := len(p.Offsets)
-		if p.Tier.Users > 0 {
-			n = p.Pool
-		}
-		set, _, err := src.Workload.TierSet(n, p.Tier.Seed)
+		set, _, err := src.Workload.TierSet(p.Requests(), p.Tier.Seed)
 		if err != nil {
 			return "", err
 		}
