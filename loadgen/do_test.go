@@ -100,6 +100,9 @@ func TestDoScenarios(t *testing.T) {
 				if r.OutputTokens != 15 || r.OutputTokensSource != records.SourceUsage || r.InputTokens != 7 || r.InputTokensSource != records.SourceUsage {
 					t.Errorf("tokens %d(%s) in %d(%s), want 15(usage) and 7(usage)", r.OutputTokens, r.OutputTokensSource, r.InputTokens, r.InputTokensSource)
 				}
+				if r.RequestedInputTokens != 2 {
+					t.Errorf("requested input %d, want the request set's 2 beside the server's 7", r.RequestedInputTokens)
+				}
 				if r.FinishReason != "length" || r.HTTPStatus != 200 || r.Error != "" {
 					t.Errorf("finish %q status %d error %q", r.FinishReason, r.HTTPStatus, r.Error)
 				}

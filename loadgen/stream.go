@@ -333,6 +333,7 @@ func (c *Client) readDocument(rctx context.Context, body io.Reader, t0 time.Time
 		} else {
 			rec.Last = rec.End // the answer's last (and only) piece: E2EL is the request's latency
 			if d.promptOK {
+				rec.RequestedInputTokens = req.InputTokens
 				rec.InputTokens, rec.InputTokensSource = d.prompt, records.SourceUsage
 			}
 		}
@@ -751,6 +752,7 @@ func (s *streamState) finish(req *workloads.Request) {
 		rec.OutputTokensSource, rec.UsageRejected = records.SourceChunksBadUsage, records.BoundText(why, records.MaxNoteLen)
 	}
 	if s.promptOK {
+		rec.RequestedInputTokens = req.InputTokens
 		rec.InputTokens, rec.InputTokensSource = s.prompt, records.SourceUsage
 	}
 	if s.cachedOK && (!s.promptOK || s.cached <= s.prompt) {

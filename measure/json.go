@@ -38,6 +38,7 @@ type summaryHead struct {
 	Completed            int          `json:"completed"`
 	Failed               int          `json:"failed"`
 	TotalInputTokens     int          `json:"total_input_tokens"`
+	TotalRequestedInput  int          `json:"total_requested_input_tokens"`
 	TotalOutputTokens    int          `json:"total_output_tokens"`
 	RequestThroughput    Number       `json:"request_throughput"`
 	RequestGoodput       Number       `json:"request_goodput"`
@@ -124,7 +125,7 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		MetricsVersion: s.MetricsVersion, Tier: s.Tier, Role: s.Role, Arrival: s.Arrival, Complete: s.Complete, Window: s.Window,
 		RequestRate: Number(s.NominalRate), Burstiness: Number(s.Burstiness),
 		Duration: Number(s.Duration), Completed: s.Completed, Failed: s.Failed,
-		TotalInputTokens: s.TotalInputTokens, TotalOutputTokens: s.TotalOutputTokens,
+		TotalInputTokens: s.TotalInputTokens, TotalRequestedInput: s.TotalRequestedInputTokens, TotalOutputTokens: s.TotalOutputTokens,
 		RequestThroughput: Number(s.RequestThroughput), RequestGoodput: Number(s.RequestGoodput),
 		OutputThroughput: Number(s.OutputThroughput), TotalTokenThroughput: Number(s.TotalTokenThroughput),
 		Percentiles: numbers(s.Percentiles), PercentileMetrics: s.Metrics,
@@ -229,7 +230,7 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		MetricsVersion: head.MetricsVersion, Tier: head.Tier, Role: head.Role, Arrival: head.Arrival, Complete: head.Complete,
 		Window: head.Window, Burstiness: float64(head.Burstiness),
 		Duration: float64(head.Duration), Completed: head.Completed, Failed: head.Failed,
-		TotalInputTokens: head.TotalInputTokens, TotalOutputTokens: head.TotalOutputTokens,
+		TotalInputTokens: head.TotalInputTokens, TotalRequestedInputTokens: head.TotalRequestedInput, TotalOutputTokens: head.TotalOutputTokens,
 		RequestThroughput: float64(head.RequestThroughput), RequestGoodput: float64(head.RequestGoodput),
 		OutputThroughput: float64(head.OutputThroughput), TotalTokenThroughput: float64(head.TotalTokenThroughput),
 		Percentiles: floats(head.Percentiles), Metrics: head.PercentileMetrics,

@@ -84,8 +84,12 @@ type Summary struct {
 	// not: they add up to Issued + NotIssued. Failed and the ratios are over issued requests.
 	Outcomes map[string]int
 
-	TotalInputTokens  int // ok requests (vLLM's total_input_tokens)
-	TotalOutputTokens int // ok requests (vLLM's total_output_tokens)
+	TotalInputTokens int // ok requests (vLLM's total_input_tokens)
+	// TotalRequestedInputTokens is what the request set asked for, by its own count (words,
+	// or the --tokenizer's tokens), over the same ok requests: set beside TotalInputTokens,
+	// the server's count when it reports one, it shows a prompt sized in other units.
+	TotalRequestedInputTokens int
+	TotalOutputTokens         int // ok requests (vLLM's total_output_tokens)
 	// Unit is what RawOutputTokens, CompliantOutputTokens, their throughputs and the steady
 	// state's count (Options.Unit): "" for output tokens, UnitInputTokens for an embeddings
 	// endpoint, whose "output" figures then count the input tokens of the ok requests.
@@ -358,6 +362,11 @@ func (a *Accumulator) Add(r *records.Record) {
 
 	s.Completed++
 	s.TotalInputTokens += r.InputTokens
+	if r.RequestedInputTokens > 0 {
+		s.TotalRequestedInputTokens += r.RequestedInputTokens
+	} else {
+		s.TotalRequestedInputTokens += r.InputTokens
+	}
 	s.TotalOutputTokens += r.OutputTokens
 	if v, ok := tpotMS(r); ok {
 		a.tpot = append(a.tpot, v)

@@ -608,3 +608,31 @@ func TestSummaryCountsStallsAndCutShort(t *testing.T) {
 		t.Errorf("decoded stalls %d, cut short %d (%v)", back.Stalls, back.CutShort, err)
 	}
 }
+
+// TestRequestedBesideServedInput: the summary sets what the request set asked for beside the
+// server's count, over the ok requests: a record whose usage replaced the request set's count
+// keeps that count (RequestedInputTokens); one whose count stood counts its own.
+func TestRequestedBesideServedInput(t *testing.T) {
+	ok := func(id, in, requested int) records.Record {
+		r := records.NewRecord(0, id, time.Duration(id)*time.Millisecond)
+		r.Dispatched, r.Slot, r.Sent = r.Planned, r.Planned, r.Planned
+		r.First, r.Last, r.End = r.Sent+10*time.Millisecond, r.Sent+20*time.Millisecond, r.Sent+20*time.Millisecond
+		r.InputTokens, r.RequestedInputTokens, r.OutputTokens, r.Chunks = in, requested, 2, 2
+		return r
+	}
+	failed := ok(3, 500, 100)
+	failed.Outcome = records.HTTPError
+	recs := []records.Record{ok(0, 130, 100), ok(1, 260, 200), ok(2, 50, 0), failed}
+	s := measure.Summarize(recs, records.Tier{Planned: len(recs), RequestRate: 100, Burstiness: 1}, measure.Options{})
+	if s.TotalInputTokens != 440 || s.TotalRequestedInputTokens != 350 {
+		t.Errorf("served %d, requested %d: want 440 and 350 (ok requests only)", s.TotalInputTokens, s.TotalRequestedInputTokens)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back measure.Summary
+	if err := json.Unmarshal(b, &back); err != nil || back.TotalRequestedInputTokens != 350 {
+		t.Errorf("summary.json round trip: %v, requested %d", err, back.TotalRequestedInputTokens)
+	}
+}

@@ -151,10 +151,14 @@ type Record struct {
 	ITL    []time.Duration // gaps between consecutive output-bearing messages after the first
 	Chunks int             // output-bearing messages received
 
-	InputTokens        int
-	InputTokensSource  string
-	OutputTokens       int
-	OutputTokensSource string
+	InputTokens       int
+	InputTokensSource string
+	// RequestedInputTokens is the request set's own count of the prompt (words, or the
+	// --tokenizer's tokens), kept when the server's usage replaced it with a different number,
+	// so that requested and served lengths can be set side by side; 0 when they agree.
+	RequestedInputTokens int
+	OutputTokens         int
+	OutputTokensSource   string
 	// UsageRejected says why the server's usage message was not believed (OutputTokensSource
 	// SourceChunksBadUsage; "" otherwise): for example a completion_tokens beyond both the
 	// max_tokens sent and what the streamed output could carry. At most MaxNoteLen bytes.
@@ -280,6 +284,10 @@ func (r *Record) AppendJSON(b []byte) []byte {
 	if r.InputTokensSource != "" {
 		b = append(b, `,"input_tokens_source":`...)
 		b = strconv.AppendQuote(b, r.InputTokensSource)
+	}
+	if r.RequestedInputTokens > 0 && r.RequestedInputTokens != r.InputTokens {
+		b = append(b, `,"requested_input_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.RequestedInputTokens), 10)
 	}
 	b = append(b, `,"output_tokens":`...)
 	b = strconv.AppendInt(b, int64(r.OutputTokens), 10)
@@ -425,6 +433,7 @@ type wireRecord struct {
 	ITL                json.RawMessage `json:"itl_ms"` // decoded by parseGaps: faster than reflection
 	InputTokens        int             `json:"input_tokens"`
 	InputTokensSource  string          `json:"input_tokens_source"`
+	RequestedInput     int             `json:"requested_input_tokens"`
 	OutputTokens       int             `json:"output_tokens"`
 	OutputTokensSource string          `json:"output_tokens_source"`
 	UsageRejected      string          `json:"usage_rejected"`
@@ -483,7 +492,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("negative reasoning_chunks, reasoning_tokens or cached_tokens")
 	case w.MaxTokens < 0:
 		return fmt.Errorf("max_tokens %d: want a count >= 0", w.MaxTokens)
-	case w.InputTokens < 0 || w.OutputTokens < 0 || w.Chunks < 0 || w.Attempts < 0:
+	case w.InputTokens < 0 || w.RequestedInput < 0 || w.OutputTokens < 0 || w.Chunks < 0 || w.Attempts < 0:
 		return fmt.Errorf("input_tokens %d, output_tokens %d, chunks %d, attempts %d: counts are >= 0 (a hand-edited line?)",
 			w.InputTokens, w.OutputTokens, w.Chunks, w.Attempts)
 	}
@@ -495,7 +504,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		Planned: seconds(w.Planned), Dispatched: seconds(w.Dispatched), Slot: seconds(w.Slot),
 		Sent: seconds(w.Sent), FirstEvent: seconds(w.FirstEvent), First: seconds(w.First),
 		Last: seconds(w.Last), End: seconds(w.End), Chunks: w.Chunks,
-		InputTokens: w.InputTokens, InputTokensSource: w.InputTokensSource,
+		InputTokens: w.InputTokens, InputTokensSource: w.InputTokensSource, RequestedInputTokens: w.RequestedInput,
 		OutputTokens: w.OutputTokens, OutputTokensSource: w.OutputTokensSource,
 		UsageRejected: BoundText(w.UsageRejected, MaxNoteLen), MaxTokens: w.MaxTokens,
 		FinishReason: BoundText(w.FinishReason, MaxFinishReasonLen), HTTPStatus: w.HTTPStatus, Error: w.Error, Attempts: w.Attempts,

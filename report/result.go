@@ -616,6 +616,11 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	}
 	line("Benchmark duration (s):", s.Duration)
 	line("Total input tokens:", s.TotalInputTokens)
+	if req := s.TotalRequestedInputTokens; req > 0 && req != s.TotalInputTokens {
+		line("  requested (the request set's count):", req)
+		why(fmt.Sprintf("the server counted %+.1f %% against what the request set asked for: its prompts are sized in words (or --tokenizer's tokens), the server counts its own tokens and its chat template; give --tokenizer with the served model's tokenizer.json to size them in its tokens",
+			100*(float64(s.TotalInputTokens)/float64(req)-1)))
+	}
 	line("Total generated tokens:", s.TotalOutputTokens)
 	unit := curve.AxisOf(s).ArrivalUnit() // sessions/s when the schedule's arrivals start sessions
 	line("Nominal / realised offered rate ("+unit+"):", rateCell(s.NominalRate)+" / "+offeredRate(s.RealisedRate))

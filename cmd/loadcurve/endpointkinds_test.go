@@ -115,3 +115,17 @@ func TestEndpointKindsEndToEnd(t *testing.T) {
 		}
 	})
 }
+
+// TestEmbeddingsRefuseSessions: a workload of sessions with --endpoint embeddings is refused
+// before anything starts (exit 2, naming both flags): a session's turns carry the answers'
+// text, and an embedding has none.
+func TestEmbeddingsRefuseSessions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCLI(t, "run", "--endpoint", "embeddings", "--workload", "sessions", "--session-turns", "2", "--out", dir, "--quiet")
+	if code != exitUsage || !strings.Contains(stderr, "--endpoint embeddings with a --workload of sessions") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("--out was created: %v", err)
+	}
+}

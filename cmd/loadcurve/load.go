@@ -87,6 +87,10 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	lc.progress = !c.Bool("quiet") && isTerminal(os.Stderr)
 	errs = append(errs, applyVLLMCompat(c, lc)...)              // vLLM's flags: refusals, no-effect notes, --num-warmups
 	lc.settings.Measure.Unit = lc.target.Target.Endpoint.Unit() // what throughputs count: the endpoint kind's
+	if !lc.target.Target.Endpoint.Streams() && lc.source != nil && lc.source.Sessions() {
+		errs = append(errs, fmt.Errorf("--endpoint %s with a --workload of sessions: a session's next turn carries the answer to the last, and an %s answer has no text; use --endpoint chat (or responses), or a workload of single requests",
+			lc.target.Target.Endpoint, lc.target.Target.Endpoint))
+	}
 	return lc, errs
 }
 
