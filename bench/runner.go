@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // Role names in the report.
@@ -82,6 +84,22 @@ func QuickOptions() Options {
 	return o
 }
 
+// The inputs of a benchmark as its errors name them (field.Error), in the benchmark's words; a
+// command maps them to the way its user gives them.
+const (
+	FieldRates          = "benchmark rates"
+	FieldConcurrency    = "benchmark concurrency cap"
+	FieldDuration       = "benchmark duration"
+	FieldRepeats        = "benchmark repeats"
+	FieldChunks         = "chunks per response"
+	FieldChunkGap       = "gap between chunks"
+	FieldStreams        = "stalled streams"
+	FieldStreamOpenRate = "stalled streams' open rate"
+	FieldLightRate      = "light-load rate"
+	FieldLightDuration  = "light-load duration"
+	FieldSpin           = "server spin per chunk"
+)
+
 // Validate returns every problem of o at once.
 func (o Options) Validate() []error {
 	var errs []error
@@ -90,31 +108,31 @@ func (o Options) Validate() []error {
 	}
 	for _, r := range o.Rates {
 		if !(r > 0) || math.IsInf(r, 0) {
-			errs = append(errs, fmt.Errorf("--rates: every rate must be a finite number > 0, got %v", r))
+			errs = append(errs, field.Errorf(FieldRates, "every rate must be a finite number > 0, got %v", r))
 		}
 	}
 	for _, c := range o.Concurrencies {
 		if c < 0 {
-			errs = append(errs, fmt.Errorf("--max-concurrency: want >= 0, got %d", c))
+			errs = append(errs, field.Errorf(FieldConcurrency, "want >= 0, got %d", c))
 		}
 	}
 	if len(o.Rates) > 0 && o.Duration <= 0 {
-		errs = append(errs, fmt.Errorf("--duration must be > 0, got %v", o.Duration))
+		errs = append(errs, field.Errorf(FieldDuration, "must be > 0, got %v", o.Duration))
 	}
 	if o.Repeats < 1 {
-		errs = append(errs, fmt.Errorf("--repeats must be >= 1, got %d", o.Repeats))
+		errs = append(errs, field.Errorf(FieldRepeats, "must be >= 1, got %d", o.Repeats))
 	}
 	if o.Chunks < 1 || o.ChunkGap < 0 {
-		errs = append(errs, fmt.Errorf("--chunks must be >= 1 and --chunk-gap >= 0, got %d and %v", o.Chunks, o.ChunkGap))
+		errs = append(errs, field.Errorf(FieldChunks, "must be >= 1 and %v >= 0, got %d and %v", field.Ref(FieldChunkGap), o.Chunks, o.ChunkGap))
 	}
 	if o.Streams < 0 || (o.Streams > 0 && !(o.StreamOpenRate > 0)) {
-		errs = append(errs, fmt.Errorf("--streams must be >= 0 and --stream-open-rate > 0, got %d and %v", o.Streams, o.StreamOpenRate))
+		errs = append(errs, field.Errorf(FieldStreams, "must be >= 0 and %v > 0, got %d and %v", field.Ref(FieldStreamOpenRate), o.Streams, o.StreamOpenRate))
 	}
 	if o.LightRate < 0 || (o.LightRate > 0 && o.LightDuration <= 0) {
-		errs = append(errs, fmt.Errorf("--light-rate must be >= 0 and --light-duration > 0, got %v and %v", o.LightRate, o.LightDuration))
+		errs = append(errs, field.Errorf(FieldLightRate, "must be >= 0 and %v > 0, got %v and %v", field.Ref(FieldLightDuration), o.LightRate, o.LightDuration))
 	}
 	if o.Spin < 0 {
-		errs = append(errs, fmt.Errorf("--spin must be >= 0, got %v", o.Spin))
+		errs = append(errs, field.Errorf(FieldSpin, "must be >= 0, got %v", o.Spin))
 	}
 	return errs
 }

@@ -155,7 +155,7 @@ func benchOptions(c *cli.Context, exec []string) (bench.Options, error) {
 		o.Seed = c.Int64("seed")
 	}
 	o.ProfileDir = c.String("profile")
-	errs = append(errs, o.Validate()...)
+	errs = append(errs, flagErrors(o.Validate())...)
 	if len(errs) > 0 {
 		return o, usageErrors(errs)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/bench"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
@@ -77,6 +78,18 @@ var fieldFlags = map[string]string{
 	sweep.FieldWarmup:          "window-warmup",
 	sweep.FieldCooldownWindow:  "window-cooldown",
 	sweep.FieldBounded:         "bounded-memory",
+
+	bench.FieldRates:          "rates",
+	bench.FieldConcurrency:    "max-concurrency",
+	bench.FieldDuration:       "duration",
+	bench.FieldRepeats:        "repeats",
+	bench.FieldChunks:         "chunks",
+	bench.FieldChunkGap:       "chunk-gap",
+	bench.FieldStreams:        "streams",
+	bench.FieldStreamOpenRate: "stream-open-rate",
+	bench.FieldLightRate:      "light-rate",
+	bench.FieldLightDuration:  "light-duration",
+	bench.FieldSpin:           "spin",
 }
 
 // flagOf returns the flag, with its dashes, that gives the input a library calls name.

@@ -1,0 +1,24 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBenchErrorsNameTheirFlags: package bench names its inputs in its own words; the command
+// line's messages name each by its flag, once, and the other inputs it mentions too.
+func TestBenchErrorsNameTheirFlags(t *testing.T) {
+	code, _, stderr := runCLI(t, "bench", "--repeats", "0", "--chunks", "0", "--spin", "-1ms", "--streams", "-1")
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d: %s", code, exitUsage, stderr)
+	}
+	for _, want := range []string{"--repeats must be >= 1, got 0", "--chunks must be >= 1 and --chunk-gap >= 0",
+		"--spin must be >= 0, got -1ms", "--streams must be >= 0 and --stream-open-rate > 0"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "benchmark repeats") || strings.Contains(stderr, "\x00") {
+		t.Errorf("a domain name or a reference marker reached the user:\n%s", stderr)
+	}
+}
