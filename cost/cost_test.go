@@ -307,7 +307,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			errs := tt.o.ValidateFlags("a")
+			errs := tt.o.Validate()
 			if len(errs) != len(tt.wantFields) {
 				t.Fatalf("got %d errors %v, want fields %v", len(errs), errs, tt.wantFields)
 			}
@@ -319,9 +319,9 @@ func TestValidate(t *testing.T) {
 				if fe.Field != tt.wantFields[i] {
 					t.Errorf("error %d field %q, want %q", i, fe.Field, tt.wantFields[i])
 				}
-				msg := err.Error()
-				if !strings.HasPrefix(msg, "--a-"+tt.wantFields[i]+" = ") || !strings.Contains(msg, "must be") {
-					t.Errorf("message %q should name --a-%s and say what is allowed", msg, tt.wantFields[i])
+				msg := fe.Render("A's " + fe.Field)
+				if !strings.HasPrefix(msg, "A's "+tt.wantFields[i]+" = ") || !strings.Contains(msg, "must be") {
+					t.Errorf("message %q should name A's %s and say what is allowed", msg, tt.wantFields[i])
 				}
 			}
 			// Validate names the option instead of the flag.

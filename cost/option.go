@@ -43,9 +43,6 @@ type Option struct {
 type FieldError struct {
 	// Option is the option's name ([Option.Name]); may be empty.
 	Option string
-	// Flag is the full flag name (e.g. "--a-cost-per-hour") when the option
-	// was validated with [Option.ValidateFlags]; empty otherwise.
-	Flag string
 	// Field is one of the Field* constants.
 	Field string
 	// Value is the rejected value.
@@ -54,41 +51,30 @@ type FieldError struct {
 	Allowed string
 }
 
-// Error implements error. With a flag name: "--a-cost-per-hour = -5: must be
-// a finite number ≥ 0"; without: `option "A": cost-per-hour = -5: ...`.
+// Error implements error: `option "A": cost-per-hour = -5: must be a finite
+// number ≥ 0` (without the option's name when it has none). A command that
+// knows how its user gave the field writes it with [FieldError.Render].
 func (e *FieldError) Error() string {
 	v := strconv.FormatFloat(e.Value, 'g', -1, 64)
-	if e.Flag != "" {
-		return fmt.Sprintf("%s = %s: must be %s", e.Flag, v, e.Allowed)
-	}
 	if e.Option != "" {
 		return fmt.Sprintf("option %q: %s = %s: must be %s", e.Option, e.Field, v, e.Allowed)
 	}
 	return fmt.Sprintf("%s = %s: must be %s", e.Field, v, e.Allowed)
 }
 
-// Validate checks every field and returns all problems (nil when valid).
-// Messages name the option by [Option.Name] and the field by its flag suffix.
-func (o Option) Validate() []error { return o.validate("") }
-
-// ValidateFlags is [Option.Validate] with messages that name the full flag,
-// "--<prefix>-<field>" (e.g. prefix "a" gives "--a-cost-per-hour"); an empty
-// prefix gives "--<field>".
-func (o Option) ValidateFlags(prefix string) []error {
-	if prefix == "" {
-		return o.validate("--")
-	}
-	return o.validate("--" + prefix + "-")
+// Render writes the error for a reader who knows the field as input (a flag, a
+// file's key): "INPUT = -5: must be a finite number ≥ 0".
+func (e *FieldError) Render(input string) string {
+	return fmt.Sprintf("%s = %s: must be %s", input, strconv.FormatFloat(e.Value, 'g', -1, 64), e.Allowed)
 }
 
-func (o Option) validate(flagPrefix string) []error {
+// Validate checks every field and returns all problems (nil when valid), each
+// a *FieldError naming the option by [Option.Name] and the field by a Field*
+// constant.
+func (o Option) Validate() []error {
 	var errs []error
 	add := func(field string, v float64, allowed string) {
-		e := &FieldError{Option: o.Name, Field: field, Value: v, Allowed: allowed}
-		if flagPrefix != "" {
-			e.Flag = flagPrefix + field
-		}
-		errs = append(errs, e)
+		errs = append(errs, &FieldError{Option: o.Name, Field: field, Value: v, Allowed: allowed})
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	if !finite(o.CostPerHour) || o.CostPerHour < 0 {

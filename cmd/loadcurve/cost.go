@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -72,7 +73,14 @@ func sideFigures(c *cli.Context, side string) (cost.Option, []error) {
 		}
 		o.RawThroughput, o.CompliantShare = c.Float64(side+"-raw-throughput"), c.Float64(side+"-compliant-share")
 	}
-	return o, append(errs, o.ValidateFlags(side)...)
+	for _, err := range o.Validate() {
+		var fe *cost.FieldError
+		if errors.As(err, &fe) {
+			err = errors.New(fe.Render("--" + side + "-" + fe.Field)) // the field is its flag's suffix
+		}
+		errs = append(errs, err)
+	}
+	return o, errs
 }
 
 func fmtG3(v float64) string { return fmt.Sprintf("%.3g", v) }
