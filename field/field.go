@@ -122,3 +122,21 @@ func Of(err error) *Error {
 	}
 	return nil
 }
+
+// Bytes writes a size in bytes in binary units (2.00 GiB, 24.6 GiB, 560 MiB), for the messages
+// that refuse an input too large to hold.
+func Bytes(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	switch {
+	case b < 10:
+		return fmt.Sprintf("%.2f %s", b, units[i])
+	case b < 100:
+		return fmt.Sprintf("%.1f %s", b, units[i])
+	}
+	return fmt.Sprintf("%.0f %s", b, units[i])
+}

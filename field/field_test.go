@@ -75,3 +75,14 @@ func TestRenderReadsOnFromAPredicate(t *testing.T) {
 		}
 	}
 }
+
+func TestBytes(t *testing.T) {
+	for _, tc := range []struct {
+		b    float64
+		want string
+	}{{0, "0.00 B"}, {512, "512 B"}, {2048, "2.00 KiB"}, {16e6, "15.3 MiB"}, {3.16 * (1 << 30), "3.16 GiB"}, {24.6 * (1 << 30), "24.6 GiB"}, {1 << 62, "4.00 EiB"}, {1 << 72, "4096 EiB"}} {
+		if got := field.Bytes(tc.b); got != tc.want {
+			t.Errorf("Bytes(%g) = %q, want %q", tc.b, got, tc.want)
+		}
+	}
+}

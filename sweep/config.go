@@ -303,9 +303,9 @@ func (c Config) sizeFits() error {
 		per += recordBytes
 	}
 	cost := func(n float64) string {
-		s := fmt.Sprintf("about %s of memory before the first request", bytesText(n*float64(per)))
+		s := fmt.Sprintf("about %s of memory before the first request", field.Bytes(n*float64(per)))
 		if !c.Bounded {
-			s += fmt.Sprintf("; %s with %v", bytesText(n*plannedBytes), field.Ref(FieldBounded))
+			s += fmt.Sprintf("; %s with %v", field.Bytes(n*plannedBytes), field.Ref(FieldBounded))
 		}
 		return s
 	}
@@ -338,23 +338,6 @@ func (c Config) sizeFits() error {
 	}
 	return field.Errorf(FieldDuration, "%v at %s plans about %.0f arrivals, more than the %d one tier may plan (%s): shorten %v or lower the rate",
 		c.Duration, what, exp, MaxDurationRequests, cost(exp), field.Ref(FieldDuration))
-}
-
-// bytesText writes a size in bytes in binary units.
-func bytesText(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	i := 0
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
-	}
-	switch {
-	case b < 10:
-		return fmt.Sprintf("%.2f %s", b, units[i])
-	case b < 100:
-		return fmt.Sprintf("%.1f %s", b, units[i])
-	}
-	return fmt.Sprintf("%.0f %s", b, units[i])
 }
 
 // windowFits refuses a fixed steady-state window (Measure.Warmup + Measure.Cooldown) that

@@ -3,6 +3,8 @@ package workloads
 import (
 	"fmt"
 	"math"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // Bounds of one request set, checked before anything is allocated (a set of 10⁸ requests of
@@ -34,10 +36,10 @@ func (e *SizeError) Error() string {
 	words := e.Requests * e.MeanPromptWords
 	if e.Requests > MaxRequests {
 		return fmt.Sprintf("a request set of %s %s is more than the %s one set may hold (it would take about %s of memory before the first request): ask for fewer (--num-requests, or a shorter --duration or lower rate)",
-			count(e.Requests), e.What, count(MaxRequests), bytesText(e.Requests*requestBytes))
+			count(e.Requests), e.What, count(MaxRequests), field.Bytes(e.Requests*requestBytes))
 	}
 	return fmt.Sprintf("a request set of %s %s of %s prompt words on average is %s words of prompts, more than the %s one set may hold (about %s of text to generate and fingerprint before the first request): lower the prompt length (--random-input-len) or the number of requests",
-		count(e.Requests), e.What, count(e.MeanPromptWords), count(words), count(MaxPromptWords), bytesText(words*wordBytes))
+		count(e.Requests), e.What, count(e.MeanPromptWords), count(words), count(MaxPromptWords), field.Bytes(words*wordBytes))
 }
 
 // checkSize refuses a set of requests requests of meanWords prompt words each on average.
@@ -86,23 +88,6 @@ func count(x float64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// bytesText writes a size in bytes in binary units.
-func bytesText(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	i := 0
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
-	}
-	switch {
-	case b < 10:
-		return fmt.Sprintf("%.2f %s", b, units[i])
-	case b < 100:
-		return fmt.Sprintf("%.1f %s", b, units[i])
-	}
-	return fmt.Sprintf("%.0f %s", b, units[i])
 }
 
 // CheckSize refuses a tier of n requests (of n sessions, for a workload of sessions) too large

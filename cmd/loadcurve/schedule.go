@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -127,29 +128,12 @@ func scheduleFits(spec arrival.Spec, n int, d time.Duration) error {
 	}
 	if n > 0 {
 		return usagef("--num-requests %d is more than the %d arrivals one tier may plan (its schedule alone would hold %s of memory): ask for fewer",
-			n, arrival.MaxArrivals, bytesText(float64(n)*8))
+			n, arrival.MaxArrivals, field.Bytes(float64(n)*8))
 	}
 	exp := spec.Expected(d)
 	if math.IsInf(exp, 1) {
 		return usagef("--duration %v at --request-rate inf plans every arrival at once, so the duration does not bound it: give --num-requests", d)
 	}
 	return usagef("--duration %v at %s plans about %.0f arrivals, more than the %d one tier may plan (its schedule alone would hold %s of memory): shorten --duration or lower the rate",
-		d, spec, exp, arrival.MaxArrivals, bytesText(exp*8))
-}
-
-// bytesText writes a size in bytes in binary units.
-func bytesText(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	i := 0
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
-	}
-	switch {
-	case b < 10:
-		return fmt.Sprintf("%.2f %s", b, units[i])
-	case b < 100:
-		return fmt.Sprintf("%.1f %s", b, units[i])
-	}
-	return fmt.Sprintf("%.0f %s", b, units[i])
+		d, spec, exp, arrival.MaxArrivals, field.Bytes(exp*8))
 }
