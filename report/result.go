@@ -17,6 +17,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/servermetrics"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
@@ -523,7 +524,7 @@ func WriteResultSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series
 	if err != nil {
 		return err
 	}
-	if err := sweep.WriteJSON(dir, r.Kind().AnswerName(), v); err != nil {
+	if err := result.WriteJSON(dir, r.Kind().AnswerName(), v); err != nil {
 		return err
 	}
 	_, err = WriteFilesSeries(dir, r, ts)
@@ -546,7 +547,7 @@ func WriteFilesSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series)
 	if !r.Kind().OneTier() {
 		for _, tr := range r.Tiers {
 			name := fmt.Sprintf("summary_tier%02d.json", tr.Tier.Tier)
-			if err := sweep.WriteJSON(dir, name, tr.Summary); err != nil {
+			if err := result.WriteJSON(dir, name, tr.Summary); err != nil {
 				return written, err
 			}
 			written = append(written, name)

@@ -214,7 +214,7 @@ func (c *counter) count() int {
 // tierLine is the tier line of tier 0 in the records file of dir, with its closing line.
 func tierLine(t *testing.T, dir string) (records.Tier, []records.Record) {
 	t.Helper()
-	f, err := records.ReadFile(filepath.Join(dir, sweep.RecordsName))
+	f, err := records.ReadFile(filepath.Join(dir, result.RecordsName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/shadow"
 )
 
@@ -572,7 +573,7 @@ func (e *exec) discard() error {
 		return err
 	}
 	if r.SavedTo != "" {
-		e.logf("removed the interrupted tier %d's %d records from %s; they are kept in %s", r.Dropped[0].Tier, r.DroppedRecords, RecordsName, filepath.Base(r.SavedTo))
+		e.logf("removed the interrupted tier %d's %d records from %s; they are kept in %s", r.Dropped[0].Tier, r.DroppedRecords, result.RecordsName, filepath.Base(r.SavedTo))
 	}
 	return nil
 }

@@ -9,20 +9,6 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/result"
-)
-
-// Names of the files of a result directory: package result names them; these forward to it
-// for the code that has not moved yet.
-const (
-	// Deprecated: use result.RecordsName.
-	RecordsName = result.RecordsName
-	// Deprecated: use result.CurveName.
-	CurveName = result.CurveName
-	// Deprecated: use result.SummaryName.
-	SummaryName = result.SummaryName
-	// Deprecated: use result.ScenarioName.
-	ScenarioName = result.ScenarioName
 )
 
 // CurveFile is curve.json: a sweep's identity and settings (in Run), every tier's summary in
@@ -155,11 +141,6 @@ func (f *RunFile) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
-
-// WriteJSON writes v as indented JSON to dir/name, through a temporary file renamed into place.
-//
-// Deprecated: use result.WriteJSON.
-func WriteJSON(dir, name string, v any) error { return result.WriteJSON(dir, name, v) }
 
 // ReadCurve reads curve.json.
 func ReadCurve(path string) (CurveFile, error) {

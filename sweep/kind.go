@@ -1,6 +1,9 @@
 package sweep
 
-import "github.com/loadcurve/loadcurve/records"
+import (
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
+)
 
 // Kind is what a result answers, by the command that made it: one tier of one schedule (a
 // run), or a sweep of tiers. Whatever depends on which it is asks its Kind, never the command.
@@ -49,12 +52,12 @@ func (k Kind) OneTier() bool { return k == KindRun }
 // run's).
 func (k Kind) Probes() bool { return k == KindSweep }
 
-// AnswerName is the file that holds the answer of such a result: SummaryName or CurveName.
+// AnswerName is the file that holds the answer of such a result: result.SummaryName or result.CurveName.
 func (k Kind) AnswerName() string {
 	if k == KindRun {
-		return SummaryName
+		return result.SummaryName
 	}
-	return CurveName
+	return result.CurveName
 }
 
 // Answer is the document AnswerName holds: the run's summary (RunSummary) or the sweep's curve

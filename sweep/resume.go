@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // Resume is an interrupted sweep's records file, read to be continued (OpenResume). The sweep's
@@ -51,10 +52,10 @@ var ErrNoSweep = errors.New("no sweep to resume")
 // OpenResume reads the records file of an interrupted sweep in dir and says which of its tiers
 // are kept. It changes nothing (Discard does).
 func OpenResume(dir string) (*Resume, error) {
-	path := filepath.Join(dir, RecordsName)
+	path := filepath.Join(dir, result.RecordsName)
 	fh, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s holds no %s (a sweep writes it when its first tier starts)", ErrNoSweep, dir, RecordsName)
+		return nil, fmt.Errorf("%w: %s holds no %s (a sweep writes it when its first tier starts)", ErrNoSweep, dir, result.RecordsName)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)

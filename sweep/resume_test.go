@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 )
@@ -65,7 +66,7 @@ func (f *fileRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink,
 // createRecords starts a sweep's records file in dir.
 func createRecords(t *testing.T, dir string) *records.Writer {
 	t.Helper()
-	w, err := records.Create(filepath.Join(dir, sweep.RecordsName), records.Header{Command: records.CommandSweep, Seed: 1})
+	w, err := records.Create(filepath.Join(dir, result.RecordsName), records.Header{Command: records.CommandSweep, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func createRecords(t *testing.T, dir string) *records.Writer {
 // appendRecords opens a records file to append the resumed sweep's tiers (the session's --resume).
 func appendRecords(t *testing.T, dir string) (*records.Writer, func()) {
 	t.Helper()
-	fh, err := os.OpenFile(filepath.Join(dir, sweep.RecordsName), os.O_WRONLY|os.O_APPEND, 0)
+	fh, err := os.OpenFile(filepath.Join(dir, result.RecordsName), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestResumeReachesTheSameDecision(t *testing.T) {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		wantFile, err := os.ReadFile(filepath.Join(whole, sweep.RecordsName))
+		wantFile, err := os.ReadFile(filepath.Join(whole, result.RecordsName))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +191,7 @@ func TestResumeReachesTheSameDecision(t *testing.T) {
 				t.Errorf("%s, resumed from tier %d: the decision differs from the uninterrupted sweep's (capacity %s, operating point %v; want %s, %v): from byte %d of curve.json,\n got …%.200s\nwant …%.200s",
 					tc.q.Name, k, got.Analysis.Capacity, opRate(got), want.Analysis.Capacity, opRate(want), at, g[at:], w[at:])
 			}
-			gotFile, err := os.ReadFile(filepath.Join(dir, sweep.RecordsName))
+			gotFile, err := os.ReadFile(filepath.Join(dir, result.RecordsName))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,7 +225,7 @@ func TestResumeRefusesAnotherSweep(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.ReadFile(filepath.Join(dir, sweep.RecordsName))
+	before, _ := os.ReadFile(filepath.Join(dir, result.RecordsName))
 	r, err := sweep.OpenResume(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +241,7 @@ func TestResumeRefusesAnotherSweep(t *testing.T) {
 	if again.Tiers != 0 {
 		t.Errorf("%d tiers ran after the mismatch", again.Tiers)
 	}
-	if after, _ := os.ReadFile(filepath.Join(dir, sweep.RecordsName)); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(filepath.Join(dir, result.RecordsName)); !bytes.Equal(before, after) {
 		t.Errorf("the refused resume changed records.jsonl")
 	}
 }
@@ -251,7 +252,7 @@ func TestResumeRefusesAnotherSweep(t *testing.T) {
 func TestOpenResumeSaysWhatCannotBeResumed(t *testing.T) {
 	write := func(lines ...string) string {
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, sweep.RecordsName), []byte(strings.Join(lines, "")), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, result.RecordsName), []byte(strings.Join(lines, "")), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return dir
@@ -296,7 +297,7 @@ func TestOpenResumeSaysWhatCannotBeResumed(t *testing.T) {
 	if err := r.Discard(); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, sweep.RecordsName)); string(b) != kept {
+	if b, _ := os.ReadFile(filepath.Join(dir, result.RecordsName)); string(b) != kept {
 		t.Errorf("records.jsonl after the discard:\n%s\nwant:\n%s", b, kept)
 	}
 	aside, err := records.ReadFile(filepath.Join(dir, sweep.DiscardedName(1)))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -151,7 +152,7 @@ func vllmPeak(recs []records.Record) sweep.Peak {
 func TestPeakOfAgreesWithVLLM(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	dir := t.TempDir()
-	path := filepath.Join(dir, sweep.RecordsName)
+	path := filepath.Join(dir, result.RecordsName)
 	w, err := records.Create(path, records.Header{Kind: records.KindHeader, Tool: "loadcurve", MetricsVersion: records.MetricsVersion})
 	if err != nil {
 		t.Fatal(err)

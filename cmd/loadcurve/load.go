@@ -181,7 +181,7 @@ func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Resu
 	}
 	if res.Peaks == nil && res.Kind().OneTier() && lc.outDir != "" && closeErr == nil && !lc.recordsLost {
 		// Bounded: no records in memory; the records file, read twice in bounded memory, has them.
-		if res.Peaks, err = sweep.PeaksOfFile(filepath.Join(lc.outDir, sweep.RecordsName)); err != nil {
+		if res.Peaks, err = sweep.PeaksOfFile(filepath.Join(lc.outDir, result.RecordsName)); err != nil {
 			fmt.Fprintf(c.App.ErrWriter, "loadcurve: warning: max_output_tokens_per_s and max_concurrent_requests left null: %v\n", err)
 		}
 	}

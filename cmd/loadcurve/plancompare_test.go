@@ -14,6 +14,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
@@ -63,7 +64,7 @@ func virtualSweepDir(t *testing.T, tokens int) string {
 		f.Tiers = append(f.Tiers, tr.Tier)
 	}
 	dir := t.TempDir()
-	if err := records.WriteFile(filepath.Join(dir, sweep.RecordsName), f); err != nil {
+	if err := records.WriteFile(filepath.Join(dir, result.RecordsName), f); err != nil {
 		t.Fatal(err)
 	}
 	return dir

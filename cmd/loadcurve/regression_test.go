@@ -19,6 +19,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -69,7 +70,7 @@ func TestRegressionRunSettingsLiveInTheHeader(t *testing.T) {
 	a := t.TempDir()
 	mustRun(t, append([]string{"run", "--goodput", "ttft:0.01", "--num-requests", "30", "--request-rate", "200", "--out", a}, small...)...)
 	b := copyRecords(t, a) // a second result of the same run: its records alone
-	f, err := records.ReadFile(filepath.Join(a, sweep.RecordsName))
+	f, err := records.ReadFile(filepath.Join(a, result.RecordsName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,12 +180,12 @@ func TestRegressionRunSettingsLiveInTheHeader(t *testing.T) {
 // copyRecords copies dir's records.jsonl, and nothing else, into a new directory it returns.
 func copyRecords(t *testing.T, dir string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, sweep.RecordsName))
+	b, err := os.ReadFile(filepath.Join(dir, result.RecordsName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if err := os.WriteFile(filepath.Join(out, sweep.RecordsName), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, result.RecordsName), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -209,9 +210,9 @@ func ptr(p *float64) any {
 func TestRegressionReportAndOutKeepResultsWhole(t *testing.T) {
 	dir := t.TempDir()
 	tinySweep(t, dir, "--quiet")
-	for _, f := range []string{sweep.CurveName, "curve.csv", "report.html", "throughput.png", "throughput.svg", "summary_tier00.json"} {
+	for _, f := range []string{result.CurveName, "curve.csv", "report.html", "throughput.png", "throughput.svg", "summary_tier00.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			cj, _ := os.ReadFile(filepath.Join(dir, sweep.CurveName))
+			cj, _ := os.ReadFile(filepath.Join(dir, result.CurveName))
 			t.Fatalf("the sweep did not write %s: %v\n%s", f, err, cj)
 		}
 	}
@@ -269,12 +270,12 @@ func TestRegressionReportAndOutKeepResultsWhole(t *testing.T) {
 		if got, want := names(after), names(snapshot(t, fresh)); !slices.Equal(got, want) {
 			t.Errorf("after run --out --replace the directory holds %v; a run writes %v", got, want)
 		}
-		for _, gone := range []string{sweep.CurveName, "curve.csv", "throughput.png", "summary_tier00.json", "summary_tier01.json"} {
+		for _, gone := range []string{result.CurveName, "curve.csv", "throughput.png", "summary_tier00.json", "summary_tier01.json"} {
 			if _, ok := after[gone]; ok {
 				t.Errorf("%s of the old sweep is still there", gone)
 			}
 		}
-		if f, err := records.ReadFile(filepath.Join(dir, sweep.RecordsName)); err != nil || f.Header.Command != records.CommandRun {
+		if f, err := records.ReadFile(filepath.Join(dir, result.RecordsName)); err != nil || f.Header.Command != records.CommandRun {
 			t.Errorf("records.jsonl is not the new run's (%v)", err)
 		}
 	})
@@ -296,7 +297,7 @@ func names(m map[string]string) []string {
 func TestRegressionCompareWithoutCapacityKeepsItsOutput(t *testing.T) {
 	a := t.TempDir()
 	tinySweep(t, a, "--goodput", "ttft:0.001", "--quiet")
-	cf, err := sweep.ReadCurve(filepath.Join(a, sweep.CurveName))
+	cf, err := sweep.ReadCurve(filepath.Join(a, result.CurveName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +477,7 @@ func TestRegressionLowerBoundSweep(t *testing.T) {
 	stdout, stderr := mustRun(t, "sweep", "--verbose", "--request-rates", "30,60", "--duration", "1s", "--drain-timeout", "10s", "--no-confirm",
 		"--burstiness", "inf", "--goodput", "ttft:60000", "--target-share", "0.5", "--max-schedule-lag", "1s",
 		"--random-input-len", "32", "--random-output-len", "8", "--out", dir)
-	cf, err := sweep.ReadCurve(filepath.Join(dir, sweep.CurveName))
+	cf, err := sweep.ReadCurve(filepath.Join(dir, result.CurveName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -26,7 +27,7 @@ func TestSweepResumesAfterAnInterrupt(t *testing.T) {
 		t.Skip("end-to-end sweep")
 	}
 	dir := t.TempDir()
-	path := filepath.Join(dir, sweep.RecordsName)
+	path := filepath.Join(dir, result.RecordsName)
 	args := append([]string{"sweep", "--request-rates", "20,30", "--duration", "3s", "--drain-timeout", "10s", "--no-confirm",
 		"--max-schedule-lag", "1s", "--seed", "4", "--out", dir}, small...)
 
@@ -115,8 +116,8 @@ func TestSweepResumesAfterAnInterrupt(t *testing.T) {
 	if len(cf.Tiers) != 2 || !cf.Complete || len(cf.Analysis.Points) == 0 {
 		t.Errorf("curve.json: %d tiers, complete %v, %d points: want the two tiers, complete, on the curve", len(cf.Tiers), cf.Complete, len(cf.Analysis.Points))
 	}
-	orig, _ := os.ReadFile(filepath.Join(dir, sweep.CurveName))
-	if again, _ := os.ReadFile(filepath.Join(reportTo(t, dir), sweep.CurveName)); !bytes.Equal(orig, again) {
+	orig, _ := os.ReadFile(filepath.Join(dir, result.CurveName))
+	if again, _ := os.ReadFile(filepath.Join(reportTo(t, dir), result.CurveName)); !bytes.Equal(orig, again) {
 		t.Errorf("report of the resumed sweep's records did not reproduce its curve.json")
 	}
 }

@@ -15,12 +15,12 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/nearest"
 	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/scenario"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // ScenarioName is the file a result directory holds its resolved scenario in.
-const ScenarioName = sweep.ScenarioName
+const ScenarioName = result.ScenarioName
 
 // scenarioFlag is --config: a scenario file holding flag values for the command.
 func scenarioFlag() cli.Flag {

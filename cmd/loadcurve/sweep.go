@@ -243,7 +243,7 @@ func (lc *loadCommand) interrupted(c *cli.Context) error {
 	if lc.outDir == "" {
 		return fmt.Errorf("%w (without --out, nothing was kept to resume)", errInterrupted)
 	}
-	if _, err := os.Stat(filepath.Join(lc.outDir, sweep.RecordsName)); err != nil {
+	if _, err := os.Stat(filepath.Join(lc.outDir, result.RecordsName)); err != nil {
 		return fmt.Errorf("%w (no tier started: nothing to resume)", errInterrupted)
 	}
 	return fmt.Errorf("%w; continue the sweep with: %s", errInterrupted, resumeCommand(c, lc.outDir))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 )
@@ -26,7 +27,7 @@ func sweepArgs(dir, profile string, seed string) []string {
 
 func readCurve(t *testing.T, dir string) sweep.CurveFile {
 	t.Helper()
-	cf, err := sweep.ReadCurve(filepath.Join(dir, sweep.CurveName))
+	cf, err := sweep.ReadCurve(filepath.Join(dir, result.CurveName))
 	if err != nil {
 		t.Fatal(err)
 	}
