@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -30,22 +29,8 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 	arrival := time.Now()
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
-	if s.isClosed() {
-		writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "", "the simulated deployment is shut down")
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "BadRequestError", "", fmt.Sprintf("reading the request body: %v", err))
-		return
-	}
-	req, err := decodeRequest(body)
-	if err != nil {
-		writeBad(w, err)
-		return
-	}
-	if req.Model != nil && *req.Model != "" && *req.Model != s.cfg.ModelName {
-		writeError(w, http.StatusNotFound, "NotFoundError", "model", fmt.Sprintf("The model `%s` does not exist.", *req.Model))
+	body, _, ok := s.readModelRequest(w, r)
+	if !ok {
 		return
 	}
 	blockSize := 0

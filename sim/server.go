@@ -285,6 +285,30 @@ func (s *Server) decide(idx uint64, maxOut int, ignoreEOS bool) plan {
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
+// readModelRequest reads the body of a request to one of the model's routes and checks it: the
+// deployment is not shut down, the body is within maxBodyBytes and decodes, and it names this
+// model (or none). On a problem it answers as the API would and returns ok false.
+func (s *Server) readModelRequest(w http.ResponseWriter, r *http.Request) (body []byte, req *request, ok bool) {
+	if s.isClosed() {
+		writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "", "the simulated deployment is shut down")
+		return nil, nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestError", "", fmt.Sprintf("reading the request body: %v", err))
+		return nil, nil, false
+	}
+	if req, err = decodeRequest(body); err != nil {
+		writeBad(w, err)
+		return nil, nil, false
+	}
+	if req.Model != nil && *req.Model != "" && *req.Model != s.cfg.ModelName {
+		writeError(w, http.StatusNotFound, "NotFoundError", "model", fmt.Sprintf("The model `%s` does not exist.", *req.Model))
+		return nil, nil, false
+	}
+	return body, req, true
+}
+
 // serveCompletion answers a request of a generating API a on the engine.
 func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, a genAPI) {
 	if !s.method(w, r, http.MethodPost) {
@@ -294,22 +318,8 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, a genAP
 	arrival := time.Now()
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
-	if s.isClosed() {
-		writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "", "the simulated deployment is shut down")
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "BadRequestError", "", fmt.Sprintf("reading the request body: %v", err))
-		return
-	}
-	req, err := decodeRequest(body)
-	if err != nil {
-		writeBad(w, err)
-		return
-	}
-	if req.Model != nil && *req.Model != "" && *req.Model != s.cfg.ModelName {
-		writeError(w, http.StatusNotFound, "NotFoundError", "model", fmt.Sprintf("The model `%s` does not exist.", *req.Model))
+	body, req, ok := s.readModelRequest(w, r)
+	if !ok {
 		return
 	}
 	blockSize := 0
