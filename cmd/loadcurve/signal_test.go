@@ -278,3 +278,40 @@ func TestRecordsFileFullMidRun(t *testing.T) {
 		t.Errorf("records.jsonl: %v, %v bytes (the limit should have cut it)", err, fi)
 	}
 }
+
+// TestUnderGNUTimeout runs loadcurve as CI scripts do, under GNU coreutils' timeout, which sends
+// SIGTERM to the process and then to its process group: the run stops in order, and its records
+// (one line per planned request) and summary are whole. (In issue 23's report, half of such
+// runs lost them.)
+func TestUnderGNUTimeout(t *testing.T) {
+	t.Parallel() // mostly waiting for timeout
+	timeout, err := exec.LookPath("timeout")
+	if err != nil {
+		t.Skip("no GNU timeout on this machine")
+	}
+	dir := t.TempDir()
+	// 400 requests at 20 req/s take 20 s; timeout stops the run after 6 s (time enough for a
+	// -race binary to start sending on a busy machine), and --preserve-status passes
+	// loadcurve's own exit code on.
+	cmd := exec.Command(timeout, "--preserve-status", "-s", "TERM", "6", os.Args[0])
+	cmd.Args = append(cmd.Args, append(slowRun, "--out", dir)...)
+	cmd.Env = append(os.Environ(), "LOADCURVE_TEST_AS_MAIN=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); exitCode(err) != exitSignaled {
+		t.Fatalf("exit %d (%v), want %d\n%s", exitCode(err), err, exitSignaled, out.String())
+	}
+	if strings.Contains(out.String(), "exiting now") {
+		t.Errorf("timeout's two SIGTERMs forced an exit:\n%s", out.String())
+	}
+	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Records) != 400 {
+		t.Errorf("%d records, want one per planned request (400)", len(f.Records))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		t.Errorf("no summary under timeout: %v", err)
+	}
+}
