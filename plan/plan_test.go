@@ -359,7 +359,7 @@ func st(seconds, demand float64, replicas int) plan.Step {
 // unwrapAll is the leaves of a tree of joined and wrapped errors.
 func unwrapAll(err error) []error {
 	if _, ok := err.(*field.Error); ok {
-		return []error{err} // a leaf here, though it unwraps to what its message wraps
+		return []error{err} // a field error is a leaf here, though it unwraps to what its message wraps
 	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var out []error
