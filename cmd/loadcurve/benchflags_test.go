@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,5 +21,20 @@ func TestBenchErrorsNameTheirFlags(t *testing.T) {
 	}
 	if strings.Contains(stderr, "benchmark repeats") || strings.Contains(stderr, "\x00") {
 		t.Errorf("a domain name or a reference marker reached the user:\n%s", stderr)
+	}
+}
+
+// TestThinkTimeOnASessionFileIsRefused: a file's sessions carry their own think times, which a run
+// follows; --think-time with such a file would be ignored (issue 26 found it silently was), so it
+// is refused before anything starts, saying what the run follows instead.
+func TestThinkTimeOnASessionFileIsRefused(t *testing.T) {
+	file := filepath.Join("..", "..", "workloads", "testdata", "sessions.jsonl")
+	code, _, stderr := runCLI(t, "run", "--workload", file, "--think-time", "2s", "--num-requests", "2", "--quiet")
+	if code != exitUsage || !strings.Contains(stderr, "--think-time: the sessions of") || !strings.Contains(stderr, "think_ms") {
+		t.Errorf("exit %d, want %d with the reason:\n%s", code, exitUsage, stderr)
+	}
+	// Without the flag the file's sessions run as they are.
+	if code, _, stderr := runCLI(t, "run", "--workload", file, "--num-requests", "1", "--quiet", "--out", t.TempDir()); code != exitOK {
+		t.Errorf("the file without --think-time: exit %d: %s", code, stderr)
 	}
 }
