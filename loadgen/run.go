@@ -308,7 +308,7 @@ func (r *run) newRecord(i int, planned time.Duration) *records.Record {
 	rec := new(records.Record)
 	*rec = records.NewRecord(t.Index, t.Requests[i].ID, planned)
 	rec.Shard = t.Shard
-	rec.Session, rec.Turn = t.Requests[i].Session, t.Requests[i].Turn
+	rec.Session, rec.Turn, rec.SessionID = t.Requests[i].Session, t.Requests[i].Turn, t.Requests[i].SessionID
 	r.made.Add(1)
 	return rec
 }
@@ -599,7 +599,7 @@ func (r *run) send(rec *records.Record, req *workloads.Request) doResult {
 		prev := *rec
 		*rec = records.NewRecord(prev.Tier, prev.ID, prev.Planned)
 		rec.Shard, rec.Dispatched, rec.Slot = prev.Shard, prev.Dispatched, prev.Slot
-		rec.Session, rec.Turn = prev.Session, prev.Turn
+		rec.Session, rec.Turn, rec.SessionID = prev.Session, prev.Turn, prev.SessionID
 		res = r.c.do(r.ctx, r.t0, req, rec)
 	}
 	rec.Attempts = len(earlier) + 1

@@ -175,6 +175,9 @@ type Record struct {
 
 	// Session and Turn place a request in a conversation (both 1-based; 0: not a turn of one).
 	Session, Turn int
+	// SessionID is the session's id in the workload file ("" for generated sessions), at most
+	// MaxNoteLen bytes.
+	SessionID string
 
 	// Reasoning models stream reasoning before the answer. ReasoningChunks counts the
 	// output-bearing messages that carried reasoning only. When it is > 0, FirstAnswer is the
@@ -330,6 +333,10 @@ func (r *Record) AppendJSON(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(r.Session), 10)
 		b = append(b, `,"turn":`...)
 		b = strconv.AppendInt(b, int64(r.Turn), 10)
+		if r.SessionID != "" {
+			b = append(b, `,"session_id":`...)
+			b = appendJSONString(b, BoundText(r.SessionID, MaxNoteLen))
+		}
 	}
 	// The answer's moments only where they differ from the output's: a response with reasoning.
 	if r.ReasoningChunks > 0 {
@@ -446,6 +453,7 @@ type wireRecord struct {
 
 	Session               int             `json:"session"`
 	Turn                  int             `json:"turn"`
+	SessionID             string          `json:"session_id"`
 	FirstAnswer           *float64        `json:"first_answer_s"`
 	ReasoningChunks       int             `json:"reasoning_chunks"`
 	AnswerITL             json.RawMessage `json:"answer_itl_ms"`
@@ -508,7 +516,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		OutputTokens: w.OutputTokens, OutputTokensSource: w.OutputTokensSource,
 		UsageRejected: BoundText(w.UsageRejected, MaxNoteLen), MaxTokens: w.MaxTokens,
 		FinishReason: BoundText(w.FinishReason, MaxFinishReasonLen), HTTPStatus: w.HTTPStatus, Error: w.Error, Attempts: w.Attempts,
-		ITL: itl, Session: w.Session, Turn: w.Turn, FirstAnswer: seconds(w.FirstAnswer),
+		ITL: itl, Session: w.Session, Turn: w.Turn, SessionID: BoundText(w.SessionID, MaxNoteLen), FirstAnswer: seconds(w.FirstAnswer),
 		ReasoningChunks: w.ReasoningChunks, ReasoningTokens: w.ReasoningTokens, ReasoningTokensSource: w.ReasoningTokensSource,
 		CachedTokens: w.CachedTokens, CachedTokensSource: w.CachedTokensSource,
 	}

@@ -384,8 +384,11 @@ func groupSessions(reqs []Request, turns []turnLine, p *problems) []Request {
 			tl := &turns[i]
 			r := reqs[i]
 			r.Session, r.Turn = k+1, j+1
-			if !tl.labeled && !(tl.numeric && tl.label == strconv.Itoa(k+1)) {
-				r.Label = tl.label + "#" + strconv.Itoa(j+1)
+			if savedNumbering := tl.numeric && tl.label == strconv.Itoa(k+1); !savedNumbering {
+				r.SessionID = tl.label // the file's own id, which records keep
+				if !tl.labeled {
+					r.Label = tl.label + "#" + strconv.Itoa(j+1)
+				}
 			}
 			if j == 0 && tl.think {
 				p.add(tl.lineNo, `"think_ms" on the first turn of session %q: a think time is the wait after the previous turn's reply, and a first turn has none`, s.label)

@@ -183,7 +183,7 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 		}
 		for j, ex := range exs[:n] {
 			r := Request{Messages: []Message{{Role: "user", Content: ex.prompt}}, InputTokens: CountWords(ex.prompt),
-				MaxTokens: CountWords(ex.reply), Session: kept, Turn: j + 1}
+				MaxTokens: CountWords(ex.reply), Session: kept, Turn: j + 1, SessionID: label}
 			if j > 0 {
 				r.ThinkMS = thinkMS
 			}

@@ -89,6 +89,10 @@ type Request struct {
 	// and the assistant's actual replies. InputTokens counts only what the turn adds.
 	Session int `json:"session,omitempty"`
 	Turn    int `json:"turn,omitempty"`
+	// SessionID is the session's id in the file it came from ("session": "chat-7"), which its
+	// records keep beside the session's number; "" for generated sessions. Not part of the
+	// request's JSON (a saved set numbers its sessions), so not of its fingerprint.
+	SessionID string `json:"-"`
 	// ThinkMS is the user's think time before this turn, in milliseconds: the turn is sent
 	// this long after the previous turn's response ended (0 for a first turn).
 	ThinkMS float64 `json:"think_ms,omitempty"`

@@ -4,6 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/workloads"
 )
 
 // TestBenchErrorsNameTheirFlags: package bench names its inputs in its own words; the command
@@ -36,5 +39,41 @@ func TestThinkTimeOnASessionFileIsRefused(t *testing.T) {
 	// Without the flag the file's sessions run as they are.
 	if code, _, stderr := runCLI(t, "run", "--workload", file, "--num-requests", "1", "--quiet", "--out", t.TempDir()); code != exitOK {
 		t.Errorf("the file without --think-time: exit %d: %s", code, stderr)
+	}
+}
+
+// TestRecordsNameSessionsByTheFilesIDs: a file's sessions are numbered 1..N in the records (the
+// metrics group by number) and keep the file's own id beside it, so a record can be traced back
+// to its conversation (issue 26 found only the numbers).
+func TestRecordsNameSessionsByTheFilesIDs(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join("..", "..", "workloads", "testdata", "sessions.jsonl")
+	if code, _, stderr := runCLI(t, "run", "--workload", file, "--request-rate", "inf", "--quiet", "--out", dir); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := workloads.LoadJSONL(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[[2]int]string{}
+	for _, r := range set.Requests {
+		want[[2]int{r.Session, r.Turn}] = r.SessionID
+	}
+	named := 0
+	for _, r := range f.Records {
+		id, ok := want[[2]int{r.Session, r.Turn}]
+		if !ok || r.SessionID != id {
+			t.Errorf("session %d turn %d: session_id %q, want the file's %q", r.Session, r.Turn, r.SessionID, id)
+		}
+		if id != "" {
+			named++
+		}
+	}
+	if named == 0 {
+		t.Fatalf("no record of a named session among %d", len(f.Records))
 	}
 }
