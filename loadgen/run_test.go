@@ -179,8 +179,9 @@ func testScheduleLag(t *testing.T, spin time.Duration) {
 	// The design errors this guards against are systematic and show in the median: sleeping
 	// relative to the previous dispatch drifts (~0.5 ms per request, so a median of tens of ms
 	// after 200 requests), and waiting on the gate, the sink or a response makes every request
-	// late. The precise figure is BenchmarkDispatcher's.
-	if p50 > 5*time.Millisecond || p99 > 50*time.Millisecond {
+	// late. The precise figure is BenchmarkDispatcher's. (p99 reached 62 ms at a load average
+	// of 8, with the median at 0.9 ms: p99 is bounded only against gross stalls.)
+	if p50 > 5*time.Millisecond || p99 > 150*time.Millisecond {
 		t.Errorf("schedule lag p50 %v p99 %v", p50, p99)
 	}
 	if res.RateLimited {
