@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/redact"
@@ -122,6 +123,9 @@ type Session struct {
 	series map[int]*timeseries.Builder
 	peaks  map[int]*sweep.PeakAccumulator
 }
+
+// FieldWarmups names the warm-up requests sent before a run (Options.Warmups) in its errors.
+const FieldWarmups = "warm-up requests"
 
 var _ sweep.Runner = (*Session)(nil)
 
@@ -419,7 +423,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	arrivals := len(p.Offsets)
 	if id.Users > 0 {
 		if src.Sessions() {
-			return id, fmt.Errorf("--max-concurrencies: a closed loop of users sends independent requests, not sessions")
+			return id, field.Errorf(sweep.FieldUsers, "a closed loop of users sends independent requests, not sessions")
 		}
 		arrivals = p.Pool // the users draw from a pool of requests
 	}
@@ -442,7 +446,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	if sessions != nil {
 		// The schedule's arrivals start sessions; the tier plans every one of their turns.
 		if s.opts.Shard.Sharded() {
-			return id, fmt.Errorf("--shard: a workload of sessions cannot be sharded yet (each shard would need whole sessions); run it from one process")
+			return id, field.Errorf(shard.FieldShard, "a workload of sessions cannot be sharded yet (each shard would need whole sessions); run it from one process")
 		}
 		id.Planned = len(reqs)
 	}
@@ -469,7 +473,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	if !p.StartAt.IsZero() {
 		late, err := shard.StartAt(ctx, p.StartAt)
 		if err != nil {
-			return id, fmt.Errorf("--start-at: %w", err)
+			return id, field.Errorf(shard.FieldStartAt, "%w", err)
 		}
 		if late > 10*time.Millisecond {
 			s.logf("WARNING: tier %d started %v after its --start-at time", id.Tier, late.Round(time.Millisecond))
@@ -655,7 +659,7 @@ func (s *Session) warmUpFirst(ctx context.Context, tier int, first workloads.Req
 	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{Index: tier, Offsets: make([]time.Duration, n),
 		Requests: reqs, MaxConcurrency: maxConc}, discard{}, &prog)
 	if err != nil {
-		return fmt.Errorf("--num-warmups: %w", err)
+		return field.Errorf(FieldWarmups, "%w", err)
 	}
 	s.logf("warm-up: sent %d copies of the first request before the run, unmeasured (%d failed)", res.Planned, prog.Errors.Load())
 	return nil

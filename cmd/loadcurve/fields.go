@@ -10,6 +10,7 @@ import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -78,6 +79,8 @@ var fieldFlags = map[string]string{
 	sweep.FieldWarmup:          "window-warmup",
 	sweep.FieldCooldownWindow:  "window-cooldown",
 	sweep.FieldBounded:         "bounded-memory",
+
+	runner.FieldWarmups: "num-warmups",
 
 	bench.FieldRates:          "rates",
 	bench.FieldConcurrency:    "max-concurrency",
