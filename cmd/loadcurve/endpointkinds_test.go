@@ -16,6 +16,7 @@ import (
 // the same unit from records.jsonl alone; `sweep --endpoint embeddings --goodput e2el:MS`
 // judges tiers by E2EL and counts input tokens in curve.json.
 func TestEndpointKindsEndToEnd(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	for _, tc := range []struct {
 		kind      string
 		unit      records.Unit

@@ -27,8 +27,8 @@ import (
 // runCLI runs the command line in-process and returns exit code, stdout and stderr.
 //
 // The longest end-to-end tests (sweeps and plans against the embedded deployment,
-// which spend their time waiting on its real-time service) run in parallel with each other, two at
-// a time on a two-core machine (go test's default -parallel is GOMAXPROCS), after the short tests.
+// which spend their time waiting on its real-time service) run in parallel with each other, four
+// at a time (TestMain; go test's default -parallel is GOMAXPROCS), after the short tests.
 // Each is written to hold on a busy machine, which the other makes it: the sweeps allow for a
 // client made late by its neighbours (--max-schedule-lag), and the sim's own test skips when its
 // steps cannot keep real time.
@@ -186,6 +186,7 @@ func TestRunJSONAndConcurrencyCap(t *testing.T) {
 }
 
 func TestBadInputIsAClearError(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	tests := []struct {
 		name string
 		args []string
@@ -435,6 +436,7 @@ func TestCompareAndCostOfTwoBurstRuns(t *testing.T) {
 // report of its records.jsonl (exact) has the same counts, throughputs and means, and medians and
 // percentiles within the stated relative error.
 func TestBoundedMemoryRunAgreesWithTheExactReport(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, append([]string{"run", "--num-requests", "120", "--request-rate", "60", "--bounded-memory",
 		"--goodput", "ttft:500", "--out", dir}, small...)...)

@@ -77,6 +77,7 @@ func virtualSweepDir(t *testing.T, tokens int) string {
 // measured alike are planned, and the notes say the check found them alike. The tokens per
 // request are counted in the records: exactly 128 and 64.
 func TestPlanAppliesComparesCheck(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	a, b, a2 := virtualSweepDir(t, 128), virtualSweepDir(t, 64), virtualSweepDir(t, 128)
 	base := []string{"plan", a, b, "--peak", "20", "--a-cost-per-hour", "4", "--b-cost-per-hour", "2.5", "--allow-unverified"}
 

@@ -208,6 +208,7 @@ func ptr(p *float64) any {
 //     curve.json, report.html and plots beside it (report then applied the old objectives).
 //     Files that are not a result's are kept.
 func TestRegressionReportAndOutKeepResultsWhole(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	dir := t.TempDir()
 	tinySweep(t, dir, "--quiet")
 	for _, f := range []string{result.CurveName, "curve.csv", "report.html", "throughput.png", "throughput.svg", "summary_tier00.json"} {
@@ -295,6 +296,7 @@ func names(m map[string]string) []string {
 // cost ledger, with exit 0. Before the redesign it exited 1, printed nothing and dumped a Go
 // slice. Nobody meets a TTFT of 1 µs.
 func TestRegressionCompareWithoutCapacityKeepsItsOutput(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	a := t.TempDir()
 	tinySweep(t, a, "--goodput", "ttft:0.001", "--quiet")
 	cf, err := sweep.ReadCurve(filepath.Join(a, result.CurveName))
@@ -346,6 +348,7 @@ func TestRegressionCompareWithoutCapacityKeepsItsOutput(t *testing.T) {
 // ("--endpoint: --endpoint: …", 69 such strings). One bad input gives one error line, with
 // exit code 2 and no Go-syntax value.
 func TestRegressionErrorsNameTheFlagOnce(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	result := t.TempDir()
 	mustRun(t, append([]string{"run", "--num-requests", "5", "--request-rate", "inf", "--out", result}, small...)...)
 	other := copyRecords(t, result)
@@ -470,6 +473,7 @@ func TestRegressionScheduleRefusesClientFlags(t *testing.T) {
 //   - "at least": before the redesign the final line and compare's decision lines lost it.
 //   - tier numbers: before the redesign tables numbered tiers from 0 and progress lines from 1.
 func TestRegressionLowerBoundSweep(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	dir := t.TempDir()
 	// Constant spacing (burstiness inf): the steady window's completions follow its arrivals
 	// closely, so no tier is taken for one beyond what the deployment can serve; and a loaded

@@ -11,6 +11,7 @@ import (
 // written (1 and 1.0: the same value) have the same schedule, so compare accepts them. The
 // header's schedule was the flag's text, and compare refused them (exit 2, "schedule differs").
 func TestCompareBurstinessSpelledTwoWays(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	var dirs []string
 	for _, b := range []string{"1", "1.0"} {
 		dir := filepath.Join(t.TempDir(), "b"+b)

@@ -198,6 +198,7 @@ func TestToolCallsOnTheSim(t *testing.T) {
 // TestCompareSessions: results of sessions are compared turn by turn (the pairs are every
 // session's every turn), at rates in sessions per second.
 func TestCompareSessions(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	// One run compared with itself: the pairing of sessions' turns is under test.
 	dir := filepath.Join(t.TempDir(), "side")
 	code, _, stderr := runCLI(t, "run", "--workload", "sessions", "--session-turns", "3", "--think-time", "50ms",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,9 +23,20 @@ import (
 
 // TestMain lets the test binary act as the loadcurve command when asked, so that signal tests
 // can run the real process without building it.
+//
+// The end-to-end tests that mostly wait on the embedded deployment's real time run in parallel,
+// four at a time unless -parallel says otherwise: on two cores the package's tests under -race
+// kept about one core busy while its sequential tests waited, and took over ten minutes in CI
+// beside the other packages.
 func TestMain(m *testing.M) {
 	if os.Getenv("LOADCURVE_TEST_AS_MAIN") == "1" {
 		os.Exit(run(os.Args, os.Stdout, os.Stderr))
+	}
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", "4")
 	}
 	os.Exit(m.Run())
 }

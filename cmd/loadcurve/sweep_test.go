@@ -221,6 +221,7 @@ func TestSweepFindsTheSimCapacity(t *testing.T) {
 // TestBoundedMemorySweep: sweep --bounded-memory keeps no records; its curve.json has the
 // analysis and counts an exact report of its records.jsonl computes, and percentiles within 0.5 %.
 func TestBoundedMemorySweep(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	if testing.Short() {
 		t.Skip("end-to-end sweep")
 	}

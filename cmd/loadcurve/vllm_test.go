@@ -70,6 +70,7 @@ func readJSONMap(t *testing.T, path string) (map[string]any, []byte) {
 // defines, that the vLLM-layout file holds vLLM's keys only and agrees with summary.json, and that
 // report reproduces it all from the records.
 func TestVLLMDropIn(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	dir, vdir := t.TempDir(), t.TempDir()
 	code, _, stderr := runCLI(t, append([]string{"run", "--num-requests", "24", "--request-rate", "30", "--max-concurrency", "4",
 		"--label", "nightly", "--metadata", "tp=2", "gpu=a100, 80GB", "--request-id-prefix", "bench-1a2b-",

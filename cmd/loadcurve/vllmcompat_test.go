@@ -214,6 +214,7 @@ func simFront(t *testing.T, model string) (*httptest.Server, *capture) {
 // deployment serving the model they name (reached by vLLM's --host/--port or --base-url), and
 // checks where the requests went, what they carried, and the result file.
 func TestVLLMCommandLinesRunVerbatim(t *testing.T) {
+	t.Parallel() // mostly waiting on real time (TestMain)
 	dir := t.TempDir()
 	sharegpt := filepath.Join(dir, "ShareGPT_V3_unfiltered_cleaned_split.json")
 	var convs []map[string]any
