@@ -27,7 +27,7 @@ import (
 // runCLI runs the command line in-process and returns exit code, stdout and stderr.
 //
 // The longest end-to-end tests (sweeps and plans against the embedded deployment,
-// which spend their time waiting on its real-time service) run in parallel with each other, four
+// which spend their time waiting on its real-time service) run in parallel with each other, three
 // at a time (TestMain; go test's default -parallel is GOMAXPROCS), after the short tests.
 // Each is written to hold on a busy machine, which the other makes it: the sweeps allow for a
 // client made late by its neighbours (--max-schedule-lag), and the sim's own test skips when its

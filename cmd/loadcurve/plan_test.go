@@ -95,7 +95,8 @@ func TestPlanFromSweeps(t *testing.T) {
 // TestPlanRefuses: a plan needs a forecast, costs, and results it can plan from; each problem
 // is said with its flag or file.
 func TestPlanRefuses(t *testing.T) {
-	t.Parallel() // mostly waiting on real time (TestMain)
+	// Not in parallel: its sweeps and their re-judging (ttft:150) measure the in-process
+	// deployment's real latency, which three neighbours under -race slowed past it.
 	sweepDir := filepath.Join(t.TempDir(), "conc")
 	if code, _, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-queue-servers", "2", "--sim-queue-service", "20ms",
 		"--sim-queue-first-token", "2ms", "--goodput", "ttft:1000", "--max-concurrencies", "1,2", "--num-requests", "60", "--no-confirm",
