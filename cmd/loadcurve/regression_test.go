@@ -473,7 +473,8 @@ func TestRegressionScheduleRefusesClientFlags(t *testing.T) {
 //   - "at least": before the redesign the final line and compare's decision lines lost it.
 //   - tier numbers: before the redesign tables numbered tiers from 0 and progress lines from 1.
 func TestRegressionLowerBoundSweep(t *testing.T) {
-	t.Parallel() // mostly waiting on real time (TestMain)
+	// Not in parallel: its one-second tiers of 30 and 60 requests were set aside as sent 1.6 and
+	// 2.4 % short of their schedule beside three neighbours under -race.
 	dir := t.TempDir()
 	// Constant spacing (burstiness inf): the steady window's completions follow its arrivals
 	// closely, so no tier is taken for one beyond what the deployment can serve; and a loaded
