@@ -70,25 +70,7 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.eng.cancel(q)
-	for {
-		ok, closed := s.wait(r, q)
-		_, state := q.load()
-		if closed || state == stateFailed {
-			writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "", shutdownMsg)
-			return
-		}
-		if !ok {
-			return
-		}
-		if state == stateDone {
-			break
-		}
-	}
-	switch p.fault {
-	case faultDrop:
-		panic(http.ErrAbortHandler)
-	case faultStall:
-		s.hang(r)
+	if !s.awaitDone(w, r, q, &p) {
 		return
 	}
 	b := append(make([]byte, 0, 256), `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[`...)

@@ -510,16 +510,19 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *sequence, enc
 	}
 }
 
-func (s *Server) respond(w http.ResponseWriter, r *http.Request, q *sequence, enc framer, p *plan) {
+// awaitDone waits until the engine has finished q and applies the plan's drop or stall fault:
+// false when the handler has answered (the deployment shut down), the client left, or the
+// request stalls, and must return.
+func (s *Server) awaitDone(w http.ResponseWriter, r *http.Request, q *sequence, p *plan) bool {
 	for {
 		ok, closed := s.wait(r, q)
 		_, state := q.load()
 		if closed || state == stateFailed {
 			writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "", shutdownMsg)
-			return
+			return false
 		}
 		if !ok {
-			return
+			return false
 		}
 		if state == stateDone {
 			break
@@ -530,6 +533,13 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, q *sequence, en
 		panic(http.ErrAbortHandler)
 	case faultStall:
 		s.hang(r)
+		return false
+	}
+	return true
+}
+
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, q *sequence, enc framer, p *plan) {
+	if !s.awaitDone(w, r, q, p) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
