@@ -146,6 +146,10 @@ func SanitizeURL(u string) string { return redact.URL(u) }
 // maxErrorLen bounds Record.Error, in bytes.
 const maxErrorLen = 512
 
+// Secrets is the set of every secret t carries (as its client's Secrets), for a caller that
+// reports on t without a client.
+func (t Target) Secrets() *redact.Secrets { return secretsOf(t) }
+
 // secretsOf is the set of every secret t carries: the API key (and "Bearer KEY"), header
 // values, the base URL's user info, Basic credential and query values, and the values of
 // credential-named members of the extra body.

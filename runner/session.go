@@ -88,6 +88,10 @@ type Options struct {
 	Label    string
 	Metadata records.Metadata
 
+	// Virtual serves Queue on the virtual clock (virtual.go) instead of starting it: no HTTP,
+	// no wall-clock wait; the session writes the same files.
+	Virtual bool
+
 	// Tally follows every record as it passes: each tier's per-second time series and, for a
 	// run, vLLM's peak figures (TimeSeries, Peaks), so that nothing reads the records file
 	// again to learn them. They hold a few numbers per request and its ITL gaps: leave it off
@@ -140,6 +144,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		s.limiter = rate.NewLimiter(rate.Limit(opts.RateLimit), 1)
 	}
 	t := opts.Target
+	if opts.Virtual {
+		return s.openVirtual()
+	}
 	if t.BaseURL == "" {
 		var url string
 		if opts.Queue != nil && opts.SimReplicas > 1 {
@@ -206,15 +213,41 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		s.Close()
 		return nil, err // loadgen's preflight errors name the request and the target
 	}
+	s.Header, err = s.header(loadgen.SanitizeURL(t.BaseURL))
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openVirtual opens a session on the virtual clock: nothing started, nothing sent.
+func (s *Session) openVirtual() (*Session, error) {
+	if errs := CheckVirtual(s.opts); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if s.opts.Target.Model == "" {
+		s.opts.Target.Model = s.opts.Queue.ModelName
+	}
+	s.logf("no --base-url: serving the embedded M/D/c queue (%s) on the virtual clock: a model of its steady state, not a measurement", s.opts.SimLabel)
+	var err error
+	s.Header, err = s.header(VirtualTarget)
+	return s, err
+}
+
+// header builds the records header of the session, whose target is named target.
+func (s *Session) header(target string) (records.Header, error) {
+	opts, t := s.opts, s.opts.Target
 	src := opts.Workload
 	run := result.Run{
-		Version: opts.Version, Command: opts.Command, Target: loadgen.SanitizeURL(t.BaseURL), Endpoint: t.Endpoint.String(),
+		Version: opts.Version, Command: opts.Command, Target: target, Endpoint: t.Endpoint.String(),
 		Unit: t.Endpoint.Unit(), Model: t.Model, Workload: src.Desc, CachePolicy: src.Cache.String(), Schedule: opts.Schedule, Seed: opts.Seed,
 		MaxConcurrency: opts.MaxConcurrency, ExtraBody: s.cleanJSON(t.ExtraBody), Timeout: t.Timeout, Retries: opts.Retries,
 		Shard: opts.Shard.String(), RequestIDPrefix: t.RequestIDPrefix, Label: opts.Label, Metadata: opts.Metadata,
 		Settings: opts.Settings, Started: time.Now(), Clean: s.Clean,
 	}
-	if s.sim != nil {
+	var err error
+	if s.sim != nil || opts.Virtual {
 		run.Sim = &result.Sim{Name: opts.SimLabel}
 		if opts.SimReplicas > 1 {
 			run.Sim.Replicas, run.Sim.Balance = opts.SimReplicas, cmpOr(opts.SimBalance, sim.BalanceRoundRobin)
@@ -226,12 +259,10 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 			run.Sim.Config, err = json.Marshal(opts.Sim)
 		}
 		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("record the embedded deployment's configuration: %w", err)
+			return records.Header{}, fmt.Errorf("record the embedded deployment's configuration: %w", err)
 		}
 	}
-	s.Header = result.NewHeader(run)
-	return s, nil
+	return result.NewHeader(run), nil
 }
 
 // maxNameLen bounds a name the session writes into the header (the model, a label).
@@ -239,7 +270,12 @@ const maxNameLen = 1024
 
 // Secrets is the set of every secret of the target: the API key, header values, the base URL's
 // credentials and query values, credentials in the extra body.
-func (s *Session) Secrets() *redact.Secrets { return s.client.Secrets() }
+func (s *Session) Secrets() *redact.Secrets {
+	if s.client == nil {
+		return s.opts.Target.Secrets() // on the virtual clock
+	}
+	return s.client.Secrets()
+}
 
 // Clean is the sanitiser for a name or value the caller writes into the header (a label, a
 // metadata value): secrets hidden, control characters removed, at most maxNameLen bytes.
@@ -273,19 +309,21 @@ func clusterSuffix(replicas int, balance string) string {
 // Measured is the embedded deployment a records header says was measured, as Options rebuild
 // it: the engine's configuration (Sim), or the M/D/c queue's (Queue set); the name of one replica
 // (Label, without the replicas and balancer Open adds for a cluster); and how many sim replicas
-// made up what was measured (PerReplica: a sweep of a cluster counts clusters).
+// made up what was measured (PerReplica: a sweep of a cluster counts clusters); Virtual when
+// the queue was served on the virtual clock (VirtualTarget), where it is rehearsed too.
 type Measured struct {
 	Sim        sim.Config
 	Queue      *sim.QueueConfig
 	Label      string
 	PerReplica int
+	Virtual    bool
 }
 
 // MeasuredSim reads the deployment from the header's sim_config or sim_queue_config, which Open
 // writes; a header written before they were kept names a profile, which is rebuilt (and anything
 // else is an error that says what was found).
 func MeasuredSim(h records.Header) (Measured, error) {
-	m := Measured{Label: h.Sim, PerReplica: max(1, h.SimReplicas)}
+	m := Measured{Label: h.Sim, PerReplica: max(1, h.SimReplicas), Virtual: h.Target == VirtualTarget}
 	if h.SimReplicas > 1 {
 		m.Label = strings.TrimSuffix(h.Sim, clusterSuffix(h.SimReplicas, h.SimBalance))
 	}
@@ -502,6 +540,14 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	if s.opts.Progress != nil {
 		done = s.opts.Progress(p.Label, &prog)
 	}
+	if s.opts.Virtual {
+		done()
+		end, err := s.runVirtual(ctx, id, p, reqs, tee, stop)
+		if err != nil {
+			return id, err
+		}
+		return s.closeTier(id, end, tee)
+	}
 	res, err := loadgen.Run(ctx, s.client, loadgen.Tier{
 		Index: id.Tier, Shard: s.opts.Shard.Index, Offsets: offsets, Requests: reqs, MaxConcurrency: id.MaxConcurrency,
 		Limiter: s.limiter, Grace: p.Grace, Retries: s.opts.Retries, Stop: stop,
@@ -543,6 +589,11 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	case id.MaxDurationS > 0 && (id.Users == 0 || res.Stopped != ""):
 		end.Reason = records.EndedCap
 	}
+	return s.closeTier(id, end, tee)
+}
+
+// closeTier writes the tier's closing line and returns the tier, ended.
+func (s *Session) closeTier(id records.Tier, end records.TierEnd, tee *teeSink) (records.Tier, error) {
 	if s.writer != nil && tee.fileErr == nil {
 		if err := s.writer.WriteTierEnd(end); err != nil {
 			tee.fileErr = err

@@ -81,6 +81,7 @@ var fieldFlags = map[string]string{
 	sweep.FieldBounded:         "bounded-memory",
 
 	runner.FieldWarmups: "num-warmups",
+	runner.FieldVirtual: "sim-clock",
 
 	bench.FieldRates:          "rates",
 	bench.FieldConcurrency:    "max-concurrency",

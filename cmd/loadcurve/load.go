@@ -92,6 +92,11 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	lc.progress = !c.Bool("quiet") && isTerminal(os.Stderr)
 	errs = append(errs, applyVLLMCompat(c, lc)...)              // vLLM's flags: refusals, no-effect notes, --num-warmups
 	lc.settings.Measure.Unit = lc.target.Target.Endpoint.Unit() // what throughputs count: the endpoint kind's
+	if t.BaseURL != "" && c.String("sim-clock") == "virtual" {
+		errs = append(errs, errors.New("--sim-clock virtual: the virtual clock serves the embedded queue; with --base-url the deployment runs in real time"))
+	} else {
+		errs = append(errs, flagErrors(runner.CheckVirtual(lc.target))...)
+	}
 	if !lc.target.Target.Endpoint.Streams() && lc.source != nil && lc.source.Sessions() {
 		errs = append(errs, fmt.Errorf("--endpoint %s with a --workload of sessions: a session's next turn carries the answer to the last, and an %s answer has no text; use --endpoint chat (or responses), or a workload of single requests",
 			lc.target.Target.Endpoint, lc.target.Target.Endpoint))
@@ -251,6 +256,13 @@ func simOptions(c *cli.Context, prefix string, o *runner.Options) error {
 			return err
 		}
 		o.Sim, o.SimLabel = cfg, c.String(prefix+"profile")
+	}
+	switch clock := c.String(prefix + "clock"); clock {
+	case "real":
+	case "virtual":
+		o.Virtual = true
+	default:
+		return usagef("--%sclock %s: want real or virtual", prefix, clock)
 	}
 	o.SimReplicas, o.SimBalance = c.Int(prefix+"replicas"), c.String(prefix+"balance")
 	if n := o.SimReplicas; n < 1 || n > sim.MaxReplicas {

@@ -16,12 +16,12 @@ import (
 // states the replicas each needs for a forecast, ⌈peak / operating rate⌉, their monthly cost,
 // and which is cheaper. (The arithmetic itself is held to hand-computed cases in package plan.)
 func TestPlanFromSweeps(t *testing.T) {
-	t.Parallel() // long, and mostly waiting on real time (see runCLI)
+	t.Parallel()
 	// One sweep, planned as two deployments that differ only in price: the wiring is under test.
 	var dirs [2]string
 	for i, servers := range []string{"4"} {
 		dirs[i] = filepath.Join(t.TempDir(), "mdc"+servers)
-		code, _, stderr := runCLIFor(t, 4*time.Minute, "sweep", "--sim-model", "mdc", "--sim-queue-servers", servers, "--sim-queue-service", "100ms",
+		code, _, stderr := runCLIFor(t, 4*time.Minute, "sweep", "--sim-model", "mdc", "--sim-clock", "virtual", "--sim-queue-servers", servers, "--sim-queue-service", "100ms",
 			"--sim-queue-first-token", "10ms", "--sim-queue-output-tokens", "4", "--goodput", "ttft:150", "--target-share", "0.95",
 			"--request-rates", "20,40,80", "--num-requests", "80", "--no-confirm", "--max-schedule-lag", "1s", "--quiet", "--out", dirs[i])
 		if code != exitOK {
@@ -95,10 +95,9 @@ func TestPlanFromSweeps(t *testing.T) {
 // TestPlanRefuses: a plan needs a forecast, costs, and results it can plan from; each problem
 // is said with its flag or file.
 func TestPlanRefuses(t *testing.T) {
-	// Not in parallel: its sweeps and their re-judging (ttft:150) measure the in-process
-	// deployment's real latency, which three neighbours under -race slowed past it.
+	t.Parallel() // its sweeps run on the virtual clock: no real time to be slowed
 	sweepDir := filepath.Join(t.TempDir(), "conc")
-	if code, _, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-queue-servers", "2", "--sim-queue-service", "20ms",
+	if code, _, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-clock", "virtual", "--sim-queue-servers", "2", "--sim-queue-service", "20ms",
 		"--sim-queue-first-token", "2ms", "--goodput", "ttft:1000", "--max-concurrencies", "1,2", "--num-requests", "60", "--no-confirm",
 		"--max-schedule-lag", "1s", "--quiet", "--out", sweepDir); code != exitOK {
 		t.Fatalf("sweep: exit %d: %s", code, stderr)
@@ -108,7 +107,7 @@ func TestPlanRefuses(t *testing.T) {
 	// time) so that a busy machine, whose in-process sim answers late, still finds a capacity.
 	rateDir, otherDir := filepath.Join(t.TempDir(), "rate"), filepath.Join(t.TempDir(), "other")
 	for _, sw := range []struct{ dir, goodput string }{{rateDir, "ttft:1000"}, {otherDir, "ttft:2000"}} {
-		if code, _, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-queue-servers", "4", "--sim-queue-service", "20ms",
+		if code, _, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-clock", "virtual", "--sim-queue-servers", "4", "--sim-queue-service", "20ms",
 			"--sim-queue-first-token", "2ms", "--goodput", sw.goodput, "--request-rates", "20,40", "--num-requests", "60", "--no-confirm",
 			"--max-schedule-lag", "1s", "--quiet", "--out", sw.dir); code != exitOK {
 			t.Fatalf("sweep: exit %d: %s", code, stderr)

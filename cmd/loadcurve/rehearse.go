@@ -91,7 +91,7 @@ func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, m runner
 	}
 	s, err := runner.Open(c.Context, runner.Options{Target: loadgen.Target{Endpoint: ep, Timeout: defaultTimeout},
 		Sim: m.Sim, Queue: m.Queue, SimLabel: m.Label, SimReplicas: replicas * m.PerReplica, SimBalance: balance,
-		Workload: src, Seed: c.Int64("seed"), Version: version, Log: tc.Log})
+		Workload: src, Seed: c.Int64("seed"), Version: version, Log: tc.Log, Virtual: m.Virtual})
 	if err != nil {
 		return plan.Trial{}, err
 	}

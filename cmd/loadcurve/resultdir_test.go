@@ -11,11 +11,11 @@ import (
 // written (1 and 1.0: the same value) have the same schedule, so compare accepts them. The
 // header's schedule was the flag's text, and compare refused them (exit 2, "schedule differs").
 func TestCompareBurstinessSpelledTwoWays(t *testing.T) {
-	t.Parallel() // mostly waiting on real time (TestMain)
+	t.Parallel()
 	var dirs []string
 	for _, b := range []string{"1", "1.0"} {
 		dir := filepath.Join(t.TempDir(), "b"+b)
-		if code, _, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-queue-servers", "4", "--sim-queue-service", "5ms",
+		if code, _, stderr := runCLI(t, "sweep", "--sim-model", "mdc", "--sim-clock", "virtual", "--sim-queue-servers", "4", "--sim-queue-service", "5ms",
 			"--sim-queue-first-token", "1ms", "--goodput", "ttft:1000", "--request-rates", "40", "--num-requests", "12", "--no-confirm",
 			"--burstiness", b, "--max-schedule-lag", "1s", "--quiet", "--out", dir); code != exitOK {
 			t.Fatalf("sweep --burstiness %s: exit %d: %s", b, code, stderr)

@@ -32,7 +32,9 @@ func simFlags(prefix string) []cli.Flag {
 	if prefix != "" { // run and sweep: the embedded deployment may be several replicas
 		flags = append(flags,
 			&cli.IntFlag{Name: prefix + "replicas", Category: cat, Value: 1, Usage: fmt.Sprintf("serve the simulated deployment as this many replicas behind an in-process load balancer, on one address (1 to %d)", sim.MaxReplicas)},
-			&cli.StringFlag{Name: prefix + "balance", Category: cat, Value: sim.BalanceRoundRobin, Usage: "how the balancer spreads requests over the replicas: " + strings.Join(sim.BalancePolicies(), " or ")})
+			&cli.StringFlag{Name: prefix + "balance", Category: cat, Value: sim.BalanceRoundRobin, Usage: "how the balancer spreads requests over the replicas: " + strings.Join(sim.BalancePolicies(), " or ")},
+			&cli.StringFlag{Name: prefix + "clock", Category: cat, Value: "real", Usage: "real (serve over HTTP in real time) or virtual (with --" + prefix +
+				"model mdc: serve every tier with the queue's discrete-event model, no HTTP, in a fraction of a second a tier: the queue's steady state and the sweep's decisions on it, with a perfect client)"})
 	}
 	for _, p := range sim.Params() {
 		flags = append(flags, &cli.StringFlag{Name: prefix + p.Name, Category: cat, DefaultText: p.Default + " in the " + defaultSimProfile + " profile",

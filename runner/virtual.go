@@ -1,0 +1,115 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/workloads"
+)
+
+// The virtual clock. With Options.Virtual the embedded M/D/c queue (Options.Queue) is not
+// started: each tier is served by its discrete-event model (package sweeptest, the runners the
+// sweep's own decision tests use) in microseconds of wall time per request, and the session
+// writes what it would write over HTTP: the header, each tier's lines and records, the tallies.
+// The client is perfect there (sent = planned, no lag, no connection), so what the virtual clock
+// shows is the deployment's steady state and the sweep's decisions on it, not a client's.
+
+// FieldVirtual names the virtual clock (Options.Virtual) in errors.
+const FieldVirtual = "virtual clock"
+
+// VirtualTarget is the target a virtual session's header names: no address, nothing was sent.
+const VirtualTarget = "virtual clock (the embedded M/D/c queue's discrete-event model; no HTTP)"
+
+// CheckVirtual refuses, naming the option, what the virtual queue cannot serve; nil when
+// opts.Virtual is not set. Open checks it too; a command checks it before anything starts.
+func CheckVirtual(opts Options) []error {
+	if !opts.Virtual {
+		return nil
+	}
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, field.Errorf(FieldVirtual, format, a...)) }
+	switch {
+	case opts.Queue == nil:
+		bad("only the exact M/D/c queue runs on it, not the engine")
+	case opts.Target.BaseURL != "":
+		bad("it serves the embedded queue, not a deployment at an address")
+	}
+	if opts.Queue != nil && opts.Queue.QueueLimit > 0 && opts.SimReplicas > 1 {
+		bad("replicas of a queue with a waiting-room limit are not modelled")
+	}
+	if opts.Workload != nil && opts.Workload.Sessions() {
+		bad("a workload of sessions is not modelled (each turn's think time and history); run it in real time")
+	}
+	if opts.Workload != nil && opts.Workload.Cache == workloads.CacheWarm {
+		bad("the queue has no prefix cache to warm")
+	}
+	if opts.MaxConcurrency > 0 {
+		bad("the client's concurrency cap is not modelled (the client is perfect and uncapped)")
+	}
+	if opts.Warmups > 0 {
+		bad("warm-up requests need a server")
+	}
+	if opts.RateLimit > 0 {
+		bad("the client's rate limit is not modelled")
+	}
+	if opts.Shard.Sharded() {
+		bad("a virtual sweep is not sharded")
+	}
+	return errs
+}
+
+// virtualRunner is the discrete-event runner of the tier id: a closed loop of users, replicas
+// behind the balancer, or one queue.
+func (s *Session) virtualRunner(id records.Tier) (sweep.Runner, error) {
+	q := *s.opts.Queue
+	switch {
+	case !curve.AxisOfTier(id).Open():
+		if s.opts.SimReplicas > 1 || q.QueueLimit > 0 {
+			return nil, field.Errorf(FieldVirtual, "a closed loop of users runs on one queue without a waiting-room limit")
+		}
+		return &sweeptest.ClosedQueueRunner{Config: q}, nil
+	case id.MaxConcurrency > 0:
+		return nil, field.Errorf(FieldVirtual, "the client's concurrency cap is not modelled (the client is perfect and uncapped)")
+	case s.opts.SimReplicas > 1:
+		return &sweeptest.ClusterQueueRunner{Config: q, Replicas: s.opts.SimReplicas, Policy: s.opts.SimBalance, Seed: s.opts.Seed}, nil
+	}
+	return &sweeptest.QueueRunner{Config: q}, nil
+}
+
+// runVirtual serves the tier id planned by p on the virtual clock, every record to sink with
+// the workload's input tokens of its request, and returns its closing line.
+func (s *Session) runVirtual(ctx context.Context, id records.Tier, p sweep.Plan, reqs []workloads.Request, sink sweep.Sink,
+	stop <-chan struct{}) (records.TierEnd, error) {
+	r, err := s.virtualRunner(id)
+	if err != nil {
+		return records.TierEnd{}, err
+	}
+	ran, err := r.RunTier(ctx, p, inputTokens{reqs: reqs, sink: sink}, stop)
+	if err != nil {
+		return records.TierEnd{}, err
+	}
+	if ran.End == nil {
+		return records.TierEnd{}, fmt.Errorf("virtual tier %d: no closing line", id.Tier)
+	}
+	end := *ran.End
+	return end, nil
+}
+
+// inputTokens gives each record of the virtual queue (which reads no prompt) the input tokens
+// of the request it stands for, by its id (a closed loop's users draw the pool in order).
+type inputTokens struct {
+	reqs []workloads.Request
+	sink sweep.Sink
+}
+
+func (t inputTokens) Write(r *records.Record) error {
+	if len(t.reqs) > 0 {
+		r.InputTokens = t.reqs[r.ID%len(t.reqs)].InputTokens
+	}
+	return t.sink.Write(r)
+}
