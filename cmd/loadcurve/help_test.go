@@ -12,9 +12,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 )
 
 // helpLines runs `loadcurve ARGS` and returns its stdout's lines; it must exit 0 and say nothing
@@ -98,7 +99,7 @@ func TestHelpGivesOneDefaultPerFlag(t *testing.T) {
 	app := newApp(io.Discard, io.Discard)
 	for _, cmd := range app.Commands {
 		for _, f := range cmd.Flags {
-			u := flagUsage(f)
+			u := clihelp.Usage(f)
 			if n := strings.Count(u, "(default"); n > 1 {
 				t.Errorf("%s --%s states %d defaults: %s", cmd.Name, f.Names()[0], n, u)
 			}
@@ -283,48 +284,6 @@ func TestScenarioFileErrorsSayTheExpectedForm(t *testing.T) {
 	for _, want := range []string{path + ":1: --duration 10: give a unit, e.g. 10s", path + ":2: loadcurve run has no flag --requst-rate; did you mean --request-rate?"} {
 		if code != exitUsage || !strings.Contains(stderr, want) {
 			t.Errorf("exit %d, stderr %q: want %q", code, stderr, want)
-		}
-	}
-}
-
-// TestHelpWrapsToTheWidth: on a terminal the usage is wrapped under its column to the
-// terminal's width (a word longer than the line stands alone); piped, every flag is one line,
-// so that grep finds a flag with its whole usage.
-func TestHelpWrapsToTheWidth(t *testing.T) {
-	flags := commandFlags(t, "sweep")
-	for _, width := range []int{0, 60, 80, 120} {
-		var b strings.Builder
-		flagHelp(&b, flags, false, width)
-		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-		named := 0
-		for _, l := range lines {
-			if strings.HasPrefix(l, "   --") || strings.HasPrefix(l, "   -") {
-				named++
-			}
-			if width > 0 && utf8.RuneCountInString(l) > width && !strings.Contains(strings.TrimSpace(l), " ") {
-				continue // one word longer than the line
-			}
-			if width > 0 && utf8.RuneCountInString(l) > width {
-				t.Errorf("width %d: a line of %d: %q", width, utf8.RuneCountInString(l), l)
-			}
-			if width > 0 && l != "" && !strings.HasPrefix(l, "   ") {
-				t.Errorf("width %d: a line not under its column: %q", width, l)
-			}
-		}
-		want := 0
-		for _, g := range groupFlags(flags) {
-			for _, f := range g.flags {
-				if g.name != catSim || f.Names()[0] == helpSimFlag {
-					want++
-				}
-			}
-		}
-		if named != want {
-			t.Errorf("width %d: %d flags listed, want %d", width, named, want)
-		}
-		// A line a flag, and for each group a heading, a blank line after it and one between.
-		if width == 0 && len(lines) != want+3*len(groupFlags(flags))-1 {
-			t.Errorf("unwrapped: %d lines for %d flags in %d groups, want a flag a line", len(lines), want, len(groupFlags(flags)))
 		}
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -148,11 +150,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			benchCommand(),
 		},
 	}
-	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{rootUsage(app, err)} }
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{clihelp.ExplainRoot(app, err)} }
 	for _, cmd := range app.Commands {
-		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{explainUsage(cmd.Flags, err)} }
-		withHelpSim(cmd)
-		setHelp(cmd, helpWidth(stdout))
+		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{clihelp.Explain(cmd.Flags, err)} }
+		clihelp.AnswerFlag(cmd, helpSimFlag, helpSim)
+		helpOptions.SetHelp(cmd, clihelp.Width(stdout))
 	}
 	return app
 }
@@ -169,9 +171,9 @@ func rootAction(c *cli.Context) error {
 	case args.First() == "help" && c.App.Command(args.Get(1)) != nil:
 		return cli.ShowCommandHelp(c, args.Get(1))
 	case args.First() == "help":
-		return unknownCommand(args.Get(1), c.App.Commands)
+		return usageError{clihelp.UnknownCommand(c.App, args.Get(1))}
 	}
-	return unknownCommand(args.First(), c.App.Commands)
+	return usageError{clihelp.UnknownCommand(c.App, args.First())}
 }
 
 // flagsFirst moves a subcommand's flags in front of its positional arguments, so that

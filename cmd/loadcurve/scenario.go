@@ -13,7 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/cmd/internal/nearest"
+	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/scenario"
@@ -77,8 +77,8 @@ func applyScenario(c *cli.Context) error {
 			more++ // not worth the suggestions' search
 			continue
 		case !ok:
-			if sg := nearest.Names(name, flagNameList(c.Command.Flags)); len(sg) > 0 {
-				bad(e.Line, "loadcurve %s has no flag --%s; did you mean %s?", c.Command.Name, name, nearest.Or(dashed(sg)))
+			if sg := clihelp.NearestFlags(name, c.Command.Flags); sg != "" {
+				bad(e.Line, "loadcurve %s has no flag --%s; did you mean %s?", c.Command.Name, name, sg)
 			} else {
 				bad(e.Line, "loadcurve %s has no flag --%s", c.Command.Name, name)
 			}
@@ -99,17 +99,17 @@ func applyScenario(c *cli.Context) error {
 		if onCommandLine[canonical] {
 			// The command line wins, but a wrong value in the file is still wrong: the next
 			// run without the override would send it.
-			f := findFlag(c.Command.Flags, canonical)
+			f := clihelp.FindFlag(c.Command.Flags, canonical)
 			for _, v := range values {
 				if err := checkFlagValue(f, v); err != nil {
-					bad(e.ValueLine, "%s (the command line overrides it, but the file is wrong)", valueProblem(f, name, v, err.Error()))
+					bad(e.ValueLine, "%s (the command line overrides it, but the file is wrong)", clihelp.ValueProblem(f, name, v, err.Error()))
 				}
 			}
 			continue
 		}
 		for _, v := range values {
 			if err := c.Set(canonical, v); err != nil {
-				bad(e.ValueLine, "%s", valueProblem(findFlag(c.Command.Flags, canonical), name, v, err.Error()))
+				bad(e.ValueLine, "%s", clihelp.ValueProblem(clihelp.FindFlag(c.Command.Flags, canonical), name, v, err.Error()))
 			}
 		}
 	}
