@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/cmd/internal/nearest"
 	"github.com/loadcurve/loadcurve/redact"
 )
@@ -35,126 +34,26 @@ func explainUsage(flags []cli.Flag, err error) error {
 	msg := err.Error()
 	if m := reUndefined.FindStringSubmatch(msg); m != nil {
 		name := m[1]
-		if s := nearest.Names(name, flagNameList(flags)); len(s) > 0 {
-			return fmt.Errorf("flag provided but not defined: -%s; did you mean %s?", name, nearest.Or(dashed(s)))
+		if s := nearest.Names(name, flagfile.NameList(flags)); len(s) > 0 {
+			return fmt.Errorf("flag provided but not defined: -%s; did you mean %s?", name, nearest.Or(flagfile.Dashed(s)))
 		}
 		return err
 	}
 	if m := reNeedsArg.FindStringSubmatch(msg); m != nil {
-		f := findFlag(flags, m[1])
+		f := flagfile.Find(flags, m[1])
 		if f == nil {
 			return err
 		}
-		return fmt.Errorf("--%s needs a value: %s", m[1], expectedForm(f))
+		return fmt.Errorf("--%s needs a value: %s", m[1], flagfile.ExpectedForm(f))
 	}
 	if m := reInvalid.FindStringSubmatch(msg); m != nil {
-		f := findFlag(flags, m[2])
+		f := flagfile.Find(flags, m[2])
 		if f == nil {
 			return err
 		}
-		return errors.New(valueProblem(f, m[2], m[1], m[3]))
+		return errors.New(flagfile.ValueProblem(f, m[2], m[1], m[3]))
 	}
 	return err
-}
-
-// valueProblem says why value is not one of flag's values and what is: "--duration 10: give a
-// unit, e.g. 10s or 2m". reason is what the parser said ("parse error", "value out of range").
-func valueProblem(f cli.Flag, name, value, reason string) string {
-	head := fmt.Sprintf("--%s %s", name, value)
-	if value == "" || strings.ContainsAny(value, " \t") {
-		head = fmt.Sprintf("--%s %q", name, value)
-	}
-	_, isNumber := parseNumber(value)
-	switch f.(type) {
-	case *cli.DurationFlag:
-		if isNumber {
-			return fmt.Sprintf("%s: give a unit, e.g. %ss or %sm", head, value, value)
-		}
-		return fmt.Sprintf("%s: not a duration; %s", head, expectedForm(f))
-	case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag:
-		if strings.Contains(reason, "range") {
-			return fmt.Sprintf("%s: out of range; %s", head, expectedForm(f))
-		}
-		if isNumber {
-			return fmt.Sprintf("%s: not a whole number; %s", head, expectedForm(f))
-		}
-		return fmt.Sprintf("%s: not a number; %s", head, expectedForm(f))
-	case *cli.Float64Flag:
-		if strings.Contains(reason, "range") {
-			return fmt.Sprintf("%s: out of range; %s", head, expectedForm(f))
-		}
-		return fmt.Sprintf("%s: not a number; %s", head, expectedForm(f))
-	case *cli.BoolFlag:
-		return fmt.Sprintf("--%s=%s: %s", name, value, expectedForm(f))
-	}
-	return fmt.Sprintf("%s: %s", head, reason)
-}
-
-// expectedForm says what a flag takes, with an example.
-func expectedForm(f cli.Flag) string {
-	switch f := f.(type) {
-	case *cli.DurationFlag:
-		return "give a number with a unit, e.g. 500ms, 30s, 2m or 1h30m"
-	case *cli.IntFlag:
-		return "give a whole number, e.g. " + exampleInt(int64(f.Value))
-	case *cli.Int64Flag:
-		return "give a whole number, e.g. " + exampleInt(f.Value)
-	case *cli.UintFlag, *cli.Uint64Flag:
-		return "give a whole number ≥ 0, e.g. 10"
-	case *cli.Float64Flag:
-		if f.Value != 0 {
-			return "give a number, e.g. " + strconv.FormatFloat(f.Value, 'g', -1, 64)
-		}
-		return "give a number, e.g. 2.5"
-	case *cli.BoolFlag:
-		return fmt.Sprintf("want true or false (--%s alone means true)", f.Name)
-	}
-	return "give a value"
-}
-
-// exampleInt is a flag's default as an example, 10 when it is 0 or negative (a "none" marker).
-func exampleInt(v int64) string {
-	if v <= 0 {
-		v = 10
-	}
-	return strconv.FormatInt(v, 10)
-}
-
-// parseNumber reads a plain decimal number ("10", "2.5").
-func parseNumber(s string) (float64, bool) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	return v, err == nil
-}
-
-// findFlag is the flag of flags called name (any of its names), nil when none is.
-func findFlag(flags []cli.Flag, name string) cli.Flag {
-	for _, f := range flags {
-		if slices.Contains(f.Names(), name) {
-			return f
-		}
-	}
-	return nil
-}
-
-// flagNameList is every name of flags, in order.
-func flagNameList(flags []cli.Flag) []string {
-	var out []string
-	for _, f := range flags {
-		out = append(out, f.Names()...)
-	}
-	return out
-}
-
-func dashed(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		if len(n) == 1 {
-			out[i] = "-" + n
-		} else {
-			out[i] = "--" + n
-		}
-	}
-	return out
 }
 
 // unknownCommand is the error for `loadcurve NAME` when no command is called NAME.
@@ -184,7 +83,7 @@ func rootUsage(app *cli.App, err error) error {
 	owners := func(name string) []string {
 		var out []string
 		for _, c := range app.Commands {
-			if findFlag(c.Flags, name) != nil {
+			if flagfile.Find(c.Flags, name) != nil {
 				out = append(out, c.Name)
 			}
 		}
@@ -196,7 +95,7 @@ func rootUsage(app *cli.App, err error) error {
 	}
 	var all []string
 	for _, c := range app.Commands {
-		all = append(all, flagNameList(c.Flags)...)
+		all = append(all, flagfile.NameList(c.Flags)...)
 	}
 	if s := nearest.Names(name, all); len(s) > 0 {
 		cmds := owners(s[0])

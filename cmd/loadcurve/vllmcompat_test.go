@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/sim"
 )
@@ -342,7 +343,7 @@ func TestVLLMFlagsAreAllAccepted(t *testing.T) {
 	for _, cmd := range []string{"run", "sweep"} {
 		flags := commandFlags(t, cmd)
 		for _, v := range vllm.Flags {
-			if findFlag(flags, v.Name) == nil {
+			if flagfile.Find(flags, v.Name) == nil {
 				t.Errorf("loadcurve %s has no --%s", cmd, v.Name)
 			}
 		}
