@@ -451,6 +451,17 @@ func (s *Session) openRecords() error {
 	return nil
 }
 
+// Fingerprint is the workload fingerprint of a planned tier's request set, as RunTier computes
+// it before sending (records.Tier.WorkloadFingerprint): what a resumed sweep checks each tier it
+// keeps against (sweep.Executor.Fingerprint).
+func (o Options) Fingerprint(p sweep.Plan) (string, error) {
+	set, _, err := o.Workload.TierSet(p.Requests(), p.Tier.Seed)
+	if err != nil {
+		return "", err
+	}
+	return set.Fingerprint, nil
+}
+
 // RunTier implements sweep.Runner: it builds the tier's request set from the plan's seed (cold
 // cache: a fresh nonce per tier; warm: one unmeasured pass first), writes the tier line, runs
 // the tier with loadgen (records to the file and to sink), samples the server's metrics, and

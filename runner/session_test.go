@@ -443,3 +443,28 @@ func TestMeasuredSim(t *testing.T) {
 		})
 	}
 }
+
+// TestFingerprintIsTheTiersBeforeSending: Options.Fingerprint, which a resumed sweep checks its
+// kept tiers against, is the fingerprint RunTier gives the tier it sends, and another seed's
+// request set has another.
+func TestFingerprintIsTheTiersBeforeSending(t *testing.T) {
+	_, url := startServer(t, 0)
+	var opts runner.Options
+	s := open(t, url, "off", "", func(o *runner.Options) { o.Command = records.CommandSweep; opts = *o })
+	p := plan(8, 5*time.Millisecond)
+	want, err := opts.Fingerprint(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.RunTier(context.Background(), p, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want == "" || id.WorkloadFingerprint != want {
+		t.Errorf("Fingerprint %q, the tier sent %q", want, id.WorkloadFingerprint)
+	}
+	p.Tier.Seed++
+	if other, err := opts.Fingerprint(p); err != nil || other == want {
+		t.Errorf("another seed: %q (%v), want another fingerprint than %q", other, err, want)
+	}
+}

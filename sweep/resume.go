@@ -227,6 +227,16 @@ func (r *Resume) saveDiscarded() error {
 	return nil
 }
 
+// Objectives are the objectives the interrupted sweep's records header states, in their
+// canonical form ("ttft:500 tpot:50"); "" when it states none. A resumed sweep measures against
+// them: the header states them whole, however they were given.
+func (r *Resume) Objectives() string {
+	if st := r.Header.Settings; st != nil {
+		return st.Objectives
+	}
+	return ""
+}
+
 // Describe says in a line what the resume keeps and what it runs again.
 func (r *Resume) Describe() string {
 	kept := "no finished tier to keep"

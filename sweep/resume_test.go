@@ -305,3 +305,26 @@ func TestOpenResumeSaysWhatCannotBeResumed(t *testing.T) {
 		t.Errorf("the discarded part: %v, %+v", err, aside)
 	}
 }
+
+// TestResumeObjectives: the objectives a resumed sweep measures against are the ones its records
+// header states whole; none when it states none.
+func TestResumeObjectives(t *testing.T) {
+	for _, c := range []struct{ settings, want string }{
+		{`,"settings":{"objectives":"ttft:500 tpot:50"}`, "ttft:500 tpot:50"},
+		{`,"settings":{"objectives":""}`, ""},
+		{"", ""},
+	} {
+		dir := t.TempDir()
+		h := `{"kind":"header","tool":"loadcurve","metrics_version":"` + records.MetricsVersion + `","command":"sweep"` + c.settings + "}\n"
+		if err := os.WriteFile(filepath.Join(dir, result.RecordsName), []byte(h), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := sweep.OpenResume(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Objectives(); got != c.want {
+			t.Errorf("header%s: Objectives() = %q, want %q", c.settings, got, c.want)
+		}
+	}
+}

@@ -39,6 +39,20 @@ type ResumeDifference struct {
 	Was, Is string
 }
 
+// Error says the difference in words: "the seed: the interrupted sweep's records say 1, this
+// sweep's would say 2".
+func (d ResumeDifference) Error() string { return d.Render(nil) }
+
+// Render says the difference with the setting named by name (what sets it, in the caller's
+// words: "the seed (--seed)"), or as "the " + What when name is nil.
+func (d ResumeDifference) Render(name func(what string) string) string {
+	what := "the " + d.What
+	if name != nil {
+		what = name(d.What)
+	}
+	return fmt.Sprintf("%s: the interrupted sweep's records say %s, this sweep's would say %s", what, d.Was, d.Is)
+}
+
 // ResumeDifferences compares the records header of an interrupted sweep (old) with the one its
 // resumption would write (now): every difference in what is measured (the target, the model it
 // serves, the workload, the schedule, the seed, the objectives and analysis settings). The

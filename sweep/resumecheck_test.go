@@ -65,3 +65,16 @@ func TestResumeDifferences(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeDifferenceSaysBothValues: a difference says the setting (named by the caller, or in
+// words) and both values.
+func TestResumeDifferenceSaysBothValues(t *testing.T) {
+	d := sweep.ResumeDifference{What: sweep.ResumeSeed, Was: "1", Is: "2"}
+	if got, want := d.Error(), "the seed: the interrupted sweep's records say 1, this sweep's would say 2"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	named := d.Render(func(what string) string { return "the " + what + " (its input)" })
+	if want := "the seed (its input): the interrupted sweep's records say 1, this sweep's would say 2"; named != want {
+		t.Errorf("Render = %q, want %q", named, want)
+	}
+}

@@ -87,6 +87,9 @@ type listValue struct{ vals []string }
 func (l *listValue) Set(s string) error { l.vals = append(l.vals, s); return nil }
 func (l *listValue) String() string     { return "" } // no default to show in --help
 
+// List is the values given (flagfile.Lister).
+func (l *listValue) List() []string { return l.vals }
+
 // listOf returns the values of a listValue flag.
 func listOf(c *cli.Context, name string) []string {
 	if l, ok := c.Generic(name).(*listValue); ok {

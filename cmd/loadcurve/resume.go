@@ -5,16 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/runner"
-	"github.com/loadcurve/loadcurve/scenario"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -59,65 +56,34 @@ func applyResume(c *cli.Context) error {
 	if c.Bool("replace") {
 		errs = append(errs, fmt.Errorf("--replace: it would delete the sweep that --resume %s continues", dir))
 	}
-	path := filepath.Join(dir, ScenarioName)
-	scen, lines, err := readResolvedScenario(c, path)
+	scen, err := flagfile.Read(filepath.Join(dir, ScenarioName), c.Command.Flags)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		scen = nil
 		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: --resume %s: no %s there (a sweep writes it when its first tier starts): the command line's flags are taken as the sweep's, and its records are checked against them\n", dir, ScenarioName)
 	case err != nil:
 		errs = append(errs, err)
 	}
-	names := flagNames(c.Command.Flags)
-	for _, f := range c.Command.Flags {
-		name := f.Names()[0]
-		if resumeFreeFlags[name] || !c.IsSet(name) || scen == nil {
-			continue
-		}
-		want, inDir := scen[name]
-		if !inDir {
-			want = defaultValues(f)
-		}
-		got := flagValues(c, f)
-		if name == "goodput" {
-			if o, ok := headerObjectives(r); ok {
-				// The records header states the objectives whole (the scenario lacks those
-				// given as positional arguments, vLLM's form).
-				want = o
-			}
-			if got = append(got, objectiveArgs(c)...); sameObjectives(got, want) {
-				continue
-			}
-		}
-		if !slices.Equal(got, want) {
-			where := "did not set it (" + orQuoted(want, "its default") + ")"
-			if inDir {
-				where = fmt.Sprintf("ran with %s (%s:%d)", orQuoted(want, "none"), path, lines[name])
+	if scen != nil {
+		for _, d := range scen.Compare(c, resumeFreeFlags, resumeSameGoodput(c, r)) {
+			where := "did not set it (" + flagfile.Quoted(d.Want, "its default") + ")"
+			if d.Line > 0 {
+				where = fmt.Sprintf("ran with %s (%s:%d)", flagfile.Quoted(d.Want, "none"), scen.Path, d.Line)
 			}
 			errs = append(errs, fmt.Errorf("--%s %s: the interrupted sweep %s; a resumed sweep measures what it measured (leave --%[1]s out, or start a new sweep with another --out)",
-				name, orQuoted(got, `""`), where))
+				d.Name, flagfile.Quoted(d.Got, `""`), where))
 		}
 	}
 	if len(errs) > 0 {
 		return usageErrors(errs)
 	}
-	if o, ok := headerObjectives(r); ok && !c.IsSet("goodput") {
-		for _, v := range o {
-			if err := c.Set("goodput", v); err != nil {
-				errs = append(errs, fmt.Errorf("%s: --goodput %s: %v", r.Path, v, err))
-			}
+	if o := r.Objectives(); o != "" && !c.IsSet("goodput") {
+		if err := c.Set("goodput", o); err != nil {
+			errs = append(errs, fmt.Errorf("%s: --goodput %s: %v", r.Path, o, err))
 		}
 	}
-	for name, vals := range scen {
-		canonical, ok := names[name]
-		if !ok || resumeNotTaken[canonical] || c.IsSet(canonical) {
-			continue // a flag this version lacks is caught by the records' checks, if it mattered
-		}
-		for _, v := range vals {
-			if err := c.Set(canonical, v); err != nil {
-				errs = append(errs, fmt.Errorf("%s:%d: --%s %s: %v", path, lines[name], canonical, v, err))
-			}
-		}
+	if scen != nil {
+		// A flag this version lacks is passed over: the records' checks catch it, if it mattered.
+		errs = append(errs, scen.Take(c, resumeNotTaken)...)
 	}
 	if err := c.Set("out", dir); err != nil {
 		errs = append(errs, err)
@@ -125,43 +91,20 @@ func applyResume(c *cli.Context) error {
 	return usageErrors(errs)
 }
 
-// readResolvedScenario reads a scenario.yaml that a sweep wrote: flag name to values, and the
-// line of each.
-func readResolvedScenario(c *cli.Context, path string) (map[string][]string, map[string]int, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	entries, err := scenario.Parse(b)
-	if err != nil {
-		var se *scenario.Error
-		if errors.As(err, &se) && se.Line > 0 {
-			return nil, nil, fmt.Errorf("%s:%d: not a scenario: %v", path, se.Line, se.Err)
+// resumeSameGoodput compares --goodput as given (with the pairs vLLM's form leaves as positional
+// arguments) with the objectives the interrupted sweep's records header states whole (its
+// scenario lacks those positional ones), however either is written.
+func resumeSameGoodput(c *cli.Context, r *sweep.Resume) func(name string, got, want []string) ([]string, []string, bool) {
+	return func(name string, got, want []string) ([]string, []string, bool) {
+		if name != "goodput" {
+			return got, want, false
 		}
-		return nil, nil, fmt.Errorf("%s: %v", path, err)
-	}
-	out, lines := map[string][]string{}, map[string]int{}
-	names := flagNames(c.Command.Flags)
-	for _, e := range entries {
-		if e.ValueErr != nil {
-			return nil, nil, fmt.Errorf("%s:%d: --%s: %v", path, e.ValueLine, e.Name, e.ValueErr)
+		if o := r.Objectives(); o != "" {
+			want = []string{o}
 		}
-		name := e.Name
-		if canonical, ok := names[name]; ok {
-			name = canonical
-		}
-		out[name], lines[name] = e.Values, e.Line
+		got = append(got, objectiveArgs(c)...)
+		return got, want, sameObjectives(got, want)
 	}
-	return out, lines, nil
-}
-
-// headerObjectives are the objectives the records header of the sweep states, when it states
-// any.
-func headerObjectives(r *sweep.Resume) ([]string, bool) {
-	if st := r.Header.Settings; st != nil && st.Objectives != "" {
-		return []string{st.Objectives}, true
-	}
-	return nil, false
 }
 
 // objectiveArgs are the positional arguments that continue --goodput (vLLM's space-separated
@@ -184,77 +127,6 @@ func sameObjectives(a, b []string) bool {
 	return errA == nil && errB == nil && oa.String() == ob.String()
 }
 
-// flagValues are a flag's values as the resolved scenario writes them.
-func flagValues(c *cli.Context, f cli.Flag) []string {
-	name := f.Names()[0]
-	switch f.(type) {
-	case *cli.StringSliceFlag:
-		return c.StringSlice(name)
-	case *cli.GenericFlag:
-		if l, ok := c.Generic(name).(*listValue); ok {
-			return l.vals
-		}
-		return []string{fmt.Sprint(c.Generic(name))}
-	case *cli.BoolFlag:
-		return []string{strconv.FormatBool(c.Bool(name))}
-	case *cli.DurationFlag:
-		return []string{c.Duration(name).String()}
-	case *cli.IntFlag:
-		return []string{strconv.Itoa(c.Int(name))}
-	case *cli.Int64Flag:
-		return []string{strconv.FormatInt(c.Int64(name), 10)}
-	case *cli.Float64Flag:
-		return []string{strconv.FormatFloat(c.Float64(name), 'g', -1, 64)}
-	case *cli.StringFlag:
-		return []string{c.String(name)}
-	}
-	return nil
-}
-
-// defaultValues are a flag's default values, as flagValues writes them.
-func defaultValues(f cli.Flag) []string {
-	switch f := f.(type) {
-	case *cli.StringSliceFlag:
-		if f.Value == nil {
-			return nil
-		}
-		return f.Value.Value()
-	case *cli.GenericFlag:
-		if _, ok := f.Value.(*listValue); ok {
-			return nil
-		}
-		return []string{fmt.Sprint(f.Value)}
-	case *cli.BoolFlag:
-		return []string{strconv.FormatBool(f.Value)}
-	case *cli.DurationFlag:
-		return []string{f.Value.String()}
-	case *cli.IntFlag:
-		return []string{strconv.Itoa(f.Value)}
-	case *cli.Int64Flag:
-		return []string{strconv.FormatInt(f.Value, 10)}
-	case *cli.Float64Flag:
-		return []string{strconv.FormatFloat(f.Value, 'g', -1, 64)}
-	case *cli.StringFlag:
-		return []string{f.Value}
-	}
-	return nil
-}
-
-// orQuoted writes values for a message: one quoted, several as a list, none as alt.
-func orQuoted(vals []string, alt string) string {
-	switch len(vals) {
-	case 0:
-		return alt
-	case 1:
-		return strconv.Quote(vals[0])
-	}
-	q := make([]string, len(vals))
-	for i, v := range vals {
-		q[i] = strconv.Quote(v)
-	}
-	return strings.Join(q, " ")
-}
-
 // sameDir reports whether a and b name the same directory.
 func sameDir(a, b string) bool {
 	if filepath.Clean(a) == filepath.Clean(b) {
@@ -265,57 +137,21 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
-// resumeSettingFlags names each setting a resumed sweep must keep (sweep.ResumeDifferences) as
-// the user gives it.
-var resumeSettingFlags = map[string]string{
-	sweep.ResumeTarget:         "the target (--base-url)",
-	sweep.ResumeSim:            "the embedded deployment (--sim-*)",
-	sweep.ResumeSimConfig:      "the embedded deployment's configuration (--sim-*)",
-	sweep.ResumeSimReplicas:    "the embedded deployment's replicas (--sim-replicas, --sim-balance)",
-	sweep.ResumeEndpoint:       "the endpoint (--endpoint)",
-	sweep.ResumeModel:          "the model (--model, or the first of GET /models)",
-	sweep.ResumeWorkload:       "the workload (--workload and its flags)",
-	sweep.ResumeSchedule:       "the schedule (--request-rates, --max-concurrencies, --burstiness)",
-	sweep.ResumeSeed:           "the seed (--seed)",
-	sweep.ResumeMaxConcurrency: "the concurrency cap (--max-concurrency)",
-	sweep.ResumeCachePolicy:    "the cache policy (--cache)",
-	sweep.ResumeExtraBody:      "the extra body (--extra-body, --ignore-eos)",
-	sweep.ResumeTimeout:        "the request timeout (--timeout)",
-	sweep.ResumeRetries:        "the retries (--retries)",
-	sweep.ResumeSettings:       "the objectives and analysis settings (--goodput, --target-share, --confidence, …)",
-}
-
-// resumeHeaderDiffers says, naming the flags, every difference in what is measured between the
-// records header of the interrupted sweep and the one this command would write.
+// resumeHeaderDiffers says, naming the flags (resumeSettingFlags), every difference in what is
+// measured between the records header of the interrupted sweep and the one this command would
+// write.
 func resumeHeaderDiffers(old, now records.Header) []error {
 	var errs []error
 	for _, d := range sweep.ResumeDifferences(old, now) {
-		what, ok := resumeSettingFlags[d.What]
-		if !ok {
-			what = "the " + d.What
-		}
-		errs = append(errs, fmt.Errorf("%s: the interrupted sweep's records say %s, this sweep's would say %s", what, d.Was, d.Is))
+		errs = append(errs, errors.New(d.Render(settingWithFlags)))
 	}
 	return errs
-}
-
-// resumeFingerprint returns the workload fingerprint a planned tier's request set has, as the
-// session computes it before sending (runner.Session.RunTier), for the executor to check the kept
-// tiers against.
-func resumeFingerprint(src runner.Options) func(sweep.Plan) (string, error) {
-	return func(p sweep.Plan) (string, error) {
-		set, _, err := src.Workload.TierSet(p.Requests(), p.Tier.Seed)
-		if err != nil {
-			return "", err
-		}
-		return set.Fingerprint, nil
-	}
 }
 
 // resumeCommand is the command line that continues an interrupted sweep in dir, with the flags
 // it needs again: the secrets, which no file holds.
 func resumeCommand(c *cli.Context, dir string) string {
-	cmd := "loadcurve sweep --resume " + shellWord(dir)
+	cmd := "loadcurve sweep --resume " + flagfile.ShellWord(dir)
 	if c.IsSet("api-key") && os.Getenv("OPENAI_API_KEY") == "" {
 		cmd += " --api-key …"
 	}
@@ -323,12 +159,4 @@ func resumeCommand(c *cli.Context, dir string) string {
 		cmd += " --header … (the same headers)"
 	}
 	return cmd
-}
-
-// shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@%+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -132,7 +132,10 @@ func TestResumeDifferencesNameTheFlags(t *testing.T) {
 		TimeoutS: 2, Retries: 1, Settings: &records.Settings{Objectives: "ttft:2"}}
 	errs := resumeHeaderDiffers(old, now)
 	if len(errs) != 15 {
-		t.Errorf("%d differences, want 15: %v", len(errs), errs)
+		t.Fatalf("%d differences, want 15: %v", len(errs), errs)
+	}
+	if got, want := errs[0].Error(), "the target (--base-url): the interrupted sweep's records say http://a/v1, this sweep's would say http://b/v1"; got != want {
+		t.Errorf("the first difference: %q, want %q", got, want)
 	}
 	for _, err := range errs {
 		msg := err.Error()

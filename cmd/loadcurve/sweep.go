@@ -199,7 +199,7 @@ func sweepAction(c *cli.Context) error {
 			return writeScenario(lc.outDir, c)
 		})
 		if resume != nil {
-			x.Resume, x.Fingerprint = resume, resumeFingerprint(lc.target)
+			x.Resume, x.Fingerprint = resume, lc.target.Fingerprint
 		}
 	}
 	if resume != nil {

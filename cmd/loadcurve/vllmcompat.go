@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -71,7 +72,7 @@ const catVLLMCompat = "vLLM's other flags (vllm bench serve)"
 
 // isSetHere reports whether the command has the flag and it was given.
 func isSetHere(c *cli.Context, name string) bool {
-	f, ok := flagsByName(c.Command)[name]
+	f, ok := flagfile.ByName(c.Command)[name]
 	if !ok {
 		return false
 	}

@@ -1,0 +1,69 @@
+package flagfile
+
+import (
+	"slices"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/scenario"
+)
+
+// Resolution says which of a command's flags Resolve writes, and how.
+type Resolution struct {
+	// Skip are never written (the flag naming the file itself, --help, ...).
+	Skip map[string]bool
+	// Secret are left out: Resolve names them in its omissions, without their values.
+	Secret map[string]bool
+	// URL hold URLs, written without user info, query or fragment (redact.URL).
+	URL map[string]bool
+	// Secrets, when set, are hidden from every value written.
+	Secrets *redact.Secrets
+	// More, when set, returns a flag's values beyond those it holds (values the command reads
+	// from its positional arguments as the flag's): they are written with it.
+	More func(f cli.Flag) []string
+}
+
+// Resolve returns every flag set on c, by the command line or a file, with its values (as typed,
+// only their secrets hidden), as the settings of a scenario file that Apply reads back; and
+// what it left out, in words ("--api-key", "the credentials and query of --base-url"). A flag
+// of a kind this package does not know is left out rather than misquoted.
+func Resolve(c *cli.Context, r Resolution) (settings []scenario.Setting, omitted []string) {
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if r.Skip[name] || !c.IsSet(name) {
+			continue
+		}
+		if r.Secret[name] {
+			omitted = append(omitted, "--"+name)
+			continue
+		}
+		list := false
+		switch f.(type) {
+		case *cli.StringSliceFlag:
+			list = true
+		case *cli.GenericFlag:
+			_, list = c.Generic(name).(Lister)
+		case *cli.BoolFlag, *cli.DurationFlag, *cli.IntFlag, *cli.Int64Flag, *cli.Float64Flag, *cli.StringFlag:
+		default:
+			continue
+		}
+		vals := slices.Clone(Values(c, f))
+		if r.More != nil {
+			vals = append(vals, r.More(f)...)
+		}
+		if _, ok := f.(*cli.StringFlag); ok && r.URL[name] {
+			if u := redact.URL(vals[0]); u != vals[0] {
+				vals[0] = u
+				omitted = append(omitted, "the credentials and query of --"+name)
+			}
+		}
+		if r.Secrets != nil {
+			for i, v := range vals {
+				vals[i] = r.Secrets.Redact(v)
+			}
+		}
+		settings = append(settings, scenario.Setting{Name: name, Values: vals, List: list})
+	}
+	return settings, omitted
+}
