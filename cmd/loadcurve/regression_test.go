@@ -33,14 +33,14 @@ func mustRun(t *testing.T, args ...string) (string, string) {
 	return stdout, stderr
 }
 
-// tinySweep sweeps two fixed one-second tiers into dir (no confirmation tier), with extra flags.
-// The schedule-lag bound is wide: on a loaded machine (CI under -race) both tiers were once
-// excluded as client-bound, and a sweep without a point draws no plot.
+// tinySweep sweeps two fixed 20 s tiers of the embedded queue on the virtual clock into dir (no
+// confirmation tier), with extra flags. Its tests are about the files a sweep leaves: in real
+// time, on a loaded machine (CI under -race), both tiers were once excluded as client-bound, and
+// a sweep without a judged point draws no plot.
 func tinySweep(t *testing.T, dir string, extra ...string) (string, string) {
 	t.Helper()
-	args := append([]string{"sweep", "--request-rates", "20,40", "--duration", "1s", "--drain-timeout", "10s", "--no-confirm",
-		"--max-schedule-lag", "1s",
-		"--random-input-len", "32", "--random-output-len", "8", "--out", dir}, extra...)
+	args := append([]string{"sweep", "--sim-model", "mdc", "--sim-clock", "virtual", "--request-rates", "4,8", "--duration", "20s",
+		"--drain-timeout", "10s", "--no-confirm", "--random-input-len", "32", "--random-output-len", "8", "--out", dir}, extra...)
 	return mustRun(t, args...)
 }
 
