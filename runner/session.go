@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
@@ -470,7 +471,8 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	id := p.Tier
 	src := s.opts.Workload
 	arrivals := len(p.Offsets)
-	if id.Users > 0 {
+	closed := !curve.AxisOfTier(id).Open()
+	if closed {
 		if src.Sessions() {
 			return id, field.Errorf(sweep.FieldUsers, "a closed loop of users sends independent requests, not sessions")
 		}
@@ -484,7 +486,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 		s.logf("workload: %s", n)
 	}
 	id.WorkloadFingerprint = set.Fingerprint // of the requests before any cache nonce: comparable across runs
-	if s.Header.Command == records.CommandRun && s.writer == nil {
+	if sweep.KindOf(s.Header).OneTier() && s.writer == nil {
 		s.Header.WorkloadFingerprint = set.Fingerprint // a run's request set is its tier's
 	}
 	if set, err = src.ApplyCache(set, s.nonce(id)); err != nil {
@@ -588,7 +590,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	}
 	end := records.TierEnd{Kind: records.KindTierEnd, Tier: id.Tier, Planned: id.Planned, Reason: records.EndedSchedule,
 		ArrivalsEndS: p.ArrivalsEnd.Seconds(), RateLimited: res.RateLimited}
-	if id.Users > 0 {
+	if closed {
 		// A closed loop planned what its users sent, until the last of it (or the stop time).
 		end.Planned, end.ArrivalsEndS = res.Planned, res.ArrivalsEnd.Seconds()
 	}
@@ -597,7 +599,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 		end.Reason, end.ArrivalsEndS = records.EndedInterrupted, res.ArrivalsEnd.Seconds()
 	case res.StoppedEarly:
 		end.Reason, end.ArrivalsEndS, end.Planned = records.EndedDecided, res.ArrivalsEnd.Seconds(), res.Planned
-	case id.MaxDurationS > 0 && (id.Users == 0 || res.Stopped != ""):
+	case id.MaxDurationS > 0 && (!closed || res.Stopped != ""):
 		end.Reason = records.EndedCap
 	}
 	return s.closeTier(id, end, tee)
@@ -627,7 +629,7 @@ func (s *Session) tally(tier int) (*timeseries.Builder, *sweep.PeakAccumulator) 
 	b := timeseries.NewBuilder(timeseries.DefaultSlice)
 	s.series[tier] = b
 	var a *sweep.PeakAccumulator
-	if s.opts.Command == records.CommandRun {
+	if sweep.KindOf(s.Header).OneTier() {
 		a = &sweep.PeakAccumulator{}
 		s.peaks[tier] = a
 	}
