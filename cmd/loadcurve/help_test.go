@@ -45,6 +45,7 @@ func lineOf(lines []string, re string) int {
 // behind --help-sim. Before, urfave/cli's lexical order of categories put the 30 --sim-* flags
 // first and --base-url on line 93 of run's help.
 func TestHelpPutsTheEssentialsFirst(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{"run", "sweep"} {
 		t.Run(cmd, func(t *testing.T) {
 			lines := helpLines(t, cmd, "--help")
@@ -96,6 +97,7 @@ func commandFlags(t *testing.T, name string) []cli.Flag {
 // none "(default: false)". Before, --max-concurrency read "(default: no cap) (default: 0)", as
 // did every flag that said its default in its usage.
 func TestHelpGivesOneDefaultPerFlag(t *testing.T) {
+	t.Parallel()
 	app := newApp(io.Discard, io.Discard)
 	for _, cmd := range app.Commands {
 		for _, f := range cmd.Flags {
@@ -120,6 +122,7 @@ func TestHelpGivesOneDefaultPerFlag(t *testing.T) {
 // and a README anchor names one of its headings. Before, the top-level help pointed to a
 // METRICS.md there is none of.
 func TestHelpReferencesExist(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("..", "..")
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
@@ -172,6 +175,7 @@ func githubAnchor(h string) string {
 // `loadcurve swep` said "No help topic for 'swep'" with exit code 3, and a mistyped flag got
 // no suggestion.
 func TestMistypedCommandsAndFlagsGetSuggestions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -215,6 +219,7 @@ func TestMistypedCommandsAndFlagsGetSuggestions(t *testing.T) {
 // wants. Before, `--duration 10` said only "parse error" and `--base-url host:8000/v1` that it
 // was not a valid URL. Every duration flag of run and sweep is tried.
 func TestParseErrorsSayTheExpectedForm(t *testing.T) {
+	t.Parallel()
 	type tc struct {
 		args []string
 		want string
@@ -222,7 +227,7 @@ func TestParseErrorsSayTheExpectedForm(t *testing.T) {
 	var tests []tc
 	for _, cmd := range []string{"run", "sweep"} {
 		for _, f := range commandFlags(t, cmd) {
-			if _, ok := f.(*cli.DurationFlag); ok {
+			if _, ok := clihelp.Unwrap(f).(*cli.DurationFlag); ok {
 				n := f.Names()[0]
 				tests = append(tests, tc{[]string{cmd, "--" + n, "10"}, "--" + n + " 10: give a unit, e.g. 10s or 10m"})
 			}
@@ -265,6 +270,7 @@ func TestParseErrorsSayTheExpectedForm(t *testing.T) {
 // info or query, which may hold credentials (the library's message, which the command's check
 // replaces, printed "user:secret@host…" whole).
 func TestBaseURLErrorsHideCredentials(t *testing.T) {
+	t.Parallel()
 	for _, u := range []string{"user:s3cr3tpw@host:8000/v1?key=t0ken", "ftp://user:s3cr3tpw@host/v1?key=t0ken"} {
 		code, _, stderr := runCLI(t, "run", "--base-url", u)
 		if code != exitUsage || strings.Contains(stderr, "s3cr3tpw") || strings.Contains(stderr, "t0ken") {
@@ -276,6 +282,7 @@ func TestBaseURLErrorsHideCredentials(t *testing.T) {
 // TestScenarioFileErrorsSayTheExpectedForm: a scenario file's bad value or mistyped key is
 // explained as on the command line.
 func TestScenarioFileErrorsSayTheExpectedForm(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.yaml")
 	if err := os.WriteFile(path, []byte("duration: 10\nrequst-rate: 5\n"), 0o644); err != nil {
 		t.Fatal(err)

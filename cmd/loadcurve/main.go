@@ -155,6 +155,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{clihelp.Explain(cmd.Flags, err)} }
 		clihelp.AnswerFlag(cmd, helpSimFlag, helpSim)
 		helpOptions.SetHelp(cmd, clihelp.Width(stdout))
+		cmd.Flags = clihelp.Fast(cmd.Flags)
+		// No `loadcurve run help`: urfave/cli would add its one shared help command to every
+		// command, and write to it as each runs, a data race when apps run at once (tests).
+		cmd.HideHelpCommand = true
 	}
 	return app
 }
@@ -191,7 +195,7 @@ func flagsFirst(app *cli.App, args []string) []string {
 	}
 	takesValue := map[string]bool{}
 	for _, f := range cmd.Flags {
-		_, isBool := f.(*cli.BoolFlag)
+		_, isBool := clihelp.Unwrap(f).(*cli.BoolFlag)
 		for _, n := range f.Names() {
 			takesValue[n] = !isBool
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/result"
@@ -98,7 +99,7 @@ func flagString(c *cli.Context, name string) string {
 func resolvedScenario(c *cli.Context) ([]byte, error) {
 	settings, omitted := flagfile.Resolve(c, flagfile.Resolution{Skip: unresolvedFlags, Secret: secretFlags, URL: urlFlags,
 		Secrets: scenarioSecrets(c), More: func(f cli.Flag) []string {
-			if _, ok := f.(*cli.StringSliceFlag); ok && f.Names()[0] == "goodput" {
+			if _, ok := clihelp.Unwrap(f).(*cli.StringSliceFlag); ok && f.Names()[0] == "goodput" {
 				// vLLM's form, --goodput ttft:500 tpot:50, leaves the pairs after the first as
 				// positional arguments (objectives reads them): they are the flag's too.
 				return objectiveArgs(c)

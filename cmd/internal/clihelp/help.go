@@ -258,7 +258,7 @@ func defaultOf(f cli.Flag) string {
 	if !ok || strings.Contains(df.GetUsage(), "(default") {
 		return ""
 	}
-	if b, ok := f.(*cli.BoolFlag); ok {
+	if b, ok := Unwrap(f).(*cli.BoolFlag); ok {
 		switch {
 		case b.DefaultText != "":
 			return b.DefaultText

@@ -22,6 +22,20 @@ func (HelpFlag) IsSet() bool     { return false }
 func (HelpFlag) IsVisible() bool { return true }
 func (HelpFlag) String() string  { return "--help, -h\tshow help" }
 
+// VersionFlag is --version (-v) without state, for the same reason as HelpFlag: a program sets
+// cli.VersionFlag = VersionFlag{} before any app runs.
+type VersionFlag struct{}
+
+func (VersionFlag) Apply(set *flag.FlagSet) error {
+	set.Bool("version", false, "print the version")
+	set.Bool("v", false, "print the version")
+	return nil
+}
+func (VersionFlag) Names() []string { return []string{"version", "v"} }
+func (VersionFlag) IsSet() bool     { return false }
+func (VersionFlag) IsVisible() bool { return true }
+func (VersionFlag) String() string  { return "--version, -v\tprint the version" }
+
 // AnswerFlag makes cmd answer its bool flag name with answer before anything else it does, as
 // it answers --help: its Before and its Action are skipped. A command without the flag is left
 // as it is.

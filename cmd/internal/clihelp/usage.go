@@ -116,7 +116,7 @@ func ValueProblem(f cli.Flag, name, value, reason string) string {
 	}
 	_, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 	isNumber := err == nil
-	switch f.(type) {
+	switch Unwrap(f).(type) {
 	case *cli.DurationFlag:
 		if isNumber {
 			return fmt.Sprintf("%s: give a unit, e.g. %ss or %sm", head, value, value)
@@ -143,7 +143,7 @@ func ValueProblem(f cli.Flag, name, value, reason string) string {
 
 // expectedForm says what a flag takes, with an example.
 func expectedForm(f cli.Flag) string {
-	switch f := f.(type) {
+	switch f := Unwrap(f).(type) {
 	case *cli.DurationFlag:
 		return "give a number with a unit, e.g. 500ms, 30s, 2m or 1h30m"
 	case *cli.IntFlag:

@@ -106,7 +106,7 @@ func Apply(c *cli.Context, path, self string, entries []scenario.Entry) error {
 // which cli.Context.Set uses); string flags take any text.
 func checkValue(f cli.Flag, v string) error {
 	var err error
-	switch f.(type) {
+	switch clihelp.Unwrap(f).(type) {
 	case *cli.IntFlag:
 		_, err = strconv.ParseInt(v, 0, strconv.IntSize)
 	case *cli.Int64Flag:

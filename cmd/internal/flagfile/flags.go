@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 )
 
 // Lister is the value of a GenericFlag that is a list: a repeatable flag whose values are kept
@@ -22,7 +24,7 @@ type Lister interface {
 // does not know.
 func Values(c *cli.Context, f cli.Flag) []string {
 	name := f.Names()[0]
-	switch f.(type) {
+	switch clihelp.Unwrap(f).(type) {
 	case *cli.StringSliceFlag:
 		return c.StringSlice(name)
 	case *cli.GenericFlag:
@@ -48,7 +50,7 @@ func Values(c *cli.Context, f cli.Flag) []string {
 
 // Defaults are a flag's default values, as Values writes them (none for a list).
 func Defaults(f cli.Flag) []string {
-	switch f := f.(type) {
+	switch f := clihelp.Unwrap(f).(type) {
 	case *cli.StringSliceFlag:
 		if f.Value == nil {
 			return nil

@@ -5,6 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
+
 	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/scenario"
 )
@@ -39,7 +41,7 @@ func Resolve(c *cli.Context, r Resolution) (settings []scenario.Setting, omitted
 			continue
 		}
 		list := false
-		switch f.(type) {
+		switch clihelp.Unwrap(f).(type) {
 		case *cli.StringSliceFlag:
 			list = true
 		case *cli.GenericFlag:
@@ -52,7 +54,7 @@ func Resolve(c *cli.Context, r Resolution) (settings []scenario.Setting, omitted
 		if r.More != nil {
 			vals = append(vals, r.More(f)...)
 		}
-		if _, ok := f.(*cli.StringFlag); ok && r.URL[name] {
+		if _, ok := clihelp.Unwrap(f).(*cli.StringFlag); ok && r.URL[name] {
 			if u := redact.URL(vals[0]); u != vals[0] {
 				vals[0] = u
 				omitted = append(omitted, "the credentials and query of --"+name)
