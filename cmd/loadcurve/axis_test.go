@@ -12,6 +12,7 @@ import (
 // deployment starts or a preflight is sent, and nothing is written (it was caught at tier 0,
 // after both, with exit 1).
 func TestClosedLoopOfSessionsRefusedUpFront(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	code, stdout, stderr := runCLI(t, "sweep", "--workload", "sessions", "--max-concurrencies", "1,2", "--num-requests", "20",
 		"--no-confirm", "--out", dir)

@@ -12,6 +12,7 @@ import (
 // TestBenchErrorsNameTheirFlags: package bench names its inputs in its own words; the command
 // line's messages name each by its flag, once, and the other inputs it mentions too.
 func TestBenchErrorsNameTheirFlags(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := runCLI(t, "bench", "--repeats", "0", "--chunks", "0", "--spin", "-1ms", "--streams", "-1")
 	if code != exitUsage {
 		t.Fatalf("exit %d, want %d: %s", code, exitUsage, stderr)
@@ -31,6 +32,7 @@ func TestBenchErrorsNameTheirFlags(t *testing.T) {
 // follows; --think-time with such a file would be ignored (issue 26 found it silently was), so it
 // is refused before anything starts, saying what the run follows instead.
 func TestThinkTimeOnASessionFileIsRefused(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join("..", "..", "workloads", "testdata", "sessions.jsonl")
 	code, _, stderr := runCLI(t, "run", "--workload", file, "--think-time", "2s", "--num-requests", "2", "--quiet")
 	if code != exitUsage || !strings.Contains(stderr, "--think-time: the sessions of") || !strings.Contains(stderr, "think_ms") {
@@ -46,6 +48,7 @@ func TestThinkTimeOnASessionFileIsRefused(t *testing.T) {
 // metrics group by number) and keep the file's own id beside it, so a record can be traced back
 // to its conversation (issue 26 found only the numbers).
 func TestRecordsNameSessionsByTheFilesIDs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join("..", "..", "workloads", "testdata", "sessions.jsonl")
 	if code, _, stderr := runCLI(t, "run", "--workload", file, "--request-rate", "inf", "--quiet", "--out", dir); code != exitOK {

@@ -121,6 +121,7 @@ func TestEndpointKindsEndToEnd(t *testing.T) {
 // before anything starts (exit 2, naming both flags): a session's turns carry the answers'
 // text, and an embedding has none.
 func TestEmbeddingsRefuseSessions(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	code, _, stderr := runCLI(t, "run", "--endpoint", "embeddings", "--workload", "sessions", "--session-turns", "2", "--out", dir, "--quiet")
 	if code != exitUsage || !strings.Contains(stderr, "--endpoint embeddings with a --workload of sessions") {

@@ -14,6 +14,7 @@ import (
 // that a command has (a renamed flag or a mistyped row would send users to a flag that does
 // not exist).
 func TestEveryFieldHasItsFlag(t *testing.T) {
+	t.Parallel()
 	flags := map[string]bool{}
 	for _, cmd := range newApp(io.Discard, io.Discard).Commands {
 		for _, f := range cmd.Flags {
@@ -35,6 +36,7 @@ func TestEveryFieldHasItsFlag(t *testing.T) {
 // TestFlagErrorNamesEveryInputByItsFlag: a library's field error reaches the user with its own
 // flag and every other input it refers to written as a flag, once, wrapped or not.
 func TestFlagErrorNamesEveryInputByItsFlag(t *testing.T) {
+	t.Parallel()
 	cfg := sweep.Config{Rates: sweep.Rates{List: []float64{1}}, MinTierDuration: 2 * time.Second, MaxTierDuration: time.Second,
 		Settings: sweep.DefaultSettings()}
 	errs := cfg.Validate()

@@ -12,6 +12,7 @@ import (
 // or an end before the send, and derived its figures from them. It refuses them as it refuses
 // every other bad line: exit 2, naming the file, the line and what is wrong.
 func TestReportRefusesHandEditedRecords(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	if code, _, stderr := runCLI(t, append([]string{"run", "--num-requests", "3", "--out", dir}, small...)...); code != exitOK {
 		t.Fatalf("run: exit %d: %s", code, stderr)

@@ -167,6 +167,7 @@ func TestRunAgainstEmbeddedSim(t *testing.T) {
 }
 
 func TestRunJSONAndConcurrencyCap(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCLI(t, append([]string{"run", "--num-requests", "12", "--request-rate", "inf", "--max-concurrency", "3",
 		"--format", "json", "--goodput", "ttft:60000"}, small...)...)
 	if code != exitOK {
@@ -250,6 +251,7 @@ func TestBadInputIsAClearError(t *testing.T) {
 }
 
 func TestScheduleCommandIsDeterministicAndMatchesArrival(t *testing.T) {
+	t.Parallel()
 	code, out1, stderr := runCLI(t, "schedule", "--request-rate", "5", "--burstiness", "0.5", "--num-requests", "50", "--seed", "9")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -280,6 +282,7 @@ func TestScheduleCommandIsDeterministicAndMatchesArrival(t *testing.T) {
 }
 
 func TestCostSeedExample(t *testing.T) {
+	t.Parallel()
 	args := []string{"cost", "--a-cost-per-hour", "100", "--a-raw-throughput", "10000", "--a-compliant-share", "0.95",
 		"--b-cost-per-hour", "80", "--b-raw-throughput", "12000", "--b-compliant-share", "0.60"}
 	code, out, stderr := runCLI(t, args...)
@@ -378,6 +381,7 @@ func TestInterruptedRunWritesEverythingMarkedIncomplete(t *testing.T) {
 }
 
 func TestSecretsNeverReachAnyOutput(t *testing.T) {
+	t.Parallel()
 	const key, hdr = "sk-CANARY-7f3a9c", "hdr-CANARY-0b1e"
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, append([]string{"run", "--num-requests", "5", "--request-rate", "inf",
@@ -415,6 +419,7 @@ func TestSecretsNeverReachAnyOutput(t *testing.T) {
 }
 
 func TestCompareAndCostOfTwoBurstRuns(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	for _, dir := range []string{a, b} {
 		if code, _, stderr := runCLI(t, append([]string{"run", "--num-requests", "12", "--request-rate", "inf", "--out", dir}, small...)...); code != exitOK {
@@ -565,6 +570,7 @@ func TestPercentileMetricsWindowAndCSV(t *testing.T) {
 }
 
 func TestWithIgnoreEOS(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want, errHas string
 	}{
@@ -621,6 +627,7 @@ func withoutLagP99(t *testing.T, v any) string {
 // TestUsageTextsHaveNoBackquotes: urfave/cli renders a backquoted word in a flag's usage as the
 // flag's value placeholder ("--shard loadcurve merge"), so usage texts quote with '…'.
 func TestUsageTextsHaveNoBackquotes(t *testing.T) {
+	t.Parallel()
 	app := newApp(io.Discard, io.Discard)
 	checked := 0
 	for _, cmd := range app.Commands {

@@ -174,6 +174,8 @@ type rehearsedPlan struct {
 // rule's decisions against a known steady state are held in package plan
 // (TestRehearsalHoldsAtThePlanAndFailsBelow), on the virtual clock.
 func TestPlanRehearses(t *testing.T) {
+	// Not in parallel: its one-second tiers over HTTP found no capacity beside neighbours under
+	// -race (the rehearsal over the virtual clock is TestSweepOnTheEmbeddedQueue's).
 	dir := filepath.Join(t.TempDir(), "sweep")
 	mustRun(t, "sweep", "--request-rates", "20,40", "--duration", "1s", "--no-confirm", "--random-input-len", "32", "--random-output-len", "8",
 		"--goodput", "ttft:500", "--max-schedule-lag", "1s", "--sim-max-num-seqs", "64", "--quiet", "--out", dir)

@@ -44,6 +44,11 @@ func tinySweep(t *testing.T, dir string, extra ...string) (string, string) {
 	return mustRun(t, args...)
 }
 
+// wideVirtualQueue is the embedded queue on the virtual clock with room for every tier of these
+// tests: 64 slots of 50 ms, 1,280 req/s; a request waits for none.
+var wideVirtualQueue = []string{"--sim-model", "mdc", "--sim-clock", "virtual", "--sim-queue-servers", "64", "--sim-queue-service", "50ms",
+	"--sim-queue-first-token", "5ms", "--random-input-len", "32", "--random-output-len", "8"}
+
 // goSyntax matches what fmt prints for Go values that never belong in output for people: a
 // slice (brackets around space-separated items, no commas), a struct pointer, a map, a bad verb.
 var goSyntax = regexp.MustCompile(`\[[^\[\]\n,"]* [^\[\]\n,"]*\]|&\{|map\[|%!`)
@@ -67,6 +72,7 @@ func decodeJSON(t *testing.T, name, text string, v any) {
 // compare of a run recomputed it with no objectives: a run with almost no compliant request was
 // priced as 100 % compliant. Here every request misses ttft:0.01 (1 ms).
 func TestRegressionRunSettingsLiveInTheHeader(t *testing.T) {
+	t.Parallel()
 	a := t.TempDir()
 	mustRun(t, append([]string{"run", "--goodput", "ttft:0.01", "--num-requests", "30", "--request-rate", "200", "--out", a}, small...)...)
 	b := copyRecords(t, a) // a second result of the same run: its records alone
@@ -457,6 +463,7 @@ func countFlag(s, flag string) int {
 // TestRegressionScheduleRefusesClientFlags: schedule prints arrivals; the client's flags do not
 // apply to it. Before the redesign it accepted and ignored load flags.
 func TestRegressionScheduleRefusesClientFlags(t *testing.T) {
+	t.Parallel()
 	mustRun(t, "schedule", "--num-requests", "3", "--request-rate", "5")
 	for _, f := range [][]string{{"--max-concurrency", "3"}, {"--retries", "2"}, {"--rate-limit", "5"}} {
 		code, stdout, stderr := runCLI(t, append([]string{"schedule", "--num-requests", "3", "--request-rate", "5"}, f...)...)
@@ -473,15 +480,13 @@ func TestRegressionScheduleRefusesClientFlags(t *testing.T) {
 //   - "at least": before the redesign the final line and compare's decision lines lost it.
 //   - tier numbers: before the redesign tables numbered tiers from 0 and progress lines from 1.
 func TestRegressionLowerBoundSweep(t *testing.T) {
-	// Not in parallel: its one-second tiers of 30 and 60 requests were set aside as sent 1.6 and
-	// 2.4 % short of their schedule beside three neighbours under -race.
+	t.Parallel()
 	dir := t.TempDir()
-	// Constant spacing (burstiness inf): the steady window's completions follow its arrivals
-	// closely, so no tier is taken for one beyond what the deployment can serve; and a loaded
-	// machine's scheduling delays do not make a tier client-bound (--max-schedule-lag).
-	stdout, stderr := mustRun(t, "sweep", "--verbose", "--request-rates", "30,60", "--duration", "1s", "--drain-timeout", "10s", "--no-confirm",
-		"--burstiness", "inf", "--goodput", "ttft:60000", "--target-share", "0.5", "--max-schedule-lag", "1s",
-		"--random-input-len", "32", "--random-output-len", "8", "--out", dir)
+	// On the virtual clock (in real time, beside three neighbours under -race, its one-second
+	// tiers were set aside as sent short of their schedule): a queue of 64 slots of 50 ms serves
+	// both tiers with no wait.
+	stdout, stderr := mustRun(t, append([]string{"sweep", "--verbose", "--request-rates", "30,60", "--duration", "4s", "--no-confirm",
+		"--goodput", "ttft:60000", "--target-share", "0.5", "--out", dir}, wideVirtualQueue...)...)
 	cf, err := sweep.ReadCurve(filepath.Join(dir, result.CurveName))
 	if err != nil {
 		t.Fatal(err)
@@ -576,9 +581,9 @@ func atof(t *testing.T, s string) float64 {
 // first line the capacity, in a few lines; stderr says one short line per tier, no test
 // statistics; --verbose adds the reasoning and the table.
 func TestRegressionSweepAnswersFirst(t *testing.T) {
-	args := []string{"sweep", "--request-rates", "30,60", "--duration", "1s", "--drain-timeout", "10s",
-		"--burstiness", "inf", "--goodput", "ttft:60000", "--target-share", "0.5", "--max-schedule-lag", "1s",
-		"--random-input-len", "32", "--random-output-len", "8"}
+	t.Parallel()
+	args := append([]string{"sweep", "--request-rates", "30,60", "--duration", "4s", "--goodput", "ttft:60000", "--target-share", "0.5"},
+		wideVirtualQueue...)
 	stdout, stderr := mustRun(t, append(args, "--out", t.TempDir())...)
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if !strings.HasPrefix(lines[0], "Capacity: ") || len(lines) > 8 {

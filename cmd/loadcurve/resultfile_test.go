@@ -12,6 +12,7 @@ import (
 // file was overwritten without notice. Such a name is refused before any load is sent (exit 2,
 // both paths named), whatever --replace says; an existing file is replaced only with --replace.
 func TestSaveResultNeverOverwritesTheRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "o3")
 	old := filepath.Join(dir, "old.json")

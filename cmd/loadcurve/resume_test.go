@@ -125,6 +125,7 @@ func TestSweepResumesAfterAnInterrupt(t *testing.T) {
 // TestResumeDifferencesNameTheFlags: every setting a resumed sweep must keep is refused naming
 // the flags that set it, with both values (a header that differs in every one of them).
 func TestResumeDifferencesNameTheFlags(t *testing.T) {
+	t.Parallel()
 	old := records.Header{Target: "http://a/v1", Endpoint: "chat", Model: "m", Workload: "w", Arrival: "poisson(rate=1)",
 		Seed: 1, MaxConcurrency: 1, CachePolicy: "none", TimeoutS: 1, Settings: &records.Settings{Objectives: "ttft:1"}}
 	now := records.Header{Target: "http://b/v1", Sim: "default", SimConfig: []byte(`{"x":1}`), SimReplicas: 2, Endpoint: "completions",

@@ -34,6 +34,7 @@ lines:
 // in its steady state, and the ramp "— / 4.21" with no word on why. The JSON keeps vLLM's
 // conventions ("inf", null).
 func TestRegressionRunTextHasNoNaNOrInf(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		args  []string
@@ -82,6 +83,7 @@ func TestRegressionRunTextHasNoNaNOrInf(t *testing.T) {
 // TestRegressionScheduleSaysInfInWords: `schedule --request-rate inf` printed "realised rate
 // +Inf/s" on stderr.
 func TestRegressionScheduleSaysInfInWords(t *testing.T) {
+	t.Parallel()
 	_, stderr := mustRun(t, "schedule", "--request-rate", "inf", "--num-requests", "3")
 	noNaNOrInf(t, "schedule's stderr", stderr)
 	if !strings.Contains(stderr, "3 arrivals, realised rate inf (all at once)") {

@@ -45,6 +45,7 @@ func scenarioFlags(t *testing.T, body string, args ...string) (label string, lab
 // became the label "null", a second document was ignored, a value the command line overrides
 // was never checked, and 300,000 bad keys printed 17 MB of errors.
 func TestScenarioHostileFiles(t *testing.T) {
+	t.Parallel()
 	var many strings.Builder
 	for i := range 1000 {
 		fmt.Fprintf(&many, "no-such-flag-%d: 1\n", i)

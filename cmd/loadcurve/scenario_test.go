@@ -15,6 +15,7 @@ import (
 // TestScenarioRoundTrip: a scenario file sets the flags it names, the command line overrides
 // it, and the resolved scenario written with the result runs the same thing again.
 func TestScenarioRoundTrip(t *testing.T) {
+	t.Parallel()
 	scenario := filepath.Join(t.TempDir(), "staging.yaml")
 	body := `# a small staging run
 num-requests: 12
@@ -79,6 +80,7 @@ quiet: true
 // TestScenarioErrors: a bad scenario is refused with its file and line, whole, before anything
 // is sent.
 func TestScenarioErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, body string
 		want       []string
@@ -113,6 +115,7 @@ func TestScenarioErrors(t *testing.T) {
 // TestREADMEScenarios: every scenario in the README names only flags its command has, with
 // values they accept (each block's first line says which command reads it).
 func TestREADMEScenarios(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +158,7 @@ func TestREADMEScenarios(t *testing.T) {
 // the first arrive as positional arguments; the resolved scenario holds them all, so a rerun from
 // it judges by the same objectives (it kept only ttft:500).
 func TestScenarioKeepsVLLMGoodputForm(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "r")
 	if code, _, stderr := runCLI(t, "run", "--num-requests", "4", "--request-rate", "inf", "--random-input-len", "8",
 		"--random-output-len", "4", "--quiet", "--out", out, "--goodput", "ttft:500", "tpot:50"); code != exitOK {

@@ -248,7 +248,7 @@ func dirTexts(t *testing.T, texts map[string]string, dirs ...string) {
 // merge, report, compare, a sweep's curve.json, plan's plan.json, nor stdout or stderr. A model
 // id from GET /models that echoes the key, or holds terminal escapes, is refused.
 func TestSecretsEchoedEverywhere(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
+	t.Parallel() // every command that reads OPENAI_API_KEY is given --api-key
 	srv := hostileServer(t, "")
 	u, _ := url.Parse(srv.URL)
 	base := fmt.Sprintf("http://%s:%s@%s/v1?api-version=%s", encUser, encPass, u.Host, encQuery)
@@ -347,6 +347,7 @@ func TestSecretsEchoedEverywhere(t *testing.T) {
 // sequences and a path separator (given with --model: the server took it) neither stops the
 // result from being written nor makes `report` fail, and no output or file name holds them.
 func TestModelNameWithControlCharacters(t *testing.T) {
+	t.Parallel()
 	srv := hostileServer(t, "")
 	root := t.TempDir()
 	model := "org/m\x01\x1b[31mred\nfake line/../x"

@@ -95,6 +95,7 @@ func TestSessionsOnTheSim(t *testing.T) {
 // TestBadSessionFileSendsNothing: a malformed session file is refused with file:line and what
 // was wrong, before a single request leaves.
 func TestBadSessionFileSendsNothing(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer srv.Close()

@@ -153,6 +153,11 @@ func TestSweepFindsTheSimCapacity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end sweep")
 	}
+	if raceDetector {
+		// Under -race, beside the other packages, the engine woke too late to keep its model in the
+		// CI runs measured (the premise checked below): it runs without -race, go test ./cmd/loadcurve.
+		t.Skip("the race detector slows the in-process engine past its model's real time; run without -race")
+	}
 	cfg, err := sim.Profile(sim.ProfileLatency)
 	if err != nil {
 		t.Fatal(err)

@@ -160,6 +160,7 @@ func TestVLLMDropIn(t *testing.T) {
 
 // TestVLLMPeaksOfABoundedRun: a bounded run keeps no records, and reads its file back for them.
 func TestVLLMPeaksOfABoundedRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, _, stderr := runCLI(t, append([]string{"run", "--num-requests", "20", "--request-rate", "inf", "--bounded-memory", "--out", dir}, small...)...)
 	if code != exitOK {
@@ -225,6 +226,7 @@ func newIDServer(t *testing.T, notReadyFor time.Duration) *idServer {
 // every record (and prefix+"preflight"), so its logs join records.jsonl; --header takes vLLM's
 // KEY=VALUE form.
 func TestRequestIDsJoinTheRecords(t *testing.T) {
+	t.Parallel()
 	srv := newIDServer(t, 0)
 	dir := t.TempDir()
 	code, _, stderr := runCLI(t, "run", "--base-url", srv.URL+"/v1", "--model", "m", "--server-metrics", "off", "--num-requests", "12",
@@ -292,6 +294,7 @@ func TestReadyCheck(t *testing.T) {
 // TestDropInFlagErrors: each bad input of the drop-in flags is one error line, exit 2, naming
 // its flag once, before anything is sent.
 func TestDropInFlagErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		flag string
 		args []string

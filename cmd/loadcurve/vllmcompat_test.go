@@ -80,6 +80,7 @@ func typeOf(v any) string {
 // burstiness, max_output_tokens_per_s were written 20, 1, 16), latencies and queue_times always,
 // the seven per-request arrays only with --save-detailed, "inf" for an infinite rate.
 func TestVLLMResultHasVLLMsKeysAndTypes(t *testing.T) {
+	t.Parallel()
 	golden, err := os.ReadFile(filepath.Join("testdata", "vllm_result_golden.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -148,6 +149,7 @@ func TestVLLMResultHasVLLMsKeysAndTypes(t *testing.T) {
 // TestAppendResultWritesJSONLines: --append-result appends one JSON object a line (a newline
 // before each but the first, none after the last), as vLLM, and needs no --save-result.
 func TestAppendResultWritesJSONLines(t *testing.T) {
+	t.Parallel()
 	vdir := t.TempDir()
 	for i := range 2 {
 		code, _, stderr := runCLI(t, append([]string{"run", "--num-prompts", "3", "--request-rate", "50", "--append-result",
@@ -327,6 +329,7 @@ func TestVLLMCommandLinesRunVerbatim(t *testing.T) {
 // row of the README's table; the refused ones are refused with one line and the ones without
 // effect stated once.
 func TestVLLMFlagsAreAllAccepted(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -377,6 +380,7 @@ func TestVLLMFlagsAreAllAccepted(t *testing.T) {
 // command line for each rule of package vllm that run calls (its unit tests, TestRefused*,
 // hold every case).
 func TestVLLMTargetFlagsAreRefusedClearly(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -128,6 +128,7 @@ func mustProfile(t *testing.T, name string) sim.Config {
 }
 
 func TestWorkloadFilesAndBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "set.jsonl")
 	code, stdout, stderr := runCLI(t, "workload", "--workload", "../../workloads/testdata/requests.jsonl", "--out", out)
