@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sim"
@@ -328,7 +329,7 @@ func TestSteadyIntervalCoverageOnMDC(t *testing.T) {
 	const objective = 500 * time.Millisecond
 	const tierRequests = 1500
 	reps := 150
-	if testing.Short() {
+	if testing.Short() || racedetector.Enabled {
 		reps = 50
 	}
 	configs := []sim.QueueConfig{

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/records"
@@ -64,7 +65,7 @@ const clearShare = 0.995
 // burstiness) is exact for random balancing and conservative for round-robin.
 func TestRehearsalHoldsAtThePlanAndFailsBelow(t *testing.T) {
 	seeds := 4
-	if testing.Short() {
+	if testing.Short() || racedetector.Enabled {
 		seeds = 2
 	}
 	const n = 3 // the planned replicas

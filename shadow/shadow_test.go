@@ -9,6 +9,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/shadow"
@@ -46,7 +47,7 @@ func tierObs(t *testing.T, q sim.QueueConfig, offs []time.Duration, obj time.Dur
 // slots, half the service time: the same saturation rate, other dynamics), which must keep its
 // coverage while removing less noise.
 func TestControlledIntervalsCover(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || racedetector.Enabled {
 		t.Skip("a statistical check: 1,200 virtual tiers")
 	}
 	real := sim.QueueConfig{ModelName: "m", Servers: 8, Service: time.Second, FirstToken: 50 * time.Millisecond, OutputTokens: 16}

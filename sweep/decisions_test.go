@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
@@ -53,7 +54,7 @@ func sweepFor(d sweeptest.DecisionQueue, seed int64) sweep.Config {
 // point (meets at 95 % confidence) in most sweeps; where it does not, the sweep says so.
 func TestDecisionsHoldInSteadyState(t *testing.T) {
 	seeds := 6
-	if testing.Short() {
+	if testing.Short() || racedetector.Enabled {
 		seeds = 2
 	}
 	within, total, verified := 0, 0, 0

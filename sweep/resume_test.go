@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -121,7 +122,7 @@ func TestResumeReachesTheSameDecision(t *testing.T) {
 		q    sweeptest.DecisionQueue
 		seed int64
 	}{{fourSlots, 1}, {queues[0], 2}}
-	if testing.Short() {
+	if testing.Short() || racedetector.Enabled {
 		cases = cases[:1]
 	}
 	for _, tc := range cases {

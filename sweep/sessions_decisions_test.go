@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
@@ -20,7 +21,7 @@ import (
 // steady state (the request rate rises for a session's whole span after T0) would overstate it.
 func TestSessionDecisionsHoldInSteadyState(t *testing.T) {
 	seeds := 12
-	if testing.Short() {
+	if testing.Short() || racedetector.Enabled {
 		seeds = 4
 	}
 	const turns = 3

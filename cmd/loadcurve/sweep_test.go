@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
@@ -153,7 +154,7 @@ func TestSweepFindsTheSimCapacity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end sweep")
 	}
-	if raceDetector {
+	if racedetector.Enabled {
 		// Under -race, beside the other packages, the engine woke too late to keep its model in the
 		// CI runs measured (the premise checked below): it runs without -race, go test ./cmd/loadcurve.
 		t.Skip("the race detector slows the in-process engine past its model's real time; run without -race")
