@@ -15,6 +15,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
 )
@@ -155,7 +156,7 @@ func pageSubtitle(r *sweep.Result) string {
 	h, p := r.Header, r.Analysis.Params
 	parts := []string{h.Workload, h.Arrival,
 		fmt.Sprintf("objectives %s, met by %s of requests at %s confidence", orNone(r.Settings.Measure.Objectives.String()), pctText(p.TargetShare), pctText(p.Confidence)),
-		fmt.Sprintf("%s of load on the target", durText(r.TargetSeconds))}
+		fmt.Sprintf("%s %s", durText(r.TargetSeconds), result.LoadWords(h))}
 	if !h.StartWall.IsZero() {
 		parts = append(parts, "started "+h.StartWall.Format("2006-01-02 15:04 MST"))
 	}
@@ -198,7 +199,7 @@ func sweepHeadline(r *sweep.Result) *Headline {
 		hl.Lines = append(hl.Lines, fmt.Sprintf("%d repetitions found capacities from %s to %s %s (relative standard deviation %s); %d verified their operating point.",
 			s.N, fmtRate(s.Min), fmtRate(s.Max), u, spreadPct(s.RelativeStdDev), s.VerifiedOperations))
 	}
-	hl.Lines = append(hl.Lines, fmt.Sprintf("The decision took %d tiers and %s of load on the target.", len(r.Tiers), durText(r.TargetSeconds)))
+	hl.Lines = append(hl.Lines, fmt.Sprintf("The decision took %d tiers and %s %s.", len(r.Tiers), durText(r.TargetSeconds), result.LoadWords(r.Header)))
 	if !r.Complete {
 		hl.Lines = append(hl.Lines, "INCOMPLETE: some tiers were interrupted, cut, or had requests canceled at their drain deadline.")
 	}

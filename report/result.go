@@ -141,8 +141,8 @@ func Answer(w io.Writer, r *sweep.Result) {
 	if obj == "" {
 		obj = "no latency objective"
 	}
-	fmt.Fprintf(w, "Judged by: %s for at least %s of requests, at %s confidence; the decision cost %d tiers, %s of load on the target.\n",
-		obj, pctText(p.TargetShare), pctText(p.Confidence), len(r.Tiers), durText(r.TargetSeconds))
+	fmt.Fprintf(w, "Judged by: %s for at least %s of requests, at %s confidence; the decision cost %d tiers, %s %s.\n",
+		obj, pctText(p.TargetShare), pctText(p.Confidence), len(r.Tiers), durText(r.TargetSeconds), result.LoadWords(r.Header))
 	if !r.Complete {
 		fmt.Fprintln(w, "INCOMPLETE: some tiers were interrupted, cut, or had requests canceled at their drain deadline.")
 	}

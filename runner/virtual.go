@@ -7,6 +7,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -23,7 +24,7 @@ import (
 const FieldVirtual = "virtual clock"
 
 // VirtualTarget is the target a virtual session's header names: no address, nothing was sent.
-const VirtualTarget = "virtual clock (the embedded M/D/c queue's discrete-event model; no HTTP)"
+const VirtualTarget = result.VirtualTarget
 
 // CheckVirtual refuses, naming the option, what the virtual queue cannot serve; nil when
 // opts.Virtual is not set. Open checks it too; a command checks it before anything starts.

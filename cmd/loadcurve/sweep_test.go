@@ -316,6 +316,9 @@ func TestSweepOnTheEmbeddedQueue(t *testing.T) {
 			if f.Header.Target != runner.VirtualTarget {
 				t.Errorf("the header names the target %q, want the virtual clock", f.Header.Target)
 			}
+			if !strings.Contains(stdout, "of virtual load") || strings.Contains(stdout, "of load on the target") {
+				t.Errorf("the answer does not say that its load was virtual:\n%s", stdout)
+			}
 			for _, tier := range f.Tiers {
 				if tier.End == nil {
 					t.Errorf("tier %d has no closing line", tier.Tier)
