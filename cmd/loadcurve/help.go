@@ -19,7 +19,7 @@ var helpOptions = clihelp.Options{
 }
 
 // urfave/cli's shared --help and --version flags are data races when apps run at once (tests).
-func init() { cli.HelpFlag, cli.VersionFlag = clihelp.HelpFlag{}, clihelp.VersionFlag{} }
+func init() { cli.HelpFlag, cli.VersionFlag = clihelp.HelpFlag, clihelp.VersionFlag }
 
 // helpSimFlag names the flag that lists the embedded deployment's flags, which the ordinary
 // help of run and sweep leaves out.

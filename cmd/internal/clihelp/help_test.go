@@ -13,7 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() { cli.HelpFlag = HelpFlag{} }
+func init() { cli.HelpFlag = HelpFlag }
 
 // Categories of testFlags; catBig is the last one, kept behind --help-big.
 const (
@@ -42,7 +42,7 @@ func testFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "hidden", Category: catA, Hidden: true, Usage: "never shown"},
 		&cli.BoolFlag{Name: "help-big", Category: catBig, Usage: "list the long group"},
 		&cli.Float64Flag{Name: "big-two", Category: catBig, Usage: "another of the long group"},
-		HelpFlag{},
+		HelpFlag,
 	}
 }
 
@@ -187,7 +187,7 @@ func TestUsage(t *testing.T) {
 		{&cli.DurationFlag{Name: "d", Value: time.Minute, Usage: "u"}, "u (default: 1m0s)"},
 		{&cli.StringFlag{Name: "k", EnvVars: []string{"KEY", "OTHER_KEY"}, Usage: "u"}, "u (or $KEY, $OTHER_KEY)"},
 		{&cli.StringFlag{Name: "p", DefaultText: "chat", Value: "x", Usage: "u"}, "u (default: chat)"},
-		{HelpFlag{}, ""},
+		{HelpFlag, ""},
 	}
 	for _, tt := range tests {
 		if got := Usage(tt.f); got != tt.want {
@@ -219,7 +219,7 @@ func TestWrapText(t *testing.T) {
 // braces in a usage are not interpreted).
 func TestSetHelp(t *testing.T) {
 	cmd := &cli.Command{Name: "go", Usage: "go somewhere", Flags: []cli.Flag{
-		&cli.StringFlag{Name: "to", Usage: "where, e.g. {{.Name}}"}, HelpFlag{}}}
+		&cli.StringFlag{Name: "to", Usage: "where, e.g. {{.Name}}"}, HelpFlag}}
 	testOptions.SetHelp(cmd, 0)
 	var b strings.Builder
 	app := &cli.App{Name: "prog", Writer: &b, Commands: []*cli.Command{cmd}}

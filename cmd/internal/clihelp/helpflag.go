@@ -7,34 +7,34 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// HelpFlag is --help (-h) without state; a program sets cli.HelpFlag = HelpFlag{} before any
-// app runs. urfave/cli's own HelpFlag is one *cli.BoolFlag shared by every app, and its Apply
+// HelpFlag is --help (-h) without state; a program sets cli.HelpFlag = HelpFlag before any app
+// runs. urfave/cli's own HelpFlag is one *cli.BoolFlag shared by every app, and its Apply
 // writes to it: two apps run at once (tests run several in one process) race on it.
-type HelpFlag struct{}
+var HelpFlag cli.Flag = &staticBool{names: []string{"help", "h"}, usage: "show help"}
 
-func (HelpFlag) Apply(set *flag.FlagSet) error {
-	set.Bool("help", false, "show help")
-	set.Bool("h", false, "show help")
+// VersionFlag is --version (-v) without state, for the same reason: a program sets
+// cli.VersionFlag = VersionFlag before any app runs.
+var VersionFlag cli.Flag = &staticBool{names: []string{"version", "v"}, usage: "print the version"}
+
+// staticBool is a bool flag that keeps no state: its value lives in each app's flag set only
+// (it is shared by pointer, which urfave/cli compares, and never written).
+type staticBool struct {
+	names []string
+	usage string
+}
+
+func (f staticBool) Apply(set *flag.FlagSet) error {
+	for _, n := range f.names {
+		set.Bool(n, false, f.usage)
+	}
 	return nil
 }
-func (HelpFlag) Names() []string { return []string{"help", "h"} }
-func (HelpFlag) IsSet() bool     { return false }
-func (HelpFlag) IsVisible() bool { return true }
-func (HelpFlag) String() string  { return "--help, -h\tshow help" }
-
-// VersionFlag is --version (-v) without state, for the same reason as HelpFlag: a program sets
-// cli.VersionFlag = VersionFlag{} before any app runs.
-type VersionFlag struct{}
-
-func (VersionFlag) Apply(set *flag.FlagSet) error {
-	set.Bool("version", false, "print the version")
-	set.Bool("v", false, "print the version")
-	return nil
+func (f staticBool) Names() []string { return f.names }
+func (staticBool) IsSet() bool       { return false }
+func (staticBool) IsVisible() bool   { return true }
+func (f staticBool) String() string {
+	return "--" + f.names[0] + ", -" + f.names[1] + "\t" + f.usage
 }
-func (VersionFlag) Names() []string { return []string{"version", "v"} }
-func (VersionFlag) IsSet() bool     { return false }
-func (VersionFlag) IsVisible() bool { return true }
-func (VersionFlag) String() string  { return "--version, -v\tprint the version" }
 
 // AnswerFlag makes cmd answer its bool flag name with answer before anything else it does, as
 // it answers --help: its Before and its Action are skipped. A command without the flag is left
