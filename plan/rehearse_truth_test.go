@@ -15,7 +15,7 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // rehearsalObjective is the TTFT objective of the rehearsal tests, at the default 99 % target.
@@ -48,7 +48,7 @@ const clearShare = 0.995
 // virtual clock, plans a forecast peak that needs exactly N replicas of its operating point
 // (the largest peak that plans N: N × the operating rate, so the plan is as tight as it gets),
 // and rehearses the plan with plan.Rehearse and plan.Try on N and N − 1 virtual replicas behind
-// a balancer (sweeptest.ClusterQueueRunner). Over seeds and both balance policies:
+// a balancer (virtual.ClusterQueueRunner). Over seeds and both balance policies:
 //
 //   - at the planned count, every replica runs at or below the operating point, which is below
 //     the true capacity: the rehearsal never fails, and meets in at least 4 of 5 trials (a
@@ -79,7 +79,7 @@ func TestRehearsalHoldsAtThePlanAndFailsBelow(t *testing.T) {
 		for seed := int64(1); seed <= int64(seeds); seed++ {
 			cfg := sweep.Config{Rates: sweep.Rates{Auto: true}, Seed: seed, Confirm: true,
 				Settings: sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: rehearsalObjective}}, Params: curve.DefaultParams()}}
-			res, err := (&sweep.Executor{Config: cfg, Runner: &sweeptest.QueueRunner{Config: qc.q}}).Run(ctx)
+			res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: qc.q}}).Run(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestRehearsalHoldsAtThePlanAndFailsBelow(t *testing.T) {
 					t.Fatal(err)
 				}
 				trials, err := plan.Rehearse(n, func(k int) (plan.Trial, error) {
-					r := &sweeptest.ClusterQueueRunner{Config: qc.q, Replicas: k, Policy: policy, Seed: seed}
+					r := &virtual.ClusterQueueRunner{Config: qc.q, Replicas: k, Policy: policy, Seed: seed}
 					return plan.Try(ctx, res, r, plan.TrialConfig{Deployment: "A", Replicas: k, Peak: peak, Seed: seed + 100})
 				})
 				if err != nil {
@@ -177,7 +177,7 @@ func trueShare(q sim.QueueConfig, replicas int, policy string, peak float64) (fl
 		offsets[i] = time.Duration(at * float64(time.Second))
 	}
 	q.OutputTokens = 2 // the waits are the same, and the records carry one inter-token gap
-	r := &sweeptest.ClusterQueueRunner{Config: q, Replicas: replicas, Policy: policy, Seed: 1}
+	r := &virtual.ClusterQueueRunner{Config: q, Replicas: replicas, Policy: policy, Seed: 1}
 	count := &meetCounter{from: arrivals / 10, wait: rehearsalObjective}
 	p := sweep.Plan{Offsets: offsets, ArrivalsEnd: offsets[arrivals-1]}
 	if _, err := r.RunTier(context.Background(), p, count, nil); err != nil {
@@ -211,11 +211,11 @@ func TestTryKeepsTheSweepsSettings(t *testing.T) {
 	q := rehearsalQueues[0].q
 	cfg := sweep.Config{Rates: sweep.Rates{List: []float64{2}}, Burstiness: 4, Seed: 1,
 		Settings: sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: rehearsalObjective}}, Params: curve.DefaultParams()}}
-	res, err := (&sweep.Executor{Config: cfg, Runner: &sweeptest.QueueRunner{Config: q}}).Run(context.Background())
+	res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: q}}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &tierSpy{Runner: &sweeptest.ClusterQueueRunner{Config: q, Replicas: 2, Policy: sim.BalanceRoundRobin}}
+	rec := &tierSpy{Runner: &virtual.ClusterQueueRunner{Config: q, Replicas: 2, Policy: sim.BalanceRoundRobin}}
 	tr, err := plan.Try(context.Background(), res, rec, plan.TrialConfig{Deployment: "A", Replicas: 2, Peak: 3, Seed: 9, TierRequests: 500})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // keepRecords runs tiers on a virtual runner and keeps every record, as a records file would.
@@ -45,7 +45,7 @@ func (k *keepRecords) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink
 func virtualSweep(t *testing.T, objective time.Duration) (*sweep.Result, *records.File) {
 	t.Helper()
 	q := sim.QueueConfig{ModelName: "m", Servers: 4, Service: 400 * time.Millisecond, FirstToken: 20 * time.Millisecond, OutputTokens: 128}
-	k := &keepRecords{Runner: &sweeptest.QueueRunner{Config: q}}
+	k := &keepRecords{Runner: &virtual.QueueRunner{Config: q}}
 	s := sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: objective}}, Params: curve.DefaultParams()}
 	res, err := (&sweep.Executor{Config: sweep.Config{Rates: sweep.Rates{List: []float64{2, 4, 6, 8}}, Seed: 1, Confirm: true, Settings: s}, Runner: k}).Run(context.Background())
 	if err != nil {

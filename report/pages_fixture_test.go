@@ -15,11 +15,11 @@ import (
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/sim"
 	lcsweep "github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 	"github.com/loadcurve/loadcurve/timeseries"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
-// The results of every page type, made on virtual M/D/c queues (sweeptest: no HTTP, no wall
+// The results of every page type, made on virtual M/D/c queues (package virtual: no HTTP, no wall
 // clock), with the time series of their tiers, as the commands make them.
 
 // pageQueue is the deployment the page fixtures measure: 4 slots of 400 ms, the first token
@@ -103,19 +103,19 @@ func pageResults(t *testing.T) {
 		// Made under the first test that asks; a failure there leaves them nil for the others.
 		ft := struct{ T *testing.T }{t}
 		auto := lcsweep.Config{Rates: lcsweep.Rates{Auto: true}, Seed: 1, Confirm: true, Settings: pageSettings()}
-		ratePage = runPage(ft.T, auto, &sweeptest.QueueRunner{Config: pageQueue}, records.CommandSweep, "random(input=1, output=16)", "sweep(auto, burstiness=1)")
+		ratePage = runPage(ft.T, auto, &virtual.QueueRunner{Config: pageQueue}, records.CommandSweep, "random(input=1, output=16)", "sweep(auto, burstiness=1)")
 		listed := lcsweep.Config{Rates: lcsweep.Rates{List: []float64{2, 3, 4, 5, 6, 7, 8}}, Seed: 1, Confirm: true, Settings: pageSettings()}
-		fastPage = runPage(ft.T, listed, &sweeptest.QueueRunner{Config: pageQueue}, records.CommandSweep, "random(input=1, output=16)", "sweep(2,3,4,5,6,7,8)")
-		slowPage = runPage(ft.T, listed, &sweeptest.QueueRunner{Config: slowQueue}, records.CommandSweep, "random(input=1, output=16)", "sweep(2,3,4,5,6,7,8)")
+		fastPage = runPage(ft.T, listed, &virtual.QueueRunner{Config: pageQueue}, records.CommandSweep, "random(input=1, output=16)", "sweep(2,3,4,5,6,7,8)")
+		slowPage = runPage(ft.T, listed, &virtual.QueueRunner{Config: slowQueue}, records.CommandSweep, "random(input=1, output=16)", "sweep(2,3,4,5,6,7,8)")
 		users := lcsweep.Config{Concurrency: lcsweep.Concurrency{Auto: true}, Seed: 1, Confirm: true, Settings: pageSettings()}
-		usersPage = runPage(ft.T, users, &sweeptest.ClosedQueueRunner{Config: pageQueue}, records.CommandSweep, "random(input=1, output=16)", "sweep(concurrency auto)")
+		usersPage = runPage(ft.T, users, &virtual.ClosedQueueRunner{Config: pageQueue}, records.CommandSweep, "random(input=1, output=16)", "sweep(concurrency auto)")
 		one := lcsweep.Config{Rates: lcsweep.Rates{List: []float64{4}}, Requests: 600, Seed: 1, Settings: pageSettings()}
-		runPageR = runPage(ft.T, one, &sweeptest.QueueRunner{Config: pageQueue}, records.CommandRun, "random(input=1, output=16)", "poisson(rate=4/s)")
+		runPageR = runPage(ft.T, one, &virtual.QueueRunner{Config: pageQueue}, records.CommandRun, "random(input=1, output=16)", "poisson(rate=4/s)")
 		sessions := lcsweep.Config{Rates: lcsweep.Rates{List: []float64{1}}, Requests: 200, Seed: 1, Settings: pageSettings()}
-		sessionsPage = runPage(ft.T, sessions, &sweeptest.SessionQueueRunner{Config: pageQueue, Turns: 3, Think: 10 * pageQueue.Service},
+		sessionsPage = runPage(ft.T, sessions, &virtual.SessionQueueRunner{Config: pageQueue, Turns: 3, Think: 10 * pageQueue.Service},
 			records.CommandRun, "sessions(turns=3)", "poisson(rate=1/s)")
 		burst := lcsweep.Config{Rates: lcsweep.Rates{List: []float64{math.Inf(1)}}, Requests: 64, Seed: 1, Settings: pageSettings()}
-		burstPage = runPage(ft.T, burst, &sweeptest.QueueRunner{Config: pageQueue}, records.CommandRun, "random(input=1, output=16)", "inf")
+		burstPage = runPage(ft.T, burst, &virtual.QueueRunner{Config: pageQueue}, records.CommandRun, "random(input=1, output=16)", "inf")
 	})
 	if ratePage.res == nil || usersPage.res == nil || runPageR.res == nil || sessionsPage.res == nil || burstPage.res == nil {
 		t.Fatal("the page fixtures could not be made (see the first test's log)")

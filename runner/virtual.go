@@ -9,12 +9,12 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
 // The virtual clock. With Options.Virtual the embedded M/D/c queue (Options.Queue) is not
-// started: each tier is served by its discrete-event model (package sweeptest, the runners the
+// started: each tier is served by its discrete-event model (package virtual, the runners the
 // sweep's own decision tests use) in microseconds of wall time per request, and the session
 // writes what it would write over HTTP: the header, each tier's lines and records, the tallies.
 // The client is perfect there (sent = planned, no lag, no connection), so what the virtual clock
@@ -73,13 +73,13 @@ func (s *Session) virtualRunner(id records.Tier) (sweep.Runner, error) {
 		if s.opts.SimReplicas > 1 || q.QueueLimit > 0 {
 			return nil, field.Errorf(FieldVirtual, "a closed loop of users runs on one queue without a waiting-room limit")
 		}
-		return &sweeptest.ClosedQueueRunner{Config: q}, nil
+		return &virtual.ClosedQueueRunner{Config: q}, nil
 	case id.MaxConcurrency > 0:
 		return nil, field.Errorf(FieldVirtual, "the client's concurrency cap is not modelled (the client is perfect and uncapped)")
 	case s.opts.SimReplicas > 1:
-		return &sweeptest.ClusterQueueRunner{Config: q, Replicas: s.opts.SimReplicas, Policy: s.opts.SimBalance, Seed: s.opts.Seed}, nil
+		return &virtual.ClusterQueueRunner{Config: q, Replicas: s.opts.SimReplicas, Policy: s.opts.SimBalance, Seed: s.opts.Seed}, nil
 	}
-	return &sweeptest.QueueRunner{Config: q}, nil
+	return &virtual.QueueRunner{Config: q}, nil
 }
 
 // runVirtual serves the tier id planned by p on the virtual clock, every record to sink with

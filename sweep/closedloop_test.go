@@ -9,11 +9,11 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // TestConcurrencySearchFindsTheTruth: a sweep of concurrency levels on a deterministic closed
-// loop (sweeptest.ClosedQueueRunner), whose capacity in users is known exactly. N users start
+// loop (virtual.ClosedQueueRunner), whose capacity in users is known exactly. N users start
 // together on c slots of service time D with no think time: the slots serve them c at a time in
 // rounds of D, the order rotating, so a request waits a whole number of rounds, at most
 // ⌈N/c⌉ − 1. A TTFT objective T therefore holds for every request while ⌈N/c⌉ − 1 ≤
@@ -42,7 +42,7 @@ func TestConcurrencySearchFindsTheTruth(t *testing.T) {
 			if errs := cfg.Validate(); len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			res, err := (&sweep.Executor{Config: cfg, Runner: &sweeptest.ClosedQueueRunner{Config: tc.q},
+			res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.ClosedQueueRunner{Config: tc.q},
 				Log: func(f string, a ...any) { t.Logf(f, a...) }}).Run(context.Background())
 			if err != nil {
 				t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // TestConfirmRequests: the confirmation is sized by the Wilson bound at the clustering the search
@@ -70,7 +70,7 @@ func (l laggingSink) Write(r *records.Record) error {
 // stallingRunner serves tiers on a virtual queue, its client stalling during the first
 // confirmation only.
 type stallingRunner struct {
-	sweeptest.QueueRunner
+	virtual.QueueRunner
 	stalled bool
 }
 
@@ -86,7 +86,7 @@ func (s *stallingRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.S
 // releases bunched into half-second bursts) is not the deployment's verdict: the sweep says so
 // and runs it once more, and the second one is the operating point's verdict.
 func TestAnExcludedConfirmationRunsOnceMore(t *testing.T) {
-	r := &stallingRunner{QueueRunner: sweeptest.QueueRunner{Config: fourSlots.Queue}}
+	r := &stallingRunner{QueueRunner: virtual.QueueRunner{Config: fourSlots.Queue}}
 	var logged []string
 	x := &sweep.Executor{Config: defaultSweep(3), Runner: r, Log: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }}
 	res, err := x.Run(context.Background())
@@ -117,7 +117,7 @@ func TestTheConfirmationAnnouncesItsOwnLength(t *testing.T) {
 	cfg := defaultSweep(5)
 	cfg.Rates, cfg.Duration = sweep.Rates{List: []float64{2, 4, 8}}, 20*time.Second
 	var logged []string
-	x := &sweep.Executor{Config: cfg, Runner: &sweeptest.QueueRunner{Config: fourSlots.Queue}, Log: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }}
+	x := &sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: fourSlots.Queue}, Log: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }}
 	res, err := x.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestTheConfirmationAnnouncesItsOwnLength(t *testing.T) {
 
 // planRecorder serves tiers on a virtual queue and keeps every plan it was handed.
 type planRecorder struct {
-	sweeptest.QueueRunner
+	virtual.QueueRunner
 	plans []sweep.Plan
 }
 
@@ -148,7 +148,7 @@ func (p *planRecorder) RunTier(ctx context.Context, plan sweep.Plan, sink sweep.
 // works through it in 22 s, past the 20 s drain, which made every such sweep INCOMPLETE);
 // every other tier keeps the drain.
 func TestTheBurstProbeMayDrain(t *testing.T) {
-	r := &planRecorder{QueueRunner: sweeptest.QueueRunner{Config: queues[3].Queue}}
+	r := &planRecorder{QueueRunner: virtual.QueueRunner{Config: queues[3].Queue}}
 	res, err := (&sweep.Executor{Config: sweepFor(queues[3], 1), Runner: r}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -19,10 +19,11 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // Time to decision: how many seconds of load on the target a sweep spends to locate the capacity
-// at the objective (Result.TargetSeconds, on the virtual clock of sweeptest.QueueRunner), and how
+// at the objective (Result.TargetSeconds, on the virtual clock of virtual.QueueRunner), and how
 // accurately, for the automatic sweep and for fixed grids of tiers of the kind people run by hand.
 // The deployments are sweeptest.DecisionQueues, whose capacity at their TTFT objective and a 99 %
 // target is known exactly (sim.MDCCapacity); each sweep's time is also stated against the
@@ -169,7 +170,7 @@ func runDecision(m decisionMethod, d sweeptest.DecisionQueue, truth float64, see
 	if err != nil {
 		return decisionOutcome{}, err
 	}
-	res, err := (&sweep.Executor{Config: cfg, Runner: &sweeptest.QueueRunner{Config: d.Queue}}).Run(context.Background())
+	res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: d.Queue}}).Run(context.Background())
 	if err != nil {
 		return decisionOutcome{}, fmt.Errorf("%s seed %d: %w", m.name, seed, err)
 	}

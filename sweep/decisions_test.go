@@ -12,6 +12,7 @@ import (
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // queues are the M/D/c deployments the decisions are held to (sweeptest.DecisionQueues), whose
@@ -39,7 +40,7 @@ func sweepFor(d sweeptest.DecisionQueue, seed int64) sweep.Config {
 
 // TestDecisionsHoldInSteadyState holds the default automatic sweep against the exact steady
 // state of M/D/c queues, over several seeds each (on the virtual clock: the queue served by
-// sweeptest.QueueRunner is the HTTP queue's own discrete-event model). For every seed:
+// virtual.QueueRunner is the HTTP queue's own discrete-event model). For every seed:
 //
 //   - the operating point is below the true capacity (operating there meets the objective);
 //   - the confirmation tier, run at the operating point, saw at least the target share;
@@ -65,7 +66,7 @@ func TestDecisionsHoldInSteadyState(t *testing.T) {
 		}
 		var errs []float64
 		for seed := int64(1); seed <= int64(seeds); seed++ {
-			r := &sweeptest.QueueRunner{Config: qc.Queue}
+			r := &virtual.QueueRunner{Config: qc.Queue}
 			res, err := (&sweep.Executor{Config: sweepFor(qc, seed), Runner: r}).Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -118,7 +119,7 @@ func TestDecisionsHoldInSteadyState(t *testing.T) {
 // virtual queue is deterministic, so every tier must be the same).
 func TestSweepsAreReproducible(t *testing.T) {
 	run := func() *sweep.Result {
-		r := &sweeptest.QueueRunner{Config: fourSlots.Queue}
+		r := &virtual.QueueRunner{Config: fourSlots.Queue}
 		res, err := (&sweep.Executor{Config: defaultSweep(7), Runner: r}).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)

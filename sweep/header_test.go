@@ -6,7 +6,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // headerRunner completes its header at the first tier, as the session does with a run's
@@ -29,7 +29,7 @@ func (r *headerRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sin
 func TestResultHasTheRunnersHeader(t *testing.T) {
 	cfg := defaultSweep(3)
 	cfg.Rates, cfg.Requests, cfg.Confirm = sweep.Rates{List: []float64{2}}, 20, false
-	r := &headerRunner{Runner: &sweeptest.QueueRunner{Config: fourSlots.Queue},
+	r := &headerRunner{Runner: &virtual.QueueRunner{Config: fourSlots.Queue},
 		h: records.Header{Kind: records.KindHeader, Command: records.CommandSweep, Model: "m", Arrival: "sweep(2, burstiness=1)"}}
 	for _, tc := range []struct {
 		name   string

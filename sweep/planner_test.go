@@ -14,7 +14,7 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // planTier is a constructed tier for the planner: its nominal rate (and realised rate, the
@@ -291,7 +291,7 @@ func TestPlannerNeverRepeatsARate(t *testing.T) {
 				t.Parallel()
 				cfg := sweep.Config{Rates: sweep.Rates{Auto: true}, Seed: seed,
 					Settings: sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: 500 * time.Millisecond}}, Params: curve.DefaultParams()}}
-				res, err := (&sweep.Executor{Config: cfg, Runner: &sweeptest.QueueRunner{Config: q}}).Run(context.Background())
+				res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: q}}).Run(context.Background())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -8,13 +8,13 @@ import (
 
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // losingRunner runs tiers on a virtual queue and reports, from tier failAt on, that its records
 // file is full: the tier itself is whole.
 type losingRunner struct {
-	sweeptest.QueueRunner
+	virtual.QueueRunner
 	failAt int
 }
 
@@ -29,7 +29,7 @@ func (l *losingRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sin
 // TestRecordsLostKeepsTheTier: when the records file fills up during a tier, the sweep keeps that
 // tier (its records reached the summary), stops, and returns the result with the error.
 func TestRecordsLostKeepsTheTier(t *testing.T) {
-	r := &losingRunner{QueueRunner: sweeptest.QueueRunner{Config: fourSlots.Queue}, failAt: 1}
+	r := &losingRunner{QueueRunner: virtual.QueueRunner{Config: fourSlots.Queue}, failAt: 1}
 	res, err := (&sweep.Executor{Config: defaultSweep(3), Runner: r}).Run(context.Background())
 	var lost *sweep.RecordsLostError
 	if !errors.As(err, &lost) || !errors.Is(err, syscall.ENOSPC) {

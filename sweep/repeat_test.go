@@ -7,7 +7,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // TestRepeatMeasuresTheSpread: --repeat 3 runs three whole decisions with fresh seeds on one
@@ -20,7 +20,7 @@ func TestRepeatMeasuresTheSpread(t *testing.T) {
 	}
 	cfg := defaultSweep(7)
 	cfg.Repeat = 3
-	res, err := (&sweep.Executor{Config: cfg, Runner: &sweeptest.QueueRunner{Config: qc}}).Run(context.Background())
+	res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: qc}}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

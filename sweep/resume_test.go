@@ -16,6 +16,7 @@ import (
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // fileRunner runs tiers on a virtual queue and writes them to a records file as runner.Session
@@ -23,7 +24,7 @@ import (
 // cancels the sweep's context once tier cancelTier has handed cancelAfter records to its sink:
 // an interrupt in the middle of that tier.
 type fileRunner struct {
-	sweeptest.QueueRunner
+	virtual.QueueRunner
 	w           *records.Writer
 	cancel      context.CancelFunc
 	cancelTier  int
@@ -132,7 +133,7 @@ func TestResumeReachesTheSameDecision(t *testing.T) {
 		cfg.TierRequests, cfg.MaxTierDuration = 500, 90*time.Second
 		whole := t.TempDir()
 		w := createRecords(t, whole)
-		full := &fileRunner{QueueRunner: sweeptest.QueueRunner{Config: tc.q.Queue}, w: w}
+		full := &fileRunner{QueueRunner: virtual.QueueRunner{Config: tc.q.Queue}, w: w}
 		want, err := (&sweep.Executor{Config: cfg, Runner: full}).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -153,7 +154,7 @@ func TestResumeReachesTheSameDecision(t *testing.T) {
 			dir := t.TempDir()
 			w := createRecords(t, dir)
 			ctx, cancel := context.WithCancel(context.Background())
-			cut := &fileRunner{QueueRunner: sweeptest.QueueRunner{Config: tc.q.Queue}, w: w, cancel: cancel, cancelTier: k,
+			cut := &fileRunner{QueueRunner: virtual.QueueRunner{Config: tc.q.Queue}, w: w, cancel: cancel, cancelTier: k,
 				cancelAfter: max(1, full.perTier[k]/2)}
 			part, err := (&sweep.Executor{Config: cfg, Runner: cut}).Run(ctx)
 			cancel()
@@ -173,7 +174,7 @@ func TestResumeReachesTheSameDecision(t *testing.T) {
 					k, len(r.Kept), r.Dropped, r.DroppedRecords, k, k, cut.perTier[k])
 			}
 			w, done := appendRecords(t, dir)
-			again := &fileRunner{QueueRunner: sweeptest.QueueRunner{Config: tc.q.Queue}, w: w}
+			again := &fileRunner{QueueRunner: virtual.QueueRunner{Config: tc.q.Queue}, w: w}
 			var log []string
 			got, err := (&sweep.Executor{Config: cfg, Runner: again, Resume: r,
 				Log: func(f string, a ...any) { log = append(log, f) }}).Run(context.Background())
@@ -218,7 +219,7 @@ func TestResumeRefusesAnotherSweep(t *testing.T) {
 	dir := t.TempDir()
 	w := createRecords(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
-	cut := &fileRunner{QueueRunner: sweeptest.QueueRunner{Config: fourSlots.Queue}, w: w, cancel: cancel, cancelTier: 2, cancelAfter: 10}
+	cut := &fileRunner{QueueRunner: virtual.QueueRunner{Config: fourSlots.Queue}, w: w, cancel: cancel, cancelTier: 2, cancelAfter: 10}
 	if _, err := (&sweep.Executor{Config: cfg, Runner: cut}).Run(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want canceled", err)
 	}
@@ -233,7 +234,7 @@ func TestResumeRefusesAnotherSweep(t *testing.T) {
 	}
 	other := cfg
 	other.Seed = 2
-	again := &fileRunner{QueueRunner: sweeptest.QueueRunner{Config: fourSlots.Queue}, w: records.NewWriter(&bytes.Buffer{}, time.Hour)}
+	again := &fileRunner{QueueRunner: virtual.QueueRunner{Config: fourSlots.Queue}, w: records.NewWriter(&bytes.Buffer{}, time.Hour)}
 	_, err = (&sweep.Executor{Config: other, Runner: again, Resume: r}).Run(context.Background())
 	var mm *sweep.MismatchError
 	if !errors.As(err, &mm) || mm.Tier != 0 || !strings.Contains(err.Error(), "seed") {

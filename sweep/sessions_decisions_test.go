@@ -10,13 +10,13 @@ import (
 	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // TestSessionDecisionsHoldInSteadyState: the default sweep of a workload of sessions states its
 // capacity in sessions per second, and it holds. Three-turn sessions with exponential think
 // times of 25 service times on an M/D/c queue: their requests arrive nearly as a Poisson stream
-// of three times the session rate (sweeptest.SessionQueueRunner), so the true session capacity
+// of three times the session rate (virtual.SessionQueueRunner), so the true session capacity
 // is the queue's M/D/c capacity over three. A sweep that measured the ramp-up of later turns as
 // steady state (the request rate rises for a session's whole span after T0) would overstate it.
 func TestSessionDecisionsHoldInSteadyState(t *testing.T) {
@@ -34,7 +34,7 @@ func TestSessionDecisionsHoldInSteadyState(t *testing.T) {
 	var errs []float64
 	within := 0
 	for seed := int64(1); seed <= int64(seeds); seed++ {
-		r := &sweeptest.SessionQueueRunner{Config: q, Turns: turns, Think: 25 * q.Service}
+		r := &virtual.SessionQueueRunner{Config: q, Turns: turns, Think: 25 * q.Service}
 		res, err := (&sweep.Executor{Config: defaultSweep(seed), Runner: r}).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)

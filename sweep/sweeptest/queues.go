@@ -1,3 +1,7 @@
+// Package sweeptest holds what the sweep's tests and benchmarks judge decisions against: the
+// M/D/c deployments whose capacity is known exactly (DecisionQueues) and the oracle of the
+// least load that certifies a capacity (Oracle). The runners that serve them on the virtual
+// clock are package virtual's.
 package sweeptest
 
 import (

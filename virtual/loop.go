@@ -1,4 +1,4 @@
-package sweeptest
+package virtual
 
 import (
 	"container/heap"

@@ -1,11 +1,12 @@
-// Package sweeptest runs sweeps without HTTP and without the wall clock: QueueRunner is a
-// sweep.Runner that serves every tier with the discrete-event model of an M/D/c FIFO queue
-// (sim.SimulateQueue), whose steady state is known exactly (sim.MDCWaitCDF). Tests and the
-// time-to-decision benchmark hold the sweep's decisions against that truth in microseconds per
-// tier. The other runners serve on the same queues: sessions (SessionQueueRunner), closed-loop
-// users (ClosedQueueRunner), and replicas behind a balancer (ClusterQueueRunner, for capacity
-// plans' rehearsals).
-package sweeptest
+// Package virtual serves sweep tiers on the virtual clock, without HTTP and without waiting:
+// QueueRunner is a sweep.Runner that serves every tier with the discrete-event model of an
+// M/D/c FIFO queue (sim.SimulateQueue), whose steady state is known exactly (sim.MDCWaitCDF).
+// The other runners serve on the same queues: sessions (SessionQueueRunner), closed-loop users
+// (ClosedQueueRunner), and replicas behind a balancer (ClusterQueueRunner, for capacity plans'
+// rehearsals). `--sim-clock virtual` runs the embedded queue on them (package runner); the
+// sweep's own tests and the time-to-decision benchmark hold its decisions against the truth
+// with them, in microseconds per tier.
+package virtual
 
 import (
 	"context"
