@@ -118,7 +118,7 @@ func number(v float64) string {
 
 // VirtualTarget is the target a header names when the embedded M/D/c queue was served on the
 // virtual clock (its discrete-event model, no address, nothing sent).
-const VirtualTarget = "virtual clock (the embedded M/D/c queue's discrete-event model; no HTTP)"
+const VirtualTarget = "the virtual clock (the embedded M/D/c queue's discrete-event model; no HTTP)"
 
 // LoadWords names a result's target-seconds as people read them after a duration: load on
 // the target, or virtual load when nothing was sent (VirtualTarget).

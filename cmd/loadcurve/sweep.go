@@ -173,11 +173,19 @@ func sweepAction(c *cli.Context) error {
 		orNoObjective(lc.settings.Measure.Objectives.String()), whose, pctWords(p.TargetShare), pctWords(p.Confidence), pctWords(p.Headroom))
 	if o, q := lc.settings.Measure.Objectives, lc.target.Queue; q != nil && o == (measure.Objectives{TTFT: o.TTFT}) && o.TTFT > q.FirstToken {
 		if truth, err := sim.MDCCapacity(q.Service, q.Servers, o.TTFT-q.FirstToken, p.TargetShare); err == nil {
-			fmt.Fprintf(stderr, "loadcurve: for comparison: the embedded M/D/c queue's exact capacity at these objectives is %.4g req/s (sim.MDCCapacity; loopback network time aside)\n", truth)
+			aside := "; loopback network time aside"
+			if lc.target.Virtual {
+				aside = ""
+			}
+			fmt.Fprintf(stderr, "loadcurve: for comparison: the embedded M/D/c queue's exact capacity at these objectives is %.4g req/s (sim.MDCCapacity%s)\n", truth, aside)
 		}
 	}
 	if cfg.Requests == 0 && cfg.Duration == 0 {
-		bound := fmt.Sprintf("at most %s of load on the target (--budget)", cfg.WorstCaseLoad().Round(time.Minute))
+		load := "of load on the target"
+		if lc.target.Virtual {
+			load = "of virtual load"
+		}
+		bound := fmt.Sprintf("at most %s %s (--budget)", cfg.WorstCaseLoad().Round(time.Minute), load)
 		if !rates.Auto || cfg.NoBudget() {
 			bound = fmt.Sprintf("at most %s of load (bound it with --max-tier-duration or --budget)", cfg.WorstCaseLoad().Round(time.Minute))
 		}
