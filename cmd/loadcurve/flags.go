@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -108,54 +106,19 @@ type runInfo struct {
 	metadata records.Metadata
 }
 
-// maxLabel bounds --label and a --metadata key.
-const maxLabel = 256
-
-// readRunInfo reads --label and --metadata: a label of printable characters; KEY=VALUE pairs
-// (the key and value without surrounding blanks, as vLLM takes them) with a key given once and
-// not one of summary.json's, beside which the pairs are written.
+// readRunInfo reads --label and --metadata (sweep.CheckName, sweep.ParseMetadata).
 func readRunInfo(c *cli.Context) (runInfo, []error) {
-	var ri runInfo
 	var errs []error
-	ri.label = c.String("label")
-	if why := printable(ri.label); why != "" {
+	ri := runInfo{label: c.String("label")}
+	if why := sweep.CheckName(ri.label); why != "" {
 		errs = append(errs, fmt.Errorf("--label: %s", why))
 	}
-	seen := map[string]int{}
-	for i, kv := range listOf(c, "metadata") {
-		k, v, ok := strings.Cut(kv, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		switch {
-		case !ok:
-			errs = append(errs, fmt.Errorf("--metadata #%d: no '=' in %q: want KEY=VALUE, e.g. tp=2", i+1, kv))
-		case k == "":
-			errs = append(errs, fmt.Errorf("--metadata #%d: empty key before '=': want KEY=VALUE, e.g. tp=2", i+1))
-		case printable(k) != "":
-			errs = append(errs, fmt.Errorf("--metadata #%d: the key %s", i+1, printable(k)))
-		case seen[k] > 0:
-			errs = append(errs, fmt.Errorf("--metadata #%d: key %q given twice (#%d and #%d): give each key once", i+1, k, seen[k], i+1))
-		case sweep.ReservedKey(k) != "":
-			errs = append(errs, fmt.Errorf("--metadata #%d: %s, beside which the metadata is written: choose another key", i+1, sweep.ReservedKey(k)))
-		default:
-			seen[k] = i + 1
-			ri.metadata = append(ri.metadata, records.MetaPair{Key: k, Value: v})
-		}
+	md, bad := sweep.ParseMetadata(listOf(c, "metadata"))
+	for _, e := range bad {
+		errs = append(errs, fmt.Errorf("--metadata %w", e))
 	}
+	ri.metadata = md
 	return ri, errs
-}
-
-// printable says what is wrong with a label or key, "" when nothing: at most maxLabel bytes of
-// valid UTF-8 without control characters.
-func printable(s string) string {
-	switch {
-	case len(s) > maxLabel:
-		return fmt.Sprintf("is %d bytes long, more than %d", len(s), maxLabel)
-	case !utf8.ValidString(s):
-		return "is not valid UTF-8"
-	case strings.ContainsFunc(s, unicode.IsControl):
-		return "has a control character"
-	}
-	return ""
 }
 
 // readTarget reads the target flags (the base URL may be empty: the session starts the sim).
