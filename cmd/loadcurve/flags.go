@@ -250,15 +250,12 @@ func readClient(c *cli.Context) (clientOptions, []error) {
 	if o.retries = c.Int("retries"); o.retries < 0 {
 		errs = append(errs, fmt.Errorf("--retries must be >= 0, got %d", o.retries))
 	}
-	if lim := openFileLimit(); lim > 0 {
-		usable := int(min(lim, 1<<30)) - fdReserve
-		if c.String("base-url") == "" {
-			usable /= 2 // the embedded sim holds the server's end of every stream in this process
-		}
+	if lim := loadgen.OpenFileLimit(); lim > 0 {
+		usable := loadgen.StreamsWithin(lim, c.String("base-url") == "")
 		switch {
 		case o.maxConc > usable:
 			errs = append(errs, fmt.Errorf("--max-concurrency %d needs a connection each, and this process may open %d files, enough for %d streams: raise the limit (ulimit -n) or lower --max-concurrency",
-				o.maxConc, lim, max(usable, 0)))
+				o.maxConc, lim, usable))
 		case o.maxConc == 0 && lim < 1<<14:
 			fmt.Fprintf(c.App.ErrWriter, "loadcurve: this process may open %d files: without --max-concurrency, requests in flight beyond about %d fail as the client's and mark their tier client-bound\n",
 				lim, usable)
@@ -266,10 +263,6 @@ func readClient(c *cli.Context) (clientOptions, []error) {
 	}
 	return o, errs
 }
-
-// fdReserve is the file descriptors kept for everything but the streams: the records and
-// result files, the metrics scraper, idle pooled connections, the embedded sim's listener.
-const fdReserve = 64
 
 // arrivalSpec reads the load flags into a validated arrival spec.
 func arrivalSpec(c *cli.Context) (arrival.Spec, []error) {

@@ -1,12 +1,12 @@
 //go:build unix
 
-package main
+package loadgen
 
 import "syscall"
 
-// openFileLimit is the process's soft limit on open files (the Go runtime raises it to the hard
+// OpenFileLimit is the process's soft limit on open files (the Go runtime raises it to the hard
 // limit at start), or 0 when it cannot be read.
-func openFileLimit() uint64 {
+func OpenFileLimit() uint64 {
 	var l syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
 		return 0
