@@ -28,6 +28,18 @@ func TestQueueClusterBalances(t *testing.T) {
 		return "/completions", fmt.Sprintf(`{"model":"q","prompt":"p%d","max_tokens":3}`, i)
 	})
 	c := r.Cluster()
+	// A service's end is counted by its queue's clock loop, which may run after the client has
+	// read the response's last byte (under -race on a busy machine, 8 of 10 were counted at
+	// that moment): wait for it, a bounded time.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		done := 0
+		for i := range c.Replicas() {
+			done += int(c.Replica(i).Stats().Completed)
+		}
+		if done >= n {
+			break
+		}
+	}
 	for i := range c.Replicas() {
 		if st := c.Replica(i).Stats(); st.Received != n/3 || st.Completed != n/3 {
 			t.Errorf("replica %d: received %d, completed %d; want %d each", i, st.Received, st.Completed, n/3)
