@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/loadcurve/loadcurve/field"
@@ -102,4 +104,35 @@ func jsonKind(v any) string {
 		return "an array"
 	}
 	return "an object"
+}
+
+// ParseHeaders parses every --header value of a command line (ParseHeader), in order, each
+// header given once whatever the case of its name. A problem names its value by position
+// ("#2: …") in the words of ParseHeader, never quoting a value.
+func ParseHeaders(list []string) (http.Header, []error) {
+	var h http.Header
+	var errs []error
+	given := map[string]int{} // canonical name → the position that gave it
+	for i, s := range list {
+		name, value, err := ParseHeader(s)
+		if err != nil {
+			msg := err.Error()
+			if fe := field.Of(err); fe != nil {
+				msg = fe.Msg
+			}
+			errs = append(errs, fmt.Errorf("#%d: %s", i+1, msg))
+			continue
+		}
+		canon := http.CanonicalHeaderKey(name)
+		if j := given[canon]; j > 0 {
+			errs = append(errs, fmt.Errorf("#%d: %s is given twice (#%d and #%d): give each header once", i+1, canon, j, i+1))
+			continue
+		}
+		given[canon] = i + 1
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Add(name, value)
+	}
+	return h, errs
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"strings"
 	"time"
 
@@ -149,25 +148,11 @@ func readTarget(c *cli.Context) (loadgen.Target, []error) {
 		}
 		t.ExtraBody = body
 	}
-	given := map[string]int{} // canonical name → the --header that gave it
-	for i, h := range listOf(c, "header") {
-		name, value, err := loadgen.ParseHeader(h)
-		if err != nil {
-			msg, _ := strings.CutPrefix(named("header", err).Error(), "--header")
-			errs = append(errs, fmt.Errorf("--header #%d%s", i+1, msg))
-			continue
-		}
-		canon := http.CanonicalHeaderKey(name)
-		if j := given[canon]; j > 0 {
-			errs = append(errs, fmt.Errorf("--header #%d: %s is given twice (#%d and #%d): give each header once", i+1, canon, j, i+1))
-			continue
-		}
-		given[canon] = i + 1
-		if t.Headers == nil {
-			t.Headers = http.Header{}
-		}
-		t.Headers.Add(name, value)
+	headers, bad := loadgen.ParseHeaders(listOf(c, "header"))
+	for _, e := range bad {
+		errs = append(errs, fmt.Errorf("--header %w", e))
 	}
+	t.Headers = headers
 	t.RequestIDPrefix = c.String("request-id-prefix")
 	errs = append(errs, vllmTarget(c, &t)...) // vLLM's --host/--port/--endpoint PATH, --backend, sampling flags
 	if t.BaseURL != "" {
