@@ -33,10 +33,6 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	blockSize := 0
-	if s.eng.cache != nil {
-		blockSize = s.cfg.BlockSize
-	}
 	var in struct {
 		Input json.RawMessage `json:"input"`
 	}
@@ -44,7 +40,7 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 		writeBad(w, bad("", "request body: %v", err))
 		return
 	}
-	t := newTokenizer(blockSize)
+	t := s.tokenizer()
 	if err := tokenizeEmbeddingInput(in.Input, &t); err != nil {
 		writeBad(w, err)
 		return
@@ -57,11 +53,7 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	p := s.decide(idx, 1, true)
 	if p.fault == faultError {
-		typ := "InternalServerError"
-		if p.status == http.StatusServiceUnavailable {
-			typ = "ServiceUnavailableError"
-		}
-		writeError(w, p.status, typ, "", "simulated server error (fault injection)")
+		writeFault(w, p)
 		return
 	}
 	q := &sequence{promptLen: t.n, blocks: t.blocks, maxOut: 1, target: 1, arrival: arrival, notify: make(chan struct{}, 1)}

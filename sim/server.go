@@ -322,11 +322,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, a genAP
 	if !ok {
 		return
 	}
-	blockSize := 0
-	if s.eng.cache != nil {
-		blockSize = s.cfg.BlockSize
-	}
-	t := newTokenizer(blockSize)
+	t := s.tokenizer()
 	g, err := a.read(body, req, &t)
 	if err != nil {
 		writeBad(w, err)
@@ -350,11 +346,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, a genAP
 	ignoreEOS := req.IgnoreEOS != nil && *req.IgnoreEOS
 	p := s.decide(idx, maxOut, ignoreEOS)
 	if p.fault == faultError {
-		typ := "InternalServerError"
-		if p.status == http.StatusServiceUnavailable {
-			typ = "ServiceUnavailableError"
-		}
-		writeError(w, p.status, typ, "", "simulated server error (fault injection)")
+		writeFault(w, p)
 		return
 	}
 	stream := req.Stream != nil && *req.Stream
@@ -404,6 +396,24 @@ func hex16(x uint64) string {
 		x >>= 4
 	}
 	return string(b[:])
+}
+
+// writeFault answers a request whose plan is an injected server error (faultError).
+func writeFault(w http.ResponseWriter, p plan) {
+	typ := "InternalServerError"
+	if p.status == http.StatusServiceUnavailable {
+		typ = "ServiceUnavailableError"
+	}
+	writeError(w, p.status, typ, "", "simulated server error (fault injection)")
+}
+
+// tokenizer is the tokenizer of a request's input: counting its tokens and, with the prefix
+// cache on, hashing its blocks.
+func (s *Server) tokenizer() tokenizer {
+	if s.eng.cache != nil {
+		return newTokenizer(s.cfg.BlockSize)
+	}
+	return newTokenizer(0)
 }
 
 func writeBad(w http.ResponseWriter, err error) {
