@@ -96,16 +96,7 @@ func TestSIGINTStopsAndWritesEverything(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("stopping took %v", d)
 	}
-	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(f.Records) != 400 {
-		t.Errorf("%d records, want one per planned request (400)", len(f.Records))
-	}
-	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
-		t.Errorf("no summary after SIGINT: %v", err)
-	}
+	stoppedWhole(t, dir, "after SIGINT")
 }
 
 func TestSecondSIGINTExitsAtOnce(t *testing.T) {
@@ -151,16 +142,7 @@ func TestRepeatedSIGTERMIsOneStop(t *testing.T) {
 	if strings.Contains(out.String(), "exiting now") {
 		t.Errorf("repeated stop signals forced an exit:\n%s", out)
 	}
-	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(f.Records) != 400 {
-		t.Errorf("%d records, want one per planned request (400)", len(f.Records))
-	}
-	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
-		t.Errorf("no summary after repeated SIGTERMs: %v", err)
-	}
+	stoppedWhole(t, dir, "after repeated SIGTERMs")
 }
 
 func TestKill9LosesAtMostTheLastFlushInterval(t *testing.T) {
@@ -317,6 +299,13 @@ func TestUnderGNUTimeout(t *testing.T) {
 	if strings.Contains(out.String(), "exiting now") {
 		t.Errorf("timeout's two SIGTERMs forced an exit:\n%s", out.String())
 	}
+	stoppedWhole(t, dir, "under timeout")
+}
+
+// stoppedWhole checks the result a run stopped by a signal left in dir (when names the stop): a
+// record for each of its 400 planned requests and a summary.
+func stoppedWhole(t *testing.T, dir, when string) {
+	t.Helper()
 	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -325,6 +314,6 @@ func TestUnderGNUTimeout(t *testing.T) {
 		t.Errorf("%d records, want one per planned request (400)", len(f.Records))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
-		t.Errorf("no summary under timeout: %v", err)
+		t.Errorf("no summary %s: %v", when, err)
 	}
 }
