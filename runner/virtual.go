@@ -20,8 +20,13 @@ import (
 // The client is perfect there (sent = planned, no lag, no connection), so what the virtual clock
 // shows is the deployment's steady state and the sweep's decisions on it, not a client's.
 
-// FieldVirtual names the virtual clock (Options.Virtual) in errors.
-const FieldVirtual = "virtual clock"
+// Fields of Options named in errors: the virtual clock (Virtual), the embedded deployment's
+// replicas (SimReplicas) and the queue's waiting-room limit (Queue.QueueLimit).
+const (
+	FieldVirtual     = "virtual clock"
+	FieldSimReplicas = "simulated replicas"
+	FieldQueueLimit  = "queue's waiting-room limit"
+)
 
 // VirtualTarget is the target a virtual session's header names: no address, nothing was sent.
 const VirtualTarget = result.VirtualTarget
@@ -64,14 +69,26 @@ func CheckVirtual(opts Options) []error {
 	return errs
 }
 
+// CheckVirtualUsers refuses, as CheckVirtual does, the closed loop of users the virtual queue
+// does not model: on replicas, or with a waiting-room limit; nil otherwise or when
+// opts.Virtual is not set. A command that sweeps users checks it before anything starts; a
+// closed-loop tier checks it again.
+func CheckVirtualUsers(opts Options) []error {
+	if !opts.Virtual || opts.Queue == nil || (opts.SimReplicas <= 1 && opts.Queue.QueueLimit == 0) {
+		return nil
+	}
+	return []error{field.Errorf(FieldVirtual, "with %v: a closed loop of users is modelled on one queue without a waiting-room limit (no %v, no %v)",
+		field.Ref(sweep.FieldUsers), field.Ref(FieldSimReplicas), field.Ref(FieldQueueLimit))}
+}
+
 // virtualRunner is the discrete-event runner of the tier id: a closed loop of users, replicas
 // behind the balancer, or one queue.
 func (s *Session) virtualRunner(id records.Tier) (sweep.Runner, error) {
 	q := *s.opts.Queue
 	switch {
 	case !curve.AxisOfTier(id).Open():
-		if s.opts.SimReplicas > 1 || q.QueueLimit > 0 {
-			return nil, field.Errorf(FieldVirtual, "a closed loop of users runs on one queue without a waiting-room limit")
+		if errs := CheckVirtualUsers(s.opts); len(errs) > 0 {
+			return nil, errs[0]
 		}
 		return &virtual.ClosedQueueRunner{Config: q}, nil
 	case id.MaxConcurrency > 0:

@@ -55,8 +55,9 @@ func TestVirtualSessionServesTheQueuesModel(t *testing.T) {
 	}
 }
 
-// TestCheckVirtual: what the virtual queue does not model is refused before anything starts,
-// each problem named by the virtual clock's field.
+// TestCheckVirtual: what the virtual queue does not model is refused before anything starts
+// (CheckVirtual, and CheckVirtualUsers for a sweep of users), each problem named by the virtual
+// clock's field.
 func TestCheckVirtual(t *testing.T) {
 	q := &sim.QueueConfig{ModelName: "m", Servers: 1, Service: time.Second, OutputTokens: 1}
 	warm, errs := workloads.NewSource(workloads.KindSynthetic, workloads.LoadOptions{Seed: 1, TimeScale: 1,
@@ -77,8 +78,12 @@ func TestCheckVirtual(t *testing.T) {
 		{"a rate limit", runner.Options{Virtual: true, Queue: q, RateLimit: 3}, "rate limit"},
 		{"warm-ups", runner.Options{Virtual: true, Queue: q, Warmups: 1}, "warm-up requests"},
 		{"a warm cache", runner.Options{Virtual: true, Queue: q, Workload: warm}, "no prefix cache"},
+		// Users are refused on replicas or with a waiting-room limit (CheckVirtualUsers).
+		{"replicas", runner.Options{Virtual: true, Queue: q, SimReplicas: 2}, "a closed loop of users is modelled on one queue"},
+		{"a waiting-room limit", runner.Options{Virtual: true, Queue: &sim.QueueConfig{ModelName: "m", Servers: 1, Service: time.Second, OutputTokens: 1, QueueLimit: 4}},
+			"a closed loop of users is modelled on one queue"},
 	} {
-		errs := runner.CheckVirtual(tc.opts)
+		errs := append(runner.CheckVirtual(tc.opts), runner.CheckVirtualUsers(tc.opts)...)
 		switch {
 		case tc.want == "" && len(errs) > 0:
 			t.Errorf("%s: refused: %v", tc.name, errs)

@@ -80,8 +80,10 @@ var fieldFlags = map[string]string{
 	sweep.FieldCooldownWindow:  "window-cooldown",
 	sweep.FieldBounded:         "bounded-memory",
 
-	runner.FieldWarmups: "num-warmups",
-	runner.FieldVirtual: "sim-clock",
+	runner.FieldWarmups:     "num-warmups",
+	runner.FieldVirtual:     "sim-clock",
+	runner.FieldSimReplicas: "sim-replicas",
+	runner.FieldQueueLimit:  "sim-queue-queue-limit",
 
 	bench.FieldRates:          "rates",
 	bench.FieldConcurrency:    "max-concurrency",

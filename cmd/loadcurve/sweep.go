@@ -15,6 +15,7 @@ import (
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
+	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 )
@@ -117,9 +118,7 @@ func sweepAction(c *cli.Context) error {
 			errs, concBad = append(errs, flagError(err)), true
 		}
 		conc.Think = c.Duration("think-time")
-		if t := lc.target; t.Virtual && (t.SimReplicas > 1 || (t.Queue != nil && t.Queue.QueueLimit > 0)) {
-			errs = append(errs, errors.New("--sim-clock virtual with --max-concurrencies: a closed loop of users is modelled on one queue without a waiting-room limit (no --sim-replicas, no --sim-queue-queue-limit)"))
-		}
+		errs = append(errs, flagErrors(runner.CheckVirtualUsers(lc.target))...)
 		if c.IsSet("request-rates") {
 			errs = append(errs, errors.New("--max-concurrencies: give concurrency levels or --request-rates, not both"))
 		}
