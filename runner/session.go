@@ -232,7 +232,7 @@ func (s *Session) openVirtual() (*Session, error) {
 	}
 	s.logf("no --base-url: serving the embedded M/D/c queue (%s) on the virtual clock: a model of its steady state, not a measurement", s.opts.SimLabel)
 	var err error
-	s.Header, err = s.header(VirtualTarget)
+	s.Header, err = s.header(result.VirtualTarget)
 	return s, err
 }
 
@@ -311,7 +311,7 @@ func clusterSuffix(replicas int, balance string) string {
 // it: the engine's configuration (Sim), or the M/D/c queue's (Queue set); the name of one replica
 // (Label, without the replicas and balancer Open adds for a cluster); and how many sim replicas
 // made up what was measured (PerReplica: a sweep of a cluster counts clusters); Virtual when
-// the queue was served on the virtual clock (VirtualTarget), where it is rehearsed too.
+// the queue was served on the virtual clock (result.VirtualTarget), where it is rehearsed too.
 type Measured struct {
 	Sim        sim.Config
 	Queue      *sim.QueueConfig
@@ -324,7 +324,7 @@ type Measured struct {
 // writes; a header written before they were kept names a profile, which is rebuilt (and anything
 // else is an error that says what was found).
 func MeasuredSim(h records.Header) (Measured, error) {
-	m := Measured{Label: h.Sim, PerReplica: max(1, h.SimReplicas), Virtual: h.Target == VirtualTarget}
+	m := Measured{Label: h.Sim, PerReplica: max(1, h.SimReplicas), Virtual: h.Target == result.VirtualTarget}
 	if h.SimReplicas > 1 {
 		m.Label = strings.TrimSuffix(h.Sim, clusterSuffix(h.SimReplicas, h.SimBalance))
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -28,8 +27,9 @@ const (
 	FieldQueueLimit  = "queue's waiting-room limit"
 )
 
-// VirtualTarget is the target a virtual session's header names: no address, nothing was sent.
-const VirtualTarget = result.VirtualTarget
+// notCapped is why a concurrency cap is refused on the virtual clock, for the options and for
+// a tier alike.
+const notCapped = "the client's concurrency cap is not modelled (the client is perfect and uncapped)"
 
 // CheckVirtual refuses, naming the option, what the virtual queue cannot serve; nil when
 // opts.Virtual is not set. Open checks it too; a command checks it before anything starts.
@@ -55,7 +55,7 @@ func CheckVirtual(opts Options) []error {
 		bad("the queue has no prefix cache to warm")
 	}
 	if opts.MaxConcurrency > 0 {
-		bad("the client's concurrency cap is not modelled (the client is perfect and uncapped)")
+		bad(notCapped)
 	}
 	if opts.Warmups > 0 {
 		bad("warm-up requests need a server")
@@ -92,7 +92,7 @@ func (s *Session) virtualRunner(id records.Tier) (sweep.Runner, error) {
 		}
 		return &virtual.ClosedQueueRunner{Config: q}, nil
 	case id.MaxConcurrency > 0:
-		return nil, field.Errorf(FieldVirtual, "the client's concurrency cap is not modelled (the client is perfect and uncapped)")
+		return nil, field.Errorf(FieldVirtual, notCapped)
 	case s.opts.SimReplicas > 1:
 		return &virtual.ClusterQueueRunner{Config: q, Replicas: s.opts.SimReplicas, Policy: s.opts.SimBalance, Seed: s.opts.Seed}, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -25,7 +26,7 @@ func TestVirtualSessionServesTheQueuesModel(t *testing.T) {
 	s := open(t, "", "off", dir, func(o *runner.Options) {
 		o.Target.Model, o.Queue, o.Virtual, o.SimLabel = "", &q, true, q.String()
 	})
-	if s.Header.Target != runner.VirtualTarget || s.Header.Model != "mdc" || len(s.Header.SimQueueConfig) == 0 {
+	if s.Header.Target != result.VirtualTarget || s.Header.Model != "mdc" || len(s.Header.SimQueueConfig) == 0 {
 		t.Fatalf("header: target %q, model %q, queue %s", s.Header.Target, s.Header.Model, s.Header.SimQueueConfig)
 	}
 	var got counter

@@ -15,7 +15,6 @@ import (
 	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 )
@@ -313,7 +312,7 @@ func TestSweepOnTheEmbeddedQueue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.Header.Target != runner.VirtualTarget {
+			if f.Header.Target != result.VirtualTarget {
 				t.Errorf("the header names the target %q, want the virtual clock", f.Header.Target)
 			}
 			if !strings.Contains(stdout, "of virtual load") || strings.Contains(stdout, "of load on the target") {
