@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/loadgen/internal/fakesse"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -40,7 +41,7 @@ func TestRequestIDCostsOneAllocation(t *testing.T) {
 	}
 	without, with := allocs(""), allocs("bench-0123abcd-")
 	t.Logf("allocations per request: %.1f with an id, %.1f without", with, without)
-	if raceEnabled {
+	if racedetector.Enabled {
 		t.Skip("the race detector makes sync.Pool drop values: the count is meaningless")
 	}
 	if with-without > 1 {
