@@ -145,8 +145,8 @@ func CompareText(w io.Writer, res compare.Result, a, b *sweep.Result) error {
 }
 
 // WriteCompareFiles writes compare.csv (the equal-rate table), the overlay plots of both curves
-// and report.html (ComparePage) into dir.
-func WriteCompareFiles(dir string, res compare.Result, a, b *sweep.Result) error {
+// (in plots) and report.html (ComparePage) into dir.
+func WriteCompareFiles(dir string, res compare.Result, a, b *sweep.Result, plots PlotFormats) error {
 	tables := CompareTables(res)
 	var buf bytes.Buffer
 	if err := tables[0].CSV(&buf); err != nil {
@@ -158,7 +158,7 @@ func WriteCompareFiles(dir string, res compare.Result, a, b *sweep.Result) error
 	c := compareCurve(res, a, b)
 	c.Title = "A vs B"
 	if len(c.Series[0].Points)+len(c.Series[1].Points) > 0 {
-		if _, err := WritePlots(dir, c); err != nil {
+		if _, err := WritePlots(dir, c, plots); err != nil {
 			return err
 		}
 	}

@@ -23,13 +23,13 @@ import (
 // This file makes report.html of a result: the page of a run or of a sweep (of rates, users
 // or sessions), answer first.
 
-// WriteResultPage renders a result's plots into dir (WritePlots: SVG and PNG, from PlotCurve)
+// WriteResultPage renders a result's plots into dir (WritePlots, in plots, from PlotCurve)
 // and its report.html (ResultPage, with the tiers' time series ts; nil: none), and returns the
 // names written.
-func WriteResultPage(dir string, r *sweep.Result, ts map[int]timeseries.Series) ([]string, error) {
+func WriteResultPage(dir string, r *sweep.Result, ts map[int]timeseries.Series, plots PlotFormats) ([]string, error) {
 	var written []string
 	if c := PlotCurve(r); len(c.Series[0].Points) > 0 {
-		paths, err := WritePlots(dir, c)
+		paths, err := WritePlots(dir, c, plots)
 		for _, p := range paths {
 			written = append(written, filepath.Base(p))
 		}

@@ -488,7 +488,7 @@ func TestWriteResultPage(t *testing.T) {
 	pageResults(t)
 	t.Parallel()
 	dir := t.TempDir()
-	names, err := report.WriteResultPage(dir, runPageR.res, runPageR.ts)
+	names, err := report.WriteResultPage(dir, runPageR.res, runPageR.ts, report.DefaultPlotFormats)
 	if err != nil {
 		t.Fatal(err)
 	}

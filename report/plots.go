@@ -783,13 +783,68 @@ func fileName(s string) string {
 	}, s)
 }
 
-// WritePlots renders the curve's plots into dir (created if missing) as
-// both SVG and PNG: throughput, one latency plot per metric present
+// PlotFormats are the files WritePlots writes of each plot: SVG (scalable; report.html draws
+// its own from the same plots), PNG (for documents and chat; rasterising and deflating it is
+// most of the cost of writing a result), both or neither.
+type PlotFormats struct{ SVG, PNG bool }
+
+// DefaultPlotFormats writes every plot as SVG and as PNG.
+var DefaultPlotFormats = PlotFormats{SVG: true, PNG: true}
+
+// PlotFormatNone is ParsePlotFormats' word for no plot files.
+const PlotFormatNone = "none"
+
+// ParsePlotFormats reads a comma-separated list of "svg" and "png", or "none".
+func ParsePlotFormats(s string) (PlotFormats, error) {
+	var f PlotFormats
+	if strings.TrimSpace(s) == PlotFormatNone {
+		return f, nil
+	}
+	for _, w := range strings.Split(s, ",") {
+		switch strings.ToLower(strings.TrimSpace(w)) {
+		case "svg":
+			f.SVG = true
+		case "png":
+			f.PNG = true
+		default:
+			return PlotFormats{}, fmt.Errorf("%q is not a plot format: want svg, png, both comma-separated (svg,png), or %s", w, PlotFormatNone)
+		}
+	}
+	return f, nil
+}
+
+// String is the list ParsePlotFormats reads back: "svg,png", "svg", "png" or "none".
+func (f PlotFormats) String() string {
+	if exts := f.exts(); len(exts) > 0 {
+		return strings.Join(exts, ",")
+	}
+	return PlotFormatNone
+}
+
+// exts are the file extensions f writes, SVG first.
+func (f PlotFormats) exts() []string {
+	var out []string
+	if f.SVG {
+		out = append(out, "svg")
+	}
+	if f.PNG {
+		out = append(out, "png")
+	}
+	return out
+}
+
+// WritePlots renders the curve's plots into dir (created if missing) in
+// formats: throughput, one latency plot per metric present
 // (latency_ttft, latency_tpot, latency_itl, …, each with every percentile
-// found), and share. It returns the paths written, SVG before PNG.
-func WritePlots(dir string, c Curve) ([]string, error) {
+// found), and share. It returns the paths written, SVG before PNG; with no
+// format it writes nothing and creates no directory.
+func WritePlots(dir string, c Curve, formats PlotFormats) ([]string, error) {
 	if err := checkCurve(c); err != nil {
 		return nil, err
+	}
+	exts := formats.exts()
+	if len(exts) == 0 {
+		return nil, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: create plot directory: %w", err)
@@ -813,7 +868,7 @@ func WritePlots(dir string, c Curve) ([]string, error) {
 		if err != nil {
 			return paths, fmt.Errorf("report: plot %s: %w", j.name, err)
 		}
-		for _, ext := range []string{"svg", "png"} {
+		for _, ext := range exts {
 			b, err := Render(p, ext)
 			if err != nil {
 				return paths, fmt.Errorf("report: plot %s: %w", j.name, err)

@@ -253,7 +253,7 @@ func TestPlotErrors(t *testing.T) {
 		}},
 		{"throughput of NaN only", func() error { _, err := report.ThroughputPlot(allNaN); return err }},
 		{"share of NaN only", func() error { _, err := report.SharePlot(allNaN); return err }},
-		{"write plots of no points", func() error { _, err := report.WritePlots(t.TempDir(), empty); return err }},
+		{"write plots of no points", func() error { _, err := report.WritePlots(t.TempDir(), empty, report.DefaultPlotFormats); return err }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -311,7 +311,7 @@ func TestWritePlots(t *testing.T) {
 		q.Latency = map[string]map[string]float64{"e2el/x": {"p50": 900 + float64(i)}}
 		c.Series[0].Points[i] = q
 	}
-	paths, err := report.WritePlots(dir, c)
+	paths, err := report.WritePlots(dir, c, report.DefaultPlotFormats)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +368,7 @@ func BenchmarkWritePlots(b *testing.B) {
 	c := compareCurve()
 	dir := b.TempDir()
 	for b.Loop() {
-		if _, err := report.WritePlots(dir, c); err != nil {
+		if _, err := report.WritePlots(dir, c, report.DefaultPlotFormats); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -382,7 +382,7 @@ func TestWritePlotsSkipsLatencyMetricsWithoutData(t *testing.T) {
 			Latency: map[string]map[string]float64{"ttft": {"p50": 11, "p99": 22}, "itl": {"p50": math.NaN(), "p99": math.NaN()}}},
 	}}}}
 	dir := t.TempDir()
-	paths, err := report.WritePlots(dir, c)
+	paths, err := report.WritePlots(dir, c, report.DefaultPlotFormats)
 	if err != nil {
 		t.Fatalf("a metric without data failed the whole report: %v", err)
 	}
@@ -393,5 +393,66 @@ func TestWritePlotsSkipsLatencyMetricsWithoutData(t *testing.T) {
 	}
 	if len(paths) != 6 { // throughput, ttft, share: svg and png each
 		t.Errorf("wrote %v", paths)
+	}
+}
+
+// TestPlotFormats: the plot files follow the formats asked for, in their text form and back;
+// none writes nothing (not even the directory), and a word that is not a format is refused
+// naming it.
+func TestPlotFormats(t *testing.T) {
+	t.Parallel()
+	c := fixtureCurve()
+	for i, q := range c.Series[0].Points { // one latency plot: fewer to draw
+		q.Latency = map[string]map[string]float64{"ttft": {"p50": 100 + float64(i)}}
+		c.Series[0].Points[i] = q
+	}
+	tests := []struct {
+		in, text string
+		want     []string
+	}{
+		{"svg,png", "svg,png", []string{"throughput.svg", "throughput.png", "latency_ttft.svg", "latency_ttft.png", "share.svg", "share.png"}},
+		{"png, SVG", "svg,png", []string{"throughput.svg", "throughput.png", "latency_ttft.svg", "latency_ttft.png", "share.svg", "share.png"}},
+		{"svg", "svg", []string{"throughput.svg", "latency_ttft.svg", "share.svg"}},
+		{"png", "png", []string{"throughput.png", "latency_ttft.png", "share.png"}},
+		{"none", "none", nil},
+	}
+	for _, tt := range tests {
+		f, err := report.ParsePlotFormats(tt.in)
+		if err != nil {
+			t.Fatalf("ParsePlotFormats(%q): %v", tt.in, err)
+		}
+		if f.String() != tt.text {
+			t.Errorf("ParsePlotFormats(%q).String() = %q, want %q", tt.in, f.String(), tt.text)
+		}
+		if back, err := report.ParsePlotFormats(f.String()); err != nil || back != f {
+			t.Errorf("%q does not read back: %+v, %v", f.String(), back, err)
+		}
+		dir := filepath.Join(t.TempDir(), "plots")
+		paths, err := report.WritePlots(dir, c, f)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.in, err)
+		}
+		var names []string
+		for _, p := range paths {
+			names = append(names, filepath.Base(p))
+		}
+		if !slices.Equal(names, tt.want) {
+			t.Errorf("%s: wrote %q, want %q", tt.in, names, tt.want)
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != len(tt.want) {
+			t.Errorf("%s: the directory holds %d files, want %d", tt.in, len(entries), len(tt.want))
+		}
+	}
+	if report.DefaultPlotFormats.String() != "svg,png" {
+		t.Errorf("the default writes %s, want svg,png", report.DefaultPlotFormats)
+	}
+	for _, bad := range []string{"", "jpg", "svg,", "svg,none"} {
+		if _, err := report.ParsePlotFormats(bad); err == nil {
+			t.Errorf("ParsePlotFormats(%q) accepted it", bad)
+		}
+	}
+	if _, err := report.ParsePlotFormats("svg,gif"); err == nil || !strings.Contains(err.Error(), `"gif"`) {
+		t.Errorf("the refusal does not name the bad word: %v", err)
 	}
 }

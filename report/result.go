@@ -512,14 +512,17 @@ func IdentityRows(r *sweep.Result) [][2]string {
 }
 
 // WriteResult writes a result's files into dir: summary.json (a run) or curve.json (a sweep),
-// then the rendered files (WriteFiles). It has no time series: WriteResultSeries does.
-func WriteResult(dir string, r *sweep.Result) error { return WriteResultSeries(dir, r, nil) }
+// then the rendered files (WriteFiles), its plots in DefaultPlotFormats. It has no time
+// series: WriteResultSeries does.
+func WriteResult(dir string, r *sweep.Result) error {
+	return WriteResultSeries(dir, r, nil, DefaultPlotFormats)
+}
 
 // WriteResultSeries is WriteResult with the tiers' time series (by tier index, as
 // TimeSeriesOf or ReadTimeSeries make them from the result's records): it also writes
 // timeseries_tierNN.csv for every tier ts holds, and plots them in report.html
-// (WriteFilesSeries).
-func WriteResultSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series) error {
+// (WriteFilesSeries). Its plots are written in plots.
+func WriteResultSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series, plots PlotFormats) error {
 	v, err := r.Answer()
 	if err != nil {
 		return err
@@ -527,19 +530,22 @@ func WriteResultSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series
 	if err := result.WriteJSON(dir, r.Kind().AnswerName(), v); err != nil {
 		return err
 	}
-	_, err = WriteFilesSeries(dir, r, ts)
+	_, err = WriteFilesSeries(dir, r, ts, plots)
 	return err
 }
 
 // WriteFiles renders a result into dir: curve.csv, every tier's summary (summary_tierNN.json),
-// the plots (SVG and PNG) and report.html; a run writes report.html only beside its
+// the plots (DefaultPlotFormats) and report.html; a run writes report.html only beside its
 // summary.json. It returns the names written. It has no time series: WriteFilesSeries does.
-func WriteFiles(dir string, r *sweep.Result) ([]string, error) { return WriteFilesSeries(dir, r, nil) }
+func WriteFiles(dir string, r *sweep.Result) ([]string, error) {
+	return WriteFilesSeries(dir, r, nil, DefaultPlotFormats)
+}
 
 // WriteFilesSeries is WriteFiles with the tiers' time series (by tier index; nil: none): it
 // also writes timeseries_tierNN.csv for every tier of r that ts holds (a run too), and
 // report.html plots them (at most TimeSeriesPlotTiers tiers, else the probes are left out).
-func WriteFilesSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series) ([]string, error) {
+// Its plot files are written in plots.
+func WriteFilesSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series, plots PlotFormats) ([]string, error) {
 	written, err := writeTimeSeries(dir, r, ts)
 	if err != nil {
 		return written, err
@@ -561,7 +567,7 @@ func WriteFilesSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series)
 		}
 		written = append(written, "curve.csv")
 	}
-	names, err := WriteResultPage(dir, r, ts)
+	names, err := WriteResultPage(dir, r, ts, plots)
 	return append(written, names...), err
 }
 
