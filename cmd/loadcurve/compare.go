@@ -34,6 +34,7 @@ func compareCommand() *cli.Command {
 			&cli.Float64Flag{Name: "paired-confidence", Value: 0.95, Usage: "confidence level of the paired intervals"},
 			&cli.StringFlag{Name: "out", Usage: "directory for compare.json, compare.csv, overlay plots and report.html"},
 			&cli.BoolFlag{Name: "replace", Usage: "let --out replace a comparison already there"},
+			plotFormatsFlag(""),
 			&cli.StringFlag{Name: "format", Value: report.FormatTable, Usage: "table or json"},
 			scenarioFlag(),
 		}),
@@ -58,6 +59,10 @@ func compareAction(c *cli.Context) error {
 	format := c.String("format")
 	if format != report.FormatTable && format != report.FormatJSON {
 		errs = append(errs, fmt.Errorf("--format must be table or json, got %q", format))
+	}
+	plots, err := plotFormats(c)
+	if err != nil {
+		errs = append(errs, err)
 	}
 	conf := c.Float64("paired-confidence")
 	if !(conf > 0 && conf < 1) {
@@ -124,5 +129,5 @@ func compareAction(c *cli.Context) error {
 	if err := writeScenario(out, c); err != nil {
 		return err
 	}
-	return report.WriteCompareFiles(out, res, sides[0].Result, sides[1].Result)
+	return report.WriteCompareFiles(out, res, sides[0].Result, sides[1].Result, plots)
 }

@@ -36,6 +36,7 @@ type loadCommand struct {
 	startAt  time.Time
 	bounded  bool
 	format   string
+	plots    report.PlotFormats
 	verbose  bool
 	outDir   string
 	replace  bool
@@ -74,6 +75,9 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 		errs = append(errs, fmt.Errorf("--think-time: the sessions of %s carry their own think times (think_ms on each later turn, 0 when absent), which the run follows; omit --think-time, or set think_ms in the file", lc.source.Spec))
 	}
 	if lc.format, err = outputFormat(c); err != nil {
+		errs = append(errs, err)
+	}
+	if lc.plots, err = plotFormats(c); err != nil {
 		errs = append(errs, err)
 	}
 	lc.target = runner.Options{Target: t, Workload: lc.source, MaxConcurrency: lc.client.maxConc, Retries: lc.client.retries,
@@ -214,7 +218,7 @@ func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Resu
 		default:
 			ts = s.TimeSeries()
 		}
-		writeErr = report.WriteResultSeries(lc.outDir, res, ts)
+		writeErr = report.WriteResultSeries(lc.outDir, res, ts, lc.plots)
 		if writeErr == nil {
 			writeErr = writeScenario(lc.outDir, c)
 		}

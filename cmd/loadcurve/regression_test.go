@@ -216,7 +216,7 @@ func ptr(p *float64) any {
 func TestRegressionReportAndOutKeepResultsWhole(t *testing.T) {
 	t.Parallel() // mostly waiting on real time (TestMain)
 	dir := t.TempDir()
-	tinySweep(t, dir, "--quiet")
+	tinySweep(t, dir, "--quiet", "--plot-formats", "svg,png")
 	for _, f := range []string{result.CurveName, "curve.csv", "report.html", "throughput.png", "throughput.svg", "summary_tier00.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			cj, _ := os.ReadFile(filepath.Join(dir, result.CurveName))

@@ -22,7 +22,7 @@ func reportCommand() *cli.Command {
 			"recomputes the summaries, the curve, the capacity and the operating point without sending any load. With no\n" +
 			"option changed it reproduces the original result exactly. It prints the result; --out DIR also writes its\n" +
 			"files there (a directory holding a result is refused unless --replace).",
-		Flags:  concat(objectiveFlags(), outputFlags(), []cli.Flag{boundedMemoryFlag("read the file one line at a time and summarise on the fly, for files too big for memory")}),
+		Flags:  concat(objectiveFlags(), outputFlags(), []cli.Flag{plotFormatsFlag(catOutput), boundedMemoryFlag("read the file one line at a time and summarise on the fly, for files too big for memory")}),
 		Action: reportAction,
 	}
 }
@@ -62,6 +62,10 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
+	plots, err := plotFormats(c)
+	if err != nil {
+		return err
+	}
 	l, err := loadResult(c, c.Args().First(), 1, c.Bool("bounded-memory"), c.App.ErrWriter)
 	if err != nil {
 		return err
@@ -84,7 +88,7 @@ func reportAction(c *cli.Context) error {
 		if l.File != nil { // whole in memory; in bounded memory the series would hold a tier's records
 			ts = report.TimeSeriesOf(l.File)
 		}
-		if err := report.WriteResultSeries(out, l.Result, ts); err != nil {
+		if err := report.WriteResultSeries(out, l.Result, ts, plots); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result derived from %s to %s\n", l.Path, filepath.Clean(out))

@@ -39,6 +39,11 @@ func TestMain(m *testing.M) {
 	if !given {
 		_ = flag.Set("test.parallel", "3")
 	}
+	// Results' plots as SVG only (the tests that read PNGs ask for them): under -race
+	// rasterising and deflating PNGs took more than half of the sequential tests' time.
+	if _, ok := os.LookupEnv("LOADCURVE_PLOT_FORMATS"); !ok {
+		_ = os.Setenv("LOADCURVE_PLOT_FORMATS", "svg")
+	}
 	os.Exit(m.Run())
 }
 

@@ -65,7 +65,7 @@ func sweepFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-confirm", Category: catLoad, Usage: "do not run the tier that verifies the operating point"},
 		&cli.IntFlag{Name: "repeat", Category: catLoad, Value: 1, Usage: "run the whole decision this many times with fresh seeds, and report the run-to-run spread of the capacity"},
 	}
-	return withVLLMFlags("sweep", concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
+	return withVLLMFlags("sweep", concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), []cli.Flag{plotFormatsFlag(catOutput)}, runInfoFlags(),
 		[]cli.Flag{boundedMemoryFlag("summarise every tier as its records arrive and keep none in memory, for long tiers")}, simFlags("sim-"),
 		[]cli.Flag{scenarioFlag(), resumeFlag()}))
 }

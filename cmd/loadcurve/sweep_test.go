@@ -41,7 +41,7 @@ func TestSweepReportAndCompare(t *testing.T) {
 		t.Skip("end-to-end sweep")
 	}
 	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
-	code, stdout, stderr := runCLI(t, sweepArgs(a, "latency", "1")...)
+	code, stdout, stderr := runCLI(t, append(sweepArgs(a, "latency", "1"), "--plot-formats", "svg,png")...)
 	if code != exitOK {
 		t.Fatalf("sweep: exit %d\n%s", code, stderr)
 	}
