@@ -24,7 +24,7 @@ func resumeFlag() cli.Flag {
 // resumeFreeFlags may differ from the interrupted sweep's: they change how the result is shown or
 // where it goes, not what is measured (the secrets, never written, must be given again).
 var resumeFreeFlags = map[string]bool{"out": true, "replace": true, "resume": true, "config": true, "format": true, "verbose": true,
-	"quiet": true, "api-key": true, "header": true, "ready-check-timeout-sec": true, "help": true, "help-sim": true}
+	"quiet": true, "plot-formats": true, "api-key": true, "header": true, "ready-check-timeout-sec": true, "help": true, "help-sim": true}
 
 // resumeNotTaken are the interrupted sweep's flags a resume does not take from its scenario:
 // where it wrote (the resume writes to DIR) and whether it could replace a result.
