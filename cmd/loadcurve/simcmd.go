@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/sim"
 )
 
@@ -50,32 +50,15 @@ func simFlags(prefix string) []cli.Flag {
 
 // simConfig builds the sim configuration from the profile and any overriding flags.
 func simConfig(c *cli.Context, prefix string) (sim.Config, error) {
-	profile := c.String(prefix + "profile")
-	cfg, err := sim.Profile(profile)
-	if err != nil {
-		return cfg, usagef("--%sprofile: %v", prefix, err)
-	}
-	for _, p := range sim.Params() {
-		if name := prefix + p.Name; c.IsSet(name) {
-			if err := cfg.Set(p.Name, c.String(name)); err != nil {
-				return cfg, usagef("--%s: %v", name, err)
-			}
+	cfg, errs := sim.ConfigFrom(c.String(prefix+"profile"), func(param string) (string, bool) {
+		return c.String(prefix + param), c.IsSet(prefix + param)
+	})
+	for i, e := range errs {
+		if fe := field.Of(e); fe != nil { // the sim names its profile and parameters: name their flags
+			errs[i] = fmt.Errorf("--%s%s: %s", prefix, fe.Name, fe.Msg)
 		}
 	}
-	if err := cfg.Validate(); err != nil {
-		// The sim names its parameters ("max-num-seqs: 0, must be …"): name their flags.
-		lines := strings.Split(err.Error(), "\n")
-		for i, l := range lines {
-			for _, p := range sim.Params() {
-				if strings.HasPrefix(l, p.Name+":") {
-					lines[i] = "--" + prefix + l
-					break
-				}
-			}
-		}
-		return cfg, usageError{errors.New(strings.Join(lines, "\n"))}
-	}
-	return cfg, nil
+	return cfg, usageErrors(errs)
 }
 
 func simCommand() *cli.Command {
