@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -99,7 +98,7 @@ const forceAfter = 500 * time.Millisecond
 
 func runApp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, flagsFirst(app, args))
+	err := app.RunContext(ctx, clihelp.FlagsFirst(app, args, multiValueFlags))
 	if err == nil {
 		if ctx.Err() != nil {
 			return exitSignaled
@@ -135,7 +134,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // errors are printed once, by runApp
-		Action:          rootAction,
+		Action:          func(c *cli.Context) error { return clihelp.Root(c, func(err error) error { return usageError{err} }) },
 		Commands: []*cli.Command{
 			runCommand(),
 			sweepCommand(),
@@ -161,76 +160,4 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		cmd.HideHelpCommand = true
 	}
 	return app
-}
-
-// rootAction runs when no command is named: `loadcurve` alone prints the help, `loadcurve help
-// [COMMAND]` too; any other word is a mistyped command.
-func rootAction(c *cli.Context) error {
-	args := c.Args()
-	switch {
-	case !args.Present():
-		return cli.ShowAppHelp(c)
-	case args.First() == "help" && args.Len() == 1:
-		return cli.ShowAppHelp(c)
-	case args.First() == "help" && c.App.Command(args.Get(1)) != nil:
-		return cli.ShowCommandHelp(c, args.Get(1))
-	case args.First() == "help":
-		return usageError{clihelp.UnknownCommand(c.App, args.Get(1))}
-	}
-	return usageError{clihelp.UnknownCommand(c.App, args.First())}
-}
-
-// flagsFirst moves a subcommand's flags in front of its positional arguments, so that
-// `loadcurve report DIR --goodput ttft:500` works: urfave/cli v2 (like Go's flag package) stops
-// parsing flags at the first positional argument. A flag that takes a value keeps the token after
-// it, --header and --metadata every further KEY=VALUE token too (vLLM's form); "--" ends flag
-// parsing.
-func flagsFirst(app *cli.App, args []string) []string {
-	if len(args) < 3 {
-		return args
-	}
-	cmd := app.Command(args[1])
-	if cmd == nil {
-		return args
-	}
-	takesValue := map[string]bool{}
-	for _, f := range cmd.Flags {
-		_, isBool := clihelp.Unwrap(f).(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
-	flags := []string{}
-	var positional []string
-	rest := args[2:]
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		if a == "--" {
-			positional = append(positional, rest[i+1:]...)
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			positional = append(positional, a)
-			continue
-		}
-		flags = append(flags, a)
-		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !inline && takesValue[name] && i+1 < len(rest) {
-			i++
-			flags = append(flags, rest[i])
-		}
-		if multiValueFlags[name] {
-			// vLLM's "--metadata tp=1 pp=2": every further KEY=VALUE is one more value.
-			for i+1 < len(rest) && !strings.HasPrefix(rest[i+1], "-") && strings.Contains(rest[i+1], "=") {
-				i++
-				flags = append(flags, "--"+name, rest[i])
-			}
-		}
-	}
-	out := append([]string{args[0], args[1]}, flags...)
-	if len(positional) > 0 {
-		out = append(out, "--")
-		out = append(out, positional...)
-	}
-	return out
 }
