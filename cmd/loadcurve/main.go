@@ -13,13 +13,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
+	"github.com/loadcurve/loadcurve/cmd/internal/stopsignal"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -64,37 +62,24 @@ func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 
-// run executes the CLI and returns the exit code. The first SIGINT or SIGTERM cancels the
-// context (dispatch stops, in-flight requests are canceled, everything recorded is written).
-// Signals that repeat it are one request to stop: more SIGTERMs (GNU timeout sends one to the
-// process, then one to its group), or a SIGINT within forceAfter of it (a signal sent to a process
-// group reaches every process at once). Only a second Ctrl-C, later than that, exits at once.
+// run executes the CLI and returns the exit code. A stop request (SIGINT, SIGTERM; see package
+// stopsignal) cancels the context: dispatch stops, in-flight requests are canceled, everything
+// recorded is written. Only a second Ctrl-C, later than forceAfter, exits at once.
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		var stopping time.Time
-		for sig := range sigs {
-			switch {
-			case stopping.IsZero():
-				stopping = time.Now()
-				fmt.Fprintln(stderr, "\nloadcurve: interrupted: stopping dispatch, canceling in-flight requests, writing what was recorded (press Ctrl-C again to exit at once)")
-				cancel()
-			case sig == os.Interrupt && time.Since(stopping) >= forceAfter:
-				fmt.Fprintln(stderr, "loadcurve: second interrupt: exiting now")
-				os.Exit(exitSignaled)
-			}
-		}
-	}()
+	defer stopsignal.Watch(func() {
+		fmt.Fprintln(stderr, "\nloadcurve: interrupted: stopping dispatch, canceling in-flight requests, writing what was recorded (press Ctrl-C again to exit at once)")
+		cancel()
+	}, func() {
+		fmt.Fprintln(stderr, "loadcurve: second interrupt: exiting now")
+		os.Exit(exitSignaled)
+	})()
 	return runApp(ctx, args, stdout, stderr)
 }
 
-// forceAfter is how long after a stop request a second Ctrl-C must come to exit at once: sooner,
-// it is the same request (delivered to the process group, or a double press).
-const forceAfter = 500 * time.Millisecond
+// forceAfter is how long after a stop request a second Ctrl-C must come to exit at once.
+const forceAfter = stopsignal.ForceAfter
 
 func runApp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
