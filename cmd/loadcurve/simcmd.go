@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -103,17 +102,9 @@ func simCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("listen on --addr %s: %w", c.String("addr"), err)
 			}
-			hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 			fmt.Fprintf(c.App.ErrWriter, "loadcurve sim: %s serving model %q at http://%s/v1 (a model, not a measurement; Ctrl-C to stop)\n",
 				label, model, ln.Addr())
-			errc := make(chan error, 1)
-			go func() { errc <- hs.Serve(ln) }()
-			select {
-			case err := <-errc:
-				return fmt.Errorf("sim server: %w", err)
-			case <-c.Context.Done():
-				return hs.Close()
-			}
+			return sim.ServeOn(c.Context, ln, handler)
 		},
 	}
 }
