@@ -196,8 +196,6 @@ var SamplingKeys = map[string]string{"temperature": "temperature", "top-p": "top
 	"frequency-penalty": "frequency_penalty", "presence-penalty": "presence_penalty", "repetition-penalty": "repetition_penalty",
 	"logprobs": "logprobs"}
 
-// vllmCompatFlags are the flags vLLM's client has and the command (run or sweep) has not, with
-
 // MaxWarmups bounds --num-warmups.
 const MaxWarmups = 100000
 
