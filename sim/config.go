@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // Config holds every tunable of the simulated deployment. The zero value is
@@ -77,51 +79,62 @@ type Config struct {
 // could not honour shorter steps anyway.
 const minStepBase = 100 * time.Microsecond
 
-// Validate reports every problem of c at once (joined), or nil.
+// Validate reports every problem of c at once (joined), or nil: a line per problem, which starts
+// with the parameter's name (as in Params).
 func (c Config) Validate() error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	for _, e := range c.problems() {
+		errs = append(errs, errors.New(e.Error())) // plain text: a file's values are not a user's settings
+	}
+	return errors.Join(errs...)
+}
+
+// problems are Validate's problems: a field.Error named by its parameter for each one that
+// concerns one parameter, a plain error for the fault rates' sum.
+func (c Config) problems() []error {
+	var errs []error
+	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(name, format, a...)) }
 	if c.ModelName == "" {
-		bad("model-name: must not be empty")
+		bad("model-name", "must not be empty")
 	}
 	if c.MaxNumSeqs < 1 {
-		bad("max-num-seqs: %d, must be at least 1", c.MaxNumSeqs)
+		bad("max-num-seqs", "%d, must be at least 1", c.MaxNumSeqs)
 	}
 	if c.MaxModelLen < 2 {
-		bad("max-model-len: %d, must be at least 2", c.MaxModelLen)
+		bad("max-model-len", "%d, must be at least 2", c.MaxModelLen)
 	}
 	if c.KVCacheTokens < c.MaxModelLen {
-		bad("kv-cache-tokens: %d, must hold at least max-model-len (%d) so any single request fits", c.KVCacheTokens, c.MaxModelLen)
+		bad("kv-cache-tokens", "%d, must hold at least max-model-len (%d) so any single request fits", c.KVCacheTokens, c.MaxModelLen)
 	}
 	if c.MaxBatchedTokens < c.MaxNumSeqs || c.MaxBatchedTokens < 1 {
-		bad("max-num-batched-tokens: %d, must be at least max-num-seqs (%d)", c.MaxBatchedTokens, c.MaxNumSeqs)
+		bad("max-num-batched-tokens", "%d, must be at least max-num-seqs (%d)", c.MaxBatchedTokens, c.MaxNumSeqs)
 	}
 	if c.StepBase < minStepBase {
-		bad("step-base: %v, must be at least %v", c.StepBase, minStepBase)
+		bad("step-base", "%v, must be at least %v", c.StepBase, minStepBase)
 	}
 	if c.StepPerSeq < 0 {
-		bad("step-per-seq: %v, must not be negative", c.StepPerSeq)
+		bad("step-per-seq", "%v, must not be negative", c.StepPerSeq)
 	}
 	if c.StepPerKVToken < 0 {
-		bad("step-per-kv-token: %v, must not be negative", c.StepPerKVToken)
+		bad("step-per-kv-token", "%v, must not be negative", c.StepPerKVToken)
 	}
 	if !(c.PrefillRate > 0) || math.IsInf(c.PrefillRate, 0) {
-		bad("prefill-rate: %v, must be a positive finite number of tokens per second", c.PrefillRate)
+		bad("prefill-rate", "%v, must be a positive finite number of tokens per second", c.PrefillRate)
 	}
 	if c.PrefixCacheBlocks < 0 {
-		bad("prefix-cache-blocks: %d, must not be negative", c.PrefixCacheBlocks)
+		bad("prefix-cache-blocks", "%d, must not be negative", c.PrefixCacheBlocks)
 	}
 	if c.PrefixCacheBlocks > 0 && c.BlockSize < 1 {
-		bad("block-size: %d, must be at least 1 when the prefix cache is on", c.BlockSize)
+		bad("block-size", "%d, must be at least 1 when the prefix cache is on", c.BlockSize)
 	}
 	if c.BlockSize < 0 {
-		bad("block-size: %d, must not be negative", c.BlockSize)
+		bad("block-size", "%d, must not be negative", c.BlockSize)
 	}
 	if c.TokensPerChunk < 1 {
-		bad("tokens-per-chunk: %d, must be at least 1", c.TokensPerChunk)
+		bad("tokens-per-chunk", "%d, must be at least 1", c.TokensPerChunk)
 	}
 	if c.DefaultMaxTokens < 1 {
-		bad("default-max-tokens: %d, must be at least 1", c.DefaultMaxTokens)
+		bad("default-max-tokens", "%d, must be at least 1", c.DefaultMaxTokens)
 	}
 	for _, p := range []struct {
 		name string
@@ -133,16 +146,16 @@ func (c Config) Validate() error {
 		{"drop-rate", c.DropRate},
 	} {
 		if !(p.v >= 0 && p.v <= 1) {
-			bad("%s: %v, must be in [0, 1]", p.name, p.v)
+			bad(p.name, "%v, must be in [0, 1]", p.v)
 		}
 	}
 	if !(c.ReasoningShare >= 0 && c.ReasoningShare < 1) {
-		bad("reasoning-share: %v, must be in [0, 1)", c.ReasoningShare)
+		bad("reasoning-share", "%v, must be in [0, 1)", c.ReasoningShare)
 	}
 	if s := c.ErrorRate + c.StallRate + c.DropRate; s > 1+1e-12 {
-		bad("error-rate + stall-rate + drop-rate: %v, must not exceed 1", s)
+		errs = append(errs, fmt.Errorf("error-rate + stall-rate + drop-rate: %v, must not exceed 1", s))
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // Param describes one tunable in flag style, for the CLI to generate flags.

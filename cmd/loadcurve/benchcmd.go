@@ -3,12 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/bench"
+	"github.com/loadcurve/loadcurve/field"
 )
 
 // benchCommand is `loadcurve bench`: the client-fidelity benchmark of docs/PERFORMANCE.md. It
@@ -101,59 +100,38 @@ func benchAction(c *cli.Context) error {
 // benchOptions builds the benchmark's options: the full or quick defaults, then every flag the
 // user set; exec starts a child.
 func benchOptions(c *cli.Context, exec []string) (bench.Options, error) {
-	o := bench.DefaultOptions()
-	if c.Bool("quick") {
-		o = bench.QuickOptions()
-	}
+	quick := c.Bool("quick")
+	o := bench.BaseOptions(quick)
 	o.Exec = exec
 	var errs []error
-	if c.IsSet("rates") || !c.Bool("quick") {
-		rates, err := parseFloatList(c.String("rates"))
+	// A list's problem names the flag with its text, as a flag that cannot be read does.
+	listError := func(name string, err error) error {
+		return fmt.Errorf("--%s %s: %s", name, c.String(name), field.Of(err).Msg)
+	}
+	if c.IsSet("rates") || !quick {
+		rates, err := bench.ParseRates(c.String("rates"))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--rates %s: %w; want comma-separated request rates, e.g. 250,500,1000", c.String("rates"), err))
+			errs = append(errs, listError("rates", err))
 		}
 		o.Rates = rates
 	}
-	if c.IsSet("max-concurrency") || !c.Bool("quick") {
-		var concs []int
-		for _, f := range strings.Split(c.String("max-concurrency"), ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil {
-				errs = append(errs, fmt.Errorf("--max-concurrency %s: %q is not a whole number; want comma-separated caps, e.g. 0,64 (0: no cap)", c.String("max-concurrency"), f))
-				continue
-			}
-			concs = append(concs, n)
+	if c.IsSet("max-concurrency") || !quick {
+		concs, bad := bench.ParseConcurrencies(c.String("max-concurrency"))
+		for _, err := range bad {
+			errs = append(errs, listError("max-concurrency", err))
 		}
 		o.Concurrencies = concs
 	}
-	if c.IsSet("duration") {
-		o.Duration = c.Duration("duration")
-	}
-	if c.IsSet("repeats") {
-		o.Repeats = c.Int("repeats")
-	}
-	if c.IsSet("streams") {
-		o.Streams = c.Int("streams")
-	}
-	if c.IsSet("stream-open-rate") {
-		o.StreamOpenRate = c.Float64("stream-open-rate")
-	}
-	if c.IsSet("light-rate") {
-		o.LightRate = c.Float64("light-rate")
-	}
-	if c.IsSet("light-duration") {
-		o.LightDuration = c.Duration("light-duration")
-	}
-	if c.IsSet("chunks") {
-		o.Chunks = c.Int("chunks")
-	}
-	if c.IsSet("chunk-gap") {
-		o.ChunkGap = c.Duration("chunk-gap")
-	}
+	setFrom(c, "duration", &o.Duration, c.Duration)
+	setFrom(c, "repeats", &o.Repeats, c.Int)
+	setFrom(c, "streams", &o.Streams, c.Int)
+	setFrom(c, "stream-open-rate", &o.StreamOpenRate, c.Float64)
+	setFrom(c, "light-rate", &o.LightRate, c.Float64)
+	setFrom(c, "light-duration", &o.LightDuration, c.Duration)
+	setFrom(c, "chunks", &o.Chunks, c.Int)
+	setFrom(c, "chunk-gap", &o.ChunkGap, c.Duration)
+	setFrom(c, "seed", &o.Seed, c.Int64)
 	o.Spin = c.Duration("spin")
-	if c.IsSet("seed") {
-		o.Seed = c.Int64("seed")
-	}
 	o.ProfileDir = c.String("profile")
 	errs = append(errs, flagErrors(o.Validate())...)
 	if len(errs) > 0 {
@@ -162,15 +140,10 @@ func benchOptions(c *cli.Context, exec []string) (bench.Options, error) {
 	return o, nil
 }
 
-// parseFloatList parses "250,500,1000".
-func parseFloatList(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", f)
-		}
-		out = append(out, v)
+// setFrom sets *dst to the flag's value when the user gave the flag; otherwise *dst keeps its
+// default.
+func setFrom[T any](c *cli.Context, name string, dst *T, get func(string) T) {
+	if c.IsSet(name) {
+		*dst = get(name)
 	}
-	return out, nil
 }

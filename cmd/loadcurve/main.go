@@ -13,14 +13,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
+	"github.com/loadcurve/loadcurve/cmd/internal/stopsignal"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -65,41 +62,28 @@ func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 
-// run executes the CLI and returns the exit code. The first SIGINT or SIGTERM cancels the
-// context (dispatch stops, in-flight requests are canceled, everything recorded is written).
-// Signals that repeat it are one request to stop: more SIGTERMs (GNU timeout sends one to the
-// process, then one to its group), or a SIGINT within forceAfter of it (a signal sent to a process
-// group reaches every process at once). Only a second Ctrl-C, later than that, exits at once.
+// run executes the CLI and returns the exit code. A stop request (SIGINT, SIGTERM; see package
+// stopsignal) cancels the context: dispatch stops, in-flight requests are canceled, everything
+// recorded is written. Only a second Ctrl-C, later than forceAfter, exits at once.
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		var stopping time.Time
-		for sig := range sigs {
-			switch {
-			case stopping.IsZero():
-				stopping = time.Now()
-				fmt.Fprintln(stderr, "\nloadcurve: interrupted: stopping dispatch, canceling in-flight requests, writing what was recorded (press Ctrl-C again to exit at once)")
-				cancel()
-			case sig == os.Interrupt && time.Since(stopping) >= forceAfter:
-				fmt.Fprintln(stderr, "loadcurve: second interrupt: exiting now")
-				os.Exit(exitSignaled)
-			}
-		}
-	}()
+	defer stopsignal.Watch(func() {
+		fmt.Fprintln(stderr, "\nloadcurve: interrupted: stopping dispatch, canceling in-flight requests, writing what was recorded (press Ctrl-C again to exit at once)")
+		cancel()
+	}, func() {
+		fmt.Fprintln(stderr, "loadcurve: second interrupt: exiting now")
+		os.Exit(exitSignaled)
+	})()
 	return runApp(ctx, args, stdout, stderr)
 }
 
-// forceAfter is how long after a stop request a second Ctrl-C must come to exit at once: sooner,
-// it is the same request (delivered to the process group, or a double press).
-const forceAfter = 500 * time.Millisecond
+// forceAfter is how long after a stop request a second Ctrl-C must come to exit at once.
+const forceAfter = stopsignal.ForceAfter
 
 func runApp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, flagsFirst(app, args))
+	err := app.RunContext(ctx, clihelp.FlagsFirst(app, args, multiValueFlags))
 	if err == nil {
 		if ctx.Err() != nil {
 			return exitSignaled
@@ -135,7 +119,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // errors are printed once, by runApp
-		Action:          rootAction,
+		Action:          func(c *cli.Context) error { return clihelp.Root(c, func(err error) error { return usageError{err} }) },
 		Commands: []*cli.Command{
 			runCommand(),
 			sweepCommand(),
@@ -161,76 +145,4 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		cmd.HideHelpCommand = true
 	}
 	return app
-}
-
-// rootAction runs when no command is named: `loadcurve` alone prints the help, `loadcurve help
-// [COMMAND]` too; any other word is a mistyped command.
-func rootAction(c *cli.Context) error {
-	args := c.Args()
-	switch {
-	case !args.Present():
-		return cli.ShowAppHelp(c)
-	case args.First() == "help" && args.Len() == 1:
-		return cli.ShowAppHelp(c)
-	case args.First() == "help" && c.App.Command(args.Get(1)) != nil:
-		return cli.ShowCommandHelp(c, args.Get(1))
-	case args.First() == "help":
-		return usageError{clihelp.UnknownCommand(c.App, args.Get(1))}
-	}
-	return usageError{clihelp.UnknownCommand(c.App, args.First())}
-}
-
-// flagsFirst moves a subcommand's flags in front of its positional arguments, so that
-// `loadcurve report DIR --goodput ttft:500` works: urfave/cli v2 (like Go's flag package) stops
-// parsing flags at the first positional argument. A flag that takes a value keeps the token after
-// it, --header and --metadata every further KEY=VALUE token too (vLLM's form); "--" ends flag
-// parsing.
-func flagsFirst(app *cli.App, args []string) []string {
-	if len(args) < 3 {
-		return args
-	}
-	cmd := app.Command(args[1])
-	if cmd == nil {
-		return args
-	}
-	takesValue := map[string]bool{}
-	for _, f := range cmd.Flags {
-		_, isBool := clihelp.Unwrap(f).(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
-	flags := []string{}
-	var positional []string
-	rest := args[2:]
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		if a == "--" {
-			positional = append(positional, rest[i+1:]...)
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			positional = append(positional, a)
-			continue
-		}
-		flags = append(flags, a)
-		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !inline && takesValue[name] && i+1 < len(rest) {
-			i++
-			flags = append(flags, rest[i])
-		}
-		if multiValueFlags[name] {
-			// vLLM's "--metadata tp=1 pp=2": every further KEY=VALUE is one more value.
-			for i+1 < len(rest) && !strings.HasPrefix(rest[i+1], "-") && strings.Contains(rest[i+1], "=") {
-				i++
-				flags = append(flags, "--"+name, rest[i])
-			}
-		}
-	}
-	out := append([]string{args[0], args[1]}, flags...)
-	if len(positional) > 0 {
-		out = append(out, "--")
-		out = append(out, positional...)
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,23 +29,7 @@ func scenarioFlag() cli.Flag {
 // scenario file names and the command line did not set. Every problem of the file is returned
 // at once, each with the file's line; nothing is sent before the file is known good.
 func applyScenario(c *cli.Context) error {
-	path := c.String("config")
-	if path == "" {
-		return nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return usagef("--config: %v", err)
-	}
-	entries, err := scenario.Parse(b)
-	if err != nil {
-		var se *scenario.Error
-		if errors.As(err, &se) && se.Line > 0 {
-			return usagef("--config %s:%d: %v", path, se.Line, se.Err)
-		}
-		return usagef("--config %s: %v", path, err)
-	}
-	if err := flagfile.Apply(c, path, "config", entries); err != nil {
+	if err := flagfile.ApplyFile(c, "config"); err != nil {
 		return usageError{err}
 	}
 	return nil
@@ -66,31 +49,10 @@ var unresolvedFlags = map[string]bool{"config": true, "help": true, "resume": tr
 // from every value written.
 func scenarioSecrets(c *cli.Context) *redact.Secrets {
 	key := os.Getenv("OPENAI_API_KEY")
-	if k := flagString(c, "api-key"); k != "" {
+	if k := flagfile.String(c, "api-key"); k != "" {
 		key = k
 	}
-	s := redact.New()
-	s.AddAPIKey(key)
-	if hasFlag(c, "header") {
-		for _, h := range listOf(c, "header") {
-			s.AddHeader(h) // the value of "Name: value"
-		}
-	}
-	s.AddURL(flagString(c, "base-url"))
-	s.AddJSONCredentials([]byte(flagString(c, "extra-body")))
-	return s
-}
-
-func hasFlag(c *cli.Context, name string) bool {
-	_, ok := flagfile.ByName(c.Command)[name]
-	return ok
-}
-
-func flagString(c *cli.Context, name string) string {
-	if !hasFlag(c, name) {
-		return ""
-	}
-	return c.String(name)
+	return redact.FromSettings(key, flagfile.Strings(c, "header"), flagfile.String(c, "base-url"), []byte(flagfile.String(c, "extra-body")))
 }
 
 // resolvedScenario is the scenario the command ran with: every flag that was set, by the

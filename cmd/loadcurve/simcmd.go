@@ -1,15 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/sim"
 )
 
@@ -50,32 +49,15 @@ func simFlags(prefix string) []cli.Flag {
 
 // simConfig builds the sim configuration from the profile and any overriding flags.
 func simConfig(c *cli.Context, prefix string) (sim.Config, error) {
-	profile := c.String(prefix + "profile")
-	cfg, err := sim.Profile(profile)
-	if err != nil {
-		return cfg, usagef("--%sprofile: %v", prefix, err)
-	}
-	for _, p := range sim.Params() {
-		if name := prefix + p.Name; c.IsSet(name) {
-			if err := cfg.Set(p.Name, c.String(name)); err != nil {
-				return cfg, usagef("--%s: %v", name, err)
-			}
+	cfg, errs := sim.ConfigFrom(c.String(prefix+"profile"), func(param string) (string, bool) {
+		return c.String(prefix + param), c.IsSet(prefix + param)
+	})
+	for i, e := range errs {
+		if fe := field.Of(e); fe != nil { // the sim names its profile and parameters: name their flags
+			errs[i] = fmt.Errorf("--%s%s: %s", prefix, fe.Name, fe.Msg)
 		}
 	}
-	if err := cfg.Validate(); err != nil {
-		// The sim names its parameters ("max-num-seqs: 0, must be …"): name their flags.
-		lines := strings.Split(err.Error(), "\n")
-		for i, l := range lines {
-			for _, p := range sim.Params() {
-				if strings.HasPrefix(l, p.Name+":") {
-					lines[i] = "--" + prefix + l
-					break
-				}
-			}
-		}
-		return cfg, usageError{errors.New(strings.Join(lines, "\n"))}
-	}
-	return cfg, nil
+	return cfg, usageErrors(errs)
 }
 
 func simCommand() *cli.Command {
@@ -120,17 +102,9 @@ func simCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("listen on --addr %s: %w", c.String("addr"), err)
 			}
-			hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 			fmt.Fprintf(c.App.ErrWriter, "loadcurve sim: %s serving model %q at http://%s/v1 (a model, not a measurement; Ctrl-C to stop)\n",
 				label, model, ln.Addr())
-			errc := make(chan error, 1)
-			go func() { errc <- hs.Serve(ln) }()
-			select {
-			case err := <-errc:
-				return fmt.Errorf("sim server: %w", err)
-			case <-c.Context.Done():
-				return hs.Close()
-			}
+			return sim.ServeOn(c.Context, ln, handler)
 		},
 	}
 }

@@ -1,5 +1,7 @@
 // Package clihelp gives urfave/cli commands a grouped, wrapped --help and explains their parse
-// errors: which flag, the form it expects, and suggestions for a mistyped flag or command.
+// errors: which flag, the form it expects, and suggestions for a mistyped flag or command. It
+// also reads a command line the way its users write it (FlagsFirst: flags after positional
+// arguments) and answers the program run without a command (Root).
 //
 // urfave/cli prints a command's flag categories in lexical order and appends a default to every
 // flag. Here a command's options are rendered instead: its uncategorised flags first, then the

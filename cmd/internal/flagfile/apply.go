@@ -1,9 +1,10 @@
 // Package flagfile gives a urfave/cli command flag values from a file: a scenario (package
 // scenario's YAML, "flag: value" lines). Apply sets the flags a file names that the command
-// line did not set, each value checked against its flag, every problem reported with its line;
-// Resolve turns the flags a command was given back into a scenario, secret flags left out;
-// Read reads such a recorded scenario back, to compare a command's flags with it (Compare) and
-// to take the ones it was not given (Take). What is wrong with a flag's value, and what the
+// line did not set, each value checked against its flag, every problem reported with its line
+// (ApplyFile reads and parses the file a flag names first); Resolve turns the flags a command
+// was given back into a scenario, secret flags left out; Read reads such a recorded scenario
+// back, to compare a command's flags with it (Compare) and to take the ones it was not given
+// (Take). What is wrong with a flag's value, and what the
 // flag wants instead, is said as package clihelp says it for the command line. Which
 // flags a command has, which are secret and what they mean is the command's business.
 package flagfile

@@ -6,7 +6,9 @@
 // the honoured ones to what the command builds, Refusals the rest, and Tap keeps the per-request
 // arrays of vLLM's result file. The README's table lists every flag (cmd's
 // TestVLLMFlagsAreAllAccepted holds the two together). It speaks vLLM's flags, so it lives with
-// the command; the command reads them through Args.
+// the command: CLIFlags makes the ones a command lacks its flags, and the rules read the command
+// line through Args (Given answers for a urfave/cli command; ReadRun reads what concerns the
+// run as a whole).
 package vllm
 
 import (
@@ -193,8 +195,6 @@ var Flags = []Flag{
 var SamplingKeys = map[string]string{"temperature": "temperature", "top-p": "top_p", "top-k": "top_k", "min-p": "min_p",
 	"frequency-penalty": "frequency_penalty", "presence-penalty": "presence_penalty", "repetition-penalty": "repetition_penalty",
 	"logprobs": "logprobs"}
-
-// vllmCompatFlags are the flags vLLM's client has and the command (run or sweep) has not, with
 
 // MaxWarmups bounds --num-warmups.
 const MaxWarmups = 100000

@@ -1,0 +1,26 @@
+package sim
+
+import "github.com/loadcurve/loadcurve/field"
+
+// FieldProfile names the profile in ConfigFrom's errors; the parameters are named as in Params.
+const FieldProfile = "profile"
+
+// ConfigFrom builds a Config from the named profile and the parameters lookup finds (by Params
+// name, as text), validated. An unknown profile is the only problem returned; otherwise the
+// first parameter that cannot be read is; otherwise every problem of the result is (Validate's).
+// A problem of one setting is a field.Error named by it (FieldProfile, or the parameter), whose
+// message leaves the name out; the fault rates' sum, which concerns three, is a plain error.
+func ConfigFrom(profile string, lookup func(name string) (string, bool)) (Config, []error) {
+	cfg, err := Profile(profile)
+	if err != nil {
+		return cfg, []error{field.Errorf(FieldProfile, "%v", err)}
+	}
+	for _, p := range params {
+		if v, ok := lookup(p.name); ok {
+			if err := cfg.Set(p.name, v); err != nil {
+				return cfg, []error{field.Errorf(p.name, "%v", err)}
+			}
+		}
+	}
+	return cfg, cfg.problems()
+}
