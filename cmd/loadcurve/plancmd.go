@@ -158,37 +158,20 @@ func planAction(c *cli.Context) error {
 
 // readForecast reads --peak, --profile or --profile-trace (exactly one).
 func readForecast(c *cli.Context) (plan.Forecast, error) {
-	given := 0
-	for _, name := range []string{"peak", "profile", "profile-trace"} {
-		if c.IsSet(name) {
-			given++
-		}
+	f, err := plan.ForecastSource{Peak: floatSet(c, "peak"), Profile: stringSet(c, "profile"), Trace: stringSet(c, "profile-trace"),
+		Bucket: c.Duration("profile-bucket")}.Read()
+	var te *plan.TraceError
+	switch {
+	case errors.Is(err, plan.ErrManyForecasts):
+		return f, usagef("--peak, --profile and --profile-trace: give one forecast")
+	case errors.Is(err, plan.ErrNoForecast):
+		return f, usagef("plan: give the forecast: --peak RATE, --profile FILE.csv or --profile-trace TRACE")
+	case errors.As(err, &te):
+		return f, usagef("--profile-trace %v", err)
+	case err != nil:
+		return f, usageError{flagError(err)}
 	}
-	switch peak, profile := c.Float64("peak"), c.String("profile"); {
-	case given > 1:
-		return plan.Forecast{}, usagef("--peak, --profile and --profile-trace: give one forecast")
-	case c.IsSet("profile-trace"):
-		f, err := plan.FromTrace(c.String("profile-trace"), c.Duration("profile-bucket"))
-		var te *plan.TraceError
-		if errors.As(err, &te) {
-			return plan.Forecast{}, usagef("--profile-trace %v", err)
-		} else if err != nil {
-			return plan.Forecast{}, usagef("--profile-trace: %v", err)
-		}
-		return f, nil
-	case profile != "":
-		f, err := plan.ReadProfileFile(profile)
-		if err != nil {
-			return plan.Forecast{}, usagef("--profile: %v", err)
-		}
-		return f, nil
-	case c.IsSet("peak"):
-		if !(peak > 0) {
-			return plan.Forecast{}, usagef("--peak: a forecast peak in req/s > 0, got %v", peak)
-		}
-		return plan.PeakForecast(peak), nil
-	}
-	return plan.Forecast{}, usagef("plan: give the forecast: --peak RATE, --profile FILE.csv or --profile-trace TRACE")
+	return f, nil
 }
 
 // writePlan writes plan.json, the plots, report.html and the scenario into out.
