@@ -174,7 +174,7 @@ func readForecast(c *cli.Context) (plan.Forecast, error) {
 	return f, nil
 }
 
-// writePlan writes plan.json, the plots, report.html and the scenario into out.
+// writePlan writes the plan's files (report.WritePlan: plan.json, report.html) and the scenario into out.
 func writePlan(c *cli.Context, out string, doc plan.Document) error {
 	if err := prepareOut(result.Out{Dir: out, Kind: result.Plan, Replace: c.Bool("replace")}); err != nil {
 		return err
