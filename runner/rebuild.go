@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/loadcurve/loadcurve/loadgen"
@@ -29,6 +31,40 @@ type Rebuild struct {
 	Version string
 	// Log receives messages for the user; nil drops them.
 	Log func(format string, a ...any)
+}
+
+// ErrNotEmbedded is a result that measured a deployment of its own, not the embedded one:
+// there is nothing to rebuild.
+var ErrNotEmbedded = errors.New("the result measured a deployment other than the embedded one")
+
+// WorkloadDiffers is a rebuild that would send another workload than the result measured: its
+// trials would not say how the measured traffic fares.
+type WorkloadDiffers struct {
+	// Measured and Sent describe the workloads (workloads.Source.Desc, the header's workload).
+	Measured, Sent string
+}
+
+func (e *WorkloadDiffers) Error() string {
+	return fmt.Sprintf("the result measured the workload %s, and the rebuild would send %s", e.Measured, e.Sent)
+}
+
+// Check says, before anything starts, whether the result's deployment can be rebuilt and sent
+// the same traffic: ErrNotEmbedded, MeasuredSim's error, or a *WorkloadDiffers.
+func (r Rebuild) Check() error {
+	if r.Header.Sim == "" {
+		return ErrNotEmbedded
+	}
+	if _, err := MeasuredSim(r.Header); err != nil {
+		return err
+	}
+	if r.Workload == nil || r.Workload.Desc != r.Header.Workload {
+		sent := "no workload"
+		if r.Workload != nil {
+			sent = r.Workload.Desc
+		}
+		return &WorkloadDiffers{Measured: r.Header.Workload, Sent: sent}
+	}
+	return nil
 }
 
 // RebuildBalance is the balancer a rebuilt deployment stands behind: the policy given, else the

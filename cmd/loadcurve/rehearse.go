@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,21 +35,21 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 	var out []plan.Trial
 	for i, side := range sides {
 		h := side.loaded.Result.Header
-		_, err := runner.MeasuredSim(h)
-		switch {
-		case h.Sim == "":
+		r := runner.Rebuild{Header: h, Workload: src, Seed: c.Int64("seed"), Timeout: defaultTimeout, Version: version}
+		var wd *runner.WorkloadDiffers
+		switch err := r.Check(); {
+		case errors.Is(err, runner.ErrNotEmbedded):
 			return nil, usagef("--rehearse: %s (%s) measured %s, not the embedded deployment: rehearse against your own balancer with `loadcurve run --base-url URL --request-rate %g` and the planned replicas behind it", side.name, side.dir, h.Target, f.Peak())
+		case errors.As(err, &wd):
+			return nil, usagef("--rehearse: %s was swept with the workload %s, and the rehearsal would send %s: give plan the sweep's workload flags", side.name, wd.Measured, wd.Sent)
 		case err != nil:
 			return nil, usagef("--rehearse: %s (%s): %v", side.name, side.dir, err)
-		case src.Desc != h.Workload:
-			return nil, usagef("--rehearse: %s was swept with the workload %s, and the rehearsal would send %s: give plan the sweep's workload flags", side.name, h.Workload, src.Desc)
 		}
-		balance := c.String("balance")
-		if !c.IsSet("balance") {
-			balance = runner.RebuildBalance(h, "")
+		if r.Balance = c.String("balance"); !c.IsSet("balance") {
+			r.Balance = runner.RebuildBalance(h, "")
 		}
-		if !slices.Contains(sim.BalancePolicies(), balance) {
-			return nil, usagef("--balance %q: want %s", balance, strings.Join(sim.BalancePolicies(), " or "))
+		if !slices.Contains(sim.BalancePolicies(), r.Balance) {
+			return nil, usagef("--balance %q: want %s", r.Balance, strings.Join(sim.BalancePolicies(), " or "))
 		}
 		tc := plan.TrialConfig{Deployment: side.name, Peak: f.Peak(), Seed: c.Int64("seed")}
 		if c.IsSet("tier-requests") {
@@ -64,7 +65,7 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 		if err := tc.Validate(side.loaded.Result); err != nil {
 			return nil, usageError{flagError(err)}
 		}
-		stderr, r := c.App.ErrWriter, runner.Rebuild{Header: h, Balance: balance, Workload: src, Seed: c.Int64("seed"), Timeout: defaultTimeout, Version: version}
+		stderr := c.App.ErrWriter
 		trials, err := plan.Rehearse(plans[i].PeakReplicas, func(replicas int) (plan.Trial, error) {
 			tc.Replicas, r.Replicas = replicas, replicas
 			tc.Log = func(format string, a ...any) {
