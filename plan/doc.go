@@ -59,6 +59,13 @@
 // boundary of both deployments exactly (no sampling), so no reversal between
 // grid points is missed, and proves where no further reversal is possible.
 //
-// The package is pure arithmetic: no clock and no I/O except the reader
-// [ReadProfileCSV].
+// Inputs: a forecast has exactly one source ([ForecastSource]: a flat peak, a
+// profile file, or a trace's arrivals, [FromTrace]); two results are planned
+// against each other only under the same objectives, and what package
+// compare's check finds differs is stated ([ComparabilityOf]); one deployment
+// or two make the plan's file ([NewDocument], [Document.Write]: plan.json).
+//
+// The planning is pure arithmetic: no clock and no I/O except the readers of a
+// forecast ([ReadProfileCSV], [ReadProfileFile], [FromTrace]) and
+// [Document.Write]; a rehearsal ([Try]) runs on the runner it is given.
 package plan

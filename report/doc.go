@@ -6,7 +6,9 @@
 // The package only renders: it takes loadcurve's results as they are
 // ([sweep.Result] for a run or sweep, [compare.Result] for a comparison) and
 // writes them as tables, JSON, CSV, plots and HTML ([Print], [WriteResult],
-// [CompareText], [WriteCompareFiles]); it decides nothing. Given the records a
+// [CompareText], [WriteCompareFiles]), and prints and writes each analysis
+// command's output ([PrintPlan] and [WritePlan], [PrintComparison] and
+// [WriteComparison], [PrintLedger], [WriteLoaded]); it decides nothing. Given the records a
 // result comes from, it also writes each tier's time series
 // (timeseries_tierNN.csv, [TimeSeriesOf], [ReadTimeSeries],
 // [WriteResultSeries]) and plots it second by second in report.html

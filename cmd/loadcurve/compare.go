@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -44,14 +42,7 @@ func compareCommand() *cli.Command {
 }
 
 func compareAction(c *cli.Context) error {
-	args := c.Args().Slice()
-	// vLLM-style "--goodput ttft:500 tpot:50": further KEY:MS pairs arrive as arguments.
-	var paths []string
-	for _, a := range args {
-		if _, err := os.Stat(a); err == nil || !c.IsSet("goodput") {
-			paths = append(paths, a)
-		}
-	}
+	paths := resultArgs(c)
 	if len(paths) != 2 {
 		return usagef("compare takes two results, A and B (directories or records.jsonl files); got %d", len(paths))
 	}
@@ -64,22 +55,10 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	conf := c.Float64("paired-confidence")
-	if !(conf > 0 && conf < 1) {
-		errs = append(errs, fmt.Errorf("--paired-confidence must be in (0,1), got %v", conf))
-	}
-	var costs *compare.Costs
-	if c.IsSet("a-cost-per-hour") || c.IsSet("b-cost-per-hour") {
-		for _, s := range []string{"a", "b"} {
-			if !c.IsSet(s + "-cost-per-hour") {
-				errs = append(errs, fmt.Errorf("--%s-cost-per-hour is required for the cost ledger", s))
-			} else if v := c.Float64(s + "-cost-per-hour"); !(v >= 0) {
-				errs = append(errs, fmt.Errorf("--%s-cost-per-hour must be a finite number >= 0, got %v", s, v))
-			}
-		}
-		costs = &compare.Costs{A: c.Float64("a-cost-per-hour"), B: c.Float64("b-cost-per-hour"), Currency: c.String("currency")}
-	}
-	if len(errs) > 0 {
+	opts := compare.Options{Confidence: c.Float64("paired-confidence"), Force: c.Bool("force")}
+	costs, costErrs := compare.CostsOf(floatSet(c, "a-cost-per-hour"), floatSet(c, "b-cost-per-hour"), c.String("currency"))
+	opts.Costs = costs
+	if errs = append(append(errs, opts.Validate()...), costErrs...); len(errs) > 0 {
 		return usageErrors(errs)
 	}
 	var sides [2]compare.Side
@@ -90,30 +69,20 @@ func compareAction(c *cli.Context) error {
 		}
 		sides[i] = compare.Side{Name: []string{"A", "B"}[i], Path: p, File: l.File, Result: l.Result}
 	}
-	res, err := compare.Results(sides[0], sides[1], compare.Options{Confidence: conf, Force: c.Bool("force"), Costs: costs})
-	if errors.Is(err, compare.ErrNotComparable) {
-		for _, m := range res.Mismatches {
-			fmt.Fprintf(c.App.ErrWriter, "  %s\n", m)
-		}
-		return usagef("%s and %s are not comparable (%d differences above); --force compares them anyway, stamped NOT COMPARABLE", paths[0], paths[1], len(res.Mismatches))
-	}
-	if err != nil {
+	res, err := compare.Results(sides[0], sides[1], opts)
+	if err != nil && !errors.Is(err, compare.ErrNotComparable) {
 		return err
 	}
 	if res.Stamp != "" {
 		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", res.Stamp)
-		for _, m := range res.Mismatches {
-			fmt.Fprintf(c.App.ErrWriter, "  %s\n", m)
-		}
 	}
-	w := c.App.Writer
-	if format == report.FormatJSON {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(w, string(b))
-	} else if err := report.CompareText(w, res, sides[0].Result, sides[1].Result); err != nil {
+	for _, m := range res.Mismatches {
+		fmt.Fprintf(c.App.ErrWriter, "  %s\n", m)
+	}
+	if err != nil {
+		return usagef("%s and %s are not comparable (%d differences above); --force compares them anyway, stamped NOT COMPARABLE", paths[0], paths[1], len(res.Mismatches))
+	}
+	if err := report.PrintComparison(c.App.Writer, format, res, sides[0].Result, sides[1].Result); err != nil {
 		return err
 	}
 	out := c.String("out")
@@ -123,11 +92,38 @@ func compareAction(c *cli.Context) error {
 	if err := prepareOut(result.Out{Dir: out, Kind: result.Comparison, Replace: c.Bool("replace")}); err != nil {
 		return err
 	}
-	if err := res.Write(filepath.Join(out, result.CompareName)); err != nil {
-		return err
-	}
 	if err := writeScenario(out, c); err != nil {
 		return err
 	}
-	return report.WriteCompareFiles(out, res, sides[0].Result, sides[1].Result, plots)
+	return report.WriteComparison(out, res, sides[0].Result, sides[1].Result, plots)
+}
+
+// floatSet is a float flag's value when the user set it, else nil.
+func floatSet(c *cli.Context, name string) *float64 {
+	if !c.IsSet(name) {
+		return nil
+	}
+	v := c.Float64(name)
+	return &v
+}
+
+// stringSet is a string flag's value when the user set it, else nil.
+func stringSet(c *cli.Context, name string) *string {
+	if !c.IsSet(name) {
+		return nil
+	}
+	v := c.String(name)
+	return &v
+}
+
+// resultArgs are the results named as arguments. vLLM-style "--goodput ttft:500 tpot:50":
+// further KEY:MS pairs arrive as arguments too, and are not results.
+func resultArgs(c *cli.Context) []string {
+	var paths []string
+	for _, a := range c.Args().Slice() {
+		if _, err := os.Stat(a); err == nil || !c.IsSet("goodput") {
+			paths = append(paths, a)
+		}
+	}
+	return paths
 }

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/cost"
-	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/report"
 )
 
 func costFlags() []cli.Flag {
@@ -59,12 +58,15 @@ func sideFigures(c *cli.Context, side string) (cost.Option, []error) {
 		if c.IsSet(side+"-raw-throughput") || c.IsSet(side+"-compliant-share") {
 			errs = append(errs, fmt.Errorf("give --%s or --%s-raw-throughput/--%s-compliant-share, not both", side, side, side))
 		}
-		f, err := figuresFromResult(c, path, c.Int(side+"-tier"))
+		l, err := loadResult(nil, path, 0, false, c.App.ErrWriter)
 		if err != nil {
 			return o, append(errs, fmt.Errorf("--%s %s: %w", side, path, err))
 		}
-		o.RawThroughput, o.CompliantShare = f.RawOutputThroughput, f.CompliantTokenShare()
-		o.Name += fmt.Sprintf(" (%s req/s, %s)", fmtG3(float64(f.Rate)), f.Source)
+		f, err := l.Result.FiguresAt(c.Int(side + "-tier"))
+		if err != nil {
+			return o, append(errs, fmt.Errorf("--%s %s: %w", side, path, err))
+		}
+		o = o.Measured(f)
 	} else {
 		for _, f := range []string{"-raw-throughput", "-compliant-share"} {
 			if !c.IsSet(side + f) {
@@ -81,21 +83,6 @@ func sideFigures(c *cli.Context, side string) (cost.Option, []error) {
 		errs = append(errs, err)
 	}
 	return o, errs
-}
-
-func fmtG3(v float64) string { return fmt.Sprintf("%.3g", v) }
-
-// figuresFromResult: a result's figures at its operating point (the confirmation's measured
-// ones when it verified it), or at a named tier, under the settings its records were made with.
-func figuresFromResult(c *cli.Context, path string, tier int) (curve.Figures, error) {
-	l, err := loadResult(nil, path, 0, false, c.App.ErrWriter)
-	if err != nil {
-		return curve.Figures{}, err
-	}
-	if tier >= 0 {
-		return l.Result.TierFigures(tier)
-	}
-	return l.Result.PricedFigures()
 }
 
 func costAction(c *cli.Context) error {
@@ -118,14 +105,5 @@ func costAction(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if format == "json" {
-		out, err := json.MarshalIndent(l, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(c.App.Writer, string(out))
-		return nil
-	}
-	fmt.Fprint(c.App.Writer, l.Text())
-	return nil
+	return report.PrintLedger(c.App.Writer, format, l)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/bench"
+	"github.com/loadcurve/loadcurve/compare"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
@@ -96,6 +97,10 @@ var fieldFlags = map[string]string{
 	bench.FieldLightRate:      "light-rate",
 	bench.FieldLightDuration:  "light-duration",
 	bench.FieldSpin:           "spin",
+
+	compare.FieldConfidence: "paired-confidence",
+	compare.FieldCostA:      "a-cost-per-hour",
+	compare.FieldCostB:      "b-cost-per-hour",
 }
 
 // resumeSettingFlags names the flags that set each setting a resumed sweep must keep

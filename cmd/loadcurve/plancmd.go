@@ -3,20 +3,16 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/compare"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/workloads"
 )
 
 func planCommand() *cli.Command {
@@ -66,13 +62,7 @@ type planSide struct {
 }
 
 func planAction(c *cli.Context) error {
-	// vLLM-style "--goodput ttft:500 tpot:50": further KEY:MS pairs arrive as arguments.
-	var args []string
-	for _, a := range c.Args().Slice() {
-		if _, err := os.Stat(a); err == nil || !c.IsSet("goodput") {
-			args = append(args, a)
-		}
-	}
+	args := resultArgs(c)
 	if len(args) < 1 || len(args) > 2 {
 		return usagef("plan: want one or two result directories (A, and B to compare), got %d", len(args))
 	}
@@ -114,27 +104,20 @@ func planAction(c *cli.Context) error {
 	}
 	var comparability *plan.Comparability
 	if len(errs) == 0 && len(sides) == 2 {
-		ra, rb := sides[0].loaded.Result, sides[1].loaded.Result
-		oa, ob := ra.Settings.Measure.Objectives.String(), rb.Settings.Measure.Objectives.String()
-		if oa != ob {
-			errs = append(errs, usagef("A and B were judged under different objectives (%q and %q): their operating points do not answer the same question; pass --goodput (and the analysis flags) to judge both alike (their operating points are then re-derived, and verified only where a confirmation tier ran)", oa, ob))
-		} else {
-			// compare's check, as compare applies it: what must agree for two results to share a table.
-			comparability = &plan.Comparability{}
-			for _, m := range compare.Check(compare.IdentityOf(ra), compare.IdentityOf(rb)) {
-				comparability.Differences = append(comparability.Differences, m.String())
+		k, err := plan.ComparabilityOf(sides[0].loaded.Result, sides[1].loaded.Result)
+		if err != nil {
+			errs = append(errs, usagef("%v; pass --goodput (and the analysis flags) to judge both alike (their operating points are then re-derived, and verified only where a confirmation tier ran)", err))
+		} else if ds := k.Differences; len(ds) > 0 {
+			for _, d := range ds {
+				fmt.Fprintf(c.App.ErrWriter, "  %s\n", d)
 			}
-			if ds := comparability.Differences; len(ds) > 0 {
-				for _, d := range ds {
-					fmt.Fprintf(c.App.ErrWriter, "  %s\n", d)
-				}
-				if !c.Bool("allow-different") {
-					errs = append(errs, usagef("%s and %s are not comparable (%d differences above: compare's check): a plan of one against the other would compare different work; --allow-different plans them anyway, stamped NOT COMPARABLE", sides[0].dir, sides[1].dir, len(ds)))
-				} else {
-					fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: NOT COMPARABLE (%d differences above): planning A against B anyway (--allow-different)\n", len(ds))
-				}
+			if !c.Bool("allow-different") {
+				errs = append(errs, usagef("%s and %s are not comparable (%d differences above: compare's check): a plan of one against the other would compare different work; --allow-different plans them anyway, stamped NOT COMPARABLE", sides[0].dir, sides[1].dir, len(ds)))
+			} else {
+				fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: NOT COMPARABLE (%d differences above): planning A against B anyway (--allow-different)\n", len(ds))
 			}
 		}
+		comparability = k
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
@@ -149,39 +132,23 @@ func planAction(c *cli.Context) error {
 			return usagef("--currency %s", fe.Msg)
 		}
 	}
-	var plans []plan.Result
-	var cmp *plan.Comparison
-	if len(sides) == 1 {
-		r, err := plan.Plan(sides[0].d, f, opts)
-		if err != nil {
-			return usageError{err}
-		}
-		plans = []plan.Result{r}
-	} else {
-		x, err := plan.CompareDeployments(sides[0].d, sides[1].d, f, opts)
-		if err != nil {
-			return usageError{err}
-		}
-		cmp, plans = &x, []plan.Result{x.A, x.B}
+	var ds []plan.Deployment
+	for _, side := range sides {
+		ds = append(ds, side.d)
 	}
-	doc := plan.Document{Plans: plans, Comparison: cmp}
+	doc, err := plan.NewDocument(f, opts, ds...)
+	if err != nil {
+		return usageError{err}
+	}
 	if c.Bool("rehearse") {
-		trials, err := rehearse(c, sides, plans, f)
+		trials, err := rehearse(c, sides, doc.Plans, f)
 		if err != nil {
 			return err
 		}
 		doc.SetRehearsals(trials)
 	}
-	w := c.App.Writer
-	if format == report.FormatJSON {
-		b, err := doc.Encode()
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(w, string(b))
-	} else {
-		report.PlanText(w, plans, cmp)
-		report.RehearsalText(w, doc.Rehearsals)
+	if err := report.PrintPlan(c.App.Writer, format, doc); err != nil {
+		return err
 	}
 	if out := c.String("out"); out != "" {
 		return writePlan(c, out, doc)
@@ -191,66 +158,28 @@ func planAction(c *cli.Context) error {
 
 // readForecast reads --peak, --profile or --profile-trace (exactly one).
 func readForecast(c *cli.Context) (plan.Forecast, error) {
-	given := 0
-	for _, name := range []string{"peak", "profile", "profile-trace"} {
-		if c.IsSet(name) {
-			given++
-		}
+	f, err := plan.ForecastSource{Peak: floatSet(c, "peak"), Profile: stringSet(c, "profile"), Trace: stringSet(c, "profile-trace"),
+		Bucket: c.Duration("profile-bucket")}.Read()
+	var te *plan.TraceError
+	switch {
+	case errors.Is(err, plan.ErrManyForecasts):
+		return f, usagef("--peak, --profile and --profile-trace: give one forecast")
+	case errors.Is(err, plan.ErrNoForecast):
+		return f, usagef("plan: give the forecast: --peak RATE, --profile FILE.csv or --profile-trace TRACE")
+	case errors.As(err, &te):
+		return f, usagef("--profile-trace %v", err)
+	case err != nil:
+		return f, usageError{flagError(err)}
 	}
-	switch peak, profile := c.Float64("peak"), c.String("profile"); {
-	case given > 1:
-		return plan.Forecast{}, usagef("--peak, --profile and --profile-trace: give one forecast")
-	case c.IsSet("profile-trace"):
-		spec := c.String("profile-trace")
-		_, tr, err := workloads.Load(spec, workloads.LoadOptions{TimeScale: 1})
-		switch {
-		case err != nil:
-			return plan.Forecast{}, usagef("--profile-trace: %v", err)
-		case tr == nil:
-			return plan.Forecast{}, usagef("--profile-trace %s: not a trace (want azure:FILE, mooncake:FILE or FILE.csv)", spec)
-		}
-		f, err := plan.FromArrivals(tr.Offsets, c.Duration("profile-bucket"))
-		if err != nil {
-			return plan.Forecast{}, usagef("--profile-trace %s: %v", spec, err)
-		}
-		return f, nil
-	case profile != "":
-		fh, err := os.Open(profile)
-		if err != nil {
-			return plan.Forecast{}, usagef("--profile: %v", err)
-		}
-		defer fh.Close()
-		f, err := plan.ReadProfileCSV(fh, profile)
-		if err != nil {
-			return plan.Forecast{}, usagef("--profile: %v", err)
-		}
-		return f, nil
-	case c.IsSet("peak"):
-		if !(peak > 0) {
-			return plan.Forecast{}, usagef("--peak: a forecast peak in req/s > 0, got %v", peak)
-		}
-		return plan.PeakForecast(peak), nil
-	}
-	return plan.Forecast{}, usagef("plan: give the forecast: --peak RATE, --profile FILE.csv or --profile-trace TRACE")
+	return f, nil
 }
 
-// writePlan writes plan.json, the plots, report.html and the scenario into out.
+// writePlan writes the plan's files (report.WritePlan: plan.json, report.html) and the scenario into out.
 func writePlan(c *cli.Context, out string, doc plan.Document) error {
 	if err := prepareOut(result.Out{Dir: out, Kind: result.Plan, Replace: c.Bool("replace")}); err != nil {
 		return err
 	}
-	b, err := doc.Encode()
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(out, result.PlanName), b, 0o644); err != nil {
-		return fmt.Errorf("write plan.json: %w", err)
-	}
-	page, err := report.PlanPage(doc.Plans, doc.Comparison, doc.Rehearsals, doc.Conclusions)
-	if err != nil {
-		return err
-	}
-	if err := report.WriteHTML(out, page); err != nil {
+	if err := report.WritePlan(out, doc); err != nil {
 		return err
 	}
 	if err := writeScenario(out, c); err != nil {

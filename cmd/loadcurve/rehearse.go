@@ -1,18 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/workloads"
 )
 
 // rehearsalFlags size the rehearsal's tiers and choose its workload (it must be the sweep's).
@@ -36,21 +35,21 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 	var out []plan.Trial
 	for i, side := range sides {
 		h := side.loaded.Result.Header
-		m, err := runner.MeasuredSim(h)
-		switch {
-		case h.Sim == "":
+		r := runner.Rebuild{Header: h, Workload: src, Seed: c.Int64("seed"), Timeout: defaultTimeout, Version: version}
+		var wd *runner.WorkloadDiffers
+		switch err := r.Check(); {
+		case errors.Is(err, runner.ErrNotEmbedded):
 			return nil, usagef("--rehearse: %s (%s) measured %s, not the embedded deployment: rehearse against your own balancer with `loadcurve run --base-url URL --request-rate %g` and the planned replicas behind it", side.name, side.dir, h.Target, f.Peak())
+		case errors.As(err, &wd):
+			return nil, usagef("--rehearse: %s was swept with the workload %s, and the rehearsal would send %s: give plan the sweep's workload flags", side.name, wd.Measured, wd.Sent)
 		case err != nil:
 			return nil, usagef("--rehearse: %s (%s): %v", side.name, side.dir, err)
-		case src.Desc != h.Workload:
-			return nil, usagef("--rehearse: %s was swept with the workload %s, and the rehearsal would send %s: give plan the sweep's workload flags", side.name, h.Workload, src.Desc)
 		}
-		balance := c.String("balance")
-		if !c.IsSet("balance") && h.SimBalance != "" {
-			balance = h.SimBalance // a sweep of a cluster is rehearsed behind the balancer it measured
+		if r.Balance = c.String("balance"); !c.IsSet("balance") {
+			r.Balance = runner.RebuildBalance(h, "")
 		}
-		if !slices.Contains(sim.BalancePolicies(), balance) {
-			return nil, usagef("--balance %q: want %s", balance, strings.Join(sim.BalancePolicies(), " or "))
+		if !slices.Contains(sim.BalancePolicies(), r.Balance) {
+			return nil, usagef("--balance %q: want %s", r.Balance, strings.Join(sim.BalancePolicies(), " or "))
 		}
 		tc := plan.TrialConfig{Deployment: side.name, Peak: f.Peak(), Seed: c.Int64("seed")}
 		if c.IsSet("tier-requests") {
@@ -66,8 +65,19 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 		if err := tc.Validate(side.loaded.Result); err != nil {
 			return nil, usageError{flagError(err)}
 		}
-		trials, err := plan.Rehearse(plans[i].PeakReplicas, func(k int) (plan.Trial, error) {
-			return rehearseOne(c, side, src, m, balance, tc, k)
+		stderr := c.App.ErrWriter
+		trials, err := plan.Rehearse(plans[i].PeakReplicas, func(replicas int) (plan.Trial, error) {
+			tc.Replicas, r.Replicas = replicas, replicas
+			tc.Log = func(format string, a ...any) {
+				fmt.Fprintf(stderr, "loadcurve: rehearsal of %s on %d replicas: "+format+"\n", append([]any{side.name, replicas}, a...)...)
+			}
+			r.Log = tc.Log
+			s, err := r.Open(c.Context)
+			if err != nil {
+				return plan.Trial{}, err
+			}
+			defer s.Close()
+			return plan.Try(c.Context, side.loaded.Result, s, tc)
 		})
 		out = append(out, trials...)
 		if err != nil {
@@ -75,26 +85,4 @@ func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.For
 		}
 	}
 	return out, nil
-}
-
-// rehearseOne runs one rehearsal tier (plan.Try, tc on replicas planned replicas) against the
-// embedded deployment m, each planned replica m.PerReplica sim replicas, all behind one balancer.
-func rehearseOne(c *cli.Context, side *planSide, src *workloads.Source, m runner.Measured, balance string, tc plan.TrialConfig, replicas int) (plan.Trial, error) {
-	ep, err := loadgen.ParseEndpoint(side.loaded.Result.Header.Endpoint)
-	if err != nil {
-		ep = loadgen.Chat
-	}
-	stderr := c.App.ErrWriter
-	tc.Replicas = replicas
-	tc.Log = func(format string, a ...any) {
-		fmt.Fprintf(stderr, "loadcurve: rehearsal of %s on %d replicas: "+format+"\n", append([]any{side.name, replicas}, a...)...)
-	}
-	s, err := runner.Open(c.Context, runner.Options{Target: loadgen.Target{Endpoint: ep, Timeout: defaultTimeout},
-		Sim: m.Sim, Queue: m.Queue, SimLabel: m.Label, SimReplicas: replicas * m.PerReplica, SimBalance: balance,
-		Workload: src, Seed: c.Int64("seed"), Version: version, Log: tc.Log, Virtual: m.Virtual})
-	if err != nil {
-		return plan.Trial{}, err
-	}
-	defer s.Close()
-	return plan.Try(c.Context, side.loaded.Result, s, tc)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/timeseries"
 )
 
 func reportCommand() *cli.Command {
@@ -70,25 +69,15 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if l.Result.Kind().OneTier() {
-		// vLLM's peak figures of summary.json: from the records in memory, or the file read
-		// again in bounded memory.
-		if l.File != nil {
-			l.Result.Peaks = sweep.PeaksOf(l.File)
-		} else if l.Result.Peaks, err = sweep.PeaksOfFile(l.Path); err != nil {
-			return err
-		}
+	if err := l.ReadPeaks(); err != nil { // vLLM's peak figures of summary.json
+		return err
 	}
 	if out := c.String("out"); out != "" {
 		// A replace keeps the records being reported.
 		if err := prepareOut(result.Out{Dir: out, Kind: result.Derived, Replace: c.Bool("replace"), Keep: l.Path}); err != nil {
 			return err
 		}
-		ts := map[int]timeseries.Series(nil)
-		if l.File != nil { // whole in memory; in bounded memory the series would hold a tier's records
-			ts = report.TimeSeriesOf(l.File)
-		}
-		if err := report.WriteResultSeries(out, l.Result, ts, plots); err != nil {
+		if err := report.WriteLoaded(out, l, plots); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result derived from %s to %s\n", l.Path, filepath.Clean(out))
