@@ -53,7 +53,7 @@ func PrintComparison(w io.Writer, format string, res compare.Result, a, b *sweep
 }
 
 // WriteComparison writes a comparison's files into dir: compare.json (compare.Result.Write),
-// then compare.csv, the overlay plots and report.html (WriteCompareFiles).
+// then compare.csv, the overlay plots (in plots) and report.html (WriteCompareFiles).
 func WriteComparison(dir string, res compare.Result, a, b *sweep.Result, plots PlotFormats) error {
 	if err := res.Write(filepath.Join(dir, result.CompareName)); err != nil {
 		return err
@@ -73,7 +73,7 @@ func PrintLedger(w io.Writer, format string, l cost.Ledger) error {
 
 // WriteLoaded writes the files of a result rebuilt from its records (sweep.Load) into dir
 // (WriteResultSeries), with the tiers' time series when the records were read whole (in bounded
-// memory a series would hold a tier's records: none are written then).
+// memory a series would hold a tier's records: none are written then), its plots in plots.
 func WriteLoaded(dir string, l *sweep.Loaded, plots PlotFormats) error {
 	ts := map[int]timeseries.Series(nil)
 	if l.File != nil {
