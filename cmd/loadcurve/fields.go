@@ -42,6 +42,7 @@ var fieldFlags = map[string]string{
 	workloads.FieldThink:           "think-time", // sweep.FieldThink too: a closed loop's users think as long
 	workloads.FieldThinkDist:       "think-time-dist",
 	workloads.FieldSystemLen:       "session-system-len",
+	workloads.FieldMultiTurn:       "sharegpt-multi-turn",
 
 	measure.FieldObjectives:        "goodput",
 	measure.FieldPercentiles:       "metric-percentiles",
@@ -97,6 +98,13 @@ var fieldFlags = map[string]string{
 	bench.FieldLightDuration:  "light-duration",
 	bench.FieldSpin:           "spin",
 }
+
+// flagAliases and flagEnv are the other names of a flag: its aliases, and the environment
+// variables that give it.
+var (
+	flagAliases = map[string][]string{"num-requests": {"num-prompts"}}
+	flagEnv     = map[string][]string{"api-key": {"OPENAI_API_KEY"}}
+)
 
 // resumeSettingFlags names the flags that set each setting a resumed sweep must keep
 // (sweep.ResumeDifferences).

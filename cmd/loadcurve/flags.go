@@ -10,9 +10,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/shard"
@@ -22,11 +24,9 @@ import (
 
 // Defaults printed in --help and echoed in results.
 const (
-	defaultSeed      = 0
-	defaultInputLen  = workloads.DefaultInputLen
-	defaultOutputLen = workloads.DefaultOutputLen
-	defaultTimeout   = 5 * time.Minute
-	defaultEndpoint  = "chat"
+	defaultSeed     = 0
+	defaultTimeout  = 5 * time.Minute
+	defaultEndpoint = "chat"
 )
 
 const (
@@ -40,6 +40,45 @@ const (
 	catRehearse  = "Rehearsal (--rehearse)"
 	catSim       = "Embedded simulated deployment (used when --base-url is not given)"
 )
+
+// flagsOf writes a library's settings as flags of one help category, each named as fieldFlags
+// names its field, of the urfave/cli type of its value, the bound value its default.
+func flagsOf(category string, ps []param.Param) []cli.Flag {
+	out := make([]cli.Flag, 0, len(ps))
+	for _, p := range ps {
+		name := strings.TrimPrefix(flagOf(p.Field), "--")
+		usage, def, aliases, env := param.Render(p.Usage, flagOf), param.Render(p.DefaultText, flagOf), flagAliases[name], flagEnv[name]
+		switch v := p.Current().(type) {
+		case string:
+			out = append(out, &cli.StringFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
+		case int:
+			out = append(out, &cli.IntFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
+		case int64:
+			out = append(out, &cli.Int64Flag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
+		case float64:
+			out = append(out, &cli.Float64Flag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
+		case time.Duration:
+			out = append(out, &cli.DurationFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
+		case bool:
+			out = append(out, &cli.BoolFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
+		case []string:
+			out = append(out, &cli.GenericFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: &listValue{}, DefaultText: def, Usage: usage})
+		}
+	}
+	return out
+}
+
+// applyFlags sets every setting whose flag the user gave (param.Apply).
+func applyFlags(c *cli.Context, ps []param.Param) []error {
+	byName := flagfile.ByName(c.Command)
+	return param.Apply(ps, func(name string) ([]string, bool) {
+		flag := strings.TrimPrefix(flagOf(name), "--")
+		if f, ok := byName[flag]; ok && c.IsSet(flag) {
+			return flagfile.Values(c, f), true
+		}
+		return nil, false
+	})
+}
 
 func concat(groups ...[]cli.Flag) []cli.Flag {
 	var out []cli.Flag
@@ -290,48 +329,24 @@ func loadCount(c *cli.Context) (n int, d time.Duration, errs []error) {
 // --- workload ---
 
 func sourceFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "workload", Category: catWorkload, Value: workloads.KindSynthetic,
-			Usage: "request source: synthetic, shared-prefix, sessions (multi-turn conversations), FILE.jsonl (your requests or sessions), FILE.json (ShareGPT), FILE.csv (Azure trace), or FORMAT:FILE with FORMAT jsonl, sharegpt, azure, mooncake"},
-		&cli.IntFlag{Name: "random-input-len", Category: catWorkload, Value: defaultInputLen, Usage: "synthetic prompt length in tokens"},
-		&cli.IntFlag{Name: "random-output-len", Category: catWorkload, Value: defaultOutputLen, Usage: "synthetic and shared-prefix output length in tokens (sent as max_tokens)"},
-		&cli.Float64Flag{Name: "random-range-ratio", Category: catWorkload, Usage: "uniform: lengths in [len·(1-r), len·(1+r)]; normal/lognormal: coefficient of variation"},
-		&cli.StringFlag{Name: "random-length-dist", Category: catWorkload, Value: workloads.DistUniform, Usage: "synthetic length distribution: uniform, normal or lognormal (mean = the length)"},
-		&cli.IntFlag{Name: "shared-prefix-groups", Category: catWorkload, Value: 8, Usage: "shared-prefix: number of groups (request i belongs to group i mod G)"},
-		&cli.IntFlag{Name: "shared-prefix-len", Category: catWorkload, Value: 512, Usage: "shared-prefix: tokens of the prefix common to a group"},
-		&cli.IntFlag{Name: "shared-suffix-len", Category: catWorkload, Value: 64, Usage: "shared-prefix: tokens unique to each request"},
-		&cli.IntFlag{Name: "session-turns", Category: catWorkload, Value: 4, Usage: "sessions: turns per conversation; each turn is sent with the whole history (earlier turns and the actual replies)"},
-		&cli.Float64Flag{Name: "session-turns-range-ratio", Category: catWorkload, Usage: "sessions: turns drawn uniformly from [turns·(1-r), turns·(1+r)]"},
-		&cli.IntFlag{Name: "session-system-len", Category: catWorkload, DefaultText: "0: none", Usage: "sessions: tokens of a system prompt opening each conversation"},
-		&cli.DurationFlag{Name: "think-time", Category: catWorkload, Usage: "sessions and --sharegpt-multi-turn: the user's think time between a response's end and the next turn, e.g. 5s"},
-		&cli.StringFlag{Name: "think-time-dist", Category: catWorkload, Value: workloads.ThinkFixed, Usage: "sessions: think time distribution: fixed or exponential (mean = --think-time)"},
-		&cli.BoolFlag{Name: "sharegpt-multi-turn", Category: catWorkload, DefaultText: "off: its first exchange only", Usage: "ShareGPT: every conversation is a session of all its turns"},
-		&cli.Float64Flag{Name: "trace-time-scale", Category: catWorkload, Value: 1, Usage: "trace replay: multiply the trace's arrival times (0.5 = twice as fast)"},
-		&cli.StringFlag{Name: "cache", Category: catWorkload, DefaultText: "cold for generated workloads, replay for files and traces", Usage: "cache policy: cold (a fresh nonce in front of every prompt, per tier), warm (send the tier's requests once unmeasured first) or replay (send exactly as given)"},
-	}
+	w := workloads.DefaultSettings()
+	return flagsOf(catWorkload, w.Params())
 }
 
 // readSource validates the workload flags (reading a file whole: nothing is sent before the
 // workload is known good).
 func readSource(c *cli.Context) (*workloads.Source, []error) {
-	opts := workloads.LoadOptions{
-		Seed: c.Int64("seed"),
-		Synthetic: workloads.Synthetic{InputLen: c.Int("random-input-len"), OutputLen: c.Int("random-output-len"),
-			RangeRatio: c.Float64("random-range-ratio"), Dist: c.String("random-length-dist")},
-		SharedPrefix: workloads.SharedPrefix{Groups: c.Int("shared-prefix-groups"), PrefixLen: c.Int("shared-prefix-len"),
-			SuffixLen: c.Int("shared-suffix-len"), OutputLen: c.Int("random-output-len")},
-		TimeScale: c.Float64("trace-time-scale"),
-		Sessions: workloads.SyntheticSessions{Turns: c.Int("session-turns"), TurnsRangeRatio: c.Float64("session-turns-range-ratio"),
-			Think: c.Duration("think-time"), ThinkDist: c.String("think-time-dist"), SystemLen: c.Int("session-system-len")},
+	w := workloads.DefaultSettings()
+	if errs := applyFlags(c, w.Params()); len(errs) > 0 {
+		return nil, flagErrors(errs)
 	}
-	if c.Bool("sharegpt-multi-turn") {
-		opts.ShareGPT.MultiTurn, opts.ShareGPT.Think = true, c.Duration("think-time")
-	}
+	opts := w.LoadOptions()
+	opts.Seed = c.Int64("seed")
 	spec, vErrs := vllmDataset(c, &opts) // vLLM's --dataset-name and length flags
 	if len(vErrs) > 0 {
 		return nil, vErrs
 	}
-	src, errs := workloads.NewSource(spec, opts, c.String("cache"))
+	src, errs := workloads.NewSource(spec, opts, w.Cache)
 	errs = flagErrors(errs)
 	if len(errs) == 0 {
 		errs = vllmSource(c, src)
