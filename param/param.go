@@ -186,16 +186,21 @@ func (p *Param) Set(texts ...string) error {
 	return nil
 }
 
-// Apply sets every param the user gave, as given(field) says, and returns every value that
-// did not parse. A param not given keeps its bound value.
-func Apply(ps []Param, given func(field string) (texts []string, ok bool)) []error {
+// Apply sets every param from the texts lookup holds for it, and returns every value that did
+// not parse. lookup says whether the user gave the value: a command may hold a value the user
+// did not give, its own default, which Apply sets without marking the param given. A param
+// lookup holds no text for (nil) keeps its bound value.
+func Apply(ps []Param, lookup func(field string) (texts []string, given bool)) []error {
 	var errs []error
 	for i := range ps {
-		if texts, ok := given(ps[i].Field); ok {
-			if err := ps[i].Set(texts...); err != nil {
-				errs = append(errs, err)
-			}
+		texts, given := lookup(ps[i].Field)
+		if texts == nil {
+			continue
 		}
+		if err := ps[i].Set(texts...); err != nil {
+			errs = append(errs, err)
+		}
+		ps[i].Given = given
 	}
 	return errs
 }

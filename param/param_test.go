@@ -107,6 +107,19 @@ func TestApplySetsOnlyWhatWasGiven(t *testing.T) {
 	}
 }
 
+func TestApplySetsACommandsDefaultsNotGiven(t *testing.T) {
+	c := config{n: 9}
+	ps := c.params()
+	held := map[string][]string{"count": {"4"}, "name": {"x"}}
+	errs := param.Apply(ps, func(f string) ([]string, bool) { return held[f], f == "name" })
+	if len(errs) > 0 || c.n != 4 || c.name != "x" {
+		t.Fatalf("errs %v, count %d, name %q; want none, 4, x", errs, c.n, c.name)
+	}
+	if param.IsGiven(ps, "count") || !param.IsGiven(ps, "name") {
+		t.Errorf("given: count %v, name %v; want false, true", param.IsGiven(ps, "count"), param.IsGiven(ps, "name"))
+	}
+}
+
 func inf() float64 { v, _ := strconv.ParseFloat("inf", 64); return v }
 
 func TestSetOfNothingIsNotGiven(t *testing.T) {

@@ -68,15 +68,18 @@ func flagsOf(category string, ps []param.Param) []cli.Flag {
 	return out
 }
 
-// applyFlags sets every setting whose flag the user gave (param.Apply).
-func applyFlags(c *cli.Context, ps []param.Param) []error {
+// applyFlags sets every setting from its flag, given or at the command's default, and marks
+// those the user gave (param.Apply); givenOnly leaves the settings whose flag was not given as
+// they are.
+func applyFlags(c *cli.Context, ps []param.Param, givenOnly ...bool) []error {
 	byName := flagfile.ByName(c.Command)
 	return param.Apply(ps, func(name string) ([]string, bool) {
 		flag := strings.TrimPrefix(flagOf(name), "--")
-		if f, ok := byName[flag]; ok && c.IsSet(flag) {
-			return flagfile.Values(c, f), true
+		f, ok := byName[flag]
+		if !ok || len(givenOnly) > 0 && !c.IsSet(flag) {
+			return nil, false
 		}
-		return nil, false
+		return flagfile.Values(c, f), c.IsSet(flag)
 	})
 }
 
@@ -222,20 +225,16 @@ const maxReadyCheck = 86400
 // loadFlags are the arrival process of one tier (run, schedule): rate, burstiness, ramps, count
 // or duration, seed.
 func loadFlags(defaultRate string, defaultN int) []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "request-rate", Category: catLoad, Value: defaultRate, Usage: "arrival rate in requests/s, or inf to send everything at once"},
-		burstinessFlag(),
-		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, Value: defaultN, Usage: "requests of the tier (vLLM's --num-prompts)"},
-		&cli.DurationFlag{Name: "duration", Category: catLoad, DefaultText: "none: --num-requests", Usage: "tier length instead of --num-requests, e.g. 30s or 5m: arrivals planned within it are sent"},
-		seedFlag(),
-		&cli.StringFlag{Name: "ramp-up-strategy", Category: catLoad, DefaultText: "none: --request-rate throughout", Usage: "linear or exponential ramp of the rate from --ramp-up-start-rps to --ramp-up-end-rps"},
-		&cli.Float64Flag{Name: "ramp-up-start-rps", Category: catLoad, DefaultText: "none", Usage: "ramp start rate (requests/s)"},
-		&cli.Float64Flag{Name: "ramp-up-end-rps", Category: catLoad, DefaultText: "none", Usage: "ramp end rate (requests/s)"},
-	}
+	spec := arrival.Spec{Burstiness: arrival.DefaultBurstiness}
+	rate := spec.Params()
+	_ = rate[0].Set(defaultRate) // a literal of the command's
+	length := arrival.Length{Requests: defaultN}
+	return concat(flagsOf(catLoad, rate[:2]), flagsOf(catLoad, length.Params()), []cli.Flag{seedFlag()}, flagsOf(catLoad, rate[2:]))
 }
 
 func burstinessFlag() cli.Flag {
-	return &cli.StringFlag{Name: "burstiness", Category: catLoad, Value: "1", Usage: "Gamma shape of the inter-arrival gaps: 1 = Poisson, <1 burstier, inf = constant spacing"}
+	spec := arrival.Spec{Burstiness: arrival.DefaultBurstiness}
+	return flagsOf(catLoad, spec.Params()[1:2])[0]
 }
 
 func seedFlag() cli.Flag {
@@ -290,40 +289,23 @@ func readClient(c *cli.Context) (clientOptions, []error) {
 
 // arrivalSpec reads the load flags into a validated arrival spec.
 func arrivalSpec(c *cli.Context) (arrival.Spec, []error) {
-	var errs []error
-	spec := arrival.Spec{RampStart: c.Float64("ramp-up-start-rps"), RampEnd: c.Float64("ramp-up-end-rps")}
-	var err error
-	if spec.Rate, err = arrival.ParseRate(c.String("request-rate")); err != nil {
-		errs = append(errs, err)
+	var spec arrival.Spec
+	if errs := applyFlags(c, spec.Params()); len(errs) > 0 {
+		return spec, errs
 	}
-	if spec.Burstiness, err = arrival.ParseBurstiness(c.String("burstiness")); err != nil {
-		errs = append(errs, err)
-	}
-	if spec.Ramp, err = arrival.ParseRampStrategy(c.String("ramp-up-strategy")); err != nil {
-		errs = append(errs, err)
-	}
-	if len(errs) == 0 {
-		errs = append(errs, spec.Validate()...)
-	}
-	return spec, errs
+	return spec, spec.Validate()
 }
 
 // loadCount reads --num-requests / --duration.
 func loadCount(c *cli.Context) (n int, d time.Duration, errs []error) {
-	n, d = c.Int("num-requests"), c.Duration("duration")
-	if c.IsSet("duration") {
-		if d <= 0 {
-			errs = append(errs, fmt.Errorf("--duration must be > 0, got %v", d))
-		}
-		if c.IsSet("num-requests") {
-			errs = append(errs, errors.New("give --num-requests or --duration, not both"))
-		}
-		return 0, d, errs
+	var l arrival.Length
+	ps := l.Params()
+	errs = applyFlags(c, ps)
+	l, e := l.Resolve(ps)
+	if param.IsGiven(ps, arrival.FieldDuration) && param.IsGiven(ps, arrival.FieldRequests) {
+		e = append(e, errors.New("give --num-requests or --duration, not both"))
 	}
-	if n < 1 {
-		errs = append(errs, fmt.Errorf("--num-requests must be >= 1, got %d", n))
-	}
-	return n, 0, errs
+	return l.Requests, l.Duration, append(errs, flagErrors(e)...)
 }
 
 // --- workload ---
