@@ -57,6 +57,12 @@ var fieldFlags = map[string]string{
 	loadgen.FieldMaxResponse:     "max-response-mib",
 	loadgen.FieldRetries:         "retries",
 	loadgen.FieldReadyTimeout:    "ready-check-timeout-sec",
+	loadgen.FieldAPIKey:          "api-key",
+	loadgen.FieldModel:           "model",
+	loadgen.FieldIgnoreEOS:       "ignore-eos",
+	loadgen.FieldInsecure:        "insecure",
+	loadgen.FieldServerMetrics:   "server-metrics",
+	loadgen.FieldRateLimit:       "rate-limit",
 	// loadgen.FieldMaxConcurrency is sweep.FieldMaxConcurrency: one cap, --max-concurrency.
 
 	shard.FieldShard:   "shard",

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -94,21 +93,8 @@ func concat(groups ...[]cli.Flag) []cli.Flag {
 // --- target ---
 
 func targetFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "base-url", Category: catTarget, DefaultText: "none: start the embedded simulated deployment", Usage: "OpenAI-style base URL of the target, e.g. http://host:8000/v1"},
-		&cli.StringFlag{Name: "api-key", Category: catTarget, EnvVars: []string{"OPENAI_API_KEY"}, Usage: "API key sent as a Bearer token (never written to any output)"},
-		&cli.StringFlag{Name: "model", Category: catTarget, DefaultText: "the first of GET /models", Usage: "model name"},
-		&cli.StringFlag{Name: "endpoint", Category: catTarget, Value: defaultEndpoint, Usage: endpointUsage()},
-		&cli.StringFlag{Name: "extra-body", Category: catTarget, Usage: "JSON object merged into every request body, e.g. '{\"ignore_eos\":true}'"},
-		&cli.BoolFlag{Name: "ignore-eos", Category: catTarget, Usage: "ask the server to generate max_tokens tokens whatever it samples (vLLM's flag: adds \"ignore_eos\":true to the body)"},
-		&cli.GenericFlag{Name: "header", Category: catTarget, Value: &listValue{}, Usage: "extra request header 'Name: value', or vLLM's 'Name=value' (repeatable; values never written to any output)"},
-		&cli.StringFlag{Name: "request-id-prefix", Category: catTarget, DefaultText: "none: no id sent", Usage: "send every request with the header X-Request-Id: PREFIX<tier>-<id> (the preflight's: PREFIXpreflight), as vLLM's flag does, so that the server's logs join records.jsonl"},
-		&cli.IntFlag{Name: "ready-check-timeout-sec", Category: catTarget, DefaultText: "0: no waiting", Usage: "before the preflight, wait up to N seconds for the target to answer, probing it every second (vLLM's flag)"},
-		&cli.DurationFlag{Name: "timeout", Category: catTarget, Value: defaultTimeout, Usage: "per-request deadline from send to the end of the stream (0: none)"},
-		&cli.BoolFlag{Name: "insecure", Category: catTarget, Usage: "skip TLS certificate verification (loudly reported)"},
-		&cli.IntFlag{Name: "max-response-mib", Category: catTarget, Value: loadgen.DefaultMaxResponseBytes >> 20, Usage: "cut a response that streams more than this many MiB (recorded as stream_error); responses with more than 16·max_tokens output chunks (at least 4096) are cut too"},
-		&cli.StringFlag{Name: "server-metrics", Category: catTarget, DefaultText: "the target's /metrics when it answers", Usage: "Prometheus metrics URL of the target, scraped every second of every tier, or off"},
-	}
+	t := loadgen.DefaultTargetSettings(defaultTimeout)
+	return flagsOf(catTarget, t.Params())
 }
 
 // runInfoFlags name a run and carry data along with it: --label and --metadata.
@@ -164,38 +150,30 @@ func readRunInfo(c *cli.Context) (runInfo, []error) {
 
 // readTarget reads the target flags (the base URL may be empty: the session starts the sim).
 func readTarget(c *cli.Context) (loadgen.Target, []error) {
-	var errs []error
-	ep, err := loadgen.ParseEndpoint(c.String("endpoint"))
-	if err != nil && !strings.HasPrefix(c.String("endpoint"), "/") { // vLLM's path form: vllmTarget reads it
-		errs = append(errs, named("endpoint", err))
+	s := loadgen.DefaultTargetSettings(defaultTimeout)
+	errs := applyFlags(c, s.Params())
+	ep, err := loadgen.ParseEndpoint(s.Endpoint)
+	if err != nil && !strings.HasPrefix(s.Endpoint, "/") { // vLLM's path form: vllmTarget reads it
+		errs = append(errs, err)
 	}
-	t := loadgen.Target{BaseURL: c.String("base-url"), APIKey: c.String("api-key"), Model: c.String("model"),
-		Endpoint: ep, Timeout: c.Duration("timeout"), Insecure: c.Bool("insecure")}
-	if mib := c.Int("max-response-mib"); mib < 1 || mib > 1<<20 {
-		errs = append(errs, fmt.Errorf("--max-response-mib must be in [1, %d], got %d", 1<<20, mib))
-	} else {
-		t.MaxResponseBytes = int64(mib) << 20
+	t := loadgen.Target{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model, Endpoint: ep, Timeout: s.Timeout,
+		Insecure: s.Insecure, RequestIDPrefix: s.RequestIDPrefix}
+	if t.MaxResponseBytes, err = s.MaxResponseBytes(); err != nil {
+		errs = append(errs, err)
 	}
-	if s := c.String("extra-body"); s != "" {
-		body, err := loadgen.ParseExtraBody(s)
-		if err != nil {
-			errs = append(errs, named("extra-body", err))
-		}
-		t.ExtraBody = body
+	if t.ExtraBody, err = loadgen.ParseExtraBody(s.ExtraBody); err != nil {
+		errs = append(errs, err)
 	}
-	if c.Bool("ignore-eos") {
-		body, err := loadgen.WithIgnoreEOS(t.ExtraBody)
-		if err != nil {
+	if s.IgnoreEOS {
+		if t.ExtraBody, err = loadgen.WithIgnoreEOS(t.ExtraBody); err != nil {
 			errs = append(errs, fmt.Errorf("--ignore-eos: %w", err))
 		}
-		t.ExtraBody = body
 	}
-	headers, bad := loadgen.ParseHeaders(listOf(c, "header"))
+	headers, bad := loadgen.ParseHeaders(s.Headers)
 	for _, e := range bad {
 		errs = append(errs, fmt.Errorf("--header %w", e))
 	}
 	t.Headers = headers
-	t.RequestIDPrefix = c.String("request-id-prefix")
 	errs = append(errs, vllmTarget(c, &t)...) // vLLM's --host/--port/--endpoint PATH, --backend, sampling flags
 	if t.BaseURL != "" {
 		v := t
@@ -211,14 +189,11 @@ func readTarget(c *cli.Context) (loadgen.Target, []error) {
 		}
 		errs = append(errs, t.ValidateRequestID()...)
 	}
-	if n := c.Int("ready-check-timeout-sec"); n < 0 || n > maxReadyCheck {
-		errs = append(errs, fmt.Errorf("--ready-check-timeout-sec must be in [0, %d] seconds (0: no waiting), got %d", maxReadyCheck, n))
+	if _, err := s.ReadyCheck(); err != nil {
+		errs = append(errs, err)
 	}
 	return t, errs
 }
-
-// maxReadyCheck bounds --ready-check-timeout-sec: a day.
-const maxReadyCheck = 86400
 
 // --- load (the fragment run, sweep and schedule share) ---
 
@@ -243,11 +218,9 @@ func seedFlag() cli.Flag {
 
 // clientFlags govern how the client sends: concurrency cap, safety ceiling, retries.
 func clientFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.IntFlag{Name: "max-concurrency", Category: catLoad, DefaultText: "no cap", Usage: "cap on requests in flight; excess arrivals wait in the client (measured as client_queue_time)"},
-		&cli.Float64Flag{Name: "rate-limit", Category: catClient, DefaultText: "off", Usage: "hard safety ceiling in requests/s guarding shared endpoints; holding requests back shows as schedule lag"},
-		&cli.IntFlag{Name: "retries", Category: catClient, Usage: "re-send a request that got 429/5xx or lost its connection before any output, up to N times, after its Retry-After (at most 5s); the preflight too (attempts are recorded; retries distort the load)"},
-	}
+	var s loadgen.ClientSettings
+	ps := s.Params()
+	return concat(flagsOf(catLoad, ps[:1]), flagsOf(catClient, ps[1:]))
 }
 
 // clientOptions reads clientFlags.
@@ -258,21 +231,11 @@ type clientOptions struct {
 }
 
 func readClient(c *cli.Context) (clientOptions, []error) {
-	var o clientOptions
-	var errs []error
-	if c.IsSet("max-concurrency") {
-		if o.maxConc = c.Int("max-concurrency"); o.maxConc < 1 {
-			errs = append(errs, fmt.Errorf("--max-concurrency must be >= 1 (omit it for no cap), got %d", o.maxConc))
-		}
-	}
-	if c.IsSet("rate-limit") {
-		if o.rateLimit = c.Float64("rate-limit"); !(o.rateLimit > 0) || math.IsInf(o.rateLimit, 0) {
-			errs = append(errs, fmt.Errorf("--rate-limit must be a finite number of requests/s > 0, got %s", report.FormatFloat(o.rateLimit, -1)))
-		}
-	}
-	if o.retries = c.Int("retries"); o.retries < 0 {
-		errs = append(errs, fmt.Errorf("--retries must be >= 0, got %d", o.retries))
-	}
+	var s loadgen.ClientSettings
+	ps := s.Params()
+	errs := applyFlags(c, ps)
+	errs = append(errs, s.Validate(ps)...)
+	o := clientOptions{maxConc: s.MaxConcurrency, rateLimit: s.RateLimit, retries: s.Retries}
 	if lim := loadgen.OpenFileLimit(); lim > 0 {
 		usable := loadgen.StreamsWithin(lim, c.String("base-url") == "")
 		switch {
@@ -512,14 +475,4 @@ func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
 		errs = append(errs, errors.New("--shard needs --start-at: the shards must share one T0 for their union to be the planned schedule"))
 	}
 	return sp, at, errs
-}
-
-// endpointUsage lists --endpoint's values, the registered endpoint kinds, with their routes:
-// "chat (/chat/completions), completions (/completions), …".
-func endpointUsage() string {
-	var parts []string
-	for _, k := range loadgen.Kinds() {
-		parts = append(parts, fmt.Sprintf("%s (%s)", k, k.Route()))
-	}
-	return strings.Join(parts, ", ")
 }
