@@ -58,7 +58,6 @@ var fieldFlags = map[string]string{
 	loadgen.FieldRetries:         "retries",
 	loadgen.FieldReadyTimeout:    "ready-check-timeout-sec",
 	loadgen.FieldAPIKey:          "api-key",
-	loadgen.FieldModel:           "model",
 	loadgen.FieldIgnoreEOS:       "ignore-eos",
 	loadgen.FieldInsecure:        "insecure",
 	loadgen.FieldServerMetrics:   "server-metrics",

@@ -99,10 +99,8 @@ func targetFlags() []cli.Flag {
 
 // runInfoFlags name a run and carry data along with it: --label and --metadata.
 func runInfoFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "label", Category: catOutput, Usage: "a name for the run, kept in records.jsonl and written into summary.json and curve.json (vLLM's --label)"},
-		&cli.GenericFlag{Name: "metadata", Category: catOutput, Value: &listValue{}, Usage: "KEY=VALUE kept with the run (repeatable; vLLM's --metadata): in records.jsonl, at the top level of summary.json, under run.metadata in curve.json"},
-	}
+	var r sweep.RunNaming
+	return flagsOf(catOutput, r.Params())
 }
 
 // listValue is a repeatable flag whose values are kept whole: a StringSliceFlag would split
@@ -135,17 +133,16 @@ type runInfo struct {
 
 // readRunInfo reads --label and --metadata (sweep.CheckName, sweep.ParseMetadata).
 func readRunInfo(c *cli.Context) (runInfo, []error) {
-	var errs []error
-	ri := runInfo{label: c.String("label")}
-	if why := sweep.CheckName(ri.label); why != "" {
+	var r sweep.RunNaming
+	errs := applyFlags(c, r.Params())
+	if why := sweep.CheckName(r.Label); why != "" {
 		errs = append(errs, fmt.Errorf("--label: %s", why))
 	}
-	md, bad := sweep.ParseMetadata(listOf(c, "metadata"))
+	md, bad := sweep.ParseMetadata(r.Metadata)
 	for _, e := range bad {
 		errs = append(errs, fmt.Errorf("--metadata %w", e))
 	}
-	ri.metadata = md
-	return ri, errs
+	return runInfo{label: r.Label, metadata: md}, errs
 }
 
 // readTarget reads the target flags (the base URL may be empty: the session starts the sim).
@@ -448,31 +445,16 @@ func outputFormat(c *cli.Context) (string, error) {
 // --- shards ---
 
 func shardFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "shard", Category: catClient, Usage: "send only shard i of k of the run: i/k, or auto/k to take i from JOB_COMPLETION_INDEX (Kubernetes Indexed Job); merge the shards' results with 'loadcurve merge'"},
-		&cli.StringFlag{Name: "start-at", Category: catClient, Usage: "RFC 3339 wall-clock time at which every shard starts (its T0), e.g. 2026-05-01T12:00:00Z"},
-	}
+	var s shard.Settings
+	return flagsOf(catClient, s.Params(time.Now))
 }
 
 // shardOptions reads --shard and --start-at.
 func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
-	var errs []error
-	var sp shard.Spec
-	var at time.Time
-	if v := c.String("shard"); v != "" {
-		var err error
-		if sp, err = shard.Parse(v); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if v := c.String("start-at"); v != "" {
-		var err error
-		if at, err = shard.ParseStartAt(v, time.Now()); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if sp.Sharded() && at.IsZero() && sp.Count > 1 {
+	var s shard.Settings
+	errs := applyFlags(c, s.Params(time.Now))
+	if s.MissingStartAt() {
 		errs = append(errs, errors.New("--shard needs --start-at: the shards must share one T0 for their union to be the planned schedule"))
 	}
-	return sp, at, errs
+	return s.Spec, s.StartAt, errs
 }
