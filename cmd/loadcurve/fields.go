@@ -85,6 +85,7 @@ var fieldFlags = map[string]string{
 	sweep.FieldWarmup:          "window-warmup",
 	sweep.FieldCooldownWindow:  "window-cooldown",
 	sweep.FieldBounded:         "bounded-memory",
+	sweep.FieldMaxScheduleLag:  "max-schedule-lag",
 
 	runner.FieldWarmups:     "num-warmups",
 	runner.FieldVirtual:     "sim-clock",

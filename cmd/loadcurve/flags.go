@@ -10,7 +10,6 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
-	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/param"
@@ -299,18 +298,9 @@ func readSource(c *cli.Context) (*workloads.Source, []error) {
 // --- objectives and analysis ---
 
 func objectiveFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys " + strings.Join(measure.ObjectiveKeys(), ", ") + " (ttfa: time to the first answer token; answer_itl: mean gap between answer chunks), e.g. --goodput ttft:500 tpot:50"},
-		&cli.StringFlag{Name: "metric-percentiles", Category: catObjective, Value: measure.DefaultPercentiles, Usage: "percentiles to report"},
-		&cli.StringFlag{Name: "percentile-metrics", Category: catObjective,
-			DefaultText: "all; vLLM's is ttft,tpot,itl", Usage: "metrics to report statistics for, comma-separated among " + strings.Join(measure.MetricNames(), ",")},
-		&cli.DurationFlag{Name: "window-warmup", Category: catObjective, DefaultText: "sized from the time in system for the decisions, none for vLLM's keys", Usage: "a fixed steady-state window: leave out of the metrics the requests planned in the tier's first DURATION, e.g. 10s"},
-		&cli.DurationFlag{Name: "window-cooldown", Category: catObjective, DefaultText: "none", Usage: "a fixed steady-state window: leave out of the metrics the requests planned in the tier's last DURATION, e.g. 5s"},
-		&cli.DurationFlag{Name: "max-schedule-lag", Category: catObjective, Value: measure.DefaultMaxScheduleLag, Usage: "schedule-lag p99 below which the client never counts; above it, a tier is client_bound when the lag made its arrivals burstier than planned or entered what was measured"},
-		&cli.Float64Flag{Name: "target-share", Category: catObjective, Value: curve.DefaultTargetShare, Usage: "compliant request share a rate must reach to meet the objectives, in (0,1]"},
-		&cli.Float64Flag{Name: "confidence", Category: catObjective, Value: curve.DefaultConfidence, Usage: "confidence of the verdicts and intervals, in (0,1)"},
-		&cli.Float64Flag{Name: "headroom", Category: catObjective, Value: curve.DefaultHeadroom, Usage: "operating point = capacity × (1 − headroom); a business choice, in [0,1)"},
-	}
+	s := sweep.DefaultSettings()
+	return append([]cli.Flag{&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys " + strings.Join(measure.ObjectiveKeys(), ", ") + " (ttfa: time to the first answer token; answer_itl: mean gap between answer chunks), e.g. --goodput ttft:500 tpot:50"}},
+		flagsOf(catObjective, s.Inputs())...)
 }
 
 // objectives reads --goodput, including vLLM's space-separated form in which further KEY:MS
@@ -340,68 +330,18 @@ func objectives(c *cli.Context, skip int) (measure.Objectives, error) {
 // `positional` arguments of its own.
 func readSettings(c *cli.Context, positional int, base sweep.Settings) (sweep.Settings, []error) {
 	var errs []error
-	s := base
-	if c.IsSet("goodput") {
-		obj, err := objectives(c, positional)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		s.Measure.Objectives = obj
-	} else if _, err := objectives(c, positional); err != nil {
+	s := base.OrDefaults()
+	obj, err := objectives(c, positional)
+	if err != nil {
 		errs = append(errs, err)
 	}
-	if c.IsSet("metric-percentiles") || s.Measure.Percentiles == nil {
-		ps, err := measure.ParsePercentiles(c.String("metric-percentiles"))
-		if err != nil {
-			errs = append(errs, err)
-		}
-		s.Measure.Percentiles = ps
+	if c.IsSet("goodput") {
+		s.Measure.Objectives = obj
 	}
-	if c.IsSet("percentile-metrics") {
-		ms, err := measure.ParsePercentileMetrics(c.String("percentile-metrics"))
-		if err != nil {
-			errs = append(errs, err)
-		}
-		s.Measure.Metrics = ms
-	}
-	for _, w := range []struct {
-		flag string
-		to   *time.Duration
-	}{{"window-warmup", &s.Measure.Warmup}, {"window-cooldown", &s.Measure.Cooldown}} {
-		if c.IsSet(w.flag) {
-			if d := c.Duration(w.flag); d < 0 {
-				errs = append(errs, fmt.Errorf("--%s must be >= 0, got %v", w.flag, d))
-			} else {
-				*w.to = d
-			}
-		}
-	}
-	if c.IsSet("max-schedule-lag") || s.Measure.MaxScheduleLag <= 0 {
-		if lag := c.Duration("max-schedule-lag"); lag <= 0 {
-			errs = append(errs, fmt.Errorf("--max-schedule-lag must be > 0, got %v", lag))
-		} else {
-			s.Measure.MaxScheduleLag = lag
-		}
-	}
-	p := s.Params
-	if c.IsSet("target-share") || p.TargetShare == 0 {
-		p.TargetShare = c.Float64("target-share")
-		if p.TargetShare == 0 {
-			errs = append(errs, errors.New("--target-share must be in (0, 1], got 0"))
-		}
-	}
-	if c.IsSet("confidence") || p.Confidence == 0 {
-		p.Confidence = c.Float64("confidence")
-		if p.Confidence == 0 {
-			errs = append(errs, errors.New("--confidence must be in (0, 1), got 0"))
-		}
-	}
-	if c.IsSet("headroom") || base.Params == (curve.Params{}) {
-		p.Headroom = c.Float64("headroom")
-	}
-	s.Params = p.WithDefaults()
-	errs = append(errs, flagErrors(s.Params.Validate())...)
-	return s, errs
+	ps := s.Inputs()
+	errs = append(errs, applyFlags(c, ps, true)...)
+	s, e := s.Check(ps)
+	return s, append(errs, flagErrors(e)...)
 }
 
 // --- output ---
