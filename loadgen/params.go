@@ -137,3 +137,28 @@ func rateText(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
+
+// Target returns the target the settings describe, their texts parsed (the endpoint, the
+// extra body with ignore_eos merged in), and every problem with them but the headers', which
+// ParseHeaders reads by position. An endpoint given as a path (vLLM's form, a route:
+// EndpointOfRoute) is left zero for the caller, who knows the base URL it joins.
+func (s TargetSettings) Target() (Target, []error) {
+	var errs []error
+	t := Target{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model, Timeout: s.Timeout, Insecure: s.Insecure, RequestIDPrefix: s.RequestIDPrefix}
+	var err error
+	if t.Endpoint, err = ParseEndpoint(s.Endpoint); err != nil && !strings.HasPrefix(s.Endpoint, "/") {
+		errs = append(errs, err)
+	}
+	if t.MaxResponseBytes, err = s.MaxResponseBytes(); err != nil {
+		errs = append(errs, err)
+	}
+	if t.ExtraBody, err = ParseExtraBody(s.ExtraBody); err != nil {
+		errs = append(errs, err)
+	}
+	if s.IgnoreEOS {
+		if t.ExtraBody, err = WithIgnoreEOS(t.ExtraBody); err != nil {
+			errs = append(errs, field.Errorf(FieldIgnoreEOS, "%w", err))
+		}
+	}
+	return t, errs
+}

@@ -75,3 +75,37 @@ func TestTargetSettings(t *testing.T) {
 		t.Errorf("ReadyCheck = %v, %v", d, err)
 	}
 }
+
+func TestTargetSettingsTarget(t *testing.T) {
+	tests := []struct {
+		name string
+		set  func(s *loadgen.TargetSettings)
+		body string
+		errs []string
+	}{
+		{"the defaults", func(*loadgen.TargetSettings) {}, "", nil},
+		{"ignore_eos merged into the body", func(s *loadgen.TargetSettings) { s.ExtraBody, s.IgnoreEOS = `{"top_k":1}`, true }, `{"ignore_eos":true,"top_k":1}`, nil},
+		{"a contradiction", func(s *loadgen.TargetSettings) { s.ExtraBody, s.IgnoreEOS = `{"ignore_eos":false}`, true }, `{"ignore_eos":false}`,
+			[]string{`ignore EOS: contradicts the extra body's "ignore_eos":false`}},
+		{"vLLM's path form is the caller's", func(s *loadgen.TargetSettings) { s.Endpoint = "/v1/completions" }, "", nil},
+		{"an unknown kind and a cap of nothing", func(s *loadgen.TargetSettings) { s.Endpoint, s.MaxResponseMiB = "nope", 0 }, "",
+			[]string{`endpoint kind: want chat, completions, embeddings or responses, got "nope"`, "response size cap: must be in [1, 1048576], got 0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := loadgen.DefaultTargetSettings(time.Second)
+			tt.set(&s)
+			got, errs := s.Target()
+			var texts []string
+			for _, e := range errs {
+				texts = append(texts, e.Error())
+			}
+			if strings.Join(texts, "\n") != strings.Join(tt.errs, "\n") {
+				t.Errorf("errors %q, want %q", texts, tt.errs)
+			}
+			if len(tt.errs) == 0 && string(got.ExtraBody) != tt.body {
+				t.Errorf("body %s, want %s", got.ExtraBody, tt.body)
+			}
+		})
+	}
+}

@@ -113,3 +113,13 @@ func (t metricsText) Set(s string) (err error) {
 	*t.p, err = measure.ParsePercentileMetrics(s)
 	return err
 }
+
+// CheckBounded returns an error when summaries computed as records arrive (bounded memory)
+// cannot apply the settings: a cool-down window ends at a time known only at the tier's end.
+func CheckBounded(m measure.Options) error {
+	if m.Cooldown > 0 {
+		return field.Errorf(FieldBounded, "cannot apply %v: the window's end depends on the tier's length, known only at its end (run without it, then `loadcurve report %v` on the records)",
+			field.Ref(FieldCooldownWindow), field.Ref(FieldCooldownWindow))
+	}
+	return nil
+}

@@ -84,3 +84,13 @@ func TestSettingsInputsShowTheDefaults(t *testing.T) {
 		t.Errorf("percentiles shown %q", ps[0].Current())
 	}
 }
+
+func TestCheckBounded(t *testing.T) {
+	if err := sweep.CheckBounded(measure.Options{Warmup: time.Second}); err != nil {
+		t.Errorf("a warm-up window: %v", err)
+	}
+	err := sweep.CheckBounded(measure.Options{Cooldown: time.Second})
+	if err == nil || !strings.HasPrefix(err.Error(), "bounded memory: cannot apply cool-down window:") {
+		t.Errorf("a cool-down window: %v", err)
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/loadcurve/loadcurve/arrival"
@@ -171,18 +170,6 @@ type flagged struct {
 
 func (f flagged) Error() string { return f.text }
 func (f flagged) Unwrap() error { return f.err }
-
-// named prefixes err with its flag, unless it is a library's field error (flagError names it)
-// or the message already starts with it (the parsers of loadgen name their flag themselves).
-func named(flag string, err error) error {
-	if fe := field.Of(err); fe != nil {
-		return flagError(err)
-	}
-	if strings.HasPrefix(err.Error(), "--"+flag) {
-		return err
-	}
-	return fmt.Errorf("--%s: %w", flag, err)
-}
 
 // flagErrors maps every error with flagError.
 func flagErrors(errs []error) []error {

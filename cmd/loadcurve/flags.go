@@ -148,23 +148,8 @@ func readRunInfo(c *cli.Context) (runInfo, []error) {
 func readTarget(c *cli.Context) (loadgen.Target, []error) {
 	s := loadgen.DefaultTargetSettings(defaultTimeout)
 	errs := applyFlags(c, s.Params())
-	ep, err := loadgen.ParseEndpoint(s.Endpoint)
-	if err != nil && !strings.HasPrefix(s.Endpoint, "/") { // vLLM's path form: vllmTarget reads it
-		errs = append(errs, err)
-	}
-	t := loadgen.Target{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model, Endpoint: ep, Timeout: s.Timeout,
-		Insecure: s.Insecure, RequestIDPrefix: s.RequestIDPrefix}
-	if t.MaxResponseBytes, err = s.MaxResponseBytes(); err != nil {
-		errs = append(errs, err)
-	}
-	if t.ExtraBody, err = loadgen.ParseExtraBody(s.ExtraBody); err != nil {
-		errs = append(errs, err)
-	}
-	if s.IgnoreEOS {
-		if t.ExtraBody, err = loadgen.WithIgnoreEOS(t.ExtraBody); err != nil {
-			errs = append(errs, fmt.Errorf("--ignore-eos: %w", err))
-		}
-	}
+	t, e := s.Target()
+	errs = append(errs, e...)
 	headers, bad := loadgen.ParseHeaders(s.Headers)
 	for _, e := range bad {
 		errs = append(errs, fmt.Errorf("--header %w", e))
@@ -363,13 +348,13 @@ func boundedMemoryFlag(what string) cli.Flag {
 		Usage: what + ": counts, throughputs, means exact; medians and percentiles within ±0.5 % (records.jsonl keeps everything; 'loadcurve report' on it is exact)"}
 }
 
-// boundedMemory reads --bounded-memory, which cannot apply a cooldown window.
+// boundedMemory reads --bounded-memory (sweep.CheckBounded).
 func boundedMemory(c *cli.Context, opts measure.Options) (bool, error) {
 	if !c.Bool("bounded-memory") {
 		return false, nil
 	}
-	if opts.Cooldown > 0 {
-		return true, usagef("--bounded-memory cannot apply --window-cooldown: the window's end depends on the tier's length, known only at its end (run without it, then `loadcurve report --window-cooldown` on the records)")
+	if err := sweep.CheckBounded(opts); err != nil {
+		return true, usageError{flagError(err)}
 	}
 	return true, nil
 }
