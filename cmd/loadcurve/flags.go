@@ -22,9 +22,8 @@ import (
 
 // Defaults printed in --help and echoed in results.
 const (
-	defaultSeed     = 0
-	defaultTimeout  = 5 * time.Minute
-	defaultEndpoint = "chat"
+	defaultSeed    = 0
+	defaultTimeout = 5 * time.Minute
 )
 
 const (
