@@ -162,3 +162,13 @@ func (s TargetSettings) Target() (Target, []error) {
 	}
 	return t, errs
 }
+
+// ValidateLocal returns the problems Validate finds with what a target without a base URL
+// still uses (one the caller starts itself): the deadline and the request id prefix.
+func (t Target) ValidateLocal() []error {
+	var errs []error
+	if t.Timeout < 0 {
+		errs = append(errs, field.Errorf(FieldTimeout, "must be >= 0, got %v", t.Timeout))
+	}
+	return append(errs, t.ValidateRequestID()...)
+}

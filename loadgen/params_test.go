@@ -109,3 +109,15 @@ func TestTargetSettingsTarget(t *testing.T) {
 		})
 	}
 }
+
+func TestTargetValidateLocal(t *testing.T) {
+	ok := loadgen.Target{Timeout: time.Second, RequestIDPrefix: "run-"}
+	if errs := ok.ValidateLocal(); len(errs) > 0 {
+		t.Errorf("a target without a base URL: %v", errs)
+	}
+	bad := loadgen.Target{Timeout: -time.Second, RequestIDPrefix: "a b"}
+	errs := bad.ValidateLocal()
+	if len(errs) != 2 || errs[0].Error() != "request timeout: must be >= 0, got -1s" {
+		t.Errorf("ValidateLocal = %v", errs)
+	}
+}

@@ -164,10 +164,7 @@ func readTarget(c *cli.Context) (loadgen.Target, []error) {
 		}
 		errs = append(errs, v.Validate()...)
 	} else {
-		if t.Timeout < 0 {
-			errs = append(errs, fmt.Errorf("--timeout must be >= 0, got %v", t.Timeout))
-		}
-		errs = append(errs, t.ValidateRequestID()...)
+		errs = append(errs, t.ValidateLocal()...)
 	}
 	if _, err := s.ReadyCheck(); err != nil {
 		errs = append(errs, err)
