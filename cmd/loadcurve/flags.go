@@ -66,14 +66,14 @@ func flagsOf(category string, ps []param.Param) []cli.Flag {
 }
 
 // applyFlags sets every setting from its flag, given or at the command's default, and marks
-// those the user gave (param.Apply); givenOnly leaves the settings whose flag was not given as
-// they are.
-func applyFlags(c *cli.Context, ps []param.Param, givenOnly ...bool) []error {
+// those the user gave (param.Apply); with onlyGiven, a setting whose flag was not given keeps
+// its value.
+func applyFlags(c *cli.Context, ps []param.Param, onlyGiven bool) []error {
 	byName := flagfile.ByName(c.Command)
 	return param.Apply(ps, func(name string) ([]string, bool) {
 		flag := strings.TrimPrefix(flagOf(name), "--")
 		f, ok := byName[flag]
-		if !ok || len(givenOnly) > 0 && !c.IsSet(flag) {
+		if !ok || onlyGiven && !c.IsSet(flag) {
 			return nil, false
 		}
 		return flagfile.Values(c, f), c.IsSet(flag)
@@ -132,7 +132,7 @@ type runInfo struct {
 // readRunInfo reads --label and --metadata (sweep.CheckName, sweep.ParseMetadata).
 func readRunInfo(c *cli.Context) (runInfo, []error) {
 	var r sweep.RunNaming
-	errs := applyFlags(c, r.Params())
+	errs := applyFlags(c, r.Params(), false)
 	if why := sweep.CheckName(r.Label); why != "" {
 		errs = append(errs, fmt.Errorf("--label: %s", why))
 	}
@@ -146,7 +146,7 @@ func readRunInfo(c *cli.Context) (runInfo, []error) {
 // readTarget reads the target flags (the base URL may be empty: the session starts the sim).
 func readTarget(c *cli.Context) (loadgen.Target, []error) {
 	s := loadgen.DefaultTargetSettings(defaultTimeout)
-	errs := applyFlags(c, s.Params())
+	errs := applyFlags(c, s.Params(), false)
 	t, e := s.Target()
 	errs = append(errs, e...)
 	headers, bad := loadgen.ParseHeaders(s.Headers)
@@ -210,7 +210,7 @@ type clientOptions struct {
 func readClient(c *cli.Context) (clientOptions, []error) {
 	var s loadgen.ClientSettings
 	ps := s.Params()
-	errs := applyFlags(c, ps)
+	errs := applyFlags(c, ps, false)
 	errs = append(errs, s.Validate(ps)...)
 	o := clientOptions{maxConc: s.MaxConcurrency, rateLimit: s.RateLimit, retries: s.Retries}
 	if lim := loadgen.OpenFileLimit(); lim > 0 {
@@ -230,7 +230,7 @@ func readClient(c *cli.Context) (clientOptions, []error) {
 // arrivalSpec reads the load flags into a validated arrival spec.
 func arrivalSpec(c *cli.Context) (arrival.Spec, []error) {
 	var spec arrival.Spec
-	if errs := applyFlags(c, spec.Params()); len(errs) > 0 {
+	if errs := applyFlags(c, spec.Params(), false); len(errs) > 0 {
 		return spec, errs
 	}
 	return spec, spec.Validate()
@@ -240,7 +240,7 @@ func arrivalSpec(c *cli.Context) (arrival.Spec, []error) {
 func loadCount(c *cli.Context) (n int, d time.Duration, errs []error) {
 	var l arrival.Length
 	ps := l.Params()
-	errs = applyFlags(c, ps)
+	errs = applyFlags(c, ps, false)
 	l, e := l.Resolve(ps)
 	if param.IsGiven(ps, arrival.FieldDuration) && param.IsGiven(ps, arrival.FieldRequests) {
 		e = append(e, errors.New("give --num-requests or --duration, not both"))
@@ -259,7 +259,7 @@ func sourceFlags() []cli.Flag {
 // workload is known good).
 func readSource(c *cli.Context) (*workloads.Source, []error) {
 	w := workloads.DefaultSettings()
-	if errs := applyFlags(c, w.Params()); len(errs) > 0 {
+	if errs := applyFlags(c, w.Params(), false); len(errs) > 0 {
 		return nil, flagErrors(errs)
 	}
 	opts := w.LoadOptions()
@@ -373,7 +373,7 @@ func shardFlags() []cli.Flag {
 // shardOptions reads --shard and --start-at.
 func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
 	var s shard.Settings
-	errs := applyFlags(c, s.Params(time.Now))
+	errs := applyFlags(c, s.Params(time.Now), false)
 	if s.MissingStartAt() {
 		errs = append(errs, errors.New("--shard needs --start-at: the shards must share one T0 for their union to be the planned schedule"))
 	}
