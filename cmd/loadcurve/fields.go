@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/loadcurve/loadcurve/arrival"
@@ -43,6 +42,7 @@ var fieldFlags = map[string]string{
 	workloads.FieldThink:           "think-time", // sweep.FieldThink too: a closed loop's users think as long
 	workloads.FieldThinkDist:       "think-time-dist",
 	workloads.FieldSystemLen:       "session-system-len",
+	workloads.FieldMultiTurn:       "sharegpt-multi-turn",
 
 	measure.FieldObjectives:        "goodput",
 	measure.FieldPercentiles:       "metric-percentiles",
@@ -57,6 +57,11 @@ var fieldFlags = map[string]string{
 	loadgen.FieldMaxResponse:     "max-response-mib",
 	loadgen.FieldRetries:         "retries",
 	loadgen.FieldReadyTimeout:    "ready-check-timeout-sec",
+	loadgen.FieldAPIKey:          "api-key",
+	loadgen.FieldIgnoreEOS:       "ignore-eos",
+	loadgen.FieldInsecure:        "insecure",
+	loadgen.FieldServerMetrics:   "server-metrics",
+	loadgen.FieldRateLimit:       "rate-limit",
 	// loadgen.FieldMaxConcurrency is sweep.FieldMaxConcurrency: one cap, --max-concurrency.
 
 	shard.FieldShard:   "shard",
@@ -80,6 +85,7 @@ var fieldFlags = map[string]string{
 	sweep.FieldWarmup:          "window-warmup",
 	sweep.FieldCooldownWindow:  "window-cooldown",
 	sweep.FieldBounded:         "bounded-memory",
+	sweep.FieldMaxScheduleLag:  "max-schedule-lag",
 
 	runner.FieldWarmups:     "num-warmups",
 	runner.FieldVirtual:     "sim-clock",
@@ -102,6 +108,13 @@ var fieldFlags = map[string]string{
 	compare.FieldCostA:      "a-cost-per-hour",
 	compare.FieldCostB:      "b-cost-per-hour",
 }
+
+// flagAliases and flagEnv are the other names of a flag: its aliases, and the environment
+// variables that give it.
+var (
+	flagAliases = map[string][]string{"num-requests": {"num-prompts"}}
+	flagEnv     = map[string][]string{"api-key": {"OPENAI_API_KEY"}}
+)
 
 // resumeSettingFlags names the flags that set each setting a resumed sweep must keep
 // (sweep.ResumeDifferences).
@@ -162,18 +175,6 @@ type flagged struct {
 
 func (f flagged) Error() string { return f.text }
 func (f flagged) Unwrap() error { return f.err }
-
-// named prefixes err with its flag, unless it is a library's field error (flagError names it)
-// or the message already starts with it (the parsers of loadgen name their flag themselves).
-func named(flag string, err error) error {
-	if fe := field.Of(err); fe != nil {
-		return flagError(err)
-	}
-	if strings.HasPrefix(err.Error(), "--"+flag) {
-		return err
-	}
-	return fmt.Errorf("--%s: %w", flag, err)
-}
 
 // flagErrors maps every error with flagError.
 func flagErrors(errs []error) []error {

@@ -3,16 +3,16 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/shard"
@@ -22,11 +22,8 @@ import (
 
 // Defaults printed in --help and echoed in results.
 const (
-	defaultSeed      = 0
-	defaultInputLen  = workloads.DefaultInputLen
-	defaultOutputLen = workloads.DefaultOutputLen
-	defaultTimeout   = 5 * time.Minute
-	defaultEndpoint  = "chat"
+	defaultSeed    = 0
+	defaultTimeout = 5 * time.Minute
 )
 
 const (
@@ -41,6 +38,48 @@ const (
 	catSim       = "Embedded simulated deployment (used when --base-url is not given)"
 )
 
+// flagsOf writes a library's settings as flags of one help category, each named as fieldFlags
+// names its field, of the urfave/cli type of its value, the bound value its default.
+func flagsOf(category string, ps []param.Param) []cli.Flag {
+	out := make([]cli.Flag, 0, len(ps))
+	for _, p := range ps {
+		name := strings.TrimPrefix(flagOf(p.Field), "--")
+		usage, def, aliases, env := param.Render(p.Usage, flagOf), param.Render(p.DefaultText, flagOf), flagAliases[name], flagEnv[name]
+		switch v := p.Current().(type) {
+		case string:
+			out = append(out, &cli.StringFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
+		case int:
+			out = append(out, &cli.IntFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
+		case int64:
+			out = append(out, &cli.Int64Flag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
+		case float64:
+			out = append(out, &cli.Float64Flag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
+		case time.Duration:
+			out = append(out, &cli.DurationFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
+		case bool:
+			out = append(out, &cli.BoolFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
+		case []string:
+			out = append(out, &cli.GenericFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: &listValue{}, DefaultText: def, Usage: usage})
+		}
+	}
+	return out
+}
+
+// applyFlags sets every setting from its flag, given or at the command's default, and marks
+// those the user gave (param.Apply); with onlyGiven, a setting whose flag was not given keeps
+// its value.
+func applyFlags(c *cli.Context, ps []param.Param, onlyGiven bool) []error {
+	byName := flagfile.ByName(c.Command)
+	return param.Apply(ps, func(name string) ([]string, bool) {
+		flag := strings.TrimPrefix(flagOf(name), "--")
+		f, ok := byName[flag]
+		if !ok || onlyGiven && !c.IsSet(flag) {
+			return nil, false
+		}
+		return flagfile.Values(c, f), c.IsSet(flag)
+	})
+}
+
 func concat(groups ...[]cli.Flag) []cli.Flag {
 	var out []cli.Flag
 	for _, g := range groups {
@@ -52,29 +91,14 @@ func concat(groups ...[]cli.Flag) []cli.Flag {
 // --- target ---
 
 func targetFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "base-url", Category: catTarget, DefaultText: "none: start the embedded simulated deployment", Usage: "OpenAI-style base URL of the target, e.g. http://host:8000/v1"},
-		&cli.StringFlag{Name: "api-key", Category: catTarget, EnvVars: []string{"OPENAI_API_KEY"}, Usage: "API key sent as a Bearer token (never written to any output)"},
-		&cli.StringFlag{Name: "model", Category: catTarget, DefaultText: "the first of GET /models", Usage: "model name"},
-		&cli.StringFlag{Name: "endpoint", Category: catTarget, Value: defaultEndpoint, Usage: endpointUsage()},
-		&cli.StringFlag{Name: "extra-body", Category: catTarget, Usage: "JSON object merged into every request body, e.g. '{\"ignore_eos\":true}'"},
-		&cli.BoolFlag{Name: "ignore-eos", Category: catTarget, Usage: "ask the server to generate max_tokens tokens whatever it samples (vLLM's flag: adds \"ignore_eos\":true to the body)"},
-		&cli.GenericFlag{Name: "header", Category: catTarget, Value: &listValue{}, Usage: "extra request header 'Name: value', or vLLM's 'Name=value' (repeatable; values never written to any output)"},
-		&cli.StringFlag{Name: "request-id-prefix", Category: catTarget, DefaultText: "none: no id sent", Usage: "send every request with the header X-Request-Id: PREFIX<tier>-<id> (the preflight's: PREFIXpreflight), as vLLM's flag does, so that the server's logs join records.jsonl"},
-		&cli.IntFlag{Name: "ready-check-timeout-sec", Category: catTarget, DefaultText: "0: no waiting", Usage: "before the preflight, wait up to N seconds for the target to answer, probing it every second (vLLM's flag)"},
-		&cli.DurationFlag{Name: "timeout", Category: catTarget, Value: defaultTimeout, Usage: "per-request deadline from send to the end of the stream (0: none)"},
-		&cli.BoolFlag{Name: "insecure", Category: catTarget, Usage: "skip TLS certificate verification (loudly reported)"},
-		&cli.IntFlag{Name: "max-response-mib", Category: catTarget, Value: loadgen.DefaultMaxResponseBytes >> 20, Usage: "cut a response that streams more than this many MiB (recorded as stream_error); responses with more than 16·max_tokens output chunks (at least 4096) are cut too"},
-		&cli.StringFlag{Name: "server-metrics", Category: catTarget, DefaultText: "the target's /metrics when it answers", Usage: "Prometheus metrics URL of the target, scraped every second of every tier, or off"},
-	}
+	t := loadgen.DefaultTargetSettings(defaultTimeout)
+	return flagsOf(catTarget, t.Params())
 }
 
 // runInfoFlags name a run and carry data along with it: --label and --metadata.
 func runInfoFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "label", Category: catOutput, Usage: "a name for the run, kept in records.jsonl and written into summary.json and curve.json (vLLM's --label)"},
-		&cli.GenericFlag{Name: "metadata", Category: catOutput, Value: &listValue{}, Usage: "KEY=VALUE kept with the run (repeatable; vLLM's --metadata): in records.jsonl, at the top level of summary.json, under run.metadata in curve.json"},
-	}
+	var r sweep.RunNaming
+	return flagsOf(catOutput, r.Params())
 }
 
 // listValue is a repeatable flag whose values are kept whole: a StringSliceFlag would split
@@ -107,53 +131,29 @@ type runInfo struct {
 
 // readRunInfo reads --label and --metadata (sweep.CheckName, sweep.ParseMetadata).
 func readRunInfo(c *cli.Context) (runInfo, []error) {
-	var errs []error
-	ri := runInfo{label: c.String("label")}
-	if why := sweep.CheckName(ri.label); why != "" {
+	var r sweep.RunNaming
+	errs := applyFlags(c, r.Params(), false)
+	if why := sweep.CheckName(r.Label); why != "" {
 		errs = append(errs, fmt.Errorf("--label: %s", why))
 	}
-	md, bad := sweep.ParseMetadata(listOf(c, "metadata"))
+	md, bad := sweep.ParseMetadata(r.Metadata)
 	for _, e := range bad {
 		errs = append(errs, fmt.Errorf("--metadata %w", e))
 	}
-	ri.metadata = md
-	return ri, errs
+	return runInfo{label: r.Label, metadata: md}, errs
 }
 
 // readTarget reads the target flags (the base URL may be empty: the session starts the sim).
 func readTarget(c *cli.Context) (loadgen.Target, []error) {
-	var errs []error
-	ep, err := loadgen.ParseEndpoint(c.String("endpoint"))
-	if err != nil && !strings.HasPrefix(c.String("endpoint"), "/") { // vLLM's path form: vllmTarget reads it
-		errs = append(errs, named("endpoint", err))
-	}
-	t := loadgen.Target{BaseURL: c.String("base-url"), APIKey: c.String("api-key"), Model: c.String("model"),
-		Endpoint: ep, Timeout: c.Duration("timeout"), Insecure: c.Bool("insecure")}
-	if mib := c.Int("max-response-mib"); mib < 1 || mib > 1<<20 {
-		errs = append(errs, fmt.Errorf("--max-response-mib must be in [1, %d], got %d", 1<<20, mib))
-	} else {
-		t.MaxResponseBytes = int64(mib) << 20
-	}
-	if s := c.String("extra-body"); s != "" {
-		body, err := loadgen.ParseExtraBody(s)
-		if err != nil {
-			errs = append(errs, named("extra-body", err))
-		}
-		t.ExtraBody = body
-	}
-	if c.Bool("ignore-eos") {
-		body, err := loadgen.WithIgnoreEOS(t.ExtraBody)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--ignore-eos: %w", err))
-		}
-		t.ExtraBody = body
-	}
-	headers, bad := loadgen.ParseHeaders(listOf(c, "header"))
+	s := loadgen.DefaultTargetSettings(defaultTimeout)
+	errs := applyFlags(c, s.Params(), false)
+	t, e := s.Target()
+	errs = append(errs, e...)
+	headers, bad := loadgen.ParseHeaders(s.Headers)
 	for _, e := range bad {
 		errs = append(errs, fmt.Errorf("--header %w", e))
 	}
 	t.Headers = headers
-	t.RequestIDPrefix = c.String("request-id-prefix")
 	errs = append(errs, vllmTarget(c, &t)...) // vLLM's --host/--port/--endpoint PATH, --backend, sampling flags
 	if t.BaseURL != "" {
 		v := t
@@ -164,39 +164,29 @@ func readTarget(c *cli.Context) (loadgen.Target, []error) {
 		}
 		errs = append(errs, v.Validate()...)
 	} else {
-		if t.Timeout < 0 {
-			errs = append(errs, fmt.Errorf("--timeout must be >= 0, got %v", t.Timeout))
-		}
-		errs = append(errs, t.ValidateRequestID()...)
+		errs = append(errs, t.ValidateLocal()...)
 	}
-	if n := c.Int("ready-check-timeout-sec"); n < 0 || n > maxReadyCheck {
-		errs = append(errs, fmt.Errorf("--ready-check-timeout-sec must be in [0, %d] seconds (0: no waiting), got %d", maxReadyCheck, n))
+	if _, err := s.ReadyCheck(); err != nil {
+		errs = append(errs, err)
 	}
 	return t, errs
 }
-
-// maxReadyCheck bounds --ready-check-timeout-sec: a day.
-const maxReadyCheck = 86400
 
 // --- load (the fragment run, sweep and schedule share) ---
 
 // loadFlags are the arrival process of one tier (run, schedule): rate, burstiness, ramps, count
 // or duration, seed.
 func loadFlags(defaultRate string, defaultN int) []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "request-rate", Category: catLoad, Value: defaultRate, Usage: "arrival rate in requests/s, or inf to send everything at once"},
-		burstinessFlag(),
-		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, Value: defaultN, Usage: "requests of the tier (vLLM's --num-prompts)"},
-		&cli.DurationFlag{Name: "duration", Category: catLoad, DefaultText: "none: --num-requests", Usage: "tier length instead of --num-requests, e.g. 30s or 5m: arrivals planned within it are sent"},
-		seedFlag(),
-		&cli.StringFlag{Name: "ramp-up-strategy", Category: catLoad, DefaultText: "none: --request-rate throughout", Usage: "linear or exponential ramp of the rate from --ramp-up-start-rps to --ramp-up-end-rps"},
-		&cli.Float64Flag{Name: "ramp-up-start-rps", Category: catLoad, DefaultText: "none", Usage: "ramp start rate (requests/s)"},
-		&cli.Float64Flag{Name: "ramp-up-end-rps", Category: catLoad, DefaultText: "none", Usage: "ramp end rate (requests/s)"},
-	}
+	spec := arrival.Spec{Burstiness: arrival.DefaultBurstiness}
+	rate := spec.Params()
+	_ = rate[0].Set(defaultRate) // a literal of the command's
+	length := arrival.Length{Requests: defaultN}
+	return concat(flagsOf(catLoad, rate[:2]), flagsOf(catLoad, length.Params()), []cli.Flag{seedFlag()}, flagsOf(catLoad, rate[2:]))
 }
 
 func burstinessFlag() cli.Flag {
-	return &cli.StringFlag{Name: "burstiness", Category: catLoad, Value: "1", Usage: "Gamma shape of the inter-arrival gaps: 1 = Poisson, <1 burstier, inf = constant spacing"}
+	spec := arrival.Spec{Burstiness: arrival.DefaultBurstiness}
+	return flagsOf(catLoad, spec.Params()[1:2])[0]
 }
 
 func seedFlag() cli.Flag {
@@ -205,11 +195,9 @@ func seedFlag() cli.Flag {
 
 // clientFlags govern how the client sends: concurrency cap, safety ceiling, retries.
 func clientFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.IntFlag{Name: "max-concurrency", Category: catLoad, DefaultText: "no cap", Usage: "cap on requests in flight; excess arrivals wait in the client (measured as client_queue_time)"},
-		&cli.Float64Flag{Name: "rate-limit", Category: catClient, DefaultText: "off", Usage: "hard safety ceiling in requests/s guarding shared endpoints; holding requests back shows as schedule lag"},
-		&cli.IntFlag{Name: "retries", Category: catClient, Usage: "re-send a request that got 429/5xx or lost its connection before any output, up to N times, after its Retry-After (at most 5s); the preflight too (attempts are recorded; retries distort the load)"},
-	}
+	var s loadgen.ClientSettings
+	ps := s.Params()
+	return concat(flagsOf(catLoad, ps[:1]), flagsOf(catClient, ps[1:]))
 }
 
 // clientOptions reads clientFlags.
@@ -220,21 +208,11 @@ type clientOptions struct {
 }
 
 func readClient(c *cli.Context) (clientOptions, []error) {
-	var o clientOptions
-	var errs []error
-	if c.IsSet("max-concurrency") {
-		if o.maxConc = c.Int("max-concurrency"); o.maxConc < 1 {
-			errs = append(errs, fmt.Errorf("--max-concurrency must be >= 1 (omit it for no cap), got %d", o.maxConc))
-		}
-	}
-	if c.IsSet("rate-limit") {
-		if o.rateLimit = c.Float64("rate-limit"); !(o.rateLimit > 0) || math.IsInf(o.rateLimit, 0) {
-			errs = append(errs, fmt.Errorf("--rate-limit must be a finite number of requests/s > 0, got %s", report.FormatFloat(o.rateLimit, -1)))
-		}
-	}
-	if o.retries = c.Int("retries"); o.retries < 0 {
-		errs = append(errs, fmt.Errorf("--retries must be >= 0, got %d", o.retries))
-	}
+	var s loadgen.ClientSettings
+	ps := s.Params()
+	errs := applyFlags(c, ps, false)
+	errs = append(errs, s.Validate(ps)...)
+	o := clientOptions{maxConc: s.MaxConcurrency, rateLimit: s.RateLimit, retries: s.Retries}
 	if lim := loadgen.OpenFileLimit(); lim > 0 {
 		usable := loadgen.StreamsWithin(lim, c.String("base-url") == "")
 		switch {
@@ -251,87 +229,46 @@ func readClient(c *cli.Context) (clientOptions, []error) {
 
 // arrivalSpec reads the load flags into a validated arrival spec.
 func arrivalSpec(c *cli.Context) (arrival.Spec, []error) {
-	var errs []error
-	spec := arrival.Spec{RampStart: c.Float64("ramp-up-start-rps"), RampEnd: c.Float64("ramp-up-end-rps")}
-	var err error
-	if spec.Rate, err = arrival.ParseRate(c.String("request-rate")); err != nil {
-		errs = append(errs, err)
+	var spec arrival.Spec
+	if errs := applyFlags(c, spec.Params(), false); len(errs) > 0 {
+		return spec, errs
 	}
-	if spec.Burstiness, err = arrival.ParseBurstiness(c.String("burstiness")); err != nil {
-		errs = append(errs, err)
-	}
-	if spec.Ramp, err = arrival.ParseRampStrategy(c.String("ramp-up-strategy")); err != nil {
-		errs = append(errs, err)
-	}
-	if len(errs) == 0 {
-		errs = append(errs, spec.Validate()...)
-	}
-	return spec, errs
+	return spec, spec.Validate()
 }
 
 // loadCount reads --num-requests / --duration.
 func loadCount(c *cli.Context) (n int, d time.Duration, errs []error) {
-	n, d = c.Int("num-requests"), c.Duration("duration")
-	if c.IsSet("duration") {
-		if d <= 0 {
-			errs = append(errs, fmt.Errorf("--duration must be > 0, got %v", d))
-		}
-		if c.IsSet("num-requests") {
-			errs = append(errs, errors.New("give --num-requests or --duration, not both"))
-		}
-		return 0, d, errs
+	var l arrival.Length
+	ps := l.Params()
+	errs = applyFlags(c, ps, false)
+	l, e := l.Resolve(ps)
+	if param.IsGiven(ps, arrival.FieldDuration) && param.IsGiven(ps, arrival.FieldRequests) {
+		e = append(e, errors.New("give --num-requests or --duration, not both"))
 	}
-	if n < 1 {
-		errs = append(errs, fmt.Errorf("--num-requests must be >= 1, got %d", n))
-	}
-	return n, 0, errs
+	return l.Requests, l.Duration, append(errs, flagErrors(e)...)
 }
 
 // --- workload ---
 
 func sourceFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "workload", Category: catWorkload, Value: workloads.KindSynthetic,
-			Usage: "request source: synthetic, shared-prefix, sessions (multi-turn conversations), FILE.jsonl (your requests or sessions), FILE.json (ShareGPT), FILE.csv (Azure trace), or FORMAT:FILE with FORMAT jsonl, sharegpt, azure, mooncake"},
-		&cli.IntFlag{Name: "random-input-len", Category: catWorkload, Value: defaultInputLen, Usage: "synthetic prompt length in tokens"},
-		&cli.IntFlag{Name: "random-output-len", Category: catWorkload, Value: defaultOutputLen, Usage: "synthetic and shared-prefix output length in tokens (sent as max_tokens)"},
-		&cli.Float64Flag{Name: "random-range-ratio", Category: catWorkload, Usage: "uniform: lengths in [len·(1-r), len·(1+r)]; normal/lognormal: coefficient of variation"},
-		&cli.StringFlag{Name: "random-length-dist", Category: catWorkload, Value: workloads.DistUniform, Usage: "synthetic length distribution: uniform, normal or lognormal (mean = the length)"},
-		&cli.IntFlag{Name: "shared-prefix-groups", Category: catWorkload, Value: 8, Usage: "shared-prefix: number of groups (request i belongs to group i mod G)"},
-		&cli.IntFlag{Name: "shared-prefix-len", Category: catWorkload, Value: 512, Usage: "shared-prefix: tokens of the prefix common to a group"},
-		&cli.IntFlag{Name: "shared-suffix-len", Category: catWorkload, Value: 64, Usage: "shared-prefix: tokens unique to each request"},
-		&cli.IntFlag{Name: "session-turns", Category: catWorkload, Value: 4, Usage: "sessions: turns per conversation; each turn is sent with the whole history (earlier turns and the actual replies)"},
-		&cli.Float64Flag{Name: "session-turns-range-ratio", Category: catWorkload, Usage: "sessions: turns drawn uniformly from [turns·(1-r), turns·(1+r)]"},
-		&cli.IntFlag{Name: "session-system-len", Category: catWorkload, DefaultText: "0: none", Usage: "sessions: tokens of a system prompt opening each conversation"},
-		&cli.DurationFlag{Name: "think-time", Category: catWorkload, Usage: "sessions and --sharegpt-multi-turn: the user's think time between a response's end and the next turn, e.g. 5s"},
-		&cli.StringFlag{Name: "think-time-dist", Category: catWorkload, Value: workloads.ThinkFixed, Usage: "sessions: think time distribution: fixed or exponential (mean = --think-time)"},
-		&cli.BoolFlag{Name: "sharegpt-multi-turn", Category: catWorkload, DefaultText: "off: its first exchange only", Usage: "ShareGPT: every conversation is a session of all its turns"},
-		&cli.Float64Flag{Name: "trace-time-scale", Category: catWorkload, Value: 1, Usage: "trace replay: multiply the trace's arrival times (0.5 = twice as fast)"},
-		&cli.StringFlag{Name: "cache", Category: catWorkload, DefaultText: "cold for generated workloads, replay for files and traces", Usage: "cache policy: cold (a fresh nonce in front of every prompt, per tier), warm (send the tier's requests once unmeasured first) or replay (send exactly as given)"},
-	}
+	w := workloads.DefaultSettings()
+	return flagsOf(catWorkload, w.Params())
 }
 
 // readSource validates the workload flags (reading a file whole: nothing is sent before the
 // workload is known good).
 func readSource(c *cli.Context) (*workloads.Source, []error) {
-	opts := workloads.LoadOptions{
-		Seed: c.Int64("seed"),
-		Synthetic: workloads.Synthetic{InputLen: c.Int("random-input-len"), OutputLen: c.Int("random-output-len"),
-			RangeRatio: c.Float64("random-range-ratio"), Dist: c.String("random-length-dist")},
-		SharedPrefix: workloads.SharedPrefix{Groups: c.Int("shared-prefix-groups"), PrefixLen: c.Int("shared-prefix-len"),
-			SuffixLen: c.Int("shared-suffix-len"), OutputLen: c.Int("random-output-len")},
-		TimeScale: c.Float64("trace-time-scale"),
-		Sessions: workloads.SyntheticSessions{Turns: c.Int("session-turns"), TurnsRangeRatio: c.Float64("session-turns-range-ratio"),
-			Think: c.Duration("think-time"), ThinkDist: c.String("think-time-dist"), SystemLen: c.Int("session-system-len")},
+	w := workloads.DefaultSettings()
+	if errs := applyFlags(c, w.Params(), false); len(errs) > 0 {
+		return nil, flagErrors(errs)
 	}
-	if c.Bool("sharegpt-multi-turn") {
-		opts.ShareGPT.MultiTurn, opts.ShareGPT.Think = true, c.Duration("think-time")
-	}
+	opts := w.LoadOptions()
+	opts.Seed = c.Int64("seed")
 	spec, vErrs := vllmDataset(c, &opts) // vLLM's --dataset-name and length flags
 	if len(vErrs) > 0 {
 		return nil, vErrs
 	}
-	src, errs := workloads.NewSource(spec, opts, c.String("cache"))
+	src, errs := workloads.NewSource(spec, opts, w.Cache)
 	errs = flagErrors(errs)
 	if len(errs) == 0 {
 		errs = vllmSource(c, src)
@@ -342,18 +279,9 @@ func readSource(c *cli.Context) (*workloads.Source, []error) {
 // --- objectives and analysis ---
 
 func objectiveFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys " + strings.Join(measure.ObjectiveKeys(), ", ") + " (ttfa: time to the first answer token; answer_itl: mean gap between answer chunks), e.g. --goodput ttft:500 tpot:50"},
-		&cli.StringFlag{Name: "metric-percentiles", Category: catObjective, Value: measure.DefaultPercentiles, Usage: "percentiles to report"},
-		&cli.StringFlag{Name: "percentile-metrics", Category: catObjective,
-			DefaultText: "all; vLLM's is ttft,tpot,itl", Usage: "metrics to report statistics for, comma-separated among " + strings.Join(measure.MetricNames(), ",")},
-		&cli.DurationFlag{Name: "window-warmup", Category: catObjective, DefaultText: "sized from the time in system for the decisions, none for vLLM's keys", Usage: "a fixed steady-state window: leave out of the metrics the requests planned in the tier's first DURATION, e.g. 10s"},
-		&cli.DurationFlag{Name: "window-cooldown", Category: catObjective, DefaultText: "none", Usage: "a fixed steady-state window: leave out of the metrics the requests planned in the tier's last DURATION, e.g. 5s"},
-		&cli.DurationFlag{Name: "max-schedule-lag", Category: catObjective, Value: measure.DefaultMaxScheduleLag, Usage: "schedule-lag p99 below which the client never counts; above it, a tier is client_bound when the lag made its arrivals burstier than planned or entered what was measured"},
-		&cli.Float64Flag{Name: "target-share", Category: catObjective, Value: curve.DefaultTargetShare, Usage: "compliant request share a rate must reach to meet the objectives, in (0,1]"},
-		&cli.Float64Flag{Name: "confidence", Category: catObjective, Value: curve.DefaultConfidence, Usage: "confidence of the verdicts and intervals, in (0,1)"},
-		&cli.Float64Flag{Name: "headroom", Category: catObjective, Value: curve.DefaultHeadroom, Usage: "operating point = capacity × (1 − headroom); a business choice, in [0,1)"},
-	}
+	s := sweep.DefaultSettings()
+	return append([]cli.Flag{&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys " + strings.Join(measure.ObjectiveKeys(), ", ") + " (ttfa: time to the first answer token; answer_itl: mean gap between answer chunks), e.g. --goodput ttft:500 tpot:50"}},
+		flagsOf(catObjective, s.Inputs())...)
 }
 
 // objectives reads --goodput, including vLLM's space-separated form in which further KEY:MS
@@ -383,68 +311,18 @@ func objectives(c *cli.Context, skip int) (measure.Objectives, error) {
 // `positional` arguments of its own.
 func readSettings(c *cli.Context, positional int, base sweep.Settings) (sweep.Settings, []error) {
 	var errs []error
-	s := base
-	if c.IsSet("goodput") {
-		obj, err := objectives(c, positional)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		s.Measure.Objectives = obj
-	} else if _, err := objectives(c, positional); err != nil {
+	s := base.OrDefaults()
+	obj, err := objectives(c, positional)
+	if err != nil {
 		errs = append(errs, err)
 	}
-	if c.IsSet("metric-percentiles") || s.Measure.Percentiles == nil {
-		ps, err := measure.ParsePercentiles(c.String("metric-percentiles"))
-		if err != nil {
-			errs = append(errs, err)
-		}
-		s.Measure.Percentiles = ps
+	if c.IsSet("goodput") {
+		s.Measure.Objectives = obj
 	}
-	if c.IsSet("percentile-metrics") {
-		ms, err := measure.ParsePercentileMetrics(c.String("percentile-metrics"))
-		if err != nil {
-			errs = append(errs, err)
-		}
-		s.Measure.Metrics = ms
-	}
-	for _, w := range []struct {
-		flag string
-		to   *time.Duration
-	}{{"window-warmup", &s.Measure.Warmup}, {"window-cooldown", &s.Measure.Cooldown}} {
-		if c.IsSet(w.flag) {
-			if d := c.Duration(w.flag); d < 0 {
-				errs = append(errs, fmt.Errorf("--%s must be >= 0, got %v", w.flag, d))
-			} else {
-				*w.to = d
-			}
-		}
-	}
-	if c.IsSet("max-schedule-lag") || s.Measure.MaxScheduleLag <= 0 {
-		if lag := c.Duration("max-schedule-lag"); lag <= 0 {
-			errs = append(errs, fmt.Errorf("--max-schedule-lag must be > 0, got %v", lag))
-		} else {
-			s.Measure.MaxScheduleLag = lag
-		}
-	}
-	p := s.Params
-	if c.IsSet("target-share") || p.TargetShare == 0 {
-		p.TargetShare = c.Float64("target-share")
-		if p.TargetShare == 0 {
-			errs = append(errs, errors.New("--target-share must be in (0, 1], got 0"))
-		}
-	}
-	if c.IsSet("confidence") || p.Confidence == 0 {
-		p.Confidence = c.Float64("confidence")
-		if p.Confidence == 0 {
-			errs = append(errs, errors.New("--confidence must be in (0, 1), got 0"))
-		}
-	}
-	if c.IsSet("headroom") || base.Params == (curve.Params{}) {
-		p.Headroom = c.Float64("headroom")
-	}
-	s.Params = p.WithDefaults()
-	errs = append(errs, flagErrors(s.Params.Validate())...)
-	return s, errs
+	ps := s.Inputs()
+	errs = append(errs, applyFlags(c, ps, true)...)
+	s, e := s.Check(ps)
+	return s, append(errs, flagErrors(e)...)
 }
 
 // --- output ---
@@ -466,13 +344,13 @@ func boundedMemoryFlag(what string) cli.Flag {
 		Usage: what + ": counts, throughputs, means exact; medians and percentiles within ±0.5 % (records.jsonl keeps everything; 'loadcurve report' on it is exact)"}
 }
 
-// boundedMemory reads --bounded-memory, which cannot apply a cooldown window.
+// boundedMemory reads --bounded-memory (sweep.CheckBounded).
 func boundedMemory(c *cli.Context, opts measure.Options) (bool, error) {
 	if !c.Bool("bounded-memory") {
 		return false, nil
 	}
-	if opts.Cooldown > 0 {
-		return true, usagef("--bounded-memory cannot apply --window-cooldown: the window's end depends on the tier's length, known only at its end (run without it, then `loadcurve report --window-cooldown` on the records)")
+	if err := sweep.CheckBounded(opts); err != nil {
+		return true, usageError{flagError(err)}
 	}
 	return true, nil
 }
@@ -488,41 +366,16 @@ func outputFormat(c *cli.Context) (string, error) {
 // --- shards ---
 
 func shardFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "shard", Category: catClient, Usage: "send only shard i of k of the run: i/k, or auto/k to take i from JOB_COMPLETION_INDEX (Kubernetes Indexed Job); merge the shards' results with 'loadcurve merge'"},
-		&cli.StringFlag{Name: "start-at", Category: catClient, Usage: "RFC 3339 wall-clock time at which every shard starts (its T0), e.g. 2026-05-01T12:00:00Z"},
-	}
+	var s shard.Settings
+	return flagsOf(catClient, s.Params(time.Now))
 }
 
 // shardOptions reads --shard and --start-at.
 func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
-	var errs []error
-	var sp shard.Spec
-	var at time.Time
-	if v := c.String("shard"); v != "" {
-		var err error
-		if sp, err = shard.Parse(v); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if v := c.String("start-at"); v != "" {
-		var err error
-		if at, err = shard.ParseStartAt(v, time.Now()); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if sp.Sharded() && at.IsZero() && sp.Count > 1 {
+	var s shard.Settings
+	errs := applyFlags(c, s.Params(time.Now), false)
+	if s.MissingStartAt() {
 		errs = append(errs, errors.New("--shard needs --start-at: the shards must share one T0 for their union to be the planned schedule"))
 	}
-	return sp, at, errs
-}
-
-// endpointUsage lists --endpoint's values, the registered endpoint kinds, with their routes:
-// "chat (/chat/completions), completions (/completions), …".
-func endpointUsage() string {
-	var parts []string
-	for _, k := range loadgen.Kinds() {
-		parts = append(parts, fmt.Sprintf("%s (%s)", k, k.Route()))
-	}
-	return strings.Join(parts, ", ")
+	return s.Spec, s.StartAt, errs
 }

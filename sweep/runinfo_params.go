@@ -1,0 +1,24 @@
+package sweep
+
+import "github.com/loadcurve/loadcurve/param"
+
+// Names of what a run is called and carries along.
+const (
+	FieldLabel    = "label"
+	FieldMetadata = "metadata"
+)
+
+// RunNaming is what the user calls a run and carries along with it, as given: a label
+// (CheckName) and KEY=VALUE pairs (ParseMetadata).
+type RunNaming struct {
+	Label    string
+	Metadata []string
+}
+
+// Params declares the settings, bound to r.
+func (r *RunNaming) Params() []param.Param {
+	return []param.Param{
+		param.String(FieldLabel, &r.Label, "a name for the run, kept in records.jsonl and written into summary.json and curve.json (vLLM's --label)"),
+		param.Strings(FieldMetadata, &r.Metadata, "KEY=VALUE kept with the run (repeatable; vLLM's --metadata): in records.jsonl, at the top level of summary.json, under run.metadata in curve.json"),
+	}
+}
