@@ -228,15 +228,6 @@ func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Resu
 	return errors.Join(report.Print(c.App.Writer, lc.format, res, lc.verbose), closeErr, writeErr)
 }
 
-// recordsLost returns the records file's loss among err's causes, if any.
-func recordsLost(err error) *sweep.RecordsLostError {
-	var lost *sweep.RecordsLostError
-	if errors.As(err, &lost) {
-		return lost
-	}
-	return nil
-}
-
 // simOptions reads the embedded deployment's flags (prefix "sim-" on run and sweep).
 func simOptions(c *cli.Context, prefix string, o *runner.Options) error {
 	switch m := c.String(prefix + "model"); m {

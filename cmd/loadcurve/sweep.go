@@ -226,7 +226,7 @@ func sweepAction(c *cli.Context) error {
 	if errors.As(err, &mismatch) {
 		return usagef("--resume %s: %v", lc.outDir, mismatch)
 	}
-	if lost := recordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
+	if lost := sweep.RecordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
 		// The tiers that ran are whole in memory: show and save what can be, then fail. The
 		// tier the file lost has no closing line there: a resume runs it again.
 		return errors.Join(lc.finish(c, s, res), lost,
