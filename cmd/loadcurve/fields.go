@@ -96,6 +96,8 @@ var fieldFlags = map[string]string{
 	bench.FieldLightRate:      "light-rate",
 	bench.FieldLightDuration:  "light-duration",
 	bench.FieldSpin:           "spin",
+
+	runner.FieldResume: "resume",
 }
 
 // resumeSettingFlags names the flags that set each setting a resumed sweep must keep

@@ -65,14 +65,9 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	lc.readyCheck = time.Duration(c.Int("ready-check-timeout-sec")) * time.Second
 	lc.shard, lc.startAt, e = shardOptions(c)
 	errs = append(errs, e...)
-	if lc.shard.Sharded() && lc.source != nil && lc.source.Sessions() {
-		errs = append(errs, errors.New("--shard: a workload of sessions cannot be sharded yet (a shard would need whole sessions); run it from one process"))
-	}
-	if lc.source != nil && lc.source.Sessions() && !lc.source.Generated() && c.IsSet("think-time") && !c.Bool("sharegpt-multi-turn") {
-		// A file's sessions carry their own think times (think_ms), which the run follows: the
-		// flag would be ignored, so it is refused rather than silently dropped.
-		errs = append(errs, fmt.Errorf("--think-time: the sessions of %s carry their own think times (think_ms on each later turn, 0 when absent), which the run follows; omit --think-time, or set think_ms in the file", lc.source.Spec))
-	}
+	// ShareGPT's multi-turn sessions take --think-time; a file's own sessions carry theirs.
+	thinkStated := c.IsSet("think-time") && !c.Bool("sharegpt-multi-turn")
+	errs = append(errs, flagErrors(runner.CheckSessions(runner.Options{Workload: lc.source, Shard: lc.shard}, thinkStated))...)
 	if lc.format, err = outputFormat(c); err != nil {
 		errs = append(errs, err)
 	}

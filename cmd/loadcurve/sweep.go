@@ -119,12 +119,7 @@ func sweepAction(c *cli.Context) error {
 		}
 		conc.Think = c.Duration("think-time")
 		errs = append(errs, flagErrors(runner.CheckVirtualUsers(lc.target))...)
-		if c.IsSet("request-rates") {
-			errs = append(errs, errors.New("--max-concurrencies: give concurrency levels or --request-rates, not both"))
-		}
-		if c.IsSet("think-time-dist") && c.String("think-time-dist") != "fixed" {
-			errs = append(errs, errors.New("--think-time-dist: a closed loop's users think a fixed --think-time"))
-		}
+		errs = append(errs, flagErrors(sweep.CheckClosedLoop(c.IsSet("request-rates"), c.String("think-time-dist")))...)
 		rates = sweep.Rates{}
 	}
 	cfg := sweep.Config{Rates: rates, Concurrency: conc, Burstiness: burst, MaxConcurrency: lc.client.maxConc, Requests: c.Int("num-requests"),
@@ -147,8 +142,8 @@ func sweepAction(c *cli.Context) error {
 	}
 	var resume *sweep.Resume
 	if c.IsSet("resume") {
-		if lc.shard.Sharded() || !lc.startAt.IsZero() {
-			errs = append(errs, errors.New("--resume: a sharded sweep's tiers start at fixed wall-clock times (--shard, --start-at): it cannot be resumed"))
+		if err := runner.CheckResumable(lc.target); err != nil {
+			errs = append(errs, flagError(err))
 		} else if resume, err = sweep.OpenResume(lc.outDir); err != nil {
 			errs = append(errs, fmt.Errorf("--resume %s: %w", lc.outDir, err))
 		}
