@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -44,19 +42,9 @@ func scheduleCommand() *cli.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			w := bufio.NewWriter(c.App.Writer)
-			buf := make([]byte, 0, 32)
-			for _, o := range offsets {
-				buf = strconv.AppendFloat(buf[:0], o.Seconds(), 'f', 9, 64)
-				buf = append(buf, '\n')
-				w.Write(buf)
-			}
-			rate := fmt.Sprintf("%.4g/s", arrival.RealisedRate(offsets))
-			if math.IsInf(arrival.RealisedRate(offsets), 1) {
-				rate = "inf (all at once)"
-			}
-			fmt.Fprintf(c.App.ErrWriter, "# %s, seed %d: %d arrivals, realised rate %s\n", spec, c.Int64("seed"), len(offsets), rate)
-			return w.Flush()
+			// The line on stderr comes first, as when the listing was flushed after it.
+			fmt.Fprintf(c.App.ErrWriter, "# %s\n", arrival.Describe(spec, c.Int64("seed"), offsets))
+			return arrival.WriteOffsets(c.App.Writer, offsets)
 		},
 	}
 }
