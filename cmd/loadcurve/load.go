@@ -265,29 +265,21 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// runExecutor runs an executor against a session, logging to stderr, and returns its result
-// (incomplete and with errInterrupted when interrupted); tune, when given, completes the executor
-// first (a resumed sweep's).
+// runExecutor runs cfg's executor in the session (runner.Session.Execute), logging to stderr,
+// and returns its result (incomplete and without an error when interrupted); tune, when given,
+// completes the executor first (a resumed sweep's).
 func runExecutor(ctx context.Context, c *cli.Context, s *runner.Session, cfg sweep.Config, tune ...func(*sweep.Executor)) (*sweep.Result, error) {
 	stderr := c.App.ErrWriter
-	x := sweep.Executor{Config: cfg, Runner: s, Server: s.ServerMetrics, Header: func() records.Header { return s.Header },
-		Log: func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }}
+	var detail func(string, ...any)
 	if c.Bool("verbose") {
-		x.Detail = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve:   "+format+"\n", a...) }
+		detail = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve:   "+format+"\n", a...) }
 	}
+	x := s.Executor(cfg, func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }, detail)
 	for _, t := range tune {
-		t(&x)
+		t(x)
 	}
-	res, err := x.Run(ctx)
-	s.ReleaseConnections() // the results are written next, with the descriptors the streams held
-	if res == nil {
-		return nil, flagError(err)
-	}
-	res.Peaks = s.Peaks() // a run's, tallied as its records passed (nil in bounded memory)
-	if err != nil && ctx.Err() == nil {
-		return res, flagError(err)
-	}
-	return res, nil
+	res, err := s.Execute(ctx, x)
+	return res, flagError(err)
 }
 
 // simQueueFlags are the parameters of the embedded M/D/c queue (--sim-model mdc).
