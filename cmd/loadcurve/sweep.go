@@ -12,7 +12,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
@@ -20,19 +20,18 @@ import (
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
-// defaultObjectives are the objectives of a sweep that gives none, for its target.
+// defaultObjectives are the objectives of a sweep that gives none, for its target, and whose
+// they are (runner.DefaultObjectives); read before the settings, which take them.
 func defaultObjectives(c *cli.Context) (string, string) {
-	switch {
-	case c.String("base-url") != "":
-		return sweep.DefaultObjectives, "the default for a real target"
-	case c.String("sim-model") == "mdc":
+	o := runner.Options{Target: loadgen.Target{BaseURL: c.String("base-url")}, SimLabel: c.String("sim-profile")}
+	if o.Target.BaseURL == "" && c.String("sim-model") == "mdc" {
 		q, err := queueConfig(c, "sim-")
 		if err != nil {
-			return sweep.DefaultObjectives, "the default"
+			return sweep.DefaultObjectives, "the default" // refused with the queue's flags
 		}
-		return q.Objectives(), "the embedded queue's: its service time plus its first token"
+		o.Queue = &q
 	}
-	return sim.ProfileObjectives(c.String("sim-profile")), "the embedded deployment's own"
+	return runner.DefaultObjectives(o)
 }
 
 // orNoObjective names objectives, or says there are none.
@@ -168,14 +167,8 @@ func sweepAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(stderr, "loadcurve: judging by %s%s for %s of requests at %s confidence; operating point %s below the capacity (--headroom)\n",
 		orNoObjective(lc.settings.Measure.Objectives.String()), whose, pctWords(p.TargetShare), pctWords(p.Confidence), pctWords(p.Headroom))
-	if o, q := lc.settings.Measure.Objectives, lc.target.Queue; q != nil && o == (measure.Objectives{TTFT: o.TTFT}) && o.TTFT > q.FirstToken {
-		if truth, err := sim.MDCCapacity(q.Service, q.Servers, o.TTFT-q.FirstToken, p.TargetShare); err == nil {
-			aside := "; loopback network time aside"
-			if lc.target.Virtual {
-				aside = ""
-			}
-			fmt.Fprintf(stderr, "loadcurve: for comparison: the embedded M/D/c queue's exact capacity at these objectives is %.4g req/s (sim.MDCCapacity%s)\n", truth, aside)
-		}
+	if note := runner.ExactCapacityNote(lc.target, lc.settings.Measure.Objectives, p.TargetShare); note != "" {
+		fmt.Fprintf(stderr, "loadcurve: %s\n", note)
 	}
 	if cfg.Requests == 0 && cfg.Duration == 0 {
 		load := "of load on the target"
