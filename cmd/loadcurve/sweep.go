@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -33,17 +31,6 @@ func defaultObjectives(c *cli.Context) (string, string) {
 	}
 	return runner.DefaultObjectives(o)
 }
-
-// orNoObjective names objectives, or says there are none.
-func orNoObjective(o string) string {
-	if o == "" {
-		return "no latency objective"
-	}
-	return o
-}
-
-// pctWords writes a fraction as a percentage ("99 %", "20 %").
-func pctWords(v float64) string { return strconv.FormatFloat(100*v, 'g', 4, 64) + " %" }
 
 func sweepFlags() []cli.Flag {
 	load := []cli.Flag{
@@ -160,27 +147,15 @@ func sweepAction(c *cli.Context) error {
 	} else if err := lc.prepareOut(); err != nil {
 		return err
 	}
-	p := lc.settings.Params
-	whose = " (" + whose + "; --goodput)"
 	if !defaulted {
-		whose = ""
+		whose = "" // given
 	}
-	fmt.Fprintf(stderr, "loadcurve: judging by %s%s for %s of requests at %s confidence; operating point %s below the capacity (--headroom)\n",
-		orNoObjective(lc.settings.Measure.Objectives.String()), whose, pctWords(p.TargetShare), pctWords(p.Confidence), pctWords(p.Headroom))
-	if note := runner.ExactCapacityNote(lc.target, lc.settings.Measure.Objectives, p.TargetShare); note != "" {
+	fmt.Fprintf(stderr, "loadcurve: %s\n", lc.settings.Judging(whose, flagOf))
+	if note := runner.ExactCapacityNote(lc.target, lc.settings.Measure.Objectives, lc.settings.Params.TargetShare); note != "" {
 		fmt.Fprintf(stderr, "loadcurve: %s\n", note)
 	}
-	if cfg.Requests == 0 && cfg.Duration == 0 {
-		load := "of load on the target"
-		if lc.target.Virtual {
-			load = "of virtual load"
-		}
-		bound := fmt.Sprintf("at most %s %s (--budget)", cfg.WorstCaseLoad().Round(time.Minute), load)
-		if !rates.Auto || cfg.NoBudget() {
-			bound = fmt.Sprintf("at most %s of load (bound it with --max-tier-duration or --budget)", cfg.WorstCaseLoad().Round(time.Minute))
-		}
-		fmt.Fprintf(stderr, "loadcurve: each tier runs until its verdict is decided (%v to %v); the sweep stops when it has its answer, %s\n",
-			c.Duration("min-tier-duration"), c.Duration("max-tier-duration"), bound)
+	if bounds := cfg.Bounds(lc.target.Virtual, flagOf); bounds != "" {
+		fmt.Fprintf(stderr, "loadcurve: %s\n", bounds)
 	}
 	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: rates, Burstiness: float64(burst)})
 	if err != nil {
