@@ -10,6 +10,7 @@ import (
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -53,13 +54,9 @@ func runAction(c *cli.Context) error {
 			return usagef("--workload %s: %v", src.Spec, err)
 		}
 		sch = replay
-		if !c.IsSet("num-requests") {
-			n = 0 // the whole trace
-		}
 		fmt.Fprintln(c.App.ErrWriter, "loadcurve: the trace is the schedule: --request-rate and --burstiness do not apply")
-	case !src.Generated() && !c.IsSet("num-requests") && d == 0:
-		n = src.Size() // every request of the file, once
 	}
+	n = runner.RunRequests(src, n, c.IsSet("num-requests"), d) // a trace whole, a file's requests once
 	cfg := sweep.Config{Schedule: sch, Requests: n, Duration: d, MaxConcurrency: lc.client.maxConc, Seed: c.Int64("seed"),
 		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.startAt, Drain: sweep.RunDrain(lc.target.Target.Timeout, src.Sessions())}
 	if errs := flagErrors(cfg.Validate()); len(errs) > 0 {
