@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -21,7 +20,6 @@ import (
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/timeseries"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -176,47 +174,27 @@ func (lc *loadCommand) waitReady(c *cli.Context) error {
 	return nil
 }
 
-// finish closes the session (the records file is complete), writes the result files, and
-// prints the result.
+// finish closes the session (the records file is complete: runner.Session.Finish), writes the
+// result files, and prints the result.
 func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Result) error {
-	var err error
-	closeErr := s.Close()
-	if closeErr != nil {
-		closeErr = fmt.Errorf("close records.jsonl: %w", closeErr)
-	}
-	if res.Peaks == nil && res.Kind().OneTier() && lc.outDir != "" && closeErr == nil && !lc.recordsLost {
-		// Bounded: no records in memory; the records file, read twice in bounded memory, has them.
-		if res.Peaks, err = sweep.PeaksOfFile(filepath.Join(lc.outDir, result.RecordsName)); err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "loadcurve: warning: max_output_tokens_per_s and max_concurrent_requests left null: %v\n", err)
-		}
+	stderr := c.App.ErrWriter
+	series, warnings, closeErr := s.Finish(res, lc.recordsLost, report.ReadTimeSeries)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "loadcurve: warning: %s\n", w)
 	}
 	var writeErr error
 	if lc.outDir != "" {
-		// The per-second time series, tallied by the session as the records passed (exactly what
-		// report makes of the records file); not in bounded memory, where they would hold a
-		// tier's records.
-		var ts map[int]timeseries.Series
-		switch {
-		case closeErr != nil || lc.recordsLost:
-		case lc.bounded:
-			fmt.Fprintln(c.App.ErrWriter, "loadcurve: --bounded-memory: no per-second time series (they hold a tier's records); `loadcurve report DIR --out OTHER` writes them")
-		case lc.target.AppendRecords:
-			// A resumed sweep: its kept tiers did not run in this session; the file has them all.
-			var tsErr error
-			if ts, tsErr = report.ReadTimeSeries(filepath.Join(lc.outDir, result.RecordsName)); tsErr != nil {
-				fmt.Fprintf(c.App.ErrWriter, "loadcurve: warning: no per-second time series: %v\n", tsErr)
-			}
-		default:
-			ts = s.TimeSeries()
+		if lc.bounded && closeErr == nil && !lc.recordsLost {
+			fmt.Fprintln(stderr, "loadcurve: --bounded-memory: no per-second time series (they hold a tier's records); `loadcurve report DIR --out OTHER` writes them")
 		}
-		writeErr = report.WriteResultSeries(lc.outDir, res, ts)
+		writeErr = report.WriteResultSeries(lc.outDir, res, series)
 		if writeErr == nil {
 			writeErr = writeScenario(lc.outDir, c)
 		}
 		if writeErr != nil {
 			writeErr = fmt.Errorf("write the result to %s: %w (the result printed is whole: it comes from the records in memory)", lc.outDir, writeErr)
 		} else if closeErr == nil {
-			fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result to %s (records.jsonl, report.html and the rest)\n", lc.outDir)
+			fmt.Fprintf(stderr, "loadcurve: wrote the result to %s (records.jsonl, report.html and the rest)\n", lc.outDir)
 		}
 	}
 	// Printed whatever happened to the files: the measurements are in memory.
