@@ -133,7 +133,8 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.St
 	for _, n := range lc.source.Notes {
 		fmt.Fprintf(stderr, "loadcurve: workload: %s\n", n)
 	}
-	if err := lc.waitReady(c); err != nil {
+	// vLLM's ready check, before runner.Open sends the preflight.
+	if err := runner.WaitReady(c.Context, lc.target.Target, lc.readyCheck, lc.target.Log, flagOf); err != nil {
 		return nil, err
 	}
 	// A secret typed into --label or --metadata is hidden by the session, so in every output.
@@ -141,37 +142,6 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.St
 	lc.target.Label, lc.target.Metadata = lc.info.label, lc.info.metadata
 	lc.target.Tally = !lc.bounded // the time series and a run's peak figures, as the records pass
 	return runner.Open(c.Context, lc.target)
-}
-
-// waitReady waits for the target to answer, up to --ready-check-timeout-sec (vLLM's ready
-// check), before runner.Open sends the preflight. The embedded deployment is ready when started.
-func (lc *loadCommand) waitReady(c *cli.Context) error {
-	t := lc.target.Target
-	if lc.readyCheck <= 0 || t.BaseURL == "" {
-		return nil
-	}
-	stderr := c.App.ErrWriter
-	cl, err := loadgen.NewClient(t, 0)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	start := time.Now()
-	waited := false
-	err = cl.WaitReady(c.Context, lc.readyCheck, func(d time.Duration, why string) {
-		if !waited {
-			fmt.Fprintf(stderr, "loadcurve: waiting up to %v for %s to be ready (--ready-check-timeout-sec)\n", lc.readyCheck, loadgen.SanitizeURL(t.BaseURL))
-			waited = true
-		}
-		fmt.Fprintf(stderr, "loadcurve: not ready after %v of %v: %s\n", d.Round(time.Second), lc.readyCheck, why)
-	})
-	if err != nil {
-		return err
-	}
-	if waited {
-		fmt.Fprintf(stderr, "loadcurve: %s answered after %v\n", loadgen.SanitizeURL(t.BaseURL), time.Since(start).Round(100*time.Millisecond))
-	}
-	return nil
 }
 
 // finish closes the session (the records file is complete: runner.Session.Finish), writes the
