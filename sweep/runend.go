@@ -61,3 +61,17 @@ func RecordsLost(err error) *RecordsLostError {
 	}
 	return nil
 }
+
+// ClientBoundWarnings warn, a line for each tier whose summary found it client-bound (the
+// client's own lag shaped the load: measure.Summary.ClientBound), that its latencies describe
+// the client as much as the server.
+func (r *Result) ClientBoundWarnings() []string {
+	var out []string
+	for _, t := range r.Tiers {
+		if t.Summary.ClientBound {
+			out = append(out, fmt.Sprintf("tier %d is CLIENT-BOUND: %s. Its latencies describe this client as much as the server.",
+				t.Tier.Tier, t.Summary.ClientBoundReason))
+		}
+	}
+	return out
+}

@@ -70,3 +70,19 @@ func TestRecordsLost(t *testing.T) {
 		t.Errorf("RecordsLost(other) = %v, want nil", got)
 	}
 }
+
+func TestClientBoundWarnings(t *testing.T) {
+	tier := func(n int, bound bool, why string) sweep.TierResult {
+		return sweep.TierResult{Tier: records.Tier{Tier: n}, Summary: measure.Summary{ClientBound: bound, ClientBoundReason: why}}
+	}
+	res := &sweep.Result{Tiers: []sweep.TierResult{tier(0, false, ""), tier(1, true, "schedule lag p99 12 ms"), tier(2, true, "lag")}}
+	got := res.ClientBoundWarnings()
+	want := []string{"tier 1 is CLIENT-BOUND: schedule lag p99 12 ms. Its latencies describe this client as much as the server.",
+		"tier 2 is CLIENT-BOUND: lag. Its latencies describe this client as much as the server."}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("ClientBoundWarnings = %q, want %q", got, want)
+	}
+	if got := (&sweep.Result{Tiers: []sweep.TierResult{tier(0, false, "")}}).ClientBoundWarnings(); got != nil {
+		t.Errorf("no client-bound tier: %q", got)
+	}
+}

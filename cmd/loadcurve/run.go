@@ -92,11 +92,8 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range res.Tiers {
-		if t.Summary.ClientBound {
-			fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: tier %d is CLIENT-BOUND: %s. Its latencies describe this client as much as the server.\n",
-				t.Tier.Tier, t.Summary.ClientBoundReason)
-		}
+	for _, w := range res.ClientBoundWarnings() {
+		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", w)
 	}
 	if err := lc.finish(c, s, res); err != nil {
 		return err
