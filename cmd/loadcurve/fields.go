@@ -107,6 +107,7 @@ var fieldFlags = map[string]string{
 	compare.FieldConfidence: "paired-confidence",
 	compare.FieldCostA:      "a-cost-per-hour",
 	compare.FieldCostB:      "b-cost-per-hour",
+	runner.FieldResume:      "resume",
 }
 
 // flagAliases and flagEnv are the other names of a flag: its aliases, and the environment
