@@ -107,6 +107,11 @@ var fieldFlags = map[string]string{
 	compare.FieldConfidence: "paired-confidence",
 	compare.FieldCostA:      "a-cost-per-hour",
 	compare.FieldCostB:      "b-cost-per-hour",
+
+	// merge
+	shard.FieldReplace:         "replace",
+	shard.FieldMaxAnchorSpread: "max-anchor-spread",
+	shard.FieldMaxScheduleLag:  "max-schedule-lag",
 }
 
 // flagAliases and flagEnv are the other names of a flag: its aliases, and the environment
