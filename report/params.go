@@ -50,3 +50,32 @@ func (o Output) Validate() []error {
 	}
 	return nil
 }
+
+// PlanOutput is the user's choices about how a plan is shown and where its files go: the
+// format it is printed in (PrintPlan: a table or JSON) and the directory its files are written
+// to (WritePlan; none when empty), where a plan already there is replaced only with Replace.
+type PlanOutput struct {
+	Format  string
+	Out     string
+	Replace bool
+}
+
+// DefaultPlanOutput is the output nobody chose: a table, no files.
+func DefaultPlanOutput() PlanOutput { return PlanOutput{Format: FormatTable} }
+
+// Params declares the settings, bound to o.
+func (o *PlanOutput) Params() []param.Param {
+	return []param.Param{
+		param.String(FieldFormat, &o.Format, "table or json"),
+		param.String(FieldOut, &o.Out, "directory for plan.json, its plots and report.html"),
+		param.Bool(FieldReplace, &o.Replace, fmt.Sprintf("let %v replace a plan already there", field.Ref(FieldOut))),
+	}
+}
+
+// Validate returns what is wrong with the settings: a format PrintPlan does not write.
+func (o PlanOutput) Validate() []error {
+	if o.Format != FormatTable && o.Format != FormatJSON {
+		return []error{field.Errorf(FieldFormat, "%q: want %s or %s", o.Format, FormatTable, FormatJSON)}
+	}
+	return nil
+}

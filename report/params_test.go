@@ -47,3 +47,29 @@ func TestOutputParams(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanOutputValidate: a plan is printed as a table or JSON, nothing else (not even CSV,
+// which a result may be).
+func TestPlanOutputValidate(t *testing.T) {
+	for _, tt := range []struct {
+		format string
+		ok     bool
+	}{{report.FormatTable, true}, {report.FormatJSON, true}, {report.FormatCSV, false}, {"", false}} {
+		o := report.DefaultPlanOutput()
+		if errs := param.Apply(o.Params(), func(f string) ([]string, bool) {
+			if f == report.FieldFormat {
+				return []string{tt.format}, true
+			}
+			return nil, false
+		}); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		errs := o.Validate()
+		if (len(errs) == 0) != tt.ok {
+			t.Errorf("format %q: errors %v, want ok %v", tt.format, errs, tt.ok)
+		}
+		if !tt.ok && len(errs) > 0 && field.Of(errs[0]).Text(nil) != `"`+tt.format+`": want table or json` {
+			t.Errorf("format %q: %v", tt.format, errs[0])
+		}
+	}
+}

@@ -37,13 +37,10 @@ func planCommand() *cli.Command {
 // planFlags are plan's settings (plan.Settings), where it writes, and its rehearsal's
 // (plan.Rehearsal), after the objective and analysis flags.
 func planFlags() []cli.Flag {
-	s, r := plan.DefaultSettings(), plan.DefaultRehearsal()
+	s, o, r := plan.DefaultSettings(), report.DefaultPlanOutput(), plan.DefaultRehearsal()
 	rehearsal := r.Params()
-	return concat(objectiveFlags(), flagsOf("", s.Params()), []cli.Flag{
-		&cli.StringFlag{Name: "format", Value: report.FormatTable, Usage: "table or json"},
-		&cli.StringFlag{Name: "out", Usage: "directory for plan.json, its plots and report.html"},
-		&cli.BoolFlag{Name: "replace", Usage: "let --out replace a plan already there"},
-	}, flagsOf("", rehearsal[:1]), []cli.Flag{scenarioFlag()}, flagsOf(catRehearse, rehearsal[1:]), sourceFlags())
+	return concat(objectiveFlags(), flagsOf("", s.Params()), flagsOf("", o.Params()), flagsOf("", rehearsal[:1]), []cli.Flag{scenarioFlag()},
+		flagsOf(catRehearse, rehearsal[1:]), sourceFlags())
 }
 
 // planFlagError writes a plan setting's field error as plan says it: the flag, then the
@@ -73,9 +70,9 @@ func planAction(c *cli.Context) error {
 	if len(args) < 1 || len(args) > 2 {
 		return usagef("plan: want one or two result directories (A, and B to compare), got %d", len(args))
 	}
-	format := c.String("format")
-	if format != report.FormatTable && format != report.FormatJSON {
-		return usagef("--format %q: want table or json", format)
+	o := report.DefaultPlanOutput()
+	if errs := append(applyFlags(c, o.Params(), false), o.Validate()...); len(errs) > 0 {
+		return planFlagError(errs[0])
 	}
 	set := plan.DefaultSettings()
 	ps := set.Params()
@@ -155,11 +152,11 @@ func planAction(c *cli.Context) error {
 		}
 		doc.SetRehearsals(trials)
 	}
-	if err := report.PrintPlan(c.App.Writer, format, doc); err != nil {
+	if err := report.PrintPlan(c.App.Writer, o.Format, doc); err != nil {
 		return err
 	}
-	if out := c.String("out"); out != "" {
-		return writePlan(c, out, doc)
+	if o.Out != "" {
+		return writePlan(c, o, doc)
 	}
 	return nil
 }
@@ -181,9 +178,10 @@ func readForecast(src plan.ForecastSource) (plan.Forecast, error) {
 	return f, nil
 }
 
-// writePlan writes the plan's files (report.WritePlan: plan.json, report.html) and the scenario into out.
-func writePlan(c *cli.Context, out string, doc plan.Document) error {
-	if err := prepareOut(result.Out{Dir: out, Kind: result.Plan, Replace: c.Bool("replace")}); err != nil {
+// writePlan writes the plan's files (report.WritePlan: plan.json, report.html) and the scenario into o.Out.
+func writePlan(c *cli.Context, o report.PlanOutput, doc plan.Document) error {
+	out := o.Out
+	if err := prepareOut(result.Out{Dir: out, Kind: result.Plan, Replace: o.Replace}); err != nil {
 		return err
 	}
 	if err := report.WritePlan(out, doc); err != nil {
