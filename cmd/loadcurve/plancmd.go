@@ -74,9 +74,9 @@ func planAction(c *cli.Context) error {
 	if errs := append(applyFlags(c, o.Params(), false), o.Validate()...); len(errs) > 0 {
 		return planFlagError(errs[0])
 	}
-	set := plan.DefaultSettings()
-	ps := set.Params()
-	errs := flagErrors(applyFlags(c, ps, false))
+	set, rehearsal := plan.DefaultSettings(), plan.DefaultRehearsal()
+	ps, rps := set.Params(), rehearsal.Params()
+	errs := flagErrors(append(applyFlags(c, ps, false), applyFlags(c, rps, false)...))
 	f, err := readForecast(set.ForecastSource(ps))
 	if err != nil {
 		errs = append(errs, err)
@@ -145,8 +145,8 @@ func planAction(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if c.Bool("rehearse") {
-		trials, err := rehearse(c, sides, doc.Plans, f)
+	if rehearsal.On {
+		trials, err := rehearse(c, rehearsal, rps, sides, doc.Plans, f)
 		if err != nil {
 			return err
 		}

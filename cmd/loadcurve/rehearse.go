@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/runner"
 )
@@ -13,15 +14,11 @@ import (
 // rehearse tries every plan on the embedded deployment (plan.Rehearse: the planned replicas,
 // more when it fails, one fewer): the forecast's peak, flat, with the sweep's burstiness (each
 // replica then sees peak/N, the plan's scale-out assumption).
-func rehearse(c *cli.Context, sides []*planSide, plans []plan.Result, f plan.Forecast) ([]plan.Trial, error) {
+// set is the rehearsal's settings, which its params ps read.
+func rehearse(c *cli.Context, set plan.Rehearsal, ps []param.Param, sides []*planSide, plans []plan.Result, f plan.Forecast) ([]plan.Trial, error) {
 	src, errs := readSource(c)
 	if len(errs) > 0 {
 		return nil, usageError{fmt.Errorf("--rehearse: %w", errs[0])}
-	}
-	set := plan.DefaultRehearsal()
-	ps := set.Params()
-	if errs := applyFlags(c, ps, false); len(errs) > 0 {
-		return nil, usageError{flagError(errs[0])}
 	}
 	var out []plan.Trial
 	for i, side := range sides {
