@@ -13,8 +13,8 @@ import (
 
 // rehearse tries every plan on the embedded deployment (plan.Rehearse: the planned replicas,
 // more when it fails, one fewer): the forecast's peak, flat, with the sweep's burstiness (each
-// replica then sees peak/N, the plan's scale-out assumption).
-// set is the rehearsal's settings, which its params ps read.
+// replica then sees peak/N, the plan's scale-out assumption), as set, read by its params ps,
+// says.
 func rehearse(c *cli.Context, set plan.Rehearsal, ps []param.Param, sides []*planSide, plans []plan.Result, f plan.Forecast) ([]plan.Trial, error) {
 	src, errs := readSource(c)
 	if len(errs) > 0 {
