@@ -67,7 +67,7 @@ func TestPrintAndWriteComparison(t *testing.T) {
 		t.Errorf("table: not CompareText's (%v)", err)
 	}
 	dir := t.TempDir()
-	if err := report.WriteComparison(dir, res, fastPage.res, slowPage.res, report.DefaultPlotFormats); err != nil {
+	if err := report.WriteComparison(dir, res, fastPage.res, slowPage.res, svgOnly); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{result.CompareName, "compare.csv", "report.html"} {
@@ -103,7 +103,7 @@ func TestPrintLedger(t *testing.T) {
 func TestWriteLoaded(t *testing.T) {
 	pageResults(t)
 	dir, want := t.TempDir(), t.TempDir()
-	if err := report.WriteLoaded(dir, &lcsweep.Loaded{Result: runPageR.res}, report.DefaultPlotFormats); err != nil {
+	if err := report.WriteLoaded(dir, &lcsweep.Loaded{Result: runPageR.res}, svgOnly); err != nil {
 		t.Fatal(err)
 	}
 	if err := report.WriteResult(want, runPageR.res); err != nil {

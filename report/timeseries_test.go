@@ -111,7 +111,7 @@ func TestWriteTimeSeries(t *testing.T) {
 	}
 
 	res := lcsweep.FromFile(read, lcsweep.DefaultSettings())
-	if err := report.WriteResultSeries(dir, res, whole, report.DefaultPlotFormats); err != nil {
+	if err := report.WriteResultSeries(dir, res, whole, svgOnly); err != nil {
 		t.Fatal(err)
 	}
 	for k := range 3 {
@@ -188,7 +188,7 @@ func TestWriteTimeSeriesRun(t *testing.T) {
 	f := recordsFile(records.CommandRun, tierSpec{records.RoleTier, 8, 80, 40 * time.Millisecond})
 	dir := t.TempDir()
 	res := lcsweep.FromFile(f, lcsweep.DefaultSettings())
-	if err := report.WriteResultSeries(dir, res, report.TimeSeriesOf(f), report.DefaultPlotFormats); err != nil {
+	if err := report.WriteResultSeries(dir, res, report.TimeSeriesOf(f), svgOnly); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{result.SummaryName, report.TimeSeriesName(0), "report.html"} {
@@ -223,7 +223,7 @@ func TestTimeSeriesPlotsLeaveOutProbes(t *testing.T) {
 	}
 	f := recordsFile(records.CommandSweep, specs...)
 	dir := t.TempDir()
-	files, err := report.WriteFilesSeries(dir, lcsweep.FromFile(f, lcsweep.DefaultSettings()), report.TimeSeriesOf(f), report.DefaultPlotFormats)
+	files, err := report.WriteFilesSeries(dir, lcsweep.FromFile(f, lcsweep.DefaultSettings()), report.TimeSeriesOf(f), svgOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
