@@ -130,7 +130,7 @@ func Errorf(name, format string, a ...any) error {
 // input it is about too, where and how the sentence needs them, e.g.
 // Sentencef(FieldDuration, "give %v or %v, not both", Ref(FieldRequests), Ref(FieldDuration)), or
 // Sentencef(FieldModel, "%v %s: want batching or mdc", Ref(FieldModel), v), which a command
-// renders "give --num-requests or --duration, not both" and "--sim-model x: want batching or mdc".
+// renders as: give --num-requests or --duration, not both; and as: --sim-model x: want batching or mdc.
 func Sentencef(name, format string, a ...any) error {
 	e := Errorf(name, format, a...).(*Error)
 	e.sentence = true
