@@ -107,6 +107,14 @@ var fieldFlags = map[string]string{
 	compare.FieldConfidence: "paired-confidence",
 	compare.FieldCostA:      "a-cost-per-hour",
 	compare.FieldCostB:      "b-cost-per-hour",
+
+	// bench, sim, compare and cost: their settings declared by their libraries.
+	bench.FieldQuick:   "quick",
+	bench.FieldSeed:    "seed",
+	bench.FieldProfile: "profile",
+	bench.FieldJSON:    "json",
+	bench.FieldFormat:  "format",
+	bench.FieldQuiet:   "quiet",
 }
 
 // flagAliases and flagEnv are the other names of a flag: its aliases, and the environment
