@@ -108,7 +108,7 @@ var fieldFlags = map[string]string{
 	compare.FieldCostA:      "a-cost-per-hour",
 	compare.FieldCostB:      "b-cost-per-hour",
 
-	// bench, sim, compare and cost: their settings declared by their libraries.
+	// bench (bench.Settings): the settings besides the run's options; sim, compare and cost name theirs as their flags.
 	bench.FieldQuick:   "quick",
 	bench.FieldSeed:    "seed",
 	bench.FieldProfile: "profile",
