@@ -25,16 +25,28 @@ type Error struct {
 	refs []string
 	// wrapped is what Errorf made: the errors its %w verbs wrap.
 	wrapped error
+	// sentence: Msg is the whole text, naming the input itself where it does (Sentencef).
+	sentence bool
 }
 
-// Error returns "NAME: MSG", other inputs named by their domain names.
-func (e *Error) Error() string { return e.Name + ": " + e.Text(nil) }
+// Error returns "NAME: MSG", other inputs named by their domain names; a sentence (Sentencef)
+// is its text alone.
+func (e *Error) Error() string {
+	if e.sentence {
+		return e.Text(nil)
+	}
+	return e.Name + ": " + e.Text(nil)
+}
 
 // Render writes the error for a reader who knows the inputs as name(input) (a flag, a file's
 // key): the input, then the message with every input it refers to written the same way. A
 // message that is a predicate about the input ("must be …", "is …") reads on from the name
 // (--burstiness must be > 0 or inf); any other follows a colon (--shard: "x": want i/k).
+// A sentence (Sentencef) is written as its text alone.
 func (e *Error) Render(name func(string) string) string {
+	if e.sentence {
+		return e.Text(name)
+	}
 	head := e.Name
 	if name != nil {
 		head = name(e.Name)
@@ -111,6 +123,17 @@ func Errorf(name, format string, a ...any) error {
 		}
 		rest = rest[i+1+j+1:]
 	}
+	return e
+}
+
+// Sentencef is Errorf for a message that is a whole sentence: it names its inputs itself, the
+// input it is about too, where and how the sentence needs them, e.g.
+// Sentencef(FieldDuration, "give %v or %v, not both", Ref(FieldRequests), Ref(FieldDuration)), or
+// Sentencef(FieldModel, "%v %s: want batching or mdc", Ref(FieldModel), v), which a command
+// renders "give --num-requests or --duration, not both" and "--sim-model x: want batching or mdc".
+func Sentencef(name, format string, a ...any) error {
+	e := Errorf(name, format, a...).(*Error)
+	e.sentence = true
 	return e
 }
 

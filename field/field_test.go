@@ -86,3 +86,38 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestSentenceNamesItsInputsItself: a sentence is written whole, each input where the sentence
+// puts it (the one it is about too), by the reader's names; it is still the field error of its
+// input.
+func TestSentenceNamesItsInputsItself(t *testing.T) {
+	flag := func(n string) string {
+		return map[string]string{"requests": "--num-requests", "duration": "--duration", "model": "--sim-model"}[n]
+	}
+	tests := []struct {
+		err             error
+		name            string
+		plain, rendered string
+	}{
+		{field.Sentencef("duration", "give %v or %v, not both", field.Ref("requests"), field.Ref("duration")), "duration",
+			"give requests or duration, not both", "give --num-requests or --duration, not both"},
+		{field.Sentencef("model", "%v %q: want batching or mdc", field.Ref("model"), "x"), "model",
+			`model "x": want batching or mdc`, `--sim-model "x": want batching or mdc`},
+	}
+	for _, tt := range tests {
+		fe := field.Of(fmt.Errorf("wrapped: %w", tt.err))
+		if fe == nil || fe.Name != tt.name {
+			t.Fatalf("Of(%v) = %+v, want the field error of %s", tt.err, fe, tt.name)
+		}
+		if got := fe.Error(); got != tt.plain {
+			t.Errorf("Error() = %q, want %q", got, tt.plain)
+		}
+		if got := fe.Render(flag); got != tt.rendered {
+			t.Errorf("Render = %q, want %q", got, tt.rendered)
+		}
+	}
+	// An ordinary error still leads with its input.
+	if got := field.Of(field.Errorf("model", "%q: want batching or mdc", "x")).Render(flag); got != `--sim-model: "x": want batching or mdc` {
+		t.Errorf("Render = %q", got)
+	}
+}

@@ -57,8 +57,8 @@ const (
 	FieldThink           = "think time"
 	FieldBurstiness      = arrival.FieldBurstiness
 	FieldMaxConcurrency  = "concurrency cap"
-	FieldRequests        = "requests per tier"
-	FieldDuration        = "tier duration"
+	FieldRequests        = arrival.FieldArrivals
+	FieldDuration        = arrival.FieldWithin
 	FieldTierRequests    = "requests per sequential tier"
 	FieldMinTierDuration = "shortest tier"
 	FieldMaxTierDuration = "longest tier"

@@ -99,24 +99,6 @@ func compareFlags() []cli.Flag {
 	return flagsOf("", s.Params())
 }
 
-// floatSet is a float flag's value when the user set it, else nil.
-func floatSet(c *cli.Context, name string) *float64 {
-	if !c.IsSet(name) {
-		return nil
-	}
-	v := c.Float64(name)
-	return &v
-}
-
-// stringSet is a string flag's value when the user set it, else nil.
-func stringSet(c *cli.Context, name string) *string {
-	if !c.IsSet(name) {
-		return nil
-	}
-	v := c.String(name)
-	return &v
-}
-
 // resultArgs are the results named as arguments. vLLM-style "--goodput ttft:500 tpot:50":
 // further KEY:MS pairs arrive as arguments too, and are not results.
 func resultArgs(c *cli.Context) []string {

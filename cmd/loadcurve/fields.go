@@ -10,6 +10,7 @@ import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -107,6 +108,19 @@ var fieldFlags = map[string]string{
 	compare.FieldConfidence: "paired-confidence",
 	compare.FieldCostA:      "a-cost-per-hour",
 	compare.FieldCostB:      "b-cost-per-hour",
+	runner.FieldResume:      "resume",
+
+	// merge
+	shard.FieldReplace:         "replace",
+	shard.FieldMaxAnchorSpread: "max-anchor-spread",
+	shard.FieldMaxScheduleLag:  "max-schedule-lag",
+
+	// report
+	report.FieldOut:     "out",
+	report.FieldReplace: "replace",
+	report.FieldFormat:  "format",
+	report.FieldVerbose: "verbose",
+	report.FieldQuiet:   "quiet",
 
 	// bench (bench.Settings): the settings besides the run's options; sim, compare and cost name theirs as their flags.
 	bench.FieldQuick:   "quick",
@@ -120,7 +134,7 @@ var fieldFlags = map[string]string{
 // flagAliases and flagEnv are the other names of a flag: its aliases, and the environment
 // variables that give it.
 var (
-	flagAliases = map[string][]string{"num-requests": {"num-prompts"}}
+	flagAliases = map[string][]string{"num-requests": {"num-prompts"}, "verbose": {"v"}, "quiet": {"q"}}
 	flagEnv     = map[string][]string{"api-key": {"OPENAI_API_KEY"}}
 )
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -21,7 +20,6 @@ import (
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/timeseries"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -66,14 +64,9 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	lc.readyCheck = time.Duration(c.Int("ready-check-timeout-sec")) * time.Second
 	lc.shard, lc.startAt, e = shardOptions(c)
 	errs = append(errs, e...)
-	if lc.shard.Sharded() && lc.source != nil && lc.source.Sessions() {
-		errs = append(errs, errors.New("--shard: a workload of sessions cannot be sharded yet (a shard would need whole sessions); run it from one process"))
-	}
-	if lc.source != nil && lc.source.Sessions() && !lc.source.Generated() && c.IsSet("think-time") && !c.Bool("sharegpt-multi-turn") {
-		// A file's sessions carry their own think times (think_ms), which the run follows: the
-		// flag would be ignored, so it is refused rather than silently dropped.
-		errs = append(errs, fmt.Errorf("--think-time: the sessions of %s carry their own think times (think_ms on each later turn, 0 when absent), which the run follows; omit --think-time, or set think_ms in the file", lc.source.Spec))
-	}
+	// ShareGPT's multi-turn sessions take --think-time; a file's own sessions carry theirs.
+	thinkStated := c.IsSet("think-time") && !c.Bool("sharegpt-multi-turn")
+	errs = append(errs, flagErrors(runner.CheckSessions(runner.Options{Workload: lc.source, Shard: lc.shard}, thinkStated))...)
 	if lc.format, err = outputFormat(c); err != nil {
 		errs = append(errs, err)
 	}
@@ -144,7 +137,8 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.St
 	for _, n := range lc.source.Notes {
 		fmt.Fprintf(stderr, "loadcurve: workload: %s\n", n)
 	}
-	if err := lc.waitReady(c); err != nil {
+	// vLLM's ready check, before runner.Open sends the preflight.
+	if err := runner.WaitReady(c.Context, lc.target.Target, lc.readyCheck, lc.target.Log, flagOf); err != nil {
 		return nil, err
 	}
 	// A secret typed into --label or --metadata is hidden by the session, so in every output.
@@ -154,91 +148,31 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.St
 	return runner.Open(c.Context, lc.target)
 }
 
-// waitReady waits for the target to answer, up to --ready-check-timeout-sec (vLLM's ready
-// check), before runner.Open sends the preflight. The embedded deployment is ready when started.
-func (lc *loadCommand) waitReady(c *cli.Context) error {
-	t := lc.target.Target
-	if lc.readyCheck <= 0 || t.BaseURL == "" {
-		return nil
-	}
-	stderr := c.App.ErrWriter
-	cl, err := loadgen.NewClient(t, 0)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	start := time.Now()
-	waited := false
-	err = cl.WaitReady(c.Context, lc.readyCheck, func(d time.Duration, why string) {
-		if !waited {
-			fmt.Fprintf(stderr, "loadcurve: waiting up to %v for %s to be ready (--ready-check-timeout-sec)\n", lc.readyCheck, loadgen.SanitizeURL(t.BaseURL))
-			waited = true
-		}
-		fmt.Fprintf(stderr, "loadcurve: not ready after %v of %v: %s\n", d.Round(time.Second), lc.readyCheck, why)
-	})
-	if err != nil {
-		return err
-	}
-	if waited {
-		fmt.Fprintf(stderr, "loadcurve: %s answered after %v\n", loadgen.SanitizeURL(t.BaseURL), time.Since(start).Round(100*time.Millisecond))
-	}
-	return nil
-}
-
-// finish closes the session (the records file is complete), writes the result files, and
-// prints the result.
+// finish closes the session (the records file is complete: runner.Session.Finish), writes the
+// result files, and prints the result.
 func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Result) error {
-	var err error
-	closeErr := s.Close()
-	if closeErr != nil {
-		closeErr = fmt.Errorf("close records.jsonl: %w", closeErr)
-	}
-	if res.Peaks == nil && res.Kind().OneTier() && lc.outDir != "" && closeErr == nil && !lc.recordsLost {
-		// Bounded: no records in memory; the records file, read twice in bounded memory, has them.
-		if res.Peaks, err = sweep.PeaksOfFile(filepath.Join(lc.outDir, result.RecordsName)); err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "loadcurve: warning: max_output_tokens_per_s and max_concurrent_requests left null: %v\n", err)
-		}
+	stderr := c.App.ErrWriter
+	series, warnings, closeErr := s.Finish(res, lc.recordsLost, report.ReadTimeSeries)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "loadcurve: warning: %s\n", w)
 	}
 	var writeErr error
 	if lc.outDir != "" {
-		// The per-second time series, tallied by the session as the records passed (exactly what
-		// report makes of the records file); not in bounded memory, where they would hold a
-		// tier's records.
-		var ts map[int]timeseries.Series
-		switch {
-		case closeErr != nil || lc.recordsLost:
-		case lc.bounded:
-			fmt.Fprintln(c.App.ErrWriter, "loadcurve: --bounded-memory: no per-second time series (they hold a tier's records); `loadcurve report DIR --out OTHER` writes them")
-		case lc.target.AppendRecords:
-			// A resumed sweep: its kept tiers did not run in this session; the file has them all.
-			var tsErr error
-			if ts, tsErr = report.ReadTimeSeries(filepath.Join(lc.outDir, result.RecordsName)); tsErr != nil {
-				fmt.Fprintf(c.App.ErrWriter, "loadcurve: warning: no per-second time series: %v\n", tsErr)
-			}
-		default:
-			ts = s.TimeSeries()
+		if lc.bounded && closeErr == nil && !lc.recordsLost {
+			fmt.Fprintln(stderr, "loadcurve: --bounded-memory: no per-second time series (they hold a tier's records); `loadcurve report DIR --out OTHER` writes them")
 		}
-		writeErr = report.WriteResultSeries(lc.outDir, res, ts, lc.plots)
+		writeErr = report.WriteResultSeries(lc.outDir, res, series, lc.plots)
 		if writeErr == nil {
 			writeErr = writeScenario(lc.outDir, c)
 		}
 		if writeErr != nil {
 			writeErr = fmt.Errorf("write the result to %s: %w (the result printed is whole: it comes from the records in memory)", lc.outDir, writeErr)
 		} else if closeErr == nil {
-			fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the result to %s (records.jsonl, report.html and the rest)\n", lc.outDir)
+			fmt.Fprintf(stderr, "loadcurve: wrote the result to %s (records.jsonl, report.html and the rest)\n", lc.outDir)
 		}
 	}
 	// Printed whatever happened to the files: the measurements are in memory.
 	return errors.Join(report.Print(c.App.Writer, lc.format, res, lc.verbose), closeErr, writeErr)
-}
-
-// recordsLost returns the records file's loss among err's causes, if any.
-func recordsLost(err error) *sweep.RecordsLostError {
-	var lost *sweep.RecordsLostError
-	if errors.As(err, &lost) {
-		return lost
-	}
-	return nil
 }
 
 // simOptions reads the embedded deployment's flags (prefix "sim-" on run and sweep).
@@ -283,29 +217,21 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// runExecutor runs an executor against a session, logging to stderr, and returns its result
-// (incomplete and with errInterrupted when interrupted); tune, when given, completes the executor
-// first (a resumed sweep's).
+// runExecutor runs cfg's executor in the session (runner.Session.Execute), logging to stderr,
+// and returns its result (incomplete and without an error when interrupted); tune, when given,
+// completes the executor first (a resumed sweep's).
 func runExecutor(ctx context.Context, c *cli.Context, s *runner.Session, cfg sweep.Config, tune ...func(*sweep.Executor)) (*sweep.Result, error) {
 	stderr := c.App.ErrWriter
-	x := sweep.Executor{Config: cfg, Runner: s, Server: s.ServerMetrics, Header: func() records.Header { return s.Header },
-		Log: func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }}
+	var detail func(string, ...any)
 	if c.Bool("verbose") {
-		x.Detail = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve:   "+format+"\n", a...) }
+		detail = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve:   "+format+"\n", a...) }
 	}
+	x := s.Executor(cfg, func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }, detail)
 	for _, t := range tune {
-		t(&x)
+		t(x)
 	}
-	res, err := x.Run(ctx)
-	s.ReleaseConnections() // the results are written next, with the descriptors the streams held
-	if res == nil {
-		return nil, flagError(err)
-	}
-	res.Peaks = s.Peaks() // a run's, tallied as its records passed (nil in bounded memory)
-	if err != nil && ctx.Err() == nil {
-		return res, flagError(err)
-	}
-	return res, nil
+	res, err := s.Execute(ctx, x)
+	return res, flagError(err)
 }
 
 // simQueueFlags are the parameters of the embedded M/D/c queue (--sim-model mdc).

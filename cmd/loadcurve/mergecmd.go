@@ -7,7 +7,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/shard"
 )
@@ -24,21 +23,28 @@ func mergeCommand() *cli.Command {
 			"drift; an offset between the hosts' clocks cannot show there: check NTP), each shard's own\n" +
 			"schedule-lag p99, and shards whose failure share stands out.\n" +
 			"A PATTERN such as /results/shard-* is expanded by merge itself when no shell did.",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Category: catOutput, Usage: "directory for the merged records.jsonl and merge.json (required)"},
-			&cli.BoolFlag{Name: "replace", Category: catOutput, Usage: "let --out replace a result already in that directory"},
-			&cli.DurationFlag{Name: "max-anchor-spread", Category: catOutput, Value: shard.DefaultMaxAnchorSpread, Usage: "warn when the shards' wall-clock anchors of a tier spread more"},
-			&cli.DurationFlag{Name: "max-schedule-lag", Category: catObjective, Value: measure.DefaultMaxScheduleLag, Usage: "a shard whose schedule-lag p99 exceeds this was client-bound"},
-		},
+		Flags:  mergeFlags(),
 		Action: mergeAction,
 	}
+}
+
+// mergeFlags are a merge's settings (shard.MergeSettings): where it writes, then what
+// judges the shards.
+func mergeFlags() []cli.Flag {
+	s := shard.DefaultMergeSettings()
+	ps := s.Params()
+	return concat(flagsOf(catOutput, ps[:3]), flagsOf(catObjective, ps[3:]))
 }
 
 func mergeAction(c *cli.Context) error {
 	if c.Args().Len() < 1 {
 		return usageError{errors.New("merge: give the shards' result directories (or records.jsonl files, or a pattern such as /results/shard-*)")}
 	}
-	out := c.String("out")
+	s := shard.DefaultMergeSettings()
+	if errs := applyFlags(c, s.Params(), false); len(errs) > 0 {
+		return usageErrors(errs)
+	}
+	out := s.Out
 	if out == "" {
 		return usageError{errors.New("merge: --out DIR is required (the merged result directory)")}
 	}
@@ -49,11 +55,10 @@ func mergeAction(c *cli.Context) error {
 	if err := shard.CheckOut(out, in); err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)}
 	}
-	if err := prepareOut(result.Out{Dir: out, Kind: result.Measured, Replace: c.Bool("replace")}); err != nil {
+	if err := prepareOut(result.Out{Dir: out, Kind: result.Measured, Replace: s.Replace}); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	merged, rep, err := shard.MergeInputs(in, shard.Options{
-		MaxAnchorSpread: c.Duration("max-anchor-spread"), MaxScheduleLag: c.Duration("max-schedule-lag")})
+	merged, rep, err := shard.MergeInputs(in, s.Options)
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)} // the files are not the shards of one run
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -29,29 +28,34 @@ func planCommand() *cli.Command {
 			"stamped NOT COMPARABLE), and the payback of a one-time cost by cost's rule. Tokens per request are counted\n" +
 			"in the records. --rehearse tries the plan on the embedded deployment's replicas. Each result's settings\n" +
 			"come from its records header; --goodput (and the analysis flags) override them for both.",
-		Flags: concat(objectiveFlags(), []cli.Flag{
-			&cli.Float64Flag{Name: "peak", Usage: "the forecast: a flat peak request rate (req/s)"},
-			&cli.StringFlag{Name: "profile", Usage: "the forecast: a CSV of time,rate lines (time in seconds, a duration or HH:MM; rate in req/s)"},
-			&cli.StringFlag{Name: "profile-trace", Usage: "the forecast: a trace's arrivals (azure:FILE, mooncake:FILE, FILE.csv), counted in buckets of --profile-bucket; the profile repeats the trace"},
-			&cli.DurationFlag{Name: "profile-bucket", Value: time.Minute, Usage: "--profile-trace: the length of a step of the forecast"},
-			&cli.Float64Flag{Name: "a-cost-per-hour", Usage: "cost of one replica of A per hour (required)"},
-			&cli.Float64Flag{Name: "b-cost-per-hour", Usage: "cost of one replica of B per hour (required with two results)"},
-			&cli.Float64Flag{Name: "a-one-time-cost", Usage: "one-time cost of adopting A (for the payback)"},
-			&cli.Float64Flag{Name: "b-one-time-cost", Usage: "one-time cost of adopting B"},
-			&cli.DurationFlag{Name: "scale-up-lag", Usage: "how long before demand needs them replicas must be started"},
-			&cli.Float64Flag{Name: "hours-per-month", Value: plan.DefaultHoursPerMonth, Usage: "hours in a month"},
-			&cli.StringFlag{Name: "currency", Usage: "the currency of the costs (USD, EUR, …), named beside every amount (default: none, amounts in cost units)"},
-			&cli.BoolFlag{Name: "allow-unverified", Usage: "plan from an operating point no confirmation tier verified"},
-			&cli.BoolFlag{Name: "allow-different", Usage: "plan A against B even when compare's comparability check finds them measured differently (request set, lengths, schedule, cache policy, …): the plan is stamped NOT COMPARABLE and says what differs"},
-			&cli.StringFlag{Name: "format", Value: report.FormatTable, Usage: "table or json"},
-			&cli.StringFlag{Name: "out", Usage: "directory for plan.json, its plots and report.html"},
-			&cli.BoolFlag{Name: "replace", Usage: "let --out replace a plan already there"},
-			&cli.BoolFlag{Name: "rehearse", Usage: "run the forecast's peak against the planned number of the embedded deployment's replicas, and one fewer, and say whether the objectives held (with the sweep's workload: give its workload flags)"},
-			scenarioFlag(),
-		}, rehearsalFlags()),
+		Flags:  planFlags(),
 		Before: applyScenario,
 		Action: planAction,
 	}
+}
+
+// planFlags are plan's settings (plan.Settings), where it writes, and its rehearsal's
+// (plan.Rehearsal), after the objective and analysis flags.
+func planFlags() []cli.Flag {
+	s, o, r := plan.DefaultSettings(), report.DefaultPlanOutput(), plan.DefaultRehearsal()
+	rehearsal := r.Params()
+	return concat(objectiveFlags(), flagsOf("", s.Params()), flagsOf("", o.Params()), flagsOf("", rehearsal[:1]), []cli.Flag{scenarioFlag()},
+		flagsOf(catRehearse, rehearsal[1:]), sourceFlags())
+}
+
+// planFlagError writes a plan setting's field error as plan says it: the flag, then the
+// message after a space when it opens with the value given (--balance "x": want …), after a
+// colon otherwise (--tier-requests: must be ≥ 1, got 0).
+func planFlagError(err error) error {
+	fe := field.Of(err)
+	if fe == nil {
+		return usageError{err}
+	}
+	msg, sep := fe.Text(flagOf), ": "
+	if strings.HasPrefix(msg, `"`) {
+		sep = " "
+	}
+	return usagef("%s%s%s", flagOf(fe.Name), sep, msg)
 }
 
 // planSide is one result a plan reads.
@@ -66,22 +70,24 @@ func planAction(c *cli.Context) error {
 	if len(args) < 1 || len(args) > 2 {
 		return usagef("plan: want one or two result directories (A, and B to compare), got %d", len(args))
 	}
-	format := c.String("format")
-	if format != report.FormatTable && format != report.FormatJSON {
-		return usagef("--format %q: want table or json", format)
+	o := report.DefaultPlanOutput()
+	if errs := append(applyFlags(c, o.Params(), false), o.Validate()...); len(errs) > 0 {
+		return planFlagError(errs[0])
 	}
-	var errs []error
-	f, err := readForecast(c)
+	set, rehearsal := plan.DefaultSettings(), plan.DefaultRehearsal()
+	ps, rps := set.Params(), rehearsal.Params()
+	errs := flagErrors(append(applyFlags(c, ps, false), applyFlags(c, rps, false)...))
+	f, err := readForecast(set.ForecastSource(ps))
 	if err != nil {
 		errs = append(errs, err)
 	}
 	var sides []*planSide
 	for i, dir := range args {
-		side := &planSide{name: []string{"A", "B"}[i], dir: dir}
+		side := &planSide{name: plan.Sides[i], dir: dir}
 		sides = append(sides, side)
-		prefix := strings.ToLower(side.name) + "-"
-		if cost := c.Float64(prefix + "cost-per-hour"); !(cost > 0) {
-			errs = append(errs, usagef("--%scost-per-hour: the cost of one replica of %s per hour is required (> 0), got %v", prefix, side.name, cost))
+		perHour, oneTime, err := set.Costs(i)
+		if err != nil {
+			errs = append(errs, planFlagError(err))
 		}
 		if side.loaded, err = loadResult(c, dir, len(args), false, c.App.ErrWriter); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", side.name, err))
@@ -93,13 +99,13 @@ func planAction(c *cli.Context) error {
 		case err != nil:
 			errs = append(errs, usagef("%s (%s): %v", side.name, dir, err))
 			continue
-		case !verified && !c.Bool("allow-unverified"):
+		case !verified && !set.AllowUnverified:
 			errs = append(errs, usagef("%s (%s): its operating point was not verified by a confirmation tier (%s); run the sweep with its confirmation, or pass --allow-unverified", side.name, dir, d.Source))
 			continue
 		case !verified:
 			fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s (%s): planned from an operating point no confirmation tier verified (--allow-unverified)\n", side.name, dir)
 		}
-		d.CostPerHour, d.OneTimeCost = c.Float64(prefix+"cost-per-hour"), c.Float64(prefix+"one-time-cost")
+		d.CostPerHour, d.OneTimeCost = perHour, oneTime
 		side.d = d
 	}
 	var comparability *plan.Comparability
@@ -111,7 +117,7 @@ func planAction(c *cli.Context) error {
 			for _, d := range ds {
 				fmt.Fprintf(c.App.ErrWriter, "  %s\n", d)
 			}
-			if !c.Bool("allow-different") {
+			if !set.AllowDifferent {
 				errs = append(errs, usagef("%s and %s are not comparable (%d differences above: compare's check): a plan of one against the other would compare different work; --allow-different plans them anyway, stamped NOT COMPARABLE", sides[0].dir, sides[1].dir, len(ds)))
 			} else {
 				fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: NOT COMPARABLE (%d differences above): planning A against B anyway (--allow-different)\n", len(ds))
@@ -122,14 +128,13 @@ func planAction(c *cli.Context) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	opts := plan.Options{ScaleUpLag: c.Duration("scale-up-lag"), HoursPerMonth: c.Float64("hours-per-month"), Currency: c.String("currency"),
-		Comparability: comparability}
+	opts := set.Options(comparability)
 	for _, w := range f.Warnings {
 		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", w)
 	}
 	for _, err := range opts.Validate() {
 		if fe := field.Of(err); fe != nil && fe.Name == plan.FieldCurrency {
-			return usagef("--currency %s", fe.Msg)
+			return planFlagError(err)
 		}
 	}
 	var ds []plan.Deployment
@@ -140,26 +145,25 @@ func planAction(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if c.Bool("rehearse") {
-		trials, err := rehearse(c, sides, doc.Plans, f)
+	if rehearsal.On {
+		trials, err := rehearse(c, rehearsal, rps, sides, doc.Plans, f)
 		if err != nil {
 			return err
 		}
 		doc.SetRehearsals(trials)
 	}
-	if err := report.PrintPlan(c.App.Writer, format, doc); err != nil {
+	if err := report.PrintPlan(c.App.Writer, o.Format, doc); err != nil {
 		return err
 	}
-	if out := c.String("out"); out != "" {
-		return writePlan(c, out, doc)
+	if o.Out != "" {
+		return writePlan(c, o, doc)
 	}
 	return nil
 }
 
-// readForecast reads --peak, --profile or --profile-trace (exactly one).
-func readForecast(c *cli.Context) (plan.Forecast, error) {
-	f, err := plan.ForecastSource{Peak: floatSet(c, "peak"), Profile: stringSet(c, "profile"), Trace: stringSet(c, "profile-trace"),
-		Bucket: c.Duration("profile-bucket")}.Read()
+// readForecast reads the forecast (--peak, --profile or --profile-trace: exactly one).
+func readForecast(src plan.ForecastSource) (plan.Forecast, error) {
+	f, err := src.Read()
 	var te *plan.TraceError
 	switch {
 	case errors.Is(err, plan.ErrManyForecasts):
@@ -174,9 +178,10 @@ func readForecast(c *cli.Context) (plan.Forecast, error) {
 	return f, nil
 }
 
-// writePlan writes the plan's files (report.WritePlan: plan.json, report.html) and the scenario into out.
-func writePlan(c *cli.Context, out string, doc plan.Document) error {
-	if err := prepareOut(result.Out{Dir: out, Kind: result.Plan, Replace: c.Bool("replace")}); err != nil {
+// writePlan writes the plan's files (report.WritePlan: plan.json, report.html) and the scenario into o.Out.
+func writePlan(c *cli.Context, o report.PlanOutput, doc plan.Document) error {
+	out := o.Out
+	if err := prepareOut(result.Out{Dir: out, Kind: result.Plan, Replace: o.Replace}); err != nil {
 		return err
 	}
 	if err := report.WritePlan(out, doc); err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
-	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sweep"
 )
@@ -91,19 +90,16 @@ func applyResume(c *cli.Context) error {
 	return usageErrors(errs)
 }
 
-// resumeSameGoodput compares --goodput as given (with the pairs vLLM's form leaves as positional
-// arguments) with the objectives the interrupted sweep's records header states whole (its
-// scenario lacks those positional ones), however either is written.
+// resumeSameGoodput compares --goodput as given, with the pairs vLLM's form leaves as positional
+// arguments, with the interrupted sweep's objectives (sweep.Resume.SameObjectives).
 func resumeSameGoodput(c *cli.Context, r *sweep.Resume) func(name string, got, want []string) ([]string, []string, bool) {
 	return func(name string, got, want []string) ([]string, []string, bool) {
 		if name != "goodput" {
 			return got, want, false
 		}
-		if o := r.Objectives(); o != "" {
-			want = []string{o}
-		}
 		got = append(got, objectiveArgs(c)...)
-		return got, want, sameObjectives(got, want)
+		want, same := r.SameObjectives(got, want)
+		return got, want, same
 	}
 }
 
@@ -117,14 +113,6 @@ func objectiveArgs(c *cli.Context) []string {
 		}
 	}
 	return out
-}
-
-// sameObjectives reports whether two --goodput values state the same objectives, however
-// written ("ttft:500 tpot:50" or "ttft:500" "tpot:50", in any order).
-func sameObjectives(a, b []string) bool {
-	oa, errA := measure.ParseGoodput(a)
-	ob, errB := measure.ParseGoodput(b)
-	return errA == nil && errB == nil && oa.String() == ob.String()
 }
 
 // sameDir reports whether a and b name the same directory.

@@ -4,15 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/workloads"
 )
 
 func runCommand() *cli.Command {
@@ -55,20 +54,18 @@ func runAction(c *cli.Context) error {
 			return usagef("--workload %s: %v", src.Spec, err)
 		}
 		sch = replay
-		if !c.IsSet("num-requests") {
-			n = 0 // the whole trace
-		}
 		fmt.Fprintln(c.App.ErrWriter, "loadcurve: the trace is the schedule: --request-rate and --burstiness do not apply")
-	case !src.Generated() && !c.IsSet("num-requests") && d == 0:
-		n = src.Size() // every request of the file, once
 	}
+	n = runner.RunRequests(src, n, c.IsSet("num-requests"), d) // a trace whole, a file's requests once
 	cfg := sweep.Config{Schedule: sch, Requests: n, Duration: d, MaxConcurrency: lc.client.maxConc, Seed: c.Int64("seed"),
-		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.startAt, Drain: runDrain(lc.target.Target.Timeout, src.Sessions())}
+		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.startAt, Drain: sweep.RunDrain(lc.target.Target.Timeout, src.Sessions())}
 	if errs := flagErrors(cfg.Validate()); len(errs) > 0 {
 		return usageErrors(errs)
 	}
-	if err := sizeOfSet(src, sch, n, d); err != nil {
-		return err
+	if k := arrival.SetSize(sch, n, d); k > 0 {
+		if err := src.CheckSize(k); err != nil {
+			return usageError{err} // the request set would be too large to hold or to generate
+		}
 	}
 	// vLLM's --save-result: its flags are checked, and a named file's path, before any load.
 	vr, err := vllm.ReadSave(vllmArgs{c}, c.App.ErrWriter, spec, lc.settings)
@@ -87,7 +84,7 @@ func runAction(c *cli.Context) error {
 	}
 	defer s.Close()
 	res, err := runExecutor(c.Context, c, s, cfg, vr.Tap())
-	if lost := recordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
+	if lost := sweep.RecordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
 		// The tiers that ran are whole in memory: show and save what can be, then fail.
 		lc.recordsLost = true
 		return errors.Join(lc.finish(c, s, res), lost)
@@ -95,17 +92,14 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range res.Tiers {
-		if t.Summary.ClientBound {
-			fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: tier %d is CLIENT-BOUND: %s. Its latencies describe this client as much as the server.\n",
-				t.Tier.Tier, t.Summary.ClientBoundReason)
-		}
+	for _, w := range res.ClientBoundWarnings() {
+		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", w)
 	}
 	if err := lc.finish(c, s, res); err != nil {
 		return err
 	}
 	if c.Context.Err() == nil {
-		if err := cutShort(res); err != nil {
+		if err := res.CutShort(); err != nil {
 			if vr != nil {
 				fmt.Fprintln(c.App.ErrWriter, "loadcurve: --save-result: no vLLM result file written: the run did not run to its end (summary.json says so; vLLM's layout cannot)")
 			}
@@ -129,52 +123,4 @@ func vllmResultFlags() []cli.Flag {
 		&cli.StringFlag{Name: "result-dir", Category: catVLLM, DefaultText: "the current directory, as vLLM", Usage: "directory of the --save-result file (implies --save-result)"},
 		&cli.StringFlag{Name: "result-filename", Category: catVLLM, DefaultText: "vLLM's, {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json", Usage: "name of the --save-result file (implies --save-result); an existing file is replaced only with --replace, and never one of the run's own result in --out"},
 	}
-}
-
-// sizeOfSet refuses, before anything is sent or made, a tier whose request set would be too
-// large to hold or to generate (workloads.MaxRequests, MaxPromptWords): n requests (sessions),
-// or those an arrival process is expected to plan within d.
-func sizeOfSet(src *workloads.Source, sch arrival.Schedule, n int, d time.Duration) error {
-	if sp, ok := sch.(arrival.Spec); ok && n == 0 && d > 0 {
-		exp := sp.Expected(d)
-		if math.IsInf(exp, 1) || exp > arrival.MaxArrivals {
-			return nil // refused with the schedule
-		}
-		n = int(math.Ceil(exp))
-	}
-	if n <= 0 {
-		return nil // a replay: the trace's own requests
-	}
-	if err := src.CheckSize(n); err != nil {
-		return usageError{err}
-	}
-	return nil
-}
-
-// runDrain: a run has no next tier to protect, so its stragglers may run until their own
-// --timeout (a day when there is none). A run of sessions waits for every session's turns (a
-// day at most): their arrival phase ends when the last session starts, but its later turns
-// come after think times and the turns before them, each bounded by --timeout, which is per
-// request (a drain of --timeout + 1 s once canceled 18 of 80 turns with --think-time 2s
-// --timeout 3s).
-func runDrain(timeout time.Duration, sessions bool) time.Duration {
-	if timeout <= 0 || sessions {
-		return 24 * time.Hour
-	}
-	return timeout + time.Second
-}
-
-// cutShort is the error of a run, not interrupted, whose tier did not run to its end: requests
-// canceled by the drain deadline, or never sent. Its records and summary are written (and say
-// which); the exit status must say it too.
-func cutShort(res *sweep.Result) error {
-	for _, t := range res.Tiers {
-		s := t.Summary
-		if s.Complete {
-			continue
-		}
-		return fmt.Errorf("the run did not run to its end: %d of %d planned requests were canceled before they ended (each record's error says why, e.g. the drain deadline after the arrivals; summary.json has \"complete\": false)",
-			s.Outcomes[records.Canceled.String()], s.Planned)
-	}
-	return nil
 }

@@ -1,19 +1,16 @@
 package main
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -32,31 +29,25 @@ func scheduleCommand() *cli.Command {
 			if errs = append(errs, cErrs...); len(errs) > 0 {
 				return usageErrors(errs)
 			}
-			if err := scheduleFits(spec, n, d); err != nil {
-				return err
-			}
-			offsets, err := spec.Arrivals(n, d, c.Int64("seed"), arrival.MaxArrivals+1)
+			// Refused before anything is allocated (CheckSize), or once drawn (CheckDrawn), never cut.
+			err := spec.CheckSize(n, d)
+			var offsets []time.Duration
 			if err == nil {
-				if err = arrival.CheckDrawn(spec, offsets, d); err != nil {
-					return usagef("--duration %v: %v: shorten --duration or lower the rate", d, err)
-				}
+				offsets, err = spec.Arrivals(n, d, c.Int64("seed"), arrival.MaxArrivals+1)
+			}
+			if err == nil {
+				err = arrival.CheckDrawn(spec, offsets, d)
+			}
+			var size *arrival.SizeError
+			if errors.As(err, &size) {
+				return usageError{errors.New(size.Explain(flagOf))}
 			}
 			if err != nil {
 				return usageError{err}
 			}
-			w := bufio.NewWriter(c.App.Writer)
-			buf := make([]byte, 0, 32)
-			for _, o := range offsets {
-				buf = strconv.AppendFloat(buf[:0], o.Seconds(), 'f', 9, 64)
-				buf = append(buf, '\n')
-				w.Write(buf)
-			}
-			rate := fmt.Sprintf("%.4g/s", arrival.RealisedRate(offsets))
-			if math.IsInf(arrival.RealisedRate(offsets), 1) {
-				rate = "inf (all at once)"
-			}
-			fmt.Fprintf(c.App.ErrWriter, "# %s, seed %d: %d arrivals, realised rate %s\n", spec, c.Int64("seed"), len(offsets), rate)
-			return w.Flush()
+			// The line on stderr comes first, as when the listing was flushed after it.
+			fmt.Fprintf(c.App.ErrWriter, "# %s\n", arrival.Describe(spec, c.Int64("seed"), offsets))
+			return arrival.WriteOffsets(c.App.Writer, offsets)
 		},
 	}
 }
@@ -116,24 +107,4 @@ func printNotes(wr io.Writer, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintf(wr, "loadcurve: workload: %s\n", strings.TrimSpace(n))
 	}
-}
-
-// scheduleFits refuses, before anything is allocated, a schedule of n arrivals (or of those
-// expected within d) above arrival.MaxArrivals, naming the flags to change and the memory it
-// would take (8 B an arrival, for the schedule alone).
-func scheduleFits(spec arrival.Spec, n int, d time.Duration) error {
-	err := spec.CheckSize(n, d)
-	if err == nil {
-		return nil
-	}
-	if n > 0 {
-		return usagef("--num-requests %d is more than the %d arrivals one tier may plan (its schedule alone would hold %s of memory): ask for fewer",
-			n, arrival.MaxArrivals, field.Bytes(float64(n)*8))
-	}
-	exp := spec.Expected(d)
-	if math.IsInf(exp, 1) {
-		return usagef("--duration %v at --request-rate inf plans every arrival at once, so the duration does not bound it: give --num-requests", d)
-	}
-	return usagef("--duration %v at %s plans about %.0f arrivals, more than the %d one tier may plan (its schedule alone would hold %s of memory): shorten --duration or lower the rate",
-		d, spec, exp, arrival.MaxArrivals, field.Bytes(exp*8))
 }

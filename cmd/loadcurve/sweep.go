@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
@@ -20,31 +18,19 @@ import (
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
-// defaultObjectives are the objectives of a sweep that gives none, for its target.
+// defaultObjectives are the objectives of a sweep that gives none, for its target, and whose
+// they are (runner.DefaultObjectives); read before the settings, which take them.
 func defaultObjectives(c *cli.Context) (string, string) {
-	switch {
-	case c.String("base-url") != "":
-		return sweep.DefaultObjectives, "the default for a real target"
-	case c.String("sim-model") == "mdc":
+	o := runner.Options{Target: loadgen.Target{BaseURL: c.String("base-url")}, SimLabel: c.String("sim-profile")}
+	if o.Target.BaseURL == "" && c.String("sim-model") == "mdc" {
 		q, err := queueConfig(c, "sim-")
 		if err != nil {
-			return sweep.DefaultObjectives, "the default"
+			return sweep.DefaultObjectives, "the default" // refused with the queue's flags
 		}
-		return q.Objectives(), "the embedded queue's: its service time plus its first token"
+		o.Queue = &q
 	}
-	return sim.ProfileObjectives(c.String("sim-profile")), "the embedded deployment's own"
+	return runner.DefaultObjectives(o)
 }
-
-// orNoObjective names objectives, or says there are none.
-func orNoObjective(o string) string {
-	if o == "" {
-		return "no latency objective"
-	}
-	return o
-}
-
-// pctWords writes a fraction as a percentage ("99 %", "20 %").
-func pctWords(v float64) string { return strconv.FormatFloat(100*v, 'g', 4, 64) + " %" }
 
 func sweepFlags() []cli.Flag {
 	load := []cli.Flag{
@@ -119,12 +105,7 @@ func sweepAction(c *cli.Context) error {
 		}
 		conc.Think = c.Duration("think-time")
 		errs = append(errs, flagErrors(runner.CheckVirtualUsers(lc.target))...)
-		if c.IsSet("request-rates") {
-			errs = append(errs, errors.New("--max-concurrencies: give concurrency levels or --request-rates, not both"))
-		}
-		if c.IsSet("think-time-dist") && c.String("think-time-dist") != "fixed" {
-			errs = append(errs, errors.New("--think-time-dist: a closed loop's users think a fixed --think-time"))
-		}
+		errs = append(errs, flagErrors(sweep.CheckClosedLoop(c.IsSet("request-rates"), c.String("think-time-dist")))...)
 		rates = sweep.Rates{}
 	}
 	cfg := sweep.Config{Rates: rates, Concurrency: conc, Burstiness: burst, MaxConcurrency: lc.client.maxConc, Requests: c.Int("num-requests"),
@@ -147,8 +128,8 @@ func sweepAction(c *cli.Context) error {
 	}
 	var resume *sweep.Resume
 	if c.IsSet("resume") {
-		if lc.shard.Sharded() || !lc.startAt.IsZero() {
-			errs = append(errs, errors.New("--resume: a sharded sweep's tiers start at fixed wall-clock times (--shard, --start-at): it cannot be resumed"))
+		if err := runner.CheckResumable(lc.target); err != nil {
+			errs = append(errs, flagError(err))
 		} else if resume, err = sweep.OpenResume(lc.outDir); err != nil {
 			errs = append(errs, fmt.Errorf("--resume %s: %w", lc.outDir, err))
 		}
@@ -166,33 +147,15 @@ func sweepAction(c *cli.Context) error {
 	} else if err := lc.prepareOut(); err != nil {
 		return err
 	}
-	p := lc.settings.Params
-	whose = " (" + whose + "; --goodput)"
 	if !defaulted {
-		whose = ""
+		whose = "" // given
 	}
-	fmt.Fprintf(stderr, "loadcurve: judging by %s%s for %s of requests at %s confidence; operating point %s below the capacity (--headroom)\n",
-		orNoObjective(lc.settings.Measure.Objectives.String()), whose, pctWords(p.TargetShare), pctWords(p.Confidence), pctWords(p.Headroom))
-	if o, q := lc.settings.Measure.Objectives, lc.target.Queue; q != nil && o == (measure.Objectives{TTFT: o.TTFT}) && o.TTFT > q.FirstToken {
-		if truth, err := sim.MDCCapacity(q.Service, q.Servers, o.TTFT-q.FirstToken, p.TargetShare); err == nil {
-			aside := "; loopback network time aside"
-			if lc.target.Virtual {
-				aside = ""
-			}
-			fmt.Fprintf(stderr, "loadcurve: for comparison: the embedded M/D/c queue's exact capacity at these objectives is %.4g req/s (sim.MDCCapacity%s)\n", truth, aside)
-		}
+	fmt.Fprintf(stderr, "loadcurve: %s\n", lc.settings.Judging(whose, flagOf))
+	if note := runner.ExactCapacityNote(lc.target, lc.settings.Measure.Objectives, lc.settings.Params.TargetShare); note != "" {
+		fmt.Fprintf(stderr, "loadcurve: %s\n", note)
 	}
-	if cfg.Requests == 0 && cfg.Duration == 0 {
-		load := "of load on the target"
-		if lc.target.Virtual {
-			load = "of virtual load"
-		}
-		bound := fmt.Sprintf("at most %s %s (--budget)", cfg.WorstCaseLoad().Round(time.Minute), load)
-		if !rates.Auto || cfg.NoBudget() {
-			bound = fmt.Sprintf("at most %s of load (bound it with --max-tier-duration or --budget)", cfg.WorstCaseLoad().Round(time.Minute))
-		}
-		fmt.Fprintf(stderr, "loadcurve: each tier runs until its verdict is decided (%v to %v); the sweep stops when it has its answer, %s\n",
-			c.Duration("min-tier-duration"), c.Duration("max-tier-duration"), bound)
+	if bounds := cfg.Bounds(lc.target.Virtual, flagOf); bounds != "" {
+		fmt.Fprintf(stderr, "loadcurve: %s\n", bounds)
 	}
 	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: rates, Burstiness: float64(burst)})
 	if err != nil {
@@ -226,7 +189,7 @@ func sweepAction(c *cli.Context) error {
 	if errors.As(err, &mismatch) {
 		return usagef("--resume %s: %v", lc.outDir, mismatch)
 	}
-	if lost := recordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
+	if lost := sweep.RecordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
 		// The tiers that ran are whole in memory: show and save what can be, then fail. The
 		// tier the file lost has no closing line there: a resume runs it again.
 		return errors.Join(lc.finish(c, s, res), lost,

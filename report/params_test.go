@@ -1,0 +1,75 @@
+package report_test
+
+import (
+	"testing"
+
+	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/report"
+)
+
+// TestOutputParams: what is not given is a table and no files; what is given is read; a
+// format Print does not write is refused, named as the format.
+func TestOutputParams(t *testing.T) {
+	tests := []struct {
+		name  string
+		given map[string]string
+		want  report.Output
+		bad   bool
+	}{
+		{"defaults", nil, report.Output{Format: report.FormatTable}, false},
+		{"given", map[string]string{report.FieldOut: "d", report.FieldReplace: "true", report.FieldFormat: report.FormatCSV, report.FieldVerbose: "true", report.FieldQuiet: "true"},
+			report.Output{Out: "d", Replace: true, Format: report.FormatCSV, Verbose: true, Quiet: true}, false},
+		{"json", map[string]string{report.FieldFormat: report.FormatJSON}, report.Output{Format: report.FormatJSON}, false},
+		{"unknown format", map[string]string{report.FieldFormat: "yaml"}, report.Output{Format: "yaml"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := report.DefaultOutput()
+			if errs := param.Apply(o.Params(), func(f string) ([]string, bool) {
+				if v, ok := tt.given[f]; ok {
+					return []string{v}, true
+				}
+				return nil, false
+			}); len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			if o != tt.want {
+				t.Errorf("output %+v, want %+v", o, tt.want)
+			}
+			errs := o.Validate()
+			if bad := len(errs) > 0; bad != tt.bad {
+				t.Fatalf("errors %v, want some: %v", errs, tt.bad)
+			}
+			if tt.bad && field.Of(errs[0]).Name != report.FieldFormat {
+				t.Errorf("error %v is not the format's", errs[0])
+			}
+		})
+	}
+}
+
+// TestPlanOutputValidate: a plan is printed as a table or JSON, nothing else (not even CSV,
+// which a result may be).
+func TestPlanOutputValidate(t *testing.T) {
+	for _, tt := range []struct {
+		format string
+		ok     bool
+	}{{report.FormatTable, true}, {report.FormatJSON, true}, {report.FormatCSV, false}, {"", false}} {
+		o := report.DefaultPlanOutput()
+		if errs := param.Apply(o.Params(), func(f string) ([]string, bool) {
+			if f == report.FieldFormat {
+				return []string{tt.format}, true
+			}
+			return nil, false
+		}); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		errs := o.Validate()
+		if (len(errs) == 0) != tt.ok {
+			t.Errorf("format %q: errors %v, want ok %v", tt.format, errs, tt.ok)
+		}
+		if !tt.ok && len(errs) > 0 && field.Of(errs[0]).Text(nil) != `"`+tt.format+`": want table or json` {
+			t.Errorf("format %q: %v", tt.format, errs[0])
+		}
+	}
+}

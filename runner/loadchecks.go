@@ -1,0 +1,42 @@
+package runner
+
+import (
+	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/workloads"
+)
+
+// FieldResume names the interrupted sweep a resume continues (its output directory).
+const FieldResume = "sweep to resume"
+
+// CheckSessions refuses, naming the option, what a workload of sessions cannot run with; nil
+// for a workload of single requests. A sharded run is refused (a shard would need whole
+// sessions), and so is a think time stated for the sessions of a file (thinkStated; ShareGPT's
+// multi-turn sessions take it, so it is not stated for them): they carry their own think times
+// (think_ms on each later turn, 0 when absent), which the run follows, so the stated one would
+// be dropped without a word. A command checks it before anything starts.
+func CheckSessions(opts Options, thinkStated bool) []error {
+	src := opts.Workload
+	if src == nil || !src.Sessions() {
+		return nil
+	}
+	var errs []error
+	if opts.Shard.Sharded() {
+		errs = append(errs, field.Errorf(shard.FieldShard, "a workload of sessions cannot be sharded yet (a shard would need whole sessions); run it from one process"))
+	}
+	if !src.Generated() && thinkStated {
+		errs = append(errs, field.Errorf(workloads.FieldThink, "the sessions of %s carry their own think times (think_ms on each later turn, 0 when absent), which the run follows; omit %v, or set think_ms in the file",
+			src.Spec, field.Ref(workloads.FieldThink)))
+	}
+	return errs
+}
+
+// CheckResumable refuses to resume a sweep whose tiers start at fixed wall-clock times (a
+// sharded one, or one given a start time): its slots have passed.
+func CheckResumable(opts Options) error {
+	if opts.Shard.Sharded() || !opts.StartAt.IsZero() {
+		return field.Errorf(FieldResume, "a sharded sweep's tiers start at fixed wall-clock times (%v, %v): it cannot be resumed",
+			field.Ref(shard.FieldShard), field.Ref(shard.FieldStartAt))
+	}
+	return nil
+}

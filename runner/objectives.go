@@ -1,0 +1,43 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/sweep"
+)
+
+// DefaultObjectives are the objectives a sweep of the deployment opts names judges by when it
+// is given none, and whose they are, in words: a real deployment's (Target.BaseURL) are
+// sweep.DefaultObjectives; the embedded M/D/c queue's (Queue) its service time plus its first
+// token; the embedded engine's, those of its profile (SimLabel, sim.ProfileObjectives).
+func DefaultObjectives(opts Options) (objectives, whose string) {
+	switch {
+	case opts.Target.BaseURL != "":
+		return sweep.DefaultObjectives, "the default for a real target"
+	case opts.Queue != nil:
+		return opts.Queue.Objectives(), "the embedded queue's: its service time plus its first token"
+	}
+	return sim.ProfileObjectives(opts.SimLabel), "the embedded deployment's own"
+}
+
+// ExactCapacityNote is, for a sweep of the embedded M/D/c queue judged by a TTFT objective alone
+// that leaves the queue some waiting (above its first token), the line that gives the queue's
+// exact capacity at it for share of requests (sim.MDCCapacity), for comparison with what the
+// sweep finds; "" otherwise. Served in real time, the loopback's network time is left aside.
+func ExactCapacityNote(opts Options, o measure.Objectives, share float64) string {
+	q := opts.Queue
+	if q == nil || o != (measure.Objectives{TTFT: o.TTFT}) || o.TTFT <= q.FirstToken {
+		return ""
+	}
+	truth, err := sim.MDCCapacity(q.Service, q.Servers, o.TTFT-q.FirstToken, share)
+	if err != nil {
+		return ""
+	}
+	aside := "; loopback network time aside"
+	if opts.Virtual {
+		aside = ""
+	}
+	return fmt.Sprintf("for comparison: the embedded M/D/c queue's exact capacity at these objectives is %.4g req/s (sim.MDCCapacity%s)", truth, aside)
+}
