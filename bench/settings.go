@@ -17,7 +17,6 @@ const (
 	FieldProfile = "profile directory"
 	FieldJSON    = "benchmark JSON report"
 	FieldFormat  = "benchmark report format"
-	FieldQuiet   = "benchmark progress off"
 )
 
 // The formats a report is printed in (Report.WriteTable, Report.WriteJSON).
@@ -36,7 +35,6 @@ type Settings struct {
 	Run           Options
 	JSON          string // also write the report as JSON to this file
 	Format        string // FormatTable or FormatJSON
-	Quiet         bool   // no progress lines
 }
 
 // NewSettings returns the settings of the full run, or of the quick one, before the user's.
@@ -65,23 +63,29 @@ func (s *Settings) Params() []param.Param {
 		param.String(FieldProfile, &o.ProfileDir, "directory for a CPU profile (pprof) of every probe and client run, and a heap profile of each stalled-stream run"),
 		param.String(FieldJSON, &s.JSON, "also write the full report as JSON to this file"),
 		param.String(FieldFormat, &s.Format, "stdout format: table or json"),
-		param.Bool(FieldQuiet, &s.Quiet, "no progress lines on stderr"),
 	}
 }
 
 // Options returns the run's options with the lists read from their texts, and every element of
-// a list that does not parse (ParseRates, ParseConcurrencies), in the settings' order.
-// Options.Validate judges the numbers.
+// a list that does not parse (ParseRates, ParseConcurrencies), in the settings' order, each
+// naming its list with the list's text, as a value that cannot be read is named ("<rates>
+// 1,x: "x" is not a number; …"). Options.Validate judges the numbers.
 func (s Settings) Options() (Options, []error) {
 	o := s.Run
 	var errs []error
+	listError := func(name, text string, err error) error {
+		return field.Sentencef(name, "%v %s: %s", field.Ref(name), text, field.Of(err).Msg)
+	}
 	rates, err := ParseRates(s.Rates)
 	if err != nil {
-		errs = append(errs, err)
+		errs = append(errs, listError(FieldRates, s.Rates, err))
 	}
 	caps, bad := ParseConcurrencies(s.Concurrencies)
+	for _, err := range bad {
+		errs = append(errs, listError(FieldConcurrency, s.Concurrencies, err))
+	}
 	o.Rates, o.Concurrencies = rates, caps
-	return o, append(errs, bad...)
+	return o, errs
 }
 
 // CheckFormat returns a field.Error naming FieldFormat when the format is neither FormatTable

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +52,9 @@ func TestSettingsOptions(t *testing.T) {
 			var got []string
 			for _, err := range errs {
 				got = append(got, field.Of(err).Name)
+				if r := field.Of(err).Render(func(f string) string { return "<" + f + ">" }); !strings.HasPrefix(r, "<"+field.Of(err).Name+"> "+tc.given[field.Of(err).Name]+": ") {
+					t.Errorf("%q does not name its list with the list's text", r)
+				}
 			}
 			if !slices.Equal(got, tc.bad) {
 				t.Errorf("errors name %v, want %v (%v)", got, tc.bad, errs)

@@ -55,14 +55,19 @@ func (s *Side) Params() []param.Param {
 	}
 }
 
-// Check returns what the side lacks, the params (Params, applied) saying what was given: its
-// cost per hour, and its throughput and share unless a result gives them.
+// Check returns what the side lacks or has twice, the params (Params, applied) saying what was
+// given: its cost per hour, and its throughput and share, which a result or the figures give,
+// not both.
 func (s Side) Check(ps []param.Param) []error {
 	var errs []error
 	if !param.IsGiven(ps, s.Field(FieldCostPerHour)) {
 		errs = append(errs, field.Errorf(s.Field(FieldCostPerHour), "is required"))
 	}
 	if s.Result != "" {
+		if param.IsGiven(ps, s.Field(FieldRawThroughput)) || param.IsGiven(ps, s.Field(FieldCompliantShare)) {
+			errs = append(errs, field.Sentencef(s.Field(FieldResult), "give %v or %v/%v, not both",
+				field.Ref(s.Field(FieldResult)), field.Ref(s.Field(FieldRawThroughput)), field.Ref(s.Field(FieldCompliantShare))))
+		}
 		return errs
 	}
 	for _, name := range []string{FieldRawThroughput, FieldCompliantShare} {
@@ -71,12 +76,6 @@ func (s Side) Check(ps []param.Param) []error {
 		}
 	}
 	return errs
-}
-
-// FiguresGivenWithResult reports that the side was given a result and figures too, of which
-// only one may say its throughput and share.
-func (s Side) FiguresGivenWithResult(ps []param.Param) bool {
-	return s.Result != "" && (param.IsGiven(ps, s.Field(FieldRawThroughput)) || param.IsGiven(ps, s.Field(FieldCompliantShare)))
 }
 
 // DefaultParams returns the ledger's settings nobody chose: a period of DefaultHoursPerPeriod.

@@ -19,20 +19,19 @@ func TestSideField(t *testing.T) {
 }
 
 // TestSideCheck: the cost is always required; the figures are unless a result gives them, and
-// a result with figures too is told apart.
+// a result with figures too is refused.
 func TestSideCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		given   map[string]string
-		missing []string // the fields reported missing, in order
-		both    bool
+		refused []string // the fields refused, in order
 		tier    int
 	}{
-		{name: "nothing", missing: []string{"a-cost-per-hour", "a-raw-throughput", "a-compliant-share"}, tier: -1},
+		{name: "nothing", refused: []string{"a-cost-per-hour", "a-raw-throughput", "a-compliant-share"}, tier: -1},
 		{name: "figures", given: map[string]string{"a-cost-per-hour": "0", "a-raw-throughput": "10", "a-compliant-share": "1"}, tier: -1},
 		{name: "result", given: map[string]string{"a-cost-per-hour": "3", "a": "dir", "a-tier": "2"}, tier: 2},
-		{name: "result without cost", given: map[string]string{"a": "dir"}, missing: []string{"a-cost-per-hour"}, tier: -1},
-		{name: "result and a figure", given: map[string]string{"a-cost-per-hour": "3", "a": "dir", "a-compliant-share": "0.5"}, both: true, tier: -1},
+		{name: "result without cost", given: map[string]string{"a": "dir"}, refused: []string{"a-cost-per-hour"}, tier: -1},
+		{name: "result and a figure", given: map[string]string{"a-cost-per-hour": "3", "a": "dir", "a-compliant-share": "0.5"}, refused: []string{"a"}, tier: -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := cost.NewSide("A")
@@ -45,15 +44,12 @@ func TestSideCheck(t *testing.T) {
 			}); len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			var missing []string
+			var refused []string
 			for _, err := range s.Check(ps) {
-				missing = append(missing, field.Of(err).Name)
+				refused = append(refused, field.Of(err).Name)
 			}
-			if !slices.Equal(missing, tc.missing) {
-				t.Errorf("missing %v, want %v", missing, tc.missing)
-			}
-			if got := s.FiguresGivenWithResult(ps); got != tc.both {
-				t.Errorf("FiguresGivenWithResult = %v, want %v", got, tc.both)
+			if !slices.Equal(refused, tc.refused) {
+				t.Errorf("refused %v, want %v", refused, tc.refused)
 			}
 			if s.Tier != tc.tier {
 				t.Errorf("tier %d, want %d", s.Tier, tc.tier)
@@ -92,5 +88,24 @@ func TestParamsInputs(t *testing.T) {
 	errs := p.Validate()
 	if p.HoursPerPeriod != cost.DefaultHoursPerPeriod || len(errs) != 1 || field.Of(errs[0]).Name != cost.FieldOneTime {
 		t.Errorf("hours %v, errors %v: want the default period and the one-time investment refused", p.HoursPerPeriod, errs)
+	}
+}
+
+// TestSideCheckBothSaysWhichInputs: a result with figures too is refused in one sentence naming
+// the three inputs as the reader knows them.
+func TestSideCheckBothSaysWhichInputs(t *testing.T) {
+	s := cost.NewSide("B")
+	ps := s.Params()
+	given := map[string]string{"b-cost-per-hour": "1", "b": "dir", "b-raw-throughput": "5"}
+	param.Apply(ps, func(name string) ([]string, bool) {
+		if v, ok := given[name]; ok {
+			return []string{v}, true
+		}
+		return nil, false
+	})
+	errs := s.Check(ps)
+	flag := func(f string) string { return "--" + f }
+	if len(errs) != 1 || field.Of(errs[0]).Render(flag) != "give --b or --b-raw-throughput/--b-compliant-share, not both" {
+		t.Errorf("Check = %v", errs)
 	}
 }

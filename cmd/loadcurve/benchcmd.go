@@ -7,7 +7,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/bench"
-	"github.com/loadcurve/loadcurve/field"
 )
 
 // benchCommand is `loadcurve bench`: the client-fidelity benchmark of docs/PERFORMANCE.md. It
@@ -52,7 +51,7 @@ func benchAction(c *cli.Context) error {
 			return fmt.Errorf("--profile %s: %w", dir, err)
 		}
 	}
-	if !s.Quiet {
+	if !c.Bool("quiet") {
 		o.Progress = c.App.ErrWriter
 	}
 	rep, err := bench.Run(c.Context, o)
@@ -72,7 +71,7 @@ func benchAction(c *cli.Context) error {
 
 func benchFlags() []cli.Flag {
 	s := bench.NewSettings(false)
-	return flagsOf("", s.Params())
+	return append(flagsOf("", s.Params()), &cli.BoolFlag{Name: "quiet", Usage: "no progress lines on stderr"})
 }
 
 // benchSettings reads the benchmark's settings: the full or quick run's, then every flag the
@@ -81,12 +80,8 @@ func benchSettings(c *cli.Context, exec []string) (bench.Settings, bench.Options
 	s := bench.NewSettings(c.Bool("quick"))
 	errs := applyFlags(c, s.Params(), true)
 	o, bad := s.Options()
-	for _, err := range bad { // a list's problem names the flag with its text, as a flag that cannot be read does
-		flag := flagOf(field.Of(err).Name)
-		errs = append(errs, fmt.Errorf("%s %s: %s", flag, c.String(flag[2:]), field.Of(err).Msg))
-	}
 	o.Exec = exec
-	if errs = append(errs, o.Validate()...); len(errs) > 0 {
+	if errs = append(append(errs, bad...), o.Validate()...); len(errs) > 0 {
 		return s, o, usageErrors(errs)
 	}
 	return s, o, nil

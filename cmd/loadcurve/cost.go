@@ -38,9 +38,6 @@ func sideFigures(c *cli.Context, name string) (cost.Option, []error) {
 	errs := append(applyFlags(c, ps, false), side.Check(ps)...)
 	o, flag := side.Option, func(f string) string { return flagOf(side.Field(f)) }
 	if path := side.Result; path != "" {
-		if side.FiguresGivenWithResult(ps) {
-			errs = append(errs, fmt.Errorf("give %s or %s/%s, not both", flag(cost.FieldResult), flag(cost.FieldRawThroughput), flag(cost.FieldCompliantShare)))
-		}
 		l, err := loadResult(nil, path, 0, false, c.App.ErrWriter)
 		if err != nil {
 			return o, append(errs, fmt.Errorf("%s %s: %w", flag(cost.FieldResult), path, err))

@@ -128,7 +128,6 @@ var fieldFlags = map[string]string{
 	bench.FieldProfile: "profile",
 	bench.FieldJSON:    "json",
 	bench.FieldFormat:  "format",
-	bench.FieldQuiet:   "quiet",
 }
 
 // flagAliases and flagEnv are the other names of a flag: its aliases, and the environment
