@@ -89,10 +89,10 @@ type Ledger struct {
 func (p Params) Validate() []error {
 	var errs []error
 	if h := p.HoursPerPeriod; math.IsNaN(h) || math.IsInf(h, 0) || h < 0 {
-		errs = append(errs, field.Errorf("hours-per-period", "hours per period = %g: must be a finite number > 0", h))
+		errs = append(errs, field.Errorf(FieldHoursPerPeriod, "hours per period = %g: must be a finite number > 0", h))
 	}
 	if math.IsNaN(p.OneTime) || math.IsInf(p.OneTime, 0) || p.OneTime < 0 {
-		errs = append(errs, field.Errorf("one-time", "one-time investment = %g: must be a finite number ≥ 0", p.OneTime))
+		errs = append(errs, field.Errorf(FieldOneTime, "one-time investment = %g: must be a finite number ≥ 0", p.OneTime))
 	}
 	if p.Tokens != "" && p.Tokens != "output" && p.Tokens != "input" {
 		errs = append(errs, field.Errorf("tokens", "tokens = %q: must be output or input", p.Tokens))

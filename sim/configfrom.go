@@ -15,10 +15,11 @@ func ConfigFrom(profile string, lookup func(name string) (string, bool)) (Config
 	if err != nil {
 		return cfg, []error{field.Errorf(FieldProfile, "%v", err)}
 	}
-	for _, p := range params {
-		if v, ok := lookup(p.name); ok {
-			if err := cfg.Set(p.name, v); err != nil {
-				return cfg, []error{field.Errorf(p.name, "%v", err)}
+	ps := cfg.Params()
+	for i := range ps {
+		if v, ok := lookup(ps[i].Field); ok {
+			if err := ps[i].Set(v); err != nil {
+				return cfg, []error{err}
 			}
 		}
 	}

@@ -24,12 +24,7 @@ func compareCommand() *cli.Command {
 			"confidence interval of the median latency difference B−A, and each side's capacity and operating point.\n" +
 			"Give --a-cost-per-hour and --b-cost-per-hour for the cost ledger. Each side's settings come from its records\n" +
 			"header; --goodput (and the analysis flags) override them for both.",
-		Flags: concat(objectiveFlags(), []cli.Flag{
-			&cli.BoolFlag{Name: "force", Usage: "compare even when the results are not comparable (output stamped NOT COMPARABLE)"},
-			&cli.Float64Flag{Name: "a-cost-per-hour", DefaultText: "none: no cost ledger", Usage: "A's running cost per hour (enables the cost ledger)"},
-			&cli.Float64Flag{Name: "b-cost-per-hour", DefaultText: "none", Usage: "B's running cost per hour"},
-			&cli.StringFlag{Name: "currency", Usage: "currency label"},
-			&cli.Float64Flag{Name: "paired-confidence", Value: 0.95, Usage: "confidence level of the paired intervals"},
+		Flags: concat(objectiveFlags(), compareFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "directory for compare.json, compare.csv, overlay plots and report.html"},
 			&cli.BoolFlag{Name: "replace", Usage: "let --out replace a comparison already there"},
 			plotFormatsFlag(""),
@@ -55,10 +50,11 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	opts := compare.Options{Confidence: c.Float64("paired-confidence"), Force: c.Bool("force")}
-	costs, costErrs := compare.CostsOf(floatSet(c, "a-cost-per-hour"), floatSet(c, "b-cost-per-hour"), c.String("currency"))
-	opts.Costs = costs
-	if errs = append(append(errs, opts.Validate()...), costErrs...); len(errs) > 0 {
+	s := compare.DefaultSettings()
+	ps := s.Params()
+	errs = append(errs, applyFlags(c, ps, false)...)
+	opts, optErrs := s.Options(ps)
+	if errs = append(errs, optErrs...); len(errs) > 0 {
 		return usageErrors(errs)
 	}
 	var sides [2]compare.Side
@@ -98,22 +94,9 @@ func compareAction(c *cli.Context) error {
 	return report.WriteComparison(out, res, sides[0].Result, sides[1].Result, plots)
 }
 
-// floatSet is a float flag's value when the user set it, else nil.
-func floatSet(c *cli.Context, name string) *float64 {
-	if !c.IsSet(name) {
-		return nil
-	}
-	v := c.Float64(name)
-	return &v
-}
-
-// stringSet is a string flag's value when the user set it, else nil.
-func stringSet(c *cli.Context, name string) *string {
-	if !c.IsSet(name) {
-		return nil
-	}
-	v := c.String(name)
-	return &v
+func compareFlags() []cli.Flag {
+	s := compare.DefaultSettings()
+	return flagsOf("", s.Params())
 }
 
 // resultArgs are the results named as arguments. vLLM-style "--goodput ttft:500 tpot:50":

@@ -11,24 +11,9 @@ import (
 )
 
 func costFlags() []cli.Flag {
-	var fl []cli.Flag
-	for _, side := range []string{"a", "b"} {
-		S := map[string]string{"a": "A", "b": "B"}[side]
-		fl = append(fl,
-			&cli.Float64Flag{Name: side + "-cost-per-hour", DefaultText: "none: required", Usage: S + "'s total running cost per hour"},
-			&cli.Float64Flag{Name: side + "-raw-throughput", DefaultText: "none", Usage: S + "'s raw output throughput, tok/s (or from --" + side + ")"},
-			&cli.Float64Flag{Name: side + "-compliant-share", DefaultText: "none", Usage: S + "'s compliant token share in [0,1] (or from --" + side + ")"},
-			&cli.Float64Flag{Name: side + "-maintenance", Usage: S + "'s extra maintenance cost per period"},
-			&cli.StringFlag{Name: side, Usage: "take " + S + "'s throughput and share from a result directory or records file: at its verified operating point (the confirmation tier's measured figures), else the curve there, or --" + side + "-tier"},
-			&cli.IntFlag{Name: side + "-tier", Value: -1, DefaultText: "none: the operating point", Usage: "with --" + side + ": use this tier's steady-state figures instead"},
-		)
-	}
-	return append(fl,
-		&cli.Float64Flag{Name: "one-time", Usage: "one-time investment of moving from A to B (migration, acceptance)"},
-		&cli.Float64Flag{Name: "hours-per-period", Value: cost.DefaultHoursPerPeriod, Usage: "hours in one period for maintenance and payback (730 = a month)"},
-		&cli.StringFlag{Name: "currency", Value: "", Usage: "currency label"},
-		&cli.StringFlag{Name: "format", Value: "table", Usage: "table or json"},
-	)
+	a, b, p := cost.NewSide("A"), cost.NewSide("B"), cost.DefaultParams()
+	return concat(flagsOf("", a.Params()), flagsOf("", b.Params()), flagsOf("", p.Inputs()),
+		[]cli.Flag{&cli.StringFlag{Name: "format", Value: "table", Usage: "table or json"}})
 }
 
 func costCommand() *cli.Command {
@@ -47,38 +32,26 @@ func costCommand() *cli.Command {
 }
 
 // sideFigures reads one side's option from flags or from a result.
-func sideFigures(c *cli.Context, side string) (cost.Option, []error) {
-	o := cost.Option{Name: map[string]string{"a": "A", "b": "B"}[side], CostPerHour: c.Float64(side + "-cost-per-hour"),
-		Maintenance: c.Float64(side + "-maintenance")}
-	var errs []error
-	if !c.IsSet(side + "-cost-per-hour") {
-		errs = append(errs, fmt.Errorf("--%s-cost-per-hour is required", side))
-	}
-	if path := c.String(side); path != "" {
-		if c.IsSet(side+"-raw-throughput") || c.IsSet(side+"-compliant-share") {
-			errs = append(errs, fmt.Errorf("give --%s or --%s-raw-throughput/--%s-compliant-share, not both", side, side, side))
-		}
+func sideFigures(c *cli.Context, name string) (cost.Option, []error) {
+	side := cost.NewSide(name)
+	ps := side.Params()
+	errs := append(applyFlags(c, ps, false), side.Check(ps)...)
+	o, flag := side.Option, func(f string) string { return flagOf(side.Field(f)) }
+	if path := side.Result; path != "" {
 		l, err := loadResult(nil, path, 0, false, c.App.ErrWriter)
 		if err != nil {
-			return o, append(errs, fmt.Errorf("--%s %s: %w", side, path, err))
+			return o, append(errs, fmt.Errorf("%s %s: %w", flag(cost.FieldResult), path, err))
 		}
-		f, err := l.Result.FiguresAt(c.Int(side + "-tier"))
+		f, err := l.Result.FiguresAt(side.Tier)
 		if err != nil {
-			return o, append(errs, fmt.Errorf("--%s %s: %w", side, path, err))
+			return o, append(errs, fmt.Errorf("%s %s: %w", flag(cost.FieldResult), path, err))
 		}
 		o = o.Measured(f)
-	} else {
-		for _, f := range []string{"-raw-throughput", "-compliant-share"} {
-			if !c.IsSet(side + f) {
-				errs = append(errs, fmt.Errorf("--%s%s is required (or --%s DIR to read it from a result)", side, f, side))
-			}
-		}
-		o.RawThroughput, o.CompliantShare = c.Float64(side+"-raw-throughput"), c.Float64(side+"-compliant-share")
 	}
 	for _, err := range o.Validate() {
 		var fe *cost.FieldError
 		if errors.As(err, &fe) {
-			err = errors.New(fe.Render("--" + side + "-" + fe.Field)) // the field is its flag's suffix
+			err = errors.New(fe.Render(flag(fe.Field)))
 		}
 		errs = append(errs, err)
 	}
@@ -89,14 +62,15 @@ func costAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return usagef("unexpected argument %q", c.Args().First())
 	}
-	a, errs := sideFigures(c, "a")
-	b, bErrs := sideFigures(c, "b")
+	a, errs := sideFigures(c, "A")
+	b, bErrs := sideFigures(c, "B")
 	errs = append(errs, bErrs...)
 	format := c.String("format")
 	if format != "table" && format != "json" {
 		errs = append(errs, fmt.Errorf("--format must be table or json, got %q", format))
 	}
-	p := cost.Params{Currency: c.String("currency"), HoursPerPeriod: c.Float64("hours-per-period"), OneTime: c.Float64("one-time")}
+	p := cost.DefaultParams()
+	errs = append(errs, applyFlags(c, p.Inputs(), false)...)
 	errs = append(errs, p.Validate()...)
 	if len(errs) > 0 {
 		return usageErrors(errs)

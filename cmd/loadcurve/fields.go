@@ -121,6 +121,13 @@ var fieldFlags = map[string]string{
 	report.FieldFormat:  "format",
 	report.FieldVerbose: "verbose",
 	report.FieldQuiet:   "quiet",
+
+	// bench (bench.Settings): the settings besides the run's options; sim, compare and cost name theirs as their flags.
+	bench.FieldQuick:   "quick",
+	bench.FieldSeed:    "seed",
+	bench.FieldProfile: "profile",
+	bench.FieldJSON:    "json",
+	bench.FieldFormat:  "format",
 }
 
 // flagAliases and flagEnv are the other names of a flag: its aliases, and the environment

@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/sim"
 )
-
-const defaultSimProfile = "default"
 
 // simFlags returns a flag for every sim parameter, named prefix+param (prefix "sim-" on run and
 // sweep, where they are a category of their own, listed by --help-sim; none on `loadcurve sim`,
@@ -22,29 +22,31 @@ func simFlags(prefix string) []cli.Flag {
 	if prefix != "" {
 		cat = catSim
 	}
-	flags := []cli.Flag{
-		&cli.StringFlag{Name: prefix + "model", Category: cat, Value: "batching",
-			Usage: "batching (a continuous-batching server, see --" + prefix + "profile) or mdc (an exact M/D/c FIFO queue, whose steady state is known: --" + prefix + "queue-*)"},
-		&cli.StringFlag{Name: prefix + "profile", Category: cat, Value: defaultSimProfile,
-			Usage: "simulated deployment profile: " + strings.Join(sim.ProfileNames(), ", ")},
-	}
-	if prefix != "" { // run and sweep: the embedded deployment may be several replicas
-		flags = append(flags,
-			&cli.IntFlag{Name: prefix + "replicas", Category: cat, Value: 1, Usage: fmt.Sprintf("serve the simulated deployment as this many replicas behind an in-process load balancer, on one address (1 to %d)", sim.MaxReplicas)},
-			&cli.StringFlag{Name: prefix + "balance", Category: cat, Value: sim.BalanceRoundRobin, Usage: "how the balancer spreads requests over the replicas: " + strings.Join(sim.BalancePolicies(), " or ")},
-			&cli.StringFlag{Name: prefix + "clock", Category: cat, Value: "real", Usage: "real (serve over HTTP in real time) or virtual (with --" + prefix +
-				"model mdc: serve every tier with the queue's discrete-event model, no HTTP, in a fraction of a second a tier: the queue's steady state and the sweep's decisions on it, with a perfect client)"})
-	}
-	for _, p := range sim.Params() {
-		flags = append(flags, &cli.StringFlag{Name: prefix + p.Name, Category: cat, DefaultText: p.Default + " in the " + defaultSimProfile + " profile",
-			Usage: p.Usage})
-	}
+	s := sim.DefaultSettings()
+	cfg, _ := sim.Profile(sim.ProfileDefault) // the defaults the flags show
+	flags := concat(flagsOf(cat, prefixed(prefix, s.Params(prefix != ""))), flagsOf(cat, prefixed(prefix, cfg.Params())))
 	flags = append(flags, simQueueFlags(prefix, cat)...)
 	if prefix != "" {
 		flags = append(flags, &cli.BoolFlag{Name: helpSimFlag, Category: cat,
 			Usage: fmt.Sprintf("list the %d --%s* flags of the embedded deployment (its profile, engine, faults, replicas, or an exact M/D/c queue) and exit", len(flags), prefix)})
 	}
 	return flags
+}
+
+// prefixed returns the params named as the flags of a command that gives them with a prefix
+// ("sim-"): their fields, and every field their texts refer to.
+func prefixed(prefix string, ps []param.Param) []param.Param {
+	out := slices.Clone(ps)
+	for i := range out {
+		p := &out[i]
+		for _, text := range []*string{&p.Usage, &p.DefaultText} {
+			for _, r := range field.Of(field.Errorf("", "%s", *text)).Refs() {
+				*text = strings.ReplaceAll(*text, fmt.Sprint(field.Ref(r)), fmt.Sprint(field.Ref(prefix+r)))
+			}
+		}
+		p.Field = prefix + p.Field
+	}
+	return out
 }
 
 // simConfig builds the sim configuration from the profile and any overriding flags.
@@ -72,8 +74,16 @@ func simCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			var handler http.Handler
 			var label, model string
-			switch c.String("model") {
-			case "mdc":
+			s := sim.DefaultSettings()
+			errs := applyFlags(c, s.Params(false), false)
+			if err := s.CheckModel(); err != nil {
+				errs = append(errs, err)
+			}
+			if len(errs) > 0 {
+				return usageErrors(errs)
+			}
+			switch s.Model {
+			case sim.ModelMDC:
 				q, err := queueConfig(c, "")
 				if err != nil {
 					return err
@@ -84,7 +94,7 @@ func simCommand() *cli.Command {
 				}
 				defer srv.Close()
 				handler, label, model = srv, q.String(), q.ModelName
-			case "batching":
+			default:
 				cfg, err := simConfig(c, "")
 				if err != nil {
 					return err
@@ -94,9 +104,7 @@ func simCommand() *cli.Command {
 					return usageError{err}
 				}
 				defer srv.Close()
-				handler, label, model = srv, "profile "+c.String("profile"), cfg.ModelName
-			default:
-				return usagef("--model must be batching or mdc, got %q", c.String("model"))
+				handler, label, model = srv, "profile "+s.Profile, cfg.ModelName
 			}
 			ln, err := net.Listen("tcp", c.String("addr"))
 			if err != nil {

@@ -1,0 +1,97 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loadcurve/loadcurve/field"
+	decl "github.com/loadcurve/loadcurve/param" // sim has a param type of its own
+)
+
+// Names of a simulated deployment's settings besides its tunables (named as in Params), as a
+// command that serves it names them; FieldQueue stands for the queue's tunables, each named
+// FieldQueue, a dash and its QueueParams name.
+const (
+	FieldModel    = "model"
+	FieldReplicas = "replicas"
+	FieldBalance  = "balance"
+	FieldClock    = "clock"
+	FieldQueue    = "queue"
+)
+
+// The server models a simulated deployment can be, and the clocks an embedded one serves on.
+const (
+	ModelBatching = "batching" // a continuous-batching server (New, Config)
+	ModelMDC      = "mdc"      // an exact M/D/c FIFO queue (NewQueue, QueueConfig)
+	ClockReal     = "real"     // served over HTTP in real time
+	ClockVirtual  = "virtual"  // the queue's discrete-event model, no HTTP
+)
+
+// Settings are a simulated deployment as its user gives it: its server model and the batching
+// server's profile, and, for a deployment a run embeds, its replicas, their balancer and the
+// clock it serves on.
+type Settings struct {
+	Model, Profile string
+	Replicas       int
+	Balance, Clock string
+}
+
+// DefaultSettings returns the deployment nobody chose: one batching server of the default
+// profile, in real time.
+func DefaultSettings() Settings {
+	return Settings{Model: ModelBatching, Profile: ProfileDefault, Replicas: 1, Balance: BalanceRoundRobin, Clock: ClockReal}
+}
+
+// Params declares the settings, bound to s: the model and the profile, and for an embedded
+// deployment the replicas, the balancer and the clock.
+func (s *Settings) Params(embedded bool) []decl.Param {
+	ps := []decl.Param{
+		decl.String(FieldModel, &s.Model, fmt.Sprintf("batching (a continuous-batching server, see %v) or mdc (an exact M/D/c FIFO queue, whose steady state is known: %v-*)",
+			field.Ref(FieldProfile), field.Ref(FieldQueue))),
+		decl.String(FieldProfile, &s.Profile, "simulated deployment profile: "+strings.Join(ProfileNames(), ", ")),
+	}
+	if !embedded {
+		return ps
+	}
+	return append(ps,
+		decl.Int(FieldReplicas, &s.Replicas, fmt.Sprintf("serve the simulated deployment as this many replicas behind an in-process load balancer, on one address (1 to %d)", MaxReplicas)),
+		decl.String(FieldBalance, &s.Balance, "how the balancer spreads requests over the replicas: "+strings.Join(BalancePolicies(), " or ")),
+		decl.String(FieldClock, &s.Clock, fmt.Sprintf("real (serve over HTTP in real time) or virtual (with %v mdc: serve every tier with the queue's discrete-event model, no HTTP, in a fraction of a second a tier: the queue's steady state and the sweep's decisions on it, with a perfect client)",
+			field.Ref(FieldModel))))
+}
+
+// Params declares every tunable, bound to c and named as in Params (the package function),
+// each given as text as Set reads it; the default said is the default profile's.
+func (c *Config) Params() []decl.Param {
+	def := defaultProfile()
+	ps := make([]decl.Param, len(params))
+	for i, p := range params {
+		ps[i] = decl.Var(p.name, tunable{c, p}, p.usage).Default(p.get(&def) + " in the " + ProfileDefault + " profile")
+	}
+	return ps
+}
+
+// tunable is one of a Config's tunables as a param.Value.
+type tunable struct {
+	c *Config
+	p param
+}
+
+func (t tunable) String() string { return t.p.get(t.c) }
+
+// Set sets the tunable; a text it cannot read is a field.Error named by the tunable.
+func (t tunable) Set(text string) error {
+	if err := t.c.Set(t.p.name, text); err != nil {
+		return field.Errorf(t.p.name, "%v", err)
+	}
+	return nil
+}
+
+// CheckModel returns a field.Error naming FieldModel when the model is neither ModelBatching nor
+// ModelMDC.
+func (s Settings) CheckModel() error {
+	if s.Model != ModelBatching && s.Model != ModelMDC {
+		return field.Errorf(FieldModel, "must be batching or mdc, got %q", s.Model)
+	}
+	return nil
+}
