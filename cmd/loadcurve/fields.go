@@ -121,6 +121,9 @@ var fieldFlags = map[string]string{
 	report.FieldFormat:  "format",
 	report.FieldVerbose: "verbose",
 	report.FieldQuiet:   "quiet",
+
+	// sweep (round three)
+	sweep.FieldNoConfirm: "no-confirm",
 }
 
 // flagAliases and flagEnv are the other names of a flag: its aliases, and the environment
