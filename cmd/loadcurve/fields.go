@@ -123,7 +123,8 @@ var fieldFlags = map[string]string{
 	report.FieldQuiet:   "quiet",
 
 	// sweep (round three)
-	sweep.FieldNoConfirm: "no-confirm",
+	sweep.FieldNoConfirm:       "no-confirm",
+	workloads.FieldSetRequests: "num-requests",
 }
 
 // flagAliases and flagEnv are the other names of a flag: its aliases, and the environment
