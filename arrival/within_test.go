@@ -32,7 +32,9 @@ func TestCheckWithin(t *testing.T) {
 		if err == nil {
 			continue
 		}
-		name := func(s string) string { return map[string]string{arrival.FieldDuration: "-d", arrival.FieldRate: "-r", arrival.FieldRequests: "-n"}[s] }
+		name := func(s string) string {
+			return map[string]string{arrival.FieldDuration: "-d", arrival.FieldRate: "-r", arrival.FieldRequests: "-n"}[s]
+		}
 		if got, want := field.Of(err).Render(name), "-d needs a finite -r (with inf every request is planned at once): use -n"; got != want {
 			t.Errorf("%s: rendered %q, want %q", tt.name, got, want)
 		}
