@@ -125,6 +125,8 @@ var fieldFlags = map[string]string{
 	// sweep (round three)
 	sweep.FieldNoConfirm:       "no-confirm",
 	workloads.FieldSetRequests: "num-requests",
+	sweep.FieldOut:             "out",
+	sweep.FieldReplace:         "replace",
 }
 
 // flagAliases and flagEnv are the other names of a flag: its aliases, and the environment

@@ -103,7 +103,7 @@ func sweepAction(c *cli.Context) error {
 		if err := runner.CheckResumable(lc.target); err != nil {
 			errs = append(errs, flagError(err))
 		} else if resume, err = sweep.OpenResume(lc.outDir); err != nil {
-			errs = append(errs, fmt.Errorf("--resume %s: %w", lc.outDir, err))
+			errs = append(errs, sweep.ResumeRefused(lc.outDir, err))
 		}
 	}
 	if len(errs) > 0 {
@@ -150,7 +150,7 @@ func sweepAction(c *cli.Context) error {
 	if resume != nil {
 		if diffs := resumeHeaderDiffers(resume.Header, s.Header); len(diffs) > 0 {
 			for i, d := range diffs {
-				diffs[i] = fmt.Errorf("--resume %s: %w", lc.outDir, d)
+				diffs[i] = sweep.ResumeRefused(lc.outDir, d)
 			}
 			return usageErrors(diffs)
 		}
@@ -159,7 +159,7 @@ func sweepAction(c *cli.Context) error {
 	res, err := runExecutor(c.Context, c, s, cfg, tune)
 	var mismatch *sweep.MismatchError
 	if errors.As(err, &mismatch) {
-		return usagef("--resume %s: %v", lc.outDir, mismatch)
+		return usageErrors([]error{sweep.ResumeRefused(lc.outDir, mismatch)})
 	}
 	if lost := sweep.RecordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
 		// The tiers that ran are whole in memory: show and save what can be, then fail. The
