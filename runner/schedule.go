@@ -1,12 +1,17 @@
 package runner
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/workloads"
 )
+
+// ReplayNote says, of a run whose schedule is a trace's replay (RunSchedule), which inputs do
+// not apply to it; it refers to them with field.Ref markers (param.Render writes them).
+var ReplayNote = fmt.Sprintf("the trace is the schedule: %v and %v do not apply", field.Ref(arrival.FieldRate), field.Ref(arrival.FieldBurstiness))
 
 // RunSchedule is the schedule of a run of src at spec, d long (0: bounded by its count): spec
 // itself, or, for a trace, the trace's replay (replay true), which is its own schedule: a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -41,8 +42,11 @@ func TestRunSchedule(t *testing.T) {
 			t.Errorf("%s: schedule %T", tc.name, sch)
 		}
 	}
+	name := map[string]string{arrival.FieldWithin: "-d", arrival.FieldArrivals: "-n", workloads.FieldTimeScale: "-s", arrival.FieldRate: "-r", arrival.FieldBurstiness: "-b"}
+	if got, want := param.Render(runner.ReplayNote, func(s string) string { return name[s] }), "the trace is the schedule: -r and -b do not apply"; got != want {
+		t.Errorf("the note %q, want %q", got, want)
+	}
 	_, _, err := runner.RunSchedule(spec, trace, time.Second)
-	name := map[string]string{arrival.FieldWithin: "-d", arrival.FieldArrivals: "-n", workloads.FieldTimeScale: "-s"}
 	got := field.Of(err).Render(func(s string) string { return name[s] })
 	if want := "-d does not apply to a trace replay: the trace is the schedule (cut it with -n, stretch it with -s)"; got != want {
 		t.Errorf("rendered %q, want %q", got, want)
