@@ -3,11 +3,12 @@ package runner
 import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
 // FieldResume names the interrupted sweep a resume continues (its output directory).
-const FieldResume = "sweep to resume"
+const FieldResume = sweep.FieldResume
 
 // CheckSessions refuses, naming the option, what a workload of sessions cannot run with; nil
 // for a workload of single requests. A sharded run is refused (a shard would need whole

@@ -119,6 +119,8 @@ type Config struct {
 	// Confirm runs a tier at the operating point to verify it (not with StartAt: the shards
 	// cannot agree on an operating point before they are merged).
 	Confirm bool
+	// noConfirm is the choice to skip it, as given (Params); Check applies it to Confirm.
+	noConfirm bool
 	// Repeat runs the whole decision this many times with fresh seeds (≥ 1), to measure its
 	// run-to-run spread.
 	Repeat int

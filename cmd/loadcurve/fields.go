@@ -128,6 +128,12 @@ var fieldFlags = map[string]string{
 	bench.FieldProfile: "profile",
 	bench.FieldJSON:    "json",
 	bench.FieldFormat:  "format",
+
+	// sweep
+	sweep.FieldNoConfirm:       "no-confirm",
+	workloads.FieldSetRequests: "num-requests",
+	sweep.FieldOut:             "out",
+	sweep.FieldReplace:         "replace",
 }
 
 // flagAliases and flagEnv are the other names of a flag: its aliases, and the environment

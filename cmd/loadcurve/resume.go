@@ -38,23 +38,11 @@ func applyResume(c *cli.Context) error {
 	if !c.IsSet("resume") {
 		return nil
 	}
-	if dir == "" {
-		return usagef("--resume: give the directory of the interrupted sweep (its --out)")
-	}
-	r, err := sweep.OpenResume(dir)
+	r, err := sweep.OpenResumeIn(dir)
 	if err != nil {
-		if errors.Is(err, sweep.ErrNoSweep) {
-			return usagef("--resume %s: %v: give the --out directory of a sweep that was interrupted", dir, err)
-		}
-		return usagef("--resume %s: %v", dir, err)
+		return usageErrors([]error{err})
 	}
-	var errs []error
-	if c.IsSet("out") && !sameDir(c.String("out"), dir) {
-		errs = append(errs, fmt.Errorf("--out %s: a resumed sweep writes to the directory it continues, %s: leave --out out", c.String("out"), dir))
-	}
-	if c.Bool("replace") {
-		errs = append(errs, fmt.Errorf("--replace: it would delete the sweep that --resume %s continues", dir))
-	}
+	errs := sweep.CheckResumeOutput(dir, c.String("out"), c.IsSet("out"), c.Bool("replace"))
 	scen, err := flagfile.Read(filepath.Join(dir, ScenarioName), c.Command.Flags)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -113,16 +101,6 @@ func objectiveArgs(c *cli.Context) []string {
 		}
 	}
 	return out
-}
-
-// sameDir reports whether a and b name the same directory.
-func sameDir(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // resumeHeaderDiffers says, naming the flags (resumeSettingFlags), every difference in what is

@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
+	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -37,24 +37,19 @@ func runAction(c *cli.Context) error {
 	errs = append(errs, e...)
 	lc, e := readLoadCommand(c, sweep.DefaultSettings())
 	errs = append(errs, e...)
-	if d > 0 && math.IsInf(spec.Rate, 1) && spec.Ramp == arrival.RampNone {
-		errs = append(errs, fmt.Errorf("--duration needs a finite --request-rate (with inf every request is planned at once): use --num-requests"))
+	if err := spec.CheckWithin(d); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return usageErrors(errs)
 	}
-	var sch arrival.Schedule = spec
 	src := lc.source
-	switch {
-	case src.Trace != nil && d > 0:
-		return usagef("--duration does not apply to a trace replay: the trace is the schedule (cut it with --num-requests, stretch it with --trace-time-scale)")
-	case src.Trace != nil:
-		replay, err := arrival.NewReplay(src.TraceOffsets(), src.Trace.Source)
-		if err != nil {
-			return usagef("--workload %s: %v", src.Spec, err)
-		}
-		sch = replay
-		fmt.Fprintln(c.App.ErrWriter, "loadcurve: the trace is the schedule: --request-rate and --burstiness do not apply")
+	sch, replay, err := runner.RunSchedule(spec, src, d)
+	if err != nil {
+		return usageErrors([]error{err})
+	}
+	if replay {
+		fmt.Fprintln(c.App.ErrWriter, "loadcurve: "+param.Render(runner.ReplayNote, flagOf))
 	}
 	n = runner.RunRequests(src, n, c.IsSet("num-requests"), d) // a trace whole, a file's requests once
 	cfg := sweep.Config{Schedule: sch, Requests: n, Duration: d, MaxConcurrency: lc.client.maxConc, Seed: c.Int64("seed"),

@@ -52,9 +52,6 @@ func scheduleCommand() *cli.Command {
 	}
 }
 
-// defaultWorkloadRequests is the size of a generated request set `loadcurve workload` writes.
-const defaultWorkloadRequests = 1000
-
 func workloadCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "workload",
@@ -63,7 +60,7 @@ func workloadCommand() *cli.Command {
 		Description: "Any --workload source; the JSONL written with --out loads back with --workload FILE.jsonl\n" +
 			"and has the same fingerprint (a trace's schedule is not written: replay the trace itself).",
 		Flags: append(sourceFlags(),
-			&cli.IntFlag{Name: "num-requests", Value: defaultWorkloadRequests, DefaultText: fmt.Sprintf("%d; all of a file's", defaultWorkloadRequests), Usage: "requests in the set (of a file: at most this many)"},
+			&cli.IntFlag{Name: "num-requests", Value: workloads.DefaultSetRequests, DefaultText: fmt.Sprintf("%d; all of a file's", workloads.DefaultSetRequests), Usage: "requests in the set (of a file: at most this many)"},
 			&cli.Int64Flag{Name: "seed", Value: defaultSeed, Usage: "seed of the request set"},
 			&cli.StringFlag{Name: "out", Usage: "write the requests to this JSONL file"},
 		),
@@ -72,17 +69,14 @@ func workloadCommand() *cli.Command {
 				return usagef("unexpected argument %q", c.Args().First())
 			}
 			src, errs := readSource(c)
-			n := c.Int("num-requests")
-			if n < 1 {
-				errs = append(errs, fmt.Errorf("--num-requests must be >= 1, got %d", n))
+			n, err := workloads.SetRequests(src, c.Int("num-requests"), c.IsSet("num-requests"))
+			if err != nil {
+				errs = append(errs, err)
 			}
 			if len(errs) > 0 {
 				return usageErrors(errs)
 			}
 			printNotes(c.App.ErrWriter, src.Notes)
-			if !src.Generated() && !c.IsSet("num-requests") {
-				n = src.Size()
-			}
 			if err := src.CheckSize(n); err != nil {
 				return usageError{err}
 			}

@@ -9,8 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
@@ -33,24 +33,14 @@ func defaultObjectives(c *cli.Context) (string, string) {
 }
 
 func sweepFlags() []cli.Flag {
-	load := []cli.Flag{
-		&cli.StringFlag{Name: "request-rates", Category: catLoad, Value: "auto", Usage: "tiers: a list 1,2,4,8; a range LO:HI:geom:N or LO:HI:lin:N; or auto (probe saturation, then search the capacity)"},
-		&cli.StringFlag{Name: "max-concurrencies", Category: catLoad, Usage: "closed-loop tiers instead of rates: concurrency levels 1,2,4,8 (users, each sending its next request when the last one ended, after --think-time) or auto (search the capacity in users)"},
-		burstinessFlag(),
-		seedFlag(),
-		&cli.IntFlag{Name: "num-requests", Aliases: []string{"num-prompts"}, Category: catLoad, DefaultText: "none: tiers run until decided", Usage: "fixed tiers of this many requests instead of tiers that run until their verdict is decided (vLLM's --num-prompts)"},
-		&cli.DurationFlag{Name: "duration", Category: catLoad, DefaultText: "none: tiers run until decided", Usage: "fixed tiers of this length instead of tiers that run until their verdict is decided (sharded sweeps need it)"},
-		&cli.IntFlag{Name: "tier-requests", Category: catLoad, Value: sweep.DefaultTierRequests, Usage: "a tier that runs until decided is planned for this many arrivals at most (within --min/--max-tier-duration)"},
-		&cli.DurationFlag{Name: "min-tier-duration", Category: catLoad, Value: sweep.DefaultMinTierDuration, Usage: "shortest cap of a tier that runs until decided"},
-		&cli.DurationFlag{Name: "max-tier-duration", Category: catLoad, Value: sweep.DefaultMaxTierDuration, Usage: "longest cap of a tier that runs until decided (the confirmation may run three times as long, for three times --tier-requests)"},
-		&cli.DurationFlag{Name: "drain-timeout", Category: catLoad, Value: sweep.DefaultDrain, Usage: "after a tier's arrivals, how long its stragglers may run before they are canceled, so no tier's tail leaks into the next"},
-		&cli.DurationFlag{Name: "cooldown", Category: catLoad, Usage: "pause between tiers"},
-		&cli.DurationFlag{Name: "budget", Category: catLoad, Value: sweep.DefaultBudget, Usage: "auto: the most load the whole sweep puts on the target (probes, search and confirmation): the answer is the best it earned in that time; 0: no bound"},
-		&cli.Float64Flag{Name: "precision", Category: catLoad, Value: sweep.DefaultPrecision, Usage: "auto: the search wants tiers within this relative distance on either side of its capacity estimate"},
-		&cli.IntFlag{Name: "max-tiers", Category: catLoad, Value: sweep.DefaultMaxTiers, Usage: "auto: most tiers of the search (probes and the confirmation apart)"},
-		&cli.BoolFlag{Name: "no-confirm", Category: catLoad, Usage: "do not run the tier that verifies the operating point"},
-		&cli.IntFlag{Name: "repeat", Category: catLoad, Value: 1, Usage: "run the whole decision this many times with fresh seeds, and report the run-to-run spread of the capacity"},
+	cfg := sweep.DefaultConfig()
+	knobs := flagsOf(catLoad, cfg.Params())
+	for _, f := range knobs {
+		if f, ok := f.(*cli.IntFlag); ok && f.Name == "tier-requests" {
+			f.Usage = "a tier that runs until decided is planned for this many arrivals at most (within --min/--max-tier-duration)" // both bounds in one
+		}
 	}
+	load := concat(knobs[:2], []cli.Flag{burstinessFlag(), seedFlag()}, knobs[2:])
 	return withVLLMFlags("sweep", concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), []cli.Flag{plotFormatsFlag(catOutput)}, runInfoFlags(),
 		[]cli.Flag{boundedMemoryFlag("summarise every tier as its records arrive and keep none in memory, for long tiers")}, simFlags("sim-"),
 		[]cli.Flag{scenarioFlag(), resumeFlag()}))
@@ -79,11 +69,9 @@ func sweepCommand() *cli.Command {
 }
 
 func sweepAction(c *cli.Context) error {
-	var errs []error
-	rates, err := sweep.ParseRates(c.String("request-rates"))
-	if err != nil {
-		errs = append(errs, err)
-	}
+	cfg := sweep.DefaultConfig()
+	ps := cfg.Params()
+	errs := applyFlags(c, ps[:1], true) // the rates: their errors come first
 	burst, err := arrival.ParseBurstiness(c.String("burstiness"))
 	if err != nil {
 		errs = append(errs, err)
@@ -97,41 +85,25 @@ func sweepAction(c *cli.Context) error {
 	}
 	lc, e := readLoadCommand(c, sweep.DefaultSettings())
 	errs = append(errs, e...)
-	var conc sweep.Concurrency
-	concBad := false
-	if c.IsSet("max-concurrencies") {
-		if conc, err = sweep.ParseConcurrencies(c.String("max-concurrencies")); err != nil {
-			errs, concBad = append(errs, flagError(err)), true
-		}
-		conc.Think = c.Duration("think-time")
+	errs = append(errs, applyFlags(c, ps[1:], true)...)
+	if param.IsGiven(ps, sweep.FieldUsers) {
+		cfg.Concurrency.Think = c.Duration("think-time")
 		errs = append(errs, flagErrors(runner.CheckVirtualUsers(lc.target))...)
-		errs = append(errs, flagErrors(sweep.CheckClosedLoop(c.IsSet("request-rates"), c.String("think-time-dist")))...)
-		rates = sweep.Rates{}
+		errs = append(errs, flagErrors(sweep.CheckClosedLoop(param.IsGiven(ps, sweep.FieldRates), c.String("think-time-dist")))...)
 	}
-	cfg := sweep.Config{Rates: rates, Concurrency: conc, Burstiness: burst, MaxConcurrency: lc.client.maxConc, Requests: c.Int("num-requests"),
-		Duration: c.Duration("duration"), TierRequests: c.Int("tier-requests"), MinTierDuration: c.Duration("min-tier-duration"),
-		MaxTierDuration: c.Duration("max-tier-duration"), Drain: c.Duration("drain-timeout"), Cooldown: c.Duration("cooldown"),
-		Seed: c.Int64("seed"), Settings: lc.settings, Precision: c.Float64("precision"), MaxTiers: c.Int("max-tiers"),
-		Confirm: !c.Bool("no-confirm"), Repeat: c.Int("repeat"), Bounded: lc.bounded, StartAt: lc.startAt, Budget: c.Duration("budget"),
-		Sessions: lc.source != nil && lc.source.Sessions(),
-		Given: sweep.Given{Requests: c.IsSet("num-requests"), Duration: c.IsSet("duration"), TierRequests: c.IsSet("tier-requests"),
-			MinTierDuration: c.IsSet("min-tier-duration"), MaxTierDuration: c.IsSet("max-tier-duration"), Drain: c.IsSet("drain-timeout"),
-			Precision: c.IsSet("precision"), MaxTiers: c.IsSet("max-tiers"), Repeat: c.IsSet("repeat"), Budget: true}}
-	for _, e := range cfg.Validate() {
-		if fe := field.Of(e); fe != nil && fe.Name == sweep.FieldRates && (concBad || !rates.Auto && len(rates.List) == 0 && c.IsSet("request-rates")) {
-			continue // ParseRates or ParseConcurrencies already said what is wrong with the tiers
-		}
-		errs = append(errs, flagError(e))
-	}
-	if lc.source != nil && lc.source.Trace != nil {
-		errs = append(errs, fmt.Errorf("--workload %s is a trace: a trace is its own schedule, one tier; replay it with `loadcurve run` (and --trace-time-scale)", lc.source.Spec))
+	cfg.Burstiness, cfg.MaxConcurrency, cfg.Seed, cfg.Settings = burst, lc.client.maxConc, c.Int64("seed"), lc.settings
+	cfg.Bounded, cfg.StartAt, cfg.Sessions = lc.bounded, lc.startAt, lc.source != nil && lc.source.Sessions()
+	cfg, e = cfg.Check(ps)
+	errs = append(errs, e...)
+	if err := sweep.CheckSource(lc.source); err != nil {
+		errs = append(errs, err)
 	}
 	var resume *sweep.Resume
 	if c.IsSet("resume") {
 		if err := runner.CheckResumable(lc.target); err != nil {
 			errs = append(errs, flagError(err))
 		} else if resume, err = sweep.OpenResume(lc.outDir); err != nil {
-			errs = append(errs, fmt.Errorf("--resume %s: %w", lc.outDir, err))
+			errs = append(errs, sweep.ResumeRefused(lc.outDir, err))
 		}
 	}
 	if len(errs) > 0 {
@@ -157,7 +129,7 @@ func sweepAction(c *cli.Context) error {
 	if bounds := cfg.Bounds(lc.target.Virtual, flagOf); bounds != "" {
 		fmt.Fprintf(stderr, "loadcurve: %s\n", bounds)
 	}
-	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: rates, Burstiness: float64(burst)})
+	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: cfg.Rates, Burstiness: float64(burst)})
 	if err != nil {
 		return err
 	}
@@ -178,7 +150,7 @@ func sweepAction(c *cli.Context) error {
 	if resume != nil {
 		if diffs := resumeHeaderDiffers(resume.Header, s.Header); len(diffs) > 0 {
 			for i, d := range diffs {
-				diffs[i] = fmt.Errorf("--resume %s: %w", lc.outDir, d)
+				diffs[i] = sweep.ResumeRefused(lc.outDir, d)
 			}
 			return usageErrors(diffs)
 		}
@@ -187,7 +159,7 @@ func sweepAction(c *cli.Context) error {
 	res, err := runExecutor(c.Context, c, s, cfg, tune)
 	var mismatch *sweep.MismatchError
 	if errors.As(err, &mismatch) {
-		return usagef("--resume %s: %v", lc.outDir, mismatch)
+		return usageErrors([]error{sweep.ResumeRefused(lc.outDir, mismatch)})
 	}
 	if lost := sweep.RecordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
 		// The tiers that ran are whole in memory: show and save what can be, then fail. The
