@@ -39,9 +39,6 @@ func TestPlotFormatsFlag(t *testing.T) {
 	if got := plotFiles(byEnv); len(got) == 0 || slices.ContainsFunc(got, func(n string) bool { return strings.HasSuffix(n, ".png") }) {
 		t.Errorf("with LOADCURVE_PLOT_FORMATS=svg the run wrote %q", got)
 	}
-	if got := plotFiles(run("--plot-formats", "none")); len(got) != 0 {
-		t.Errorf("--plot-formats none wrote %q", got)
-	}
 	both := plotFiles(run("--plot-formats", "svg,png"))
 	if !slices.Contains(both, "throughput.png") || !slices.Contains(both, "throughput.svg") {
 		t.Errorf("--plot-formats svg,png wrote %q", both)
@@ -50,6 +47,11 @@ func TestPlotFormatsFlag(t *testing.T) {
 	mustRun(t, "report", byEnv, "--out", derived, "--plot-formats", "png", "-q")
 	if got := plotFiles(derived); len(got) == 0 || slices.ContainsFunc(got, func(n string) bool { return !strings.HasSuffix(n, ".png") }) {
 		t.Errorf("report --plot-formats png wrote %q", got)
+	}
+	none := filepath.Join(t.TempDir(), "none")
+	mustRun(t, "report", byEnv, "--out", none, "--plot-formats", "none", "-q")
+	if got := plotFiles(none); len(got) != 0 {
+		t.Errorf("report --plot-formats none wrote %q", got)
 	}
 
 	code, _, stderr := runCLI(t, append([]string{"run", "--num-requests", "6", "--plot-formats", "svg,gif", "--out", t.TempDir()}, small...)...)
