@@ -138,8 +138,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	for _, cmd := range app.Commands {
 		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{clihelp.Explain(cmd.Flags, err)} }
 		clihelp.AnswerFlag(cmd, helpSimFlag, helpSim)
+		cmd.Flags = clihelp.Fast(cmd.Flags) // first: the help text below asks every flag its names
 		helpOptions.SetHelp(cmd, clihelp.Width(stdout))
-		cmd.Flags = clihelp.Fast(cmd.Flags)
 		// No `loadcurve run help`: urfave/cli would add its one shared help command to every
 		// command, and write to it as each runs, a data race when apps run at once (tests).
 		cmd.HideHelpCommand = true

@@ -65,12 +65,19 @@ DESCRIPTION:
 OPTIONS:
 {{%s}}`
 
-// SetHelp gives cmd a help text whose options WriteFlags renders, width wide (0: unwrapped).
+// SetHelp gives cmd a help text whose options WriteFlags renders, width wide (0: unwrapped),
+// from the flags cmd has when its help is shown: rendered then, not now (every command's
+// options, rendered as a program starts, were a third of its start-up; see lazy.go).
 func (o Options) SetHelp(cmd *cli.Command, width int) {
+	cmd.CustomHelpTemplate = lazyTemplate(o, width)
+}
+
+// helpTemplate is cmd's help template with its options rendered.
+func (o Options) helpTemplate(flags []cli.Flag, width int) string {
 	var b strings.Builder
-	o.WriteFlags(&b, cmd.Flags, width)
+	o.WriteFlags(&b, flags, width)
 	// A Go string literal is a template string constant: the text is printed as it is.
-	cmd.CustomHelpTemplate = fmt.Sprintf(commandHelpTemplate, strconv.Quote(b.String()))
+	return fmt.Sprintf(commandHelpTemplate, strconv.Quote(b.String()))
 }
 
 // group is one category of flags as help shows it.

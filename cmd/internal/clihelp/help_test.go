@@ -221,12 +221,14 @@ func TestSetHelp(t *testing.T) {
 	cmd := &cli.Command{Name: "go", Usage: "go somewhere", Flags: []cli.Flag{
 		&cli.StringFlag{Name: "to", Usage: "where, e.g. {{.Name}}"}, HelpFlag}}
 	testOptions.SetHelp(cmd, 0)
+	// Rendered when shown: a flag added after SetHelp is in the help.
+	cmd.Flags = append(cmd.Flags, &cli.IntFlag{Name: "late", Usage: "added after SetHelp"})
 	var b strings.Builder
 	app := &cli.App{Name: "prog", Writer: &b, Commands: []*cli.Command{cmd}}
 	if err := app.Run([]string{"prog", "go", "--help"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"NAME:\n   prog go - go somewhere\n", "OPTIONS:\n   --to value  where, e.g. {{.Name}}\n"} {
+	for _, want := range []string{"NAME:\n   prog go - go somewhere\n", "OPTIONS:\n   --to value    where, e.g. {{.Name}}\n", "--late value  added after SetHelp (default: 0)\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("help %q: want %q", b.String(), want)
 		}
