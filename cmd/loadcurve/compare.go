@@ -24,13 +24,7 @@ func compareCommand() *cli.Command {
 			"confidence interval of the median latency difference B−A, and each side's capacity and operating point.\n" +
 			"Give --a-cost-per-hour and --b-cost-per-hour for the cost ledger. Each side's settings come from its records\n" +
 			"header; --goodput (and the analysis flags) override them for both.",
-		Flags: concat(objectiveFlags(), compareFlags(), []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "directory for compare.json, compare.csv, overlay plots and report.html"},
-			&cli.BoolFlag{Name: "replace", Usage: "let --out replace a comparison already there"},
-			plotFormatsFlag(""),
-			&cli.StringFlag{Name: "format", Value: report.FormatTable, Usage: "table or json"},
-			scenarioFlag(),
-		}),
+		Flags:  concat(objectiveFlags(), compareFlags(), []cli.Flag{scenarioFlag()}),
 		Before: applyScenario,
 		Action: compareAction,
 	}
@@ -41,15 +35,8 @@ func compareAction(c *cli.Context) error {
 	if len(paths) != 2 {
 		return usagef("compare takes two results, A and B (directories or records.jsonl files); got %d", len(paths))
 	}
-	var errs []error
-	format := c.String("format")
-	if format != report.FormatTable && format != report.FormatJSON {
-		errs = append(errs, fmt.Errorf("--format must be table or json, got %q", format))
-	}
-	plots, err := plotFormats(c)
-	if err != nil {
-		errs = append(errs, err)
-	}
+	o := report.DefaultComparisonOutput()
+	errs := append(applyFlags(c, o.Params(), false), o.Validate()...)
 	s := compare.DefaultSettings()
 	ps := s.Params()
 	errs = append(errs, applyFlags(c, ps, false)...)
@@ -78,25 +65,25 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("%s and %s are not comparable (%d differences above); --force compares them anyway, stamped NOT COMPARABLE", paths[0], paths[1], len(res.Mismatches))
 	}
-	if err := report.PrintComparison(c.App.Writer, format, res, sides[0].Result, sides[1].Result); err != nil {
+	if err := report.PrintComparison(c.App.Writer, o.Format, res, sides[0].Result, sides[1].Result); err != nil {
 		return err
 	}
-	out := c.String("out")
+	out := o.Out
 	if out == "" {
 		return nil
 	}
-	if err := prepareOut(result.Out{Dir: out, Kind: result.Comparison, Replace: c.Bool("replace")}); err != nil {
+	if err := prepareOut(result.Out{Dir: out, Kind: result.Comparison, Replace: o.Replace}); err != nil {
 		return err
 	}
 	if err := writeScenario(out, c); err != nil {
 		return err
 	}
-	return report.WriteComparison(out, res, sides[0].Result, sides[1].Result, plots)
+	return report.WriteComparison(out, res, sides[0].Result, sides[1].Result, o.Plots)
 }
 
 func compareFlags() []cli.Flag {
-	s := compare.DefaultSettings()
-	return flagsOf("", s.Params())
+	s, o := compare.DefaultSettings(), report.DefaultComparisonOutput()
+	return concat(flagsOf("", s.Params()), flagsOf("", o.Params()))
 }
 
 // resultArgs are the results named as arguments. vLLM-style "--goodput ttft:500 tpot:50":

@@ -327,14 +327,10 @@ func readSettings(c *cli.Context, positional int, base sweep.Settings) (sweep.Se
 
 // --- output ---
 
+// outputFlags are how a result is shown and where its files go (report.Output).
 func outputFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "directory for records.jsonl, summaries, plots and report.html"},
-		&cli.BoolFlag{Name: "replace", Category: catOutput, Usage: "let --out replace a result already in that directory (all of it)"},
-		&cli.StringFlag{Name: "format", Category: catOutput, Value: report.FormatTable, Usage: "stdout format: table, json or csv"},
-		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: catOutput, Usage: "also print the reasoning behind every judgement (trend tests, variance factors, windows)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Category: catOutput, Usage: "no progress display"},
-	}
+	o := report.DefaultOutput()
+	return flagsOf(catOutput, o.Params())
 }
 
 // boundedMemoryFlag is --bounded-memory for a command whose summaries are computed as records
@@ -353,14 +349,6 @@ func boundedMemory(c *cli.Context, opts measure.Options) (bool, error) {
 		return true, usageError{flagError(err)}
 	}
 	return true, nil
-}
-
-func outputFormat(c *cli.Context) (string, error) {
-	f, err := report.ParseFormat(c.String("format"))
-	if err != nil {
-		return "", fmt.Errorf("--format %w", err)
-	}
-	return f, nil
 }
 
 // --- shards ---

@@ -33,11 +33,7 @@ type loadCommand struct {
 	shard    shard.Spec
 	startAt  time.Time
 	bounded  bool
-	format   string
-	plots    report.PlotFormats
-	verbose  bool
-	outDir   string
-	replace  bool
+	out      report.Output
 	progress bool
 	info     runInfo
 	// readyCheck is --ready-check-timeout-sec: how long to wait for the target before the preflight.
@@ -48,8 +44,10 @@ type loadCommand struct {
 
 // readLoadCommand reads every flag run and sweep share, returning every problem at once.
 func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error) {
-	lc := &loadCommand{outDir: c.String("out"), replace: c.Bool("replace"), verbose: c.Bool("verbose")}
-	var errs, e []error
+	lc := &loadCommand{out: report.DefaultOutput()}
+	errs := applyFlags(c, lc.out.Params(), false)
+	errs = append(errs, lc.out.Validate()...)
+	var e []error
 	var err error
 	t, e := readTarget(c)
 	errs = append(errs, e...)
@@ -67,12 +65,6 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	// ShareGPT's multi-turn sessions take --think-time; a file's own sessions carry theirs.
 	thinkStated := c.IsSet("think-time") && !c.Bool("sharegpt-multi-turn")
 	errs = append(errs, flagErrors(runner.CheckSessions(runner.Options{Workload: lc.source, Shard: lc.shard}, thinkStated))...)
-	if lc.format, err = outputFormat(c); err != nil {
-		errs = append(errs, err)
-	}
-	if lc.plots, err = plotFormats(c); err != nil {
-		errs = append(errs, err)
-	}
 	lc.target = runner.Options{Target: t, Workload: lc.source, MaxConcurrency: lc.client.maxConc, Retries: lc.client.retries,
 		RateLimit: lc.client.rateLimit, ServerMetrics: c.String("server-metrics"), Shard: lc.shard, StartAt: lc.startAt,
 		Seed: c.Int64("seed"), Version: version}
@@ -86,7 +78,7 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 			errs = append(errs, err)
 		}
 	}
-	lc.progress = !c.Bool("quiet") && isTerminal(os.Stderr)
+	lc.progress = !lc.out.Quiet && isTerminal(os.Stderr)
 	errs = append(errs, applyVLLMCompat(c, lc)...)              // vLLM's flags: refusals, no-effect notes, --num-warmups
 	lc.settings.Measure.Unit = lc.target.Target.Endpoint.Unit() // what throughputs count: the endpoint kind's
 	if t.BaseURL != "" && c.String("sim-clock") == "virtual" {
@@ -104,11 +96,11 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 // prepareOut checks --out before any load is sent: a directory holding a result is refused
 // unless --replace, which clears it (all of the old result, nothing else).
 func (lc *loadCommand) prepareOut() error {
-	if lc.outDir == "" {
+	if lc.out.Out == "" {
 		return nil
 	}
-	lc.target.OutDir = lc.outDir
-	return prepareOut(result.Out{Dir: lc.outDir, Kind: result.Measured, Replace: lc.replace})
+	lc.target.OutDir = lc.out.Out
+	return prepareOut(result.Out{Dir: lc.out.Out, Kind: result.Measured, Replace: lc.out.Replace})
 }
 
 // prepareOut makes --out ready for a result (result.Prepare), for every command that writes
@@ -157,22 +149,22 @@ func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Resu
 		fmt.Fprintf(stderr, "loadcurve: warning: %s\n", w)
 	}
 	var writeErr error
-	if lc.outDir != "" {
+	if lc.out.Out != "" {
 		if lc.bounded && closeErr == nil && !lc.recordsLost {
 			fmt.Fprintln(stderr, "loadcurve: --bounded-memory: no per-second time series (they hold a tier's records); `loadcurve report DIR --out OTHER` writes them")
 		}
-		writeErr = report.WriteResultSeries(lc.outDir, res, series, lc.plots)
+		writeErr = report.WriteResultSeries(lc.out.Out, res, series, lc.out.Plots)
 		if writeErr == nil {
-			writeErr = writeScenario(lc.outDir, c)
+			writeErr = writeScenario(lc.out.Out, c)
 		}
 		if writeErr != nil {
-			writeErr = fmt.Errorf("write the result to %s: %w (the result printed is whole: it comes from the records in memory)", lc.outDir, writeErr)
+			writeErr = fmt.Errorf("write the result to %s: %w (the result printed is whole: it comes from the records in memory)", lc.out.Out, writeErr)
 		} else if closeErr == nil {
-			fmt.Fprintf(stderr, "loadcurve: wrote the result to %s (records.jsonl, report.html and the rest)\n", lc.outDir)
+			fmt.Fprintf(stderr, "loadcurve: wrote the result to %s (records.jsonl, report.html and the rest)\n", lc.out.Out)
 		}
 	}
 	// Printed whatever happened to the files: the measurements are in memory.
-	return errors.Join(report.Print(c.App.Writer, lc.format, res, lc.verbose), closeErr, writeErr)
+	return errors.Join(report.Print(c.App.Writer, lc.out.Format, res, lc.out.Verbose), closeErr, writeErr)
 }
 
 // simOptions reads the embedded deployment's flags (prefix "sim-" on run and sweep).

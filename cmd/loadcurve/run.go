@@ -23,7 +23,7 @@ func runCommand() *cli.Command {
 			"streams every response and prints TTFT, TPOT, ITL, E2EL, client queue time, goodput and compliant\n" +
 			"throughput, and the tier's steady state judged against --target-share. Without --base-url it starts\n" +
 			"the embedded simulated deployment.",
-		Flags: withVLLMFlags("run", concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), []cli.Flag{plotFormatsFlag(catOutput)}, runInfoFlags(),
+		Flags: withVLLMFlags("run", concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 			[]cli.Flag{boundedMemoryFlag("summarise on the fly and keep no records in memory, for long runs")},
 			vllmResultFlags(), simFlags("sim-"), []cli.Flag{scenarioFlag()})),
 		Before: applyScenario,
@@ -67,7 +67,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if err := vr.CheckPath(vllmArgs{c}, lc.outDir, lc.replace); err != nil {
+	if err := vr.CheckPath(vllmArgs{c}, lc.out.Out, lc.out.Replace); err != nil {
 		return usageError{err}
 	}
 	if err := lc.prepareOut(); err != nil {

@@ -41,7 +41,7 @@ func sweepFlags() []cli.Flag {
 		}
 	}
 	load := concat(knobs[:2], []cli.Flag{burstinessFlag(), seedFlag()}, knobs[2:])
-	return withVLLMFlags("sweep", concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), []cli.Flag{plotFormatsFlag(catOutput)}, runInfoFlags(),
+	return withVLLMFlags("sweep", concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 		[]cli.Flag{boundedMemoryFlag("summarise every tier as its records arrive and keep none in memory, for long tiers")}, simFlags("sim-"),
 		[]cli.Flag{scenarioFlag(), resumeFlag()}))
 }
@@ -102,8 +102,8 @@ func sweepAction(c *cli.Context) error {
 	if c.IsSet("resume") {
 		if err := runner.CheckResumable(lc.target); err != nil {
 			errs = append(errs, flagError(err))
-		} else if resume, err = sweep.OpenResume(lc.outDir); err != nil {
-			errs = append(errs, sweep.ResumeRefused(lc.outDir, err))
+		} else if resume, err = sweep.OpenResume(lc.out.Out); err != nil {
+			errs = append(errs, sweep.ResumeRefused(lc.out.Out, err))
 		}
 	}
 	if len(errs) > 0 {
@@ -111,11 +111,11 @@ func sweepAction(c *cli.Context) error {
 	}
 	stderr := c.App.ErrWriter
 	if resume != nil {
-		lc.target.OutDir, lc.target.AppendRecords = lc.outDir, true
+		lc.target.OutDir, lc.target.AppendRecords = lc.out.Out, true
 		for _, w := range resume.Warnings {
 			fmt.Fprintf(stderr, "loadcurve: %s: %s\n", resume.Path, w)
 		}
-		fmt.Fprintf(stderr, "loadcurve: resuming the sweep in %s: %s\n", lc.outDir, resume.Describe())
+		fmt.Fprintf(stderr, "loadcurve: resuming the sweep in %s: %s\n", lc.out.Out, resume.Describe())
 	} else if err := lc.prepareOut(); err != nil {
 		return err
 	}
@@ -138,10 +138,10 @@ func sweepAction(c *cli.Context) error {
 		// The scenario is written when the first tier starts, beside the records file: what a
 		// resume of this sweep reads its flags from.
 		x.Runner = sweep.BeforeFirstTier(x.Runner, func() error {
-			if lc.outDir == "" {
+			if lc.out.Out == "" {
 				return nil
 			}
-			return writeScenario(lc.outDir, c)
+			return writeScenario(lc.out.Out, c)
 		})
 		if resume != nil {
 			x.Resume, x.Fingerprint = resume, lc.target.Fingerprint
@@ -150,7 +150,7 @@ func sweepAction(c *cli.Context) error {
 	if resume != nil {
 		if diffs := resumeHeaderDiffers(resume.Header, s.Header); len(diffs) > 0 {
 			for i, d := range diffs {
-				diffs[i] = sweep.ResumeRefused(lc.outDir, d)
+				diffs[i] = sweep.ResumeRefused(lc.out.Out, d)
 			}
 			return usageErrors(diffs)
 		}
@@ -159,13 +159,13 @@ func sweepAction(c *cli.Context) error {
 	res, err := runExecutor(c.Context, c, s, cfg, tune)
 	var mismatch *sweep.MismatchError
 	if errors.As(err, &mismatch) {
-		return usageErrors([]error{sweep.ResumeRefused(lc.outDir, mismatch)})
+		return usageErrors([]error{sweep.ResumeRefused(lc.out.Out, mismatch)})
 	}
 	if lost := sweep.RecordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
 		// The tiers that ran are whole in memory: show and save what can be, then fail. The
 		// tier the file lost has no closing line there: a resume runs it again.
 		return errors.Join(lc.finish(c, s, res), lost,
-			fmt.Errorf("once the disk has room, continue the sweep with: %s", resumeCommand(c, lc.outDir)))
+			fmt.Errorf("once the disk has room, continue the sweep with: %s", resumeCommand(c, lc.out.Out)))
 	}
 	if err != nil {
 		return err
@@ -185,11 +185,11 @@ func sweepAction(c *cli.Context) error {
 // interrupted is an interrupted sweep's last word: that its result is incomplete and, when it
 // kept a records file, the command that continues it.
 func (lc *loadCommand) interrupted(c *cli.Context) error {
-	if lc.outDir == "" {
+	if lc.out.Out == "" {
 		return fmt.Errorf("%w (without --out, nothing was kept to resume)", errInterrupted)
 	}
-	if _, err := os.Stat(filepath.Join(lc.outDir, result.RecordsName)); err != nil {
+	if _, err := os.Stat(filepath.Join(lc.out.Out, result.RecordsName)); err != nil {
 		return fmt.Errorf("%w (no tier started: nothing to resume)", errInterrupted)
 	}
-	return fmt.Errorf("%w; continue the sweep with: %s", errInterrupted, resumeCommand(c, lc.outDir))
+	return fmt.Errorf("%w; continue the sweep with: %s", errInterrupted, resumeCommand(c, lc.out.Out))
 }
