@@ -76,13 +76,18 @@ func (l *Length) Params() []param.Param {
 }
 
 // Resolve returns the length the params read (Params, applied): by duration when one was
-// given, the count then 0, by count otherwise; a duration given must be > 0, a count >= 1.
+// given, the count then 0, by count otherwise; a duration given must be > 0, a count >= 1; a
+// count and a duration are not both given.
 func (l Length) Resolve(ps []param.Param) (Length, []error) {
 	if param.IsGiven(ps, FieldDuration) {
+		var errs []error
 		if l.Duration <= 0 {
-			return Length{Duration: l.Duration}, []error{field.Errorf(FieldDuration, "must be > 0, got %v", l.Duration)}
+			errs = append(errs, field.Errorf(FieldDuration, "must be > 0, got %v", l.Duration))
 		}
-		return Length{Duration: l.Duration}, nil
+		if param.IsGiven(ps, FieldRequests) {
+			errs = append(errs, field.Sentencef(FieldDuration, "give %v or %v, not both", field.Ref(FieldRequests), field.Ref(FieldDuration)))
+		}
+		return Length{Duration: l.Duration}, errs
 	}
 	if l.Requests < 1 {
 		return Length{Requests: l.Requests}, []error{field.Errorf(FieldRequests, "must be >= 1, got %d", l.Requests)}

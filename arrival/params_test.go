@@ -70,6 +70,7 @@ func TestLengthResolve(t *testing.T) {
 		{"a duration replaces the count", map[string][]string{arrival.FieldDuration: {"30s"}}, arrival.Length{Duration: 30 * time.Second}, ""},
 		{"no request", map[string][]string{arrival.FieldRequests: {"0"}}, arrival.Length{}, "requests per tier: must be >= 1, got 0"},
 		{"a duration given as zero", map[string][]string{arrival.FieldDuration: {"0s"}}, arrival.Length{}, "tier duration: must be > 0, got 0s"},
+		{"a count and a duration", map[string][]string{arrival.FieldRequests: {"3"}, arrival.FieldDuration: {"30s"}}, arrival.Length{}, "give requests per tier or tier duration, not both"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -106,9 +105,9 @@ func jsonKind(v any) string {
 	return "an object"
 }
 
-// ParseHeaders parses every --header value of a command line (ParseHeader), in order, each
-// header given once whatever the case of its name. A problem names its value by position
-// ("#2: …") in the words of ParseHeader, never quoting a value.
+// ParseHeaders parses every header value given (ParseHeader), in order, each header given once
+// whatever the case of its name. A problem is a field error of FieldHeader that names its value
+// by position ("header #2: …") in the words of ParseHeader, never quoting a value.
 func ParseHeaders(list []string) (http.Header, []error) {
 	var h http.Header
 	var errs []error
@@ -120,12 +119,12 @@ func ParseHeaders(list []string) (http.Header, []error) {
 			if fe := field.Of(err); fe != nil {
 				msg = fe.Msg
 			}
-			errs = append(errs, fmt.Errorf("#%d: %s", i+1, msg))
+			errs = append(errs, field.Sentencef(FieldHeader, "%v #%d: %s", field.Ref(FieldHeader), i+1, msg))
 			continue
 		}
 		canon := http.CanonicalHeaderKey(name)
 		if j := given[canon]; j > 0 {
-			errs = append(errs, fmt.Errorf("#%d: %s is given twice (#%d and #%d): give each header once", i+1, canon, j, i+1))
+			errs = append(errs, field.Sentencef(FieldHeader, "%v #%d: %s is given twice (#%d and #%d): give each header once", field.Ref(FieldHeader), i+1, canon, j, i+1))
 			continue
 		}
 		given[canon] = i + 1

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 )
 
@@ -16,8 +17,8 @@ func TestParseHeaders(t *testing.T) {
 	if want := (http.Header{"X-A": {"1"}, "X-B": {"two"}}); !reflect.DeepEqual(h, want) {
 		t.Errorf("headers %v, want %v", h, want)
 	}
-	if len(errs) != 2 || !strings.HasPrefix(errs[0].Error(), "#3: no ':' or '='") ||
-		errs[1].Error() != "#4: X-A is given twice (#1 and #4): give each header once" {
+	if len(errs) != 2 || !strings.HasPrefix(field.Of(errs[0]).Render(nil), loadgen.FieldHeader+" #3: no ':' or '='") ||
+		field.Of(errs[1]).Render(nil) != loadgen.FieldHeader+" #4: X-A is given twice (#1 and #4): give each header once" {
 		t.Fatalf("errors %q", errs)
 	}
 	if strings.Contains(errs[0].Error(), "SECRET") {

@@ -3,6 +3,7 @@ package shard
 import (
 	"time"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/param"
 )
 
@@ -56,4 +57,13 @@ func (t startText) Set(s string) (err error) {
 		*t.p, err = ParseStartAt(s, t.now())
 	}
 	return err
+}
+
+// Check returns what is wrong with the settings together: shards of one run without a common
+// start (MissingStartAt).
+func (s Settings) Check() []error {
+	if s.MissingStartAt() {
+		return []error{field.Sentencef(FieldStartAt, "%v needs %v: the shards must share one T0 for their union to be the planned schedule", field.Ref(FieldShard), field.Ref(FieldStartAt))}
+	}
+	return nil
 }

@@ -1,9 +1,11 @@
 package shard_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/shard"
 )
@@ -48,5 +50,28 @@ func TestSettingsParamsShowTheirValues(t *testing.T) {
 	var none shard.Settings
 	if ps := none.Params(time.Now); ps[0].Current() != "" || ps[1].Current() != "" {
 		t.Errorf("none shown %q, %q", ps[0].Current(), ps[1].Current())
+	}
+}
+
+// TestSettingsCheck: shards of a run need a common start; one shard of one, the whole run, or
+// shards with a start pass.
+func TestSettingsCheck(t *testing.T) {
+	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		s    shard.Settings
+		want string
+	}{
+		{shard.Settings{}, ""},
+		{shard.Settings{Spec: shard.Spec{Index: 0, Count: 1}}, ""},
+		{shard.Settings{Spec: shard.Spec{Index: 1, Count: 2}, StartAt: start}, ""},
+		{shard.Settings{Spec: shard.Spec{Index: 1, Count: 2}}, "SHARD needs START TIME: the shards must share one T0 for their union to be the planned schedule"},
+	} {
+		var got string
+		if errs := tt.s.Check(); len(errs) > 0 {
+			got = field.Of(errs[0]).Render(strings.ToUpper)
+		}
+		if got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.s, got, tt.want)
+		}
 	}
 }

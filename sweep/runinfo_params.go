@@ -1,6 +1,10 @@
 package sweep
 
-import "github.com/loadcurve/loadcurve/param"
+import (
+	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/records"
+)
 
 // Names of what a run is called and carries along.
 const (
@@ -21,4 +25,18 @@ func (r *RunNaming) Params() []param.Param {
 		param.String(FieldLabel, &r.Label, "a name for the run, kept in records.jsonl and written into summary.json and curve.json (vLLM's --label)"),
 		param.Strings(FieldMetadata, &r.Metadata, "KEY=VALUE kept with the run (repeatable; vLLM's --metadata): in records.jsonl, at the top level of summary.json, under run.metadata in curve.json"),
 	}
+}
+
+// Check returns the metadata the pairs give (ParseMetadata) and every problem of the label
+// (CheckName) and of the pairs, each a sentence that names its input.
+func (r RunNaming) Check() (records.Metadata, []error) {
+	var errs []error
+	if why := CheckName(r.Label); why != "" {
+		errs = append(errs, field.Sentencef(FieldLabel, "%v: %s", field.Ref(FieldLabel), why))
+	}
+	md, bad := ParseMetadata(r.Metadata)
+	for _, e := range bad {
+		errs = append(errs, field.Sentencef(FieldMetadata, "%v %w", field.Ref(FieldMetadata), e))
+	}
+	return md, errs
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -129,18 +128,12 @@ type runInfo struct {
 	metadata records.Metadata
 }
 
-// readRunInfo reads --label and --metadata (sweep.CheckName, sweep.ParseMetadata).
+// readRunInfo reads --label and --metadata (sweep.RunNaming.Check).
 func readRunInfo(c *cli.Context) (runInfo, []error) {
 	var r sweep.RunNaming
 	errs := applyFlags(c, r.Params(), false)
-	if why := sweep.CheckName(r.Label); why != "" {
-		errs = append(errs, fmt.Errorf("--label: %s", why))
-	}
-	md, bad := sweep.ParseMetadata(r.Metadata)
-	for _, e := range bad {
-		errs = append(errs, fmt.Errorf("--metadata %w", e))
-	}
-	return runInfo{label: r.Label, metadata: md}, errs
+	md, bad := r.Check()
+	return runInfo{label: r.Label, metadata: md}, append(errs, bad...)
 }
 
 // readTarget reads the target flags (the base URL may be empty: the session starts the sim).
@@ -150,9 +143,7 @@ func readTarget(c *cli.Context) (loadgen.Target, []error) {
 	t, e := s.Target()
 	errs = append(errs, e...)
 	headers, bad := loadgen.ParseHeaders(s.Headers)
-	for _, e := range bad {
-		errs = append(errs, fmt.Errorf("--header %w", e))
-	}
+	errs = append(errs, bad...)
 	t.Headers = headers
 	errs = append(errs, vllmTarget(c, &t)...) // vLLM's --host/--port/--endpoint PATH, --backend, sampling flags
 	if t.BaseURL != "" {
@@ -213,16 +204,11 @@ func readClient(c *cli.Context) (clientOptions, []error) {
 	errs := applyFlags(c, ps, false)
 	errs = append(errs, s.Validate(ps)...)
 	o := clientOptions{maxConc: s.MaxConcurrency, rateLimit: s.RateLimit, retries: s.Retries}
-	if lim := loadgen.OpenFileLimit(); lim > 0 {
-		usable := loadgen.StreamsWithin(lim, c.String("base-url") == "")
-		switch {
-		case o.maxConc > usable:
-			errs = append(errs, fmt.Errorf("--max-concurrency %d needs a connection each, and this process may open %d files, enough for %d streams: raise the limit (ulimit -n) or lower --max-concurrency",
-				o.maxConc, lim, usable))
-		case o.maxConc == 0 && lim < 1<<14:
-			fmt.Fprintf(c.App.ErrWriter, "loadcurve: this process may open %d files: without --max-concurrency, requests in flight beyond about %d fail as the client's and mark their tier client-bound\n",
-				lim, usable)
-		}
+	warning, err := loadgen.CheckStreams(loadgen.OpenFileLimit(), o.maxConc, c.String("base-url") == "")
+	if err != nil {
+		errs = append(errs, err)
+	} else if warning != "" {
+		fmt.Fprintf(c.App.ErrWriter, "loadcurve: %s\n", param.Render(warning, flagOf))
 	}
 	return o, errs
 }
@@ -242,9 +228,6 @@ func loadCount(c *cli.Context) (n int, d time.Duration, errs []error) {
 	ps := l.Params()
 	errs = applyFlags(c, ps, false)
 	l, e := l.Resolve(ps)
-	if param.IsGiven(ps, arrival.FieldDuration) && param.IsGiven(ps, arrival.FieldRequests) {
-		e = append(e, errors.New("give --num-requests or --duration, not both"))
-	}
 	return l.Requests, l.Duration, append(errs, flagErrors(e)...)
 }
 
@@ -362,8 +345,5 @@ func shardFlags() []cli.Flag {
 func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
 	var s shard.Settings
 	errs := applyFlags(c, s.Params(time.Now), false)
-	if s.MissingStartAt() {
-		errs = append(errs, errors.New("--shard needs --start-at: the shards must share one T0 for their union to be the planned schedule"))
-	}
-	return s.Spec, s.StartAt, errs
+	return s.Spec, s.StartAt, append(errs, s.Check()...)
 }
