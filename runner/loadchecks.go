@@ -2,7 +2,9 @@ package runner
 
 import (
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -30,6 +32,27 @@ func CheckSessions(opts Options, thinkStated bool) []error {
 			src.Spec, field.Ref(workloads.FieldThink)))
 	}
 	return errs
+}
+
+// CheckEndpoint refuses a workload of sessions on an endpoint that does not stream text (the
+// embeddings): a session's next turn carries the answer to the last.
+func CheckEndpoint(opts Options) error {
+	e := opts.Target.Endpoint
+	if e.Streams() || opts.Workload == nil || !opts.Workload.Sessions() {
+		return nil
+	}
+	return field.Sentencef(loadgen.FieldEndpoint, "%v %s with a %v of sessions: a session's next turn carries the answer to the last, and an %s answer has no text; use %v chat (or responses), or a workload of single requests",
+		field.Ref(loadgen.FieldEndpoint), e, field.Ref(workloads.FieldWorkload), e, field.Ref(loadgen.FieldEndpoint))
+}
+
+// CheckClockAt refuses the virtual clock for a deployment at an address (baseURL): it serves
+// the embedded queue only.
+func CheckClockAt(baseURL, clock string) error {
+	if baseURL == "" || clock != sim.ClockVirtual {
+		return nil
+	}
+	return field.Sentencef(FieldVirtual, "%v %s: the virtual clock serves the embedded queue; with %v the deployment runs in real time",
+		field.Ref(FieldVirtual), clock, field.Ref(loadgen.FieldBaseURL))
 }
 
 // CheckResumable refuses to resume a sweep whose tiers start at fixed wall-clock times (a

@@ -1,12 +1,15 @@
 package runner_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -87,6 +90,35 @@ func TestCheckResumable(t *testing.T) {
 		}
 		if fe := field.Of(err); err != nil && (fe == nil || fe.Name != runner.FieldResume) {
 			t.Errorf("%s: %v does not name the sweep to resume", tc.name, err)
+		}
+	}
+}
+
+// TestCheckEndpointAndClockAt: a workload of sessions needs an endpoint whose answers carry text;
+// the virtual clock serves only the embedded queue, not a deployment at an address.
+func TestCheckEndpointAndClockAt(t *testing.T) {
+	sessions, single := source(t, workloads.KindSessions), source(t, workloads.KindSynthetic)
+	flag := func(n string) string { return "--" + strings.ReplaceAll(n, " ", "-") }
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"sessions on chat", runner.CheckEndpoint(runner.Options{Target: loadgen.Target{Endpoint: loadgen.Chat}, Workload: sessions}), ""},
+		{"single requests on embeddings", runner.CheckEndpoint(runner.Options{Target: loadgen.Target{Endpoint: loadgen.Embeddings}, Workload: single}), ""},
+		{"sessions on embeddings", runner.CheckEndpoint(runner.Options{Target: loadgen.Target{Endpoint: loadgen.Embeddings}, Workload: sessions}),
+			"--endpoint-kind embeddings with a --workload of sessions: a session's next turn carries the answer to the last, and an embeddings answer has no text; use --endpoint-kind chat (or responses), or a workload of single requests"},
+		{"the embedded queue in virtual time", runner.CheckClockAt("", sim.ClockVirtual), ""},
+		{"an address in real time", runner.CheckClockAt("http://127.0.0.1:9/v1", sim.ClockReal), ""},
+		{"an address in virtual time", runner.CheckClockAt("http://127.0.0.1:9/v1", sim.ClockVirtual),
+			"--virtual-clock virtual: the virtual clock serves the embedded queue; with --base-URL the deployment runs in real time"},
+	} {
+		var got string
+		if tc.err != nil {
+			got = field.Of(tc.err).Render(flag)
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -85,11 +84,11 @@ func (c QueueConfig) String() string {
 	return s + ")"
 }
 
-// Validate reports every problem of c at once (joined), or nil. Each
-// message starts with the field's flag-style name (as in QueueParams).
+// Validate reports every problem of c at once (joined), or nil: each a
+// field.Error named as in Params.
 func (c QueueConfig) Validate() error {
 	var errs []error
-	add := func(name, format string, a ...any) { errs = append(errs, field.Errorf(name, format, a...)) }
+	add := func(name, format string, a ...any) { errs = append(errs, field.Errorf(queueField(name), format, a...)) }
 	if c.ModelName == "" {
 		add("model-name", "must not be empty")
 	}
@@ -168,56 +167,6 @@ var queueParams = []queueParam{
 	queueDurParam("first-token", "time from the start of service to the first token", func(c *QueueConfig) *time.Duration { return &c.FirstToken }),
 	queueIntParam("output-tokens", "tokens per response (max_tokens is ignored)", func(c *QueueConfig) *int { return &c.OutputTokens }),
 	queueIntParam("queue-limit", "most requests waiting; more are answered 429 (0: unlimited)", func(c *QueueConfig) *int { return &c.QueueLimit }),
-}
-
-// QueueParams lists the M/D/c queue's tunables with their flag-style names,
-// a usage line and DefaultQueueConfig's value.
-func QueueParams() []Param {
-	def := DefaultQueueConfig()
-	out := make([]Param, len(queueParams))
-	for i, p := range queueParams {
-		out[i] = Param{Name: p.name, Usage: p.usage, Default: p.get(&def)}
-	}
-	return out
-}
-
-// Set sets the tunable called name (as in QueueParams) from its text form.
-// It does not validate the resulting QueueConfig; call Validate.
-// QueueConfigFrom builds a QueueConfig from DefaultQueueConfig and the parameters lookup finds
-// (by QueueParams name), validated. Every problem is a field.Error named by its parameter.
-func QueueConfigFrom(lookup func(name string) (string, bool)) (QueueConfig, []error) {
-	c := DefaultQueueConfig()
-	var errs []error
-	for _, p := range queueParams {
-		if v, ok := lookup(p.name); ok {
-			if err := p.set(&c, v); err != nil {
-				errs = append(errs, field.Errorf(p.name, "%q: %v", v, err))
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return c, errs
-	}
-	if err := c.Validate(); err != nil {
-		return c, err.(interface{ Unwrap() []error }).Unwrap()
-	}
-	return c, nil
-}
-
-func (c *QueueConfig) Set(name, value string) error {
-	for _, p := range queueParams {
-		if p.name == name {
-			if err := p.set(c, value); err != nil {
-				return fmt.Errorf("sim queue parameter %s=%q: %w", name, value, err)
-			}
-			return nil
-		}
-	}
-	names := make([]string, len(queueParams))
-	for i, p := range queueParams {
-		names[i] = p.name
-	}
-	return fmt.Errorf("sim queue parameter %q: unknown (known: %s)", name, strings.Join(names, ", "))
 }
 
 // Queue is the M/D/c FIFO queue as an OpenAI-compatible http.Handler:

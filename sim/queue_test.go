@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/sim"
 )
 
@@ -459,9 +461,9 @@ func TestQueueConfig(t *testing.T) {
 	if err == nil {
 		t.Fatal("bad config validates")
 	}
-	for _, field := range []string{"model-name", "servers", "service", "first-token", "output-tokens", "queue-limit"} {
-		if !strings.Contains(err.Error(), "\n"+field+":") && !strings.HasPrefix(err.Error(), field+":") {
-			t.Errorf("the error does not name %s: %v", field, err)
+	for _, name := range []string{"model-name", "queue-servers", "queue-service", "queue-first-token", "queue-output-tokens", "queue-queue-limit"} {
+		if !strings.Contains(err.Error(), "\n"+name+":") && !strings.HasPrefix(err.Error(), name+":") {
+			t.Errorf("the error does not name %s: %v", name, err)
 		}
 	}
 	if _, err := sim.NewQueue(bad); err == nil {
@@ -479,32 +481,45 @@ func TestQueueConfig(t *testing.T) {
 		t.Errorf("one token at the end of service: %v", err)
 	}
 
-	// Flag-style parameters.
+	// The declared parameters: their defaults are DefaultQueueConfig, each named as its input.
 	c := sim.QueueConfig{}
-	for _, p := range sim.QueueParams() {
-		if err := c.Set(p.Name, p.Default); err != nil {
-			t.Fatalf("Set(%s, %s): %v", p.Name, p.Default, err)
+	ps := c.Params()
+	for i := range ps {
+		if err := ps[i].Set(ps[i].DefaultText); err != nil {
+			t.Fatalf("%s = %s: %v", ps[i].Field, ps[i].DefaultText, err)
 		}
 	}
 	if c != def {
 		t.Errorf("the parameters' defaults give %+v, want %+v", c, def)
 	}
-	for name, value := range map[string]string{"servers": "8", "service": "1s", "first-token": "50ms", "queue-limit": "10"} {
-		if err := c.Set(name, value); err != nil {
-			t.Fatal(err)
+	given := map[string]string{"queue-servers": "8", "queue-service": "1s", "queue-first-token": "50ms", "queue-queue-limit": "10"}
+	if errs := param.Apply(ps, func(f string) ([]string, bool) {
+		if v, ok := given[f]; ok {
+			return []string{v}, true
 		}
+		return nil, false
+	}); len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	if got, want := c.String(), "mdc(c=8, D=1s, first token 50ms, 16 tokens, queue limit 10)"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
-	if err := c.Set("servers", "four"); err == nil || !strings.Contains(err.Error(), "servers") {
-		t.Errorf("bad value: %v", err)
+	for _, bad := range []struct{ name, value, want string }{
+		{"queue-servers", "four", `queue-servers: "four": want an integer`},
+		{"queue-service", "1", `queue-service: "1": want a duration such as 400ms or 1s`},
+	} {
+		for i := range ps {
+			if ps[i].Field != bad.name {
+				continue
+			}
+			if err := ps[i].Set(bad.value); err == nil || field.Of(err) == nil || !strings.HasPrefix(err.Error(), bad.want) {
+				t.Errorf("%s = %q: %v, want %q…", bad.name, bad.value, err, bad.want)
+			}
+		}
 	}
-	if err := c.Set("service", "1"); err == nil {
-		t.Error("a duration without unit accepted")
-	}
-	if err := c.Set("max-num-seqs", "4"); err == nil || !strings.Contains(err.Error(), "unknown") {
-		t.Errorf("unknown parameter: %v", err)
+	c.Servers = 0
+	if errs := c.Check(); len(errs) != 1 || field.Of(errs[0]).Name != "queue-servers" {
+		t.Errorf("no server: %v", errs)
 	}
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loadcurve/loadcurve/field"
@@ -87,11 +88,26 @@ func (t tunable) Set(text string) error {
 	return nil
 }
 
-// CheckModel returns a field.Error naming FieldModel when the model is neither ModelBatching nor
-// ModelMDC.
-func (s Settings) CheckModel() error {
+// Check returns every problem of the settings, each a sentence that names its input: a server
+// model that is neither ModelBatching nor ModelMDC and, for an embedded deployment, a clock that
+// is neither ClockReal nor ClockVirtual, replicas outside 1 to MaxReplicas, a balancer not of
+// BalancePolicies.
+func (s Settings) Check(embedded bool) []error {
+	var errs []error
 	if s.Model != ModelBatching && s.Model != ModelMDC {
-		return field.Errorf(FieldModel, "must be batching or mdc, got %q", s.Model)
+		errs = append(errs, field.Sentencef(FieldModel, "%v %s: want %s (a continuous-batching server) or %s (an exact M/D/c queue)", field.Ref(FieldModel), s.Model, ModelBatching, ModelMDC))
 	}
-	return nil
+	if !embedded {
+		return errs
+	}
+	if s.Clock != ClockReal && s.Clock != ClockVirtual {
+		errs = append(errs, field.Sentencef(FieldClock, "%v %s: want %s or %s", field.Ref(FieldClock), s.Clock, ClockReal, ClockVirtual))
+	}
+	if s.Replicas < 1 || s.Replicas > MaxReplicas {
+		errs = append(errs, field.Sentencef(FieldReplicas, "%v: want 1 to %d replicas, got %d", field.Ref(FieldReplicas), MaxReplicas, s.Replicas))
+	}
+	if !slices.Contains(BalancePolicies(), s.Balance) {
+		errs = append(errs, field.Sentencef(FieldBalance, "%v %q: want %s", field.Ref(FieldBalance), s.Balance, strings.Join(BalancePolicies(), " or ")))
+	}
+	return errs
 }

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,16 +79,37 @@ func TestSettingsParams(t *testing.T) {
 	}
 }
 
-func TestCheckModel(t *testing.T) {
+// TestSettingsCheck: every bad setting is refused at once, as a sentence naming its input; a
+// served deployment (not embedded) has no clock, replicas or balancer to check.
+func TestSettingsCheck(t *testing.T) {
+	flag := func(n string) string { return "--sim-" + n }
 	for _, tc := range []struct {
-		model string
-		ok    bool
-	}{{sim.ModelBatching, true}, {sim.ModelMDC, true}, {"queue", false}, {"", false}} {
+		name     string
+		edit     func(*sim.Settings)
+		embedded bool
+		want     []string
+	}{
+		{"defaults", func(*sim.Settings) {}, true, nil},
+		{"the queue", func(s *sim.Settings) { s.Model, s.Clock = sim.ModelMDC, sim.ClockVirtual }, true, nil},
+		{"a model", func(s *sim.Settings) { s.Model = "queue" }, false,
+			[]string{"--sim-model queue: want batching (a continuous-batching server) or mdc (an exact M/D/c queue)"}},
+		{"served: no clock checked", func(s *sim.Settings) { s.Clock, s.Replicas = "fast", 0 }, false, nil},
+		{"everything", func(s *sim.Settings) {
+			s.Model, s.Clock, s.Replicas, s.Balance = "", "fast", sim.MaxReplicas+1, "least"
+		}, true, []string{
+			"--sim-model : want batching (a continuous-batching server) or mdc (an exact M/D/c queue)",
+			"--sim-clock fast: want real or virtual",
+			"--sim-replicas: want 1 to 256 replicas, got 257",
+			`--sim-balance "least": want round-robin or random`}},
+	} {
 		s := sim.DefaultSettings()
-		s.Model = tc.model
-		err := s.CheckModel()
-		if fe := field.Of(err); (err == nil) != tc.ok || err != nil && fe.Name != sim.FieldModel {
-			t.Errorf("CheckModel(%q) = %v, want ok %v", tc.model, err, tc.ok)
+		tc.edit(&s)
+		var got []string
+		for _, err := range s.Check(tc.embedded) {
+			got = append(got, field.Of(err).Render(flag))
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
@@ -81,14 +78,13 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	lc.progress = !lc.out.Quiet && isTerminal(os.Stderr)
 	errs = append(errs, applyVLLMCompat(c, lc)...)              // vLLM's flags: refusals, no-effect notes, --num-warmups
 	lc.settings.Measure.Unit = lc.target.Target.Endpoint.Unit() // what throughputs count: the endpoint kind's
-	if t.BaseURL != "" && c.String("sim-clock") == "virtual" {
-		errs = append(errs, errors.New("--sim-clock virtual: the virtual clock serves the embedded queue; with --base-url the deployment runs in real time"))
+	if err := runner.CheckClockAt(t.BaseURL, c.String("sim-clock")); err != nil {
+		errs = append(errs, err)
 	} else {
-		errs = append(errs, flagErrors(runner.CheckVirtual(lc.target))...)
+		errs = append(errs, runner.CheckVirtual(lc.target)...)
 	}
-	if !lc.target.Target.Endpoint.Streams() && lc.source != nil && lc.source.Sessions() {
-		errs = append(errs, fmt.Errorf("--endpoint %s with a --workload of sessions: a session's next turn carries the answer to the last, and an %s answer has no text; use --endpoint chat (or responses), or a workload of single requests",
-			lc.target.Target.Endpoint, lc.target.Target.Endpoint))
+	if err := runner.CheckEndpoint(lc.target); err != nil {
+		errs = append(errs, err)
 	}
 	return lc, errs
 }
@@ -169,12 +165,12 @@ func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Resu
 
 // simOptions reads the embedded deployment's flags (prefix "sim-" on run and sweep).
 func simOptions(c *cli.Context, prefix string, o *runner.Options) error {
-	switch m := c.String(prefix + "model"); m {
-	case "batching", "mdc":
-	default:
-		return usagef("--%smodel %s: want batching (a continuous-batching server) or mdc (an exact M/D/c queue)", prefix, m)
+	s := sim.DefaultSettings()
+	errs := append(applyFlags(c, prefixed(prefix, s.Params(true)), false), s.Check(true)...)
+	if len(errs) > 0 {
+		return usageErrors(simFlagErrors(prefix, errs))
 	}
-	if c.String(prefix+"model") == "mdc" {
+	if s.Model == sim.ModelMDC {
 		q, err := queueConfig(c, prefix)
 		if err != nil {
 			return err
@@ -185,22 +181,9 @@ func simOptions(c *cli.Context, prefix string, o *runner.Options) error {
 		if err != nil {
 			return err
 		}
-		o.Sim, o.SimLabel = cfg, c.String(prefix+"profile")
+		o.Sim, o.SimLabel = cfg, s.Profile
 	}
-	switch clock := c.String(prefix + "clock"); clock {
-	case "real":
-	case "virtual":
-		o.Virtual = true
-	default:
-		return usagef("--%sclock %s: want real or virtual", prefix, clock)
-	}
-	o.SimReplicas, o.SimBalance = c.Int(prefix+"replicas"), c.String(prefix+"balance")
-	if n := o.SimReplicas; n < 1 || n > sim.MaxReplicas {
-		return usagef("--%sreplicas: want 1 to %d replicas, got %d", prefix, sim.MaxReplicas, n)
-	}
-	if !slices.Contains(sim.BalancePolicies(), o.SimBalance) {
-		return usagef("--%sbalance %q: want %s", prefix, o.SimBalance, strings.Join(sim.BalancePolicies(), " or "))
-	}
+	o.Virtual, o.SimReplicas, o.SimBalance = s.Clock == sim.ClockVirtual, s.Replicas, s.Balance
 	return nil
 }
 
@@ -226,32 +209,13 @@ func runExecutor(ctx context.Context, c *cli.Context, s *runner.Session, cfg swe
 	return res, flagError(err)
 }
 
-// simQueueFlags are the parameters of the embedded M/D/c queue (--sim-model mdc).
-func simQueueFlags(prefix, category string) []cli.Flag {
-	var flags []cli.Flag
-	for _, p := range sim.QueueParams() {
-		if p.Name == "model-name" {
-			continue // shared with the engine's flags
-		}
-		flags = append(flags, &cli.StringFlag{Name: prefix + "queue-" + p.Name, Category: category, DefaultText: p.Default,
-			Usage: fmt.Sprintf("with --%smodel mdc: %s", prefix, p.Usage)})
-	}
-	return flags
-}
-
-// queueConfig builds the embedded M/D/c queue from its flags.
+// queueConfig builds the embedded M/D/c queue from its flags (those given: the model's name is
+// the engine's flag, whose default is the engine's).
 func queueConfig(c *cli.Context, prefix string) (sim.QueueConfig, error) {
-	flag := func(param string) string {
-		if param == "model-name" {
-			return prefix + param
-		}
-		return prefix + "queue-" + param
+	q := sim.DefaultQueueConfig()
+	errs := applyFlags(c, prefixed(prefix, q.Params()), true)
+	if len(errs) == 0 {
+		errs = q.Check()
 	}
-	q, errs := sim.QueueConfigFrom(func(param string) (string, bool) { return c.String(flag(param)), c.IsSet(flag(param)) })
-	for i, e := range errs {
-		if fe := field.Of(e); fe != nil {
-			errs[i] = fmt.Errorf("--%s: %s", flag(fe.Name), fe.Msg)
-		}
-	}
-	return q, usageErrors(errs)
+	return q, usageErrors(simFlagErrors(prefix, errs))
 }

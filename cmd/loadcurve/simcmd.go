@@ -25,7 +25,12 @@ func simFlags(prefix string) []cli.Flag {
 	s := sim.DefaultSettings()
 	cfg, _ := sim.Profile(sim.ProfileDefault) // the defaults the flags show
 	flags := concat(flagsOf(cat, prefixed(prefix, s.Params(prefix != ""))), flagsOf(cat, prefixed(prefix, cfg.Params())))
-	flags = append(flags, simQueueFlags(prefix, cat)...)
+	q := sim.DefaultQueueConfig()
+	for _, p := range q.Params() {
+		if p.Field != sim.FieldModelName { // the engine's flag names the model for both
+			flags = append(flags, flagsOf(cat, prefixed(prefix, []param.Param{p}))...)
+		}
+	}
 	if prefix != "" {
 		flags = append(flags, &cli.BoolFlag{Name: helpSimFlag, Category: cat,
 			Usage: fmt.Sprintf("list the %d --%s* flags of the embedded deployment (its profile, engine, faults, replicas, or an exact M/D/c queue) and exit", len(flags), prefix)})
@@ -54,12 +59,20 @@ func simConfig(c *cli.Context, prefix string) (sim.Config, error) {
 	cfg, errs := sim.ConfigFrom(c.String(prefix+"profile"), func(param string) (string, bool) {
 		return c.String(prefix + param), c.IsSet(prefix + param)
 	})
+	return cfg, usageErrors(simFlagErrors(prefix, errs))
+}
+
+// simFlagErrors writes the sim's field errors with the flags that give them on this command:
+// the sim names its inputs as its own flags, which run and sweep give with prefix ("sim-").
+func simFlagErrors(prefix string, errs []error) []error {
+	out := make([]error, len(errs))
 	for i, e := range errs {
-		if fe := field.Of(e); fe != nil { // the sim names its profile and parameters: name their flags
-			errs[i] = fmt.Errorf("--%s%s: %s", prefix, fe.Name, fe.Msg)
+		out[i] = e
+		if fe := field.Of(e); fe != nil {
+			out[i] = flagged{text: strings.Replace(e.Error(), fe.Error(), fe.Render(func(n string) string { return "--" + prefix + strings.TrimPrefix(n, prefix) }), 1), err: e}
 		}
 	}
-	return cfg, usageErrors(errs)
+	return out
 }
 
 func simCommand() *cli.Command {
@@ -75,10 +88,7 @@ func simCommand() *cli.Command {
 			var handler http.Handler
 			var label, model string
 			s := sim.DefaultSettings()
-			errs := applyFlags(c, s.Params(false), false)
-			if err := s.CheckModel(); err != nil {
-				errs = append(errs, err)
-			}
+			errs := append(applyFlags(c, s.Params(false), false), s.Check(false)...)
 			if len(errs) > 0 {
 				return usageErrors(errs)
 			}
