@@ -149,7 +149,7 @@ func (r Rehearsal) Trial(ps []param.Param, deployment string, peak float64, swee
 		balance = sweeps
 	}
 	if !slices.Contains(sim.BalancePolicies(), balance) {
-		errs = append(errs, field.Errorf(FieldBalance, "%q: want %s", balance, strings.Join(sim.BalancePolicies(), " or ")))
+		errs = append(errs, field.Sentencef(FieldBalance, "%v %q: want %s", field.Ref(FieldBalance), balance, strings.Join(sim.BalancePolicies(), " or ")))
 	}
 	tc = TrialConfig{Deployment: deployment, Peak: peak, Seed: r.Seed}
 	if param.IsGiven(ps, sweep.FieldTierRequests) {
