@@ -72,7 +72,7 @@ func (o Options) Validate() []error {
 		errs = append(errs, field.Errorf(FieldMaxScale, "%s: must be a finite factor ≥ 1 (0 means %d)", num(k), DefaultMaxScale))
 	}
 	if c := o.Currency; utf8.RuneCountInString(c) > MaxCurrencyLen || !utf8.ValidString(c) || strings.IndexFunc(c, func(r rune) bool { return !unicode.IsPrint(r) || unicode.IsSpace(r) }) >= 0 {
-		errs = append(errs, field.Errorf(FieldCurrency, "%q: a currency is a short name without spaces (\"USD\", \"EUR\", \"€\"), at most %d characters", c, MaxCurrencyLen))
+		errs = append(errs, field.Sentencef(FieldCurrency, "%v %q: a currency is a short name without spaces (\"USD\", \"EUR\", \"€\"), at most %d characters", field.Ref(FieldCurrency), c, MaxCurrencyLen))
 	}
 	return errs
 }

@@ -297,7 +297,7 @@ func TestPlanErrors(t *testing.T) {
 		{"options", good, workedForecast, plan.Options{ScaleUpLag: -time.Second, HoursPerMonth: math.Inf(1), MaxScale: 0.5},
 			[]string{plan.FieldScaleUpLag, plan.FieldHoursPerMonth, plan.FieldMaxScale}, []string{"scale-up-lag: -1s: must be ≥ 0"}},
 		{"currency with a space", good, workedForecast, plan.Options{Currency: "US dollars"},
-			[]string{plan.FieldCurrency}, []string{`currency: "US dollars": a currency is a short name without spaces`}},
+			[]string{plan.FieldCurrency}, []string{`currency "US dollars": a currency is a short name without spaces`}},
 		{"currency too long", good, workedForecast, plan.Options{Currency: strings.Repeat("X", plan.MaxCurrencyLen+1)},
 			[]string{plan.FieldCurrency}, nil},
 	}

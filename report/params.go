@@ -75,7 +75,7 @@ func (o *PlanOutput) Params() []param.Param {
 // Validate returns what is wrong with the settings: a format PrintPlan does not write.
 func (o PlanOutput) Validate() []error {
 	if o.Format != FormatTable && o.Format != FormatJSON {
-		return []error{field.Errorf(FieldFormat, "%q: want %s or %s", o.Format, FormatTable, FormatJSON)}
+		return []error{field.Sentencef(FieldFormat, "%v %q: want %s or %s", field.Ref(FieldFormat), o.Format, FormatTable, FormatJSON)}
 	}
 	return nil
 }

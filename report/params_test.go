@@ -68,7 +68,7 @@ func TestPlanOutputValidate(t *testing.T) {
 		if (len(errs) == 0) != tt.ok {
 			t.Errorf("format %q: errors %v, want ok %v", tt.format, errs, tt.ok)
 		}
-		if !tt.ok && len(errs) > 0 && field.Of(errs[0]).Text(nil) != `"`+tt.format+`": want table or json` {
+		if !tt.ok && len(errs) > 0 && field.Of(errs[0]).Text(nil) != report.FieldFormat+` "`+tt.format+`": want table or json` {
 			t.Errorf("format %q: %v", tt.format, errs[0])
 		}
 	}

@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
@@ -43,21 +43,6 @@ func planFlags() []cli.Flag {
 		flagsOf(catRehearse, rehearsal[1:]), sourceFlags())
 }
 
-// planFlagError writes a plan setting's field error as plan says it: the flag, then the
-// message after a space when it opens with the value given (--balance "x": want …), after a
-// colon otherwise (--tier-requests: must be ≥ 1, got 0).
-func planFlagError(err error) error {
-	fe := field.Of(err)
-	if fe == nil {
-		return usageError{err}
-	}
-	msg, sep := fe.Text(flagOf), ": "
-	if strings.HasPrefix(msg, `"`) {
-		sep = " "
-	}
-	return usagef("%s%s%s", flagOf(fe.Name), sep, msg)
-}
-
 // planSide is one result a plan reads.
 type planSide struct {
 	name, dir string
@@ -72,14 +57,14 @@ func planAction(c *cli.Context) error {
 	}
 	o := report.DefaultPlanOutput()
 	if errs := append(applyFlags(c, o.Params(), false), o.Validate()...); len(errs) > 0 {
-		return planFlagError(errs[0])
+		return usageError{flagError(errs[0])}
 	}
 	set, rehearsal := plan.DefaultSettings(), plan.DefaultRehearsal()
 	ps, rps := set.Params(), rehearsal.Params()
 	errs := flagErrors(append(applyFlags(c, ps, false), applyFlags(c, rps, false)...))
-	f, err := readForecast(set.ForecastSource(ps))
+	f, err := set.ForecastSource(ps).Read()
 	if err != nil {
-		errs = append(errs, err)
+		errs = append(errs, usageError{flagError(err)})
 	}
 	var sides []*planSide
 	for i, dir := range args {
@@ -87,7 +72,7 @@ func planAction(c *cli.Context) error {
 		sides = append(sides, side)
 		perHour, oneTime, err := set.Costs(i)
 		if err != nil {
-			errs = append(errs, planFlagError(err))
+			errs = append(errs, usageError{flagError(err)})
 		}
 		if side.loaded, err = loadResult(c, dir, len(args), false, c.App.ErrWriter); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", side.name, err))
@@ -95,34 +80,31 @@ func planAction(c *cli.Context) error {
 		}
 		// The result's axis says what its rates count: plan refuses sessions and users.
 		d, verified, err := plan.FromResult(side.name, side.loaded.Result, side.loaded.File)
-		switch {
-		case err != nil:
+		if err != nil {
 			errs = append(errs, usagef("%s (%s): %v", side.name, dir, err))
 			continue
-		case !verified && !set.AllowUnverified:
-			errs = append(errs, usagef("%s (%s): its operating point was not verified by a confirmation tier (%s); run the sweep with its confirmation, or pass --allow-unverified", side.name, dir, d.Source))
-			continue
-		case !verified:
-			fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s (%s): planned from an operating point no confirmation tier verified (--allow-unverified)\n", side.name, dir)
 		}
+		warning, err := set.CheckVerified(side.name, dir, d, verified)
+		if err != nil {
+			errs = append(errs, usageError{flagError(err)})
+			continue
+		}
+		planWarning(c, warning)
 		d.CostPerHour, d.OneTimeCost = perHour, oneTime
 		side.d = d
 	}
 	var comparability *plan.Comparability
 	if len(errs) == 0 && len(sides) == 2 {
-		k, err := plan.ComparabilityOf(sides[0].loaded.Result, sides[1].loaded.Result)
-		if err != nil {
-			errs = append(errs, usagef("%v; pass --goodput (and the analysis flags) to judge both alike (their operating points are then re-derived, and verified only where a confirmation tier ran)", err))
-		} else if ds := k.Differences; len(ds) > 0 {
-			for _, d := range ds {
+		k, warning, err := set.CheckComparable(sides[0].loaded.Result, sides[1].loaded.Result, sides[0].dir, sides[1].dir)
+		if k != nil {
+			for _, d := range k.Differences {
 				fmt.Fprintf(c.App.ErrWriter, "  %s\n", d)
 			}
-			if !set.AllowDifferent {
-				errs = append(errs, usagef("%s and %s are not comparable (%d differences above: compare's check): a plan of one against the other would compare different work; --allow-different plans them anyway, stamped NOT COMPARABLE", sides[0].dir, sides[1].dir, len(ds)))
-			} else {
-				fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: NOT COMPARABLE (%d differences above): planning A against B anyway (--allow-different)\n", len(ds))
-			}
 		}
+		if err != nil {
+			errs = append(errs, usageError{flagError(err)})
+		}
+		planWarning(c, warning)
 		comparability = k
 	}
 	if len(errs) > 0 {
@@ -134,7 +116,7 @@ func planAction(c *cli.Context) error {
 	}
 	for _, err := range opts.Validate() {
 		if fe := field.Of(err); fe != nil && fe.Name == plan.FieldCurrency {
-			return planFlagError(err)
+			return usageError{flagError(err)}
 		}
 	}
 	var ds []plan.Deployment
@@ -161,21 +143,12 @@ func planAction(c *cli.Context) error {
 	return nil
 }
 
-// readForecast reads the forecast (--peak, --profile or --profile-trace: exactly one).
-func readForecast(src plan.ForecastSource) (plan.Forecast, error) {
-	f, err := src.Read()
-	var te *plan.TraceError
-	switch {
-	case errors.Is(err, plan.ErrManyForecasts):
-		return f, usagef("--peak, --profile and --profile-trace: give one forecast")
-	case errors.Is(err, plan.ErrNoForecast):
-		return f, usagef("plan: give the forecast: --peak RATE, --profile FILE.csv or --profile-trace TRACE")
-	case errors.As(err, &te):
-		return f, usagef("--profile-trace %v", err)
-	case err != nil:
-		return f, usageError{flagError(err)}
+// planWarning writes a library's warning, the inputs it refers to written as their flags; none when
+// it is empty.
+func planWarning(c *cli.Context, warning string) {
+	if warning != "" {
+		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", param.Render(warning, flagOf))
 	}
-	return f, nil
 }
 
 // writePlan writes the plan's files (report.WritePlan: plan.json, report.html) and the scenario into o.Out.

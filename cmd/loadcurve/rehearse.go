@@ -35,7 +35,7 @@ func rehearse(c *cli.Context, set plan.Rehearsal, ps []param.Param, sides []*pla
 		}
 		tc, balance, errs := set.Trial(ps, side.name, f.Peak(), runner.RebuildBalance(h, ""))
 		if len(errs) > 0 {
-			return nil, planFlagError(errs[0])
+			return nil, usageError{flagError(errs[0])}
 		}
 		r.Balance = balance
 		if err := tc.Validate(side.loaded.Result); err != nil {
