@@ -24,13 +24,7 @@ func compareCommand() *cli.Command {
 			"confidence interval of the median latency difference B−A, and each side's capacity and operating point.\n" +
 			"Give --a-cost-per-hour and --b-cost-per-hour for the cost ledger. Each side's settings come from its records\n" +
 			"header; --goodput (and the analysis flags) override them for both.",
-		Flags: concat(objectiveFlags(), compareFlags(), []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "directory for compare.json, compare.csv, overlay plots and report.html"},
-			&cli.BoolFlag{Name: "replace", Usage: "let --out replace a comparison already there"},
-			plotFormatsFlag(""),
-			&cli.StringFlag{Name: "format", Value: report.FormatTable, Usage: "table or json"},
-			scenarioFlag(),
-		}),
+		Flags:  concat(objectiveFlags(), compareFlags(), []cli.Flag{scenarioFlag()}),
 		Before: applyScenario,
 		Action: compareAction,
 	}
@@ -41,18 +35,10 @@ func compareAction(c *cli.Context) error {
 	if len(paths) != 2 {
 		return usagef("compare takes two results, A and B (directories or records.jsonl files); got %d", len(paths))
 	}
-	var errs []error
-	format := c.String("format")
-	if format != report.FormatTable && format != report.FormatJSON {
-		errs = append(errs, fmt.Errorf("--format must be table or json, got %q", format))
-	}
-	plots, err := plotFormats(c)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	s := compare.DefaultSettings()
+	o, s := report.DefaultCompareOutput(), compare.DefaultSettings()
 	ps := s.Params()
-	errs = append(errs, applyFlags(c, ps, false)...)
+	bad := append(applyFlags(c, o.Params(), false), applyFlags(c, ps, false)...)
+	errs := append(o.Validate(), bad...)
 	opts, optErrs := s.Options(ps)
 	if errs = append(errs, optErrs...); len(errs) > 0 {
 		return usageErrors(errs)
@@ -78,25 +64,26 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("%s and %s are not comparable (%d differences above); --force compares them anyway, stamped NOT COMPARABLE", paths[0], paths[1], len(res.Mismatches))
 	}
-	if err := report.PrintComparison(c.App.Writer, format, res, sides[0].Result, sides[1].Result); err != nil {
+	if err := report.PrintComparison(c.App.Writer, o.Format, res, sides[0].Result, sides[1].Result); err != nil {
 		return err
 	}
-	out := c.String("out")
-	if out == "" {
+	if o.Out == "" {
 		return nil
 	}
-	if err := prepareOut(result.Out{Dir: out, Kind: result.Comparison, Replace: c.Bool("replace")}); err != nil {
+	if err := prepareOut(result.Out{Dir: o.Out, Kind: result.Comparison, Replace: o.Replace}); err != nil {
 		return err
 	}
-	if err := writeScenario(out, c); err != nil {
+	if err := writeScenario(o.Out, c); err != nil {
 		return err
 	}
-	return report.WriteComparison(out, res, sides[0].Result, sides[1].Result, plots)
+	return report.WriteComparison(o.Out, res, sides[0].Result, sides[1].Result, o.Plots)
 }
 
+// compareFlags are compare's settings (compare.Settings), then how the comparison is shown and
+// where its files go (report.CompareOutput).
 func compareFlags() []cli.Flag {
-	s := compare.DefaultSettings()
-	return flagsOf("", s.Params())
+	s, o := compare.DefaultSettings(), report.DefaultCompareOutput()
+	return concat(flagsOf("", s.Params()), flagsOf("", o.Params()))
 }
 
 // resultArgs are the results named as arguments. vLLM-style "--goodput ttft:500 tpot:50":

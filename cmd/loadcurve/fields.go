@@ -122,6 +122,8 @@ var fieldFlags = map[string]string{
 	report.FieldVerbose: "verbose",
 	report.FieldQuiet:   "quiet",
 
+	report.FieldPlotFormats: "plot-formats",
+
 	// bench (bench.Settings): the settings besides the run's options; sim, compare and cost name theirs as their flags.
 	bench.FieldQuick:   "quick",
 	bench.FieldSeed:    "seed",
@@ -140,7 +142,7 @@ var fieldFlags = map[string]string{
 // variables that give it.
 var (
 	flagAliases = map[string][]string{"num-requests": {"num-prompts"}, "verbose": {"v"}, "quiet": {"q"}}
-	flagEnv     = map[string][]string{"api-key": {"OPENAI_API_KEY"}}
+	flagEnv     = map[string][]string{"api-key": {"OPENAI_API_KEY"}, "plot-formats": {"LOADCURVE_PLOT_FORMATS"}}
 )
 
 // resumeSettingFlags names the flags that set each setting a resumed sweep must keep

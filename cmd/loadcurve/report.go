@@ -21,7 +21,7 @@ func reportCommand() *cli.Command {
 			"recomputes the summaries, the curve, the capacity and the operating point without sending any load. With no\n" +
 			"option changed it reproduces the original result exactly. It prints the result; --out DIR also writes its\n" +
 			"files there (a directory holding a result is refused unless --replace).",
-		Flags:  concat(objectiveFlags(), reportOutputFlags(), []cli.Flag{plotFormatsFlag(catOutput), boundedMemoryFlag("read the file one line at a time and summarise on the fly, for files too big for memory")}),
+		Flags:  concat(objectiveFlags(), reportOutputFlags(), []cli.Flag{boundedMemoryFlag("read the file one line at a time and summarise on the fly, for files too big for memory")}),
 		Action: reportAction,
 	}
 }
@@ -53,24 +53,21 @@ func loadResult(c *cli.Context, arg string, positional int, bounded bool, warn i
 	return l, nil
 }
 
-// reportOutputFlags are how a result is shown and where its files go (report.Output).
+// reportOutputFlags are how a result is shown and where its files go (report.Output), and its
+// plot files.
 func reportOutputFlags() []cli.Flag {
-	o := report.DefaultOutput()
-	return flagsOf(catOutput, o.Params())
+	o, plots := report.DefaultOutput(), report.DefaultPlotFormats
+	return flagsOf(catOutput, append(o.Params(), report.PlotFormatsParam(&plots)))
 }
 
 func reportAction(c *cli.Context) error {
 	if c.Args().Len() < 1 || (c.Args().Len() > 1 && !c.IsSet("goodput")) {
 		return usagef("report takes one argument, a result directory or records.jsonl; got %d", c.Args().Len())
 	}
-	o := report.DefaultOutput()
-	errs := applyFlags(c, o.Params(), false)
+	o, plots := report.DefaultOutput(), report.DefaultPlotFormats
+	errs := applyFlags(c, append(o.Params(), report.PlotFormatsParam(&plots)), false)
 	if errs = append(errs, o.Validate()...); len(errs) > 0 {
 		return usageErrors(errs)
-	}
-	plots, err := plotFormats(c)
-	if err != nil {
-		return err
 	}
 	l, err := loadResult(c, c.Args().First(), 1, c.Bool("bounded-memory"), c.App.ErrWriter)
 	if err != nil {
