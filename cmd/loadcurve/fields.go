@@ -134,6 +134,8 @@ var fieldFlags = map[string]string{
 	// sweep
 	sweep.FieldNoConfirm:       "no-confirm",
 	workloads.FieldSetRequests: "num-requests",
+	workloads.FieldSetSeed:     "seed",
+	workloads.FieldSetOut:      "out",
 	sweep.FieldOut:             "out",
 	sweep.FieldReplace:         "replace",
 }
