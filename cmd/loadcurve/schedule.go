@@ -53,13 +53,16 @@ func scheduleCommand() *cli.Command {
 }
 
 func workloadCommand() *cli.Command {
+	s := workloads.DefaultSetSettings()
+	setFlags := flagsOf("", s.Params())
+	setFlags[0].(*cli.IntFlag).Aliases = nil // --num-prompts is vLLM's name of a run's requests
 	return &cli.Command{
 		Name:      "workload",
 		Usage:     "materialise a request set to JSONL and print its fingerprint",
 		ArgsUsage: " ",
 		Description: "Any --workload source; the JSONL written with --out loads back with --workload FILE.jsonl\n" +
 			"and has the same fingerprint (a trace's schedule is not written: replay the trace itself).",
-		Flags: append(sourceFlags(), workloadSetFlags()...),
+		Flags: append(sourceFlags(), setFlags...),
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {
 				return usagef("unexpected argument %q", c.Args().First())
@@ -94,16 +97,6 @@ func workloadCommand() *cli.Command {
 			return nil
 		},
 	}
-}
-
-// workloadSetFlags are the workload command's settings of the set it makes
-// (workloads.SetSettings). Its --num-requests takes no --num-prompts: that alias is vLLM's, of a
-// run's requests.
-func workloadSetFlags() []cli.Flag {
-	s := workloads.DefaultSetSettings()
-	flags := flagsOf("", s.Params())
-	flags[0].(*cli.IntFlag).Aliases = nil
-	return flags
 }
 
 func printNotes(wr io.Writer, notes []string) {
