@@ -62,7 +62,7 @@ func compareAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "  %s\n", m)
 	}
 	if err != nil {
-		return usagef("%s and %s are not comparable (%d differences above); --force compares them anyway, stamped NOT COMPARABLE", paths[0], paths[1], len(res.Mismatches))
+		return usageError{flagError(err)}
 	}
 	if err := report.PrintComparison(c.App.Writer, o.Format, res, sides[0].Result, sides[1].Result); err != nil {
 		return err
