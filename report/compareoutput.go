@@ -56,9 +56,27 @@ func (o *CompareOutput) Params() []param.Param {
 }
 
 // Validate returns what is wrong with the settings: a format PrintComparison does not write.
-func (o CompareOutput) Validate() []error {
-	if o.Format != FormatTable && o.Format != FormatJSON {
-		return []error{field.Errorf(FieldFormat, "must be %s or %s, got %q", FormatTable, FormatJSON, o.Format)}
+func (o CompareOutput) Validate() []error { return tableOrJSON(o.Format) }
+
+// LedgerOutput is the user's choice of how a cost ledger is printed (PrintLedger: a table or
+// JSON).
+type LedgerOutput struct{ Format string }
+
+// DefaultLedgerOutput is the output nobody chose: a table.
+func DefaultLedgerOutput() LedgerOutput { return LedgerOutput{Format: FormatTable} }
+
+// Params declares the setting, bound to o.
+func (o *LedgerOutput) Params() []param.Param {
+	return []param.Param{param.String(FieldFormat, &o.Format, "table or json")}
+}
+
+// Validate returns what is wrong with the setting: a format PrintLedger does not write.
+func (o LedgerOutput) Validate() []error { return tableOrJSON(o.Format) }
+
+// tableOrJSON refuses a format other than a table or JSON.
+func tableOrJSON(format string) []error {
+	if format != FormatTable && format != FormatJSON {
+		return []error{field.Errorf(FieldFormat, "must be %s or %s, got %q", FormatTable, FormatJSON, format)}
 	}
 	return nil
 }

@@ -69,3 +69,34 @@ func TestPlotFormatsParam(t *testing.T) {
 		t.Errorf("usage %q", u)
 	}
 }
+
+// TestLedgerOutput: a ledger is printed as a table unless given JSON; any other format is
+// refused, named as the format.
+func TestLedgerOutput(t *testing.T) {
+	for _, tc := range []struct {
+		given string
+		want  string
+		bad   bool
+	}{
+		{"", report.FormatTable, false},
+		{report.FormatJSON, report.FormatJSON, false},
+		{report.FormatCSV, report.FormatCSV, true},
+	} {
+		o := report.DefaultLedgerOutput()
+		if errs := param.Apply(o.Params(), func(f string) ([]string, bool) {
+			if f == report.FieldFormat && tc.given != "" {
+				return []string{tc.given}, true
+			}
+			return nil, false
+		}); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		errs := o.Validate()
+		if o.Format != tc.want || (len(errs) > 0) != tc.bad {
+			t.Errorf("given %q: format %q, errors %v; want %q, refused %v", tc.given, o.Format, errs, tc.want, tc.bad)
+		}
+		if tc.bad && field.Of(errs[0]).Render(func(n string) string { return "--format" }) != `--format must be table or json, got "csv"` {
+			t.Errorf("given %q: %v", tc.given, errs[0])
+		}
+	}
+}
