@@ -143,8 +143,8 @@ func planAction(c *cli.Context) error {
 	return nil
 }
 
-// planWarning writes a library's warning, the inputs it refers to written as their flags; none when
-// it is empty.
+// planWarning writes a library's warning, the inputs it refers to written as their flags;
+// nothing when it is empty.
 func planWarning(c *cli.Context, warning string) {
 	if warning != "" {
 		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", param.Render(warning, flagOf))
