@@ -141,7 +141,8 @@ func canonicalJSON(b json.RawMessage) string {
 }
 
 // Results puts B beside A. It checks comparability first: on a mismatch it returns the result
-// (its Mismatches say what differs) and an error wrapping ErrNotComparable, unless Force, which
+// (its Mismatches say what differs) and a field sentence wrapping ErrNotComparable that names
+// FieldForce and counts the Mismatches as shown above it, unless Force, which
 // stamps the result instead. Then it pairs the tiers at equal rate, compares latencies request by
 // request there, and, with costs, prices both sides. A side without an operating point leaves
 // the ledger out (LedgerError says why) but not the rest.
@@ -154,7 +155,7 @@ func Results(a, b Side, o Options) (Result, error) {
 	res.Comparable = len(res.Mismatches) == 0
 	if !res.Comparable {
 		if !o.Force {
-			return res, fmt.Errorf("%s and %s: %w (%d differences)", a.Path, b.Path, ErrNotComparable, len(res.Mismatches))
+			return res, notComparable(a.Path, b.Path, len(res.Mismatches))
 		}
 		res.Stamp = fmt.Sprintf("NOT COMPARABLE (%d differences)", len(res.Mismatches))
 	}

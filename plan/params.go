@@ -154,12 +154,12 @@ func (r Rehearsal) Trial(ps []param.Param, deployment string, peak float64, swee
 	tc = TrialConfig{Deployment: deployment, Peak: peak, Seed: r.Seed}
 	if param.IsGiven(ps, sweep.FieldTierRequests) {
 		if tc.TierRequests = r.TierRequests; tc.TierRequests < 1 {
-			errs = append(errs, field.Errorf(sweep.FieldTierRequests, "must be ≥ 1, got %d", tc.TierRequests))
+			errs = append(errs, field.Sentencef(sweep.FieldTierRequests, "%v: must be ≥ 1, got %d", field.Ref(sweep.FieldTierRequests), tc.TierRequests))
 		}
 	}
 	if param.IsGiven(ps, sweep.FieldMaxTierDuration) {
 		if tc.MaxTierDuration = r.MaxTierDuration; tc.MaxTierDuration <= 0 {
-			errs = append(errs, field.Errorf(sweep.FieldMaxTierDuration, "must be > 0, got %v", tc.MaxTierDuration))
+			errs = append(errs, field.Sentencef(sweep.FieldMaxTierDuration, "%v: must be > 0, got %v", field.Ref(sweep.FieldMaxTierDuration), tc.MaxTierDuration))
 		}
 	}
 	return tc, balance, errs

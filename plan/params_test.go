@@ -110,6 +110,18 @@ func TestRehearsalTrial(t *testing.T) {
 			if strings.Join(names, ",") != strings.Join(tt.errs, ",") {
 				t.Errorf("errors %v, want on %v", errs, tt.errs)
 			}
+			if len(errs) == 3 {
+				// Sentences: the input, then the message after a space when it opens with the
+				// value given, after a colon otherwise.
+				flag := func(n string) string { return "--" + n }
+				want := []string{`--balance "x": want ` + strings.Join(sim.BalancePolicies(), " or "), "--" + sweep.FieldTierRequests + ": must be ≥ 1, got 0",
+					"--" + sweep.FieldMaxTierDuration + ": must be > 0, got -1s"}
+				for i, err := range errs {
+					if got := field.Of(err).Render(flag); got != want[i] {
+						t.Errorf("%q, want %q", got, want[i])
+					}
+				}
+			}
 		})
 	}
 }

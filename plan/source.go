@@ -30,9 +30,10 @@ type ForecastSource struct {
 	Bucket  time.Duration
 }
 
-// Read returns the forecast. It refuses none (ErrNoForecast) and more than one
-// (ErrManyForecasts); a trace that was read but makes no forecast is a *TraceError; every other
-// problem is a *field.Error naming the input (FieldPeak, FieldProfile, FieldProfileTrace).
+// Read returns the forecast. Every problem is a *field.Error naming the input (FieldPeak,
+// FieldProfile, FieldProfileTrace): none given (ErrNoForecast) and more than one
+// (ErrManyForecasts) are sentences naming the three, and so is a trace that was read but makes
+// no forecast (a *TraceError).
 func (s ForecastSource) Read() (Forecast, error) {
 	given := 0
 	for _, set := range []bool{s.Peak != nil, s.Profile != nil, s.Trace != nil} {
@@ -42,11 +43,15 @@ func (s ForecastSource) Read() (Forecast, error) {
 	}
 	switch {
 	case given > 1:
-		return Forecast{}, ErrManyForecasts
+		return Forecast{}, refusal{field.Sentencef(FieldPeak, "%v, %v and %v: give one forecast",
+			field.Ref(FieldPeak), field.Ref(FieldProfile), field.Ref(FieldProfileTrace)), ErrManyForecasts}
 	case s.Trace != nil:
 		f, err := FromTrace(*s.Trace, s.Bucket)
 		var te *TraceError
-		if err != nil && !errors.As(err, &te) {
+		switch {
+		case errors.As(err, &te):
+			err = field.Sentencef(FieldProfileTrace, "%v %w", field.Ref(FieldProfileTrace), err)
+		case err != nil:
 			err = field.Errorf(FieldProfileTrace, "%w", err)
 		}
 		return f, err
@@ -62,5 +67,15 @@ func (s ForecastSource) Read() (Forecast, error) {
 		}
 		return PeakForecast(*s.Peak), nil
 	}
-	return Forecast{}, ErrNoForecast
+	return Forecast{}, refusal{field.Sentencef(FieldPeak, "plan: give the forecast: %v RATE, %v FILE.csv or %v TRACE",
+		field.Ref(FieldPeak), field.Ref(FieldProfile), field.Ref(FieldProfileTrace)), ErrNoForecast}
 }
+
+// refusal is a field error that is also one of the sentinel errors a caller may test for
+// (errors.Is): it reads as the field error.
+type refusal struct {
+	error
+	is error
+}
+
+func (r refusal) Unwrap() []error { return []error{r.error, r.is} }

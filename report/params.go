@@ -14,7 +14,6 @@ const (
 	FieldFormat  = "printed format"
 	FieldVerbose = "reasoning shown"
 	FieldQuiet   = "progress display off"
-	FieldPlots   = "plot files' formats"
 )
 
 // Output is the user's choices about how a result is shown and where its files go: the
@@ -43,24 +42,8 @@ func (o *Output) Params() []param.Param {
 		param.String(FieldFormat, &o.Format, "stdout format: table, json or csv"),
 		param.Bool(FieldVerbose, &o.Verbose, "also print the reasoning behind every judgement (trend tests, variance factors, windows)"),
 		param.Bool(FieldQuiet, &o.Quiet, "no progress display"),
-		o.Plots.Param(),
+		PlotFormatsParam(&o.Plots),
 	}
-}
-
-// Param declares the plot formats as a setting bound to f.
-func (f *PlotFormats) Param() param.Param {
-	return param.Var(FieldPlots, f, fmt.Sprintf("files written of every plot with %v: svg, png, svg,png or none (report.html draws its own; the PNGs are most of the time spent writing a result)", field.Ref(FieldOut)))
-}
-
-// Set reads the formats as ParsePlotFormats does (param.Value); a word that is not one is a
-// field error.
-func (f *PlotFormats) Set(text string) error {
-	v, err := ParsePlotFormats(text)
-	if err != nil {
-		return field.Errorf(FieldPlots, "%w", err)
-	}
-	*f = v
-	return nil
 }
 
 // Validate returns what is wrong with the settings: a format Print does not write
@@ -97,41 +80,6 @@ func (o *PlanOutput) Params() []param.Param {
 func (o PlanOutput) Validate() []error {
 	if o.Format != FormatTable && o.Format != FormatJSON {
 		return []error{field.Sentencef(FieldFormat, "%v %q: want %s or %s", field.Ref(FieldFormat), o.Format, FormatTable, FormatJSON)}
-	}
-	return nil
-}
-
-// ComparisonOutput is the user's choices about how a comparison is shown and where its files
-// go: the format it is printed in (PrintComparison: a table or JSON), the directory its files
-// are written to (WriteComparison; none when empty), where a comparison already there is
-// replaced only with Replace, and the files written of every overlay plot.
-type ComparisonOutput struct {
-	Out     string
-	Replace bool
-	Plots   PlotFormats
-	Format  string
-}
-
-// DefaultComparisonOutput is the output nobody chose: a table, no files; when files are
-// written, every plot as SVG and PNG.
-func DefaultComparisonOutput() ComparisonOutput {
-	return ComparisonOutput{Format: FormatTable, Plots: DefaultPlotFormats}
-}
-
-// Params declares the settings, bound to o.
-func (o *ComparisonOutput) Params() []param.Param {
-	return []param.Param{
-		param.String(FieldOut, &o.Out, "directory for compare.json, compare.csv, overlay plots and report.html"),
-		param.Bool(FieldReplace, &o.Replace, fmt.Sprintf("let %v replace a comparison already there", field.Ref(FieldOut))),
-		o.Plots.Param(),
-		param.String(FieldFormat, &o.Format, "table or json"),
-	}
-}
-
-// Validate returns what is wrong with the settings: a format PrintComparison does not write.
-func (o ComparisonOutput) Validate() []error {
-	if o.Format != FormatTable && o.Format != FormatJSON {
-		return []error{field.Errorf(FieldFormat, "must be %s or %s, got %q", FormatTable, FormatJSON, o.Format)}
 	}
 	return nil
 }

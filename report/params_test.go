@@ -20,12 +20,12 @@ func TestOutputParams(t *testing.T) {
 		bad   string // the setting refused
 	}{
 		{"defaults", nil, report.Output{Format: report.FormatTable, Plots: def}, ""},
-		{"given", map[string]string{report.FieldOut: "d", report.FieldReplace: "true", report.FieldFormat: report.FormatCSV, report.FieldVerbose: "true", report.FieldQuiet: "true", report.FieldPlots: "png"},
+		{"given", map[string]string{report.FieldOut: "d", report.FieldReplace: "true", report.FieldFormat: report.FormatCSV, report.FieldVerbose: "true", report.FieldQuiet: "true", report.FieldPlotFormats: "png"},
 			report.Output{Out: "d", Replace: true, Format: report.FormatCSV, Verbose: true, Quiet: true, Plots: report.PlotFormats{PNG: true}}, ""},
 		{"json", map[string]string{report.FieldFormat: report.FormatJSON}, report.Output{Format: report.FormatJSON, Plots: def}, ""},
-		{"no plots", map[string]string{report.FieldPlots: "none"}, report.Output{Format: report.FormatTable}, ""},
+		{"no plots", map[string]string{report.FieldPlotFormats: "none"}, report.Output{Format: report.FormatTable}, ""},
 		{"unknown format", map[string]string{report.FieldFormat: "yaml"}, report.Output{Format: "yaml", Plots: def}, report.FieldFormat},
-		{"unknown plot format", map[string]string{report.FieldPlots: "svg,gif"}, report.Output{Format: report.FormatTable, Plots: def}, report.FieldPlots},
+		{"unknown plot format", map[string]string{report.FieldPlotFormats: "svg,gif"}, report.Output{Format: report.FormatTable, Plots: def}, report.FieldPlotFormats},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,43 +70,8 @@ func TestPlanOutputValidate(t *testing.T) {
 		if (len(errs) == 0) != tt.ok {
 			t.Errorf("format %q: errors %v, want ok %v", tt.format, errs, tt.ok)
 		}
-		if !tt.ok && len(errs) > 0 && field.Of(errs[0]).Render(func(string) string { return "--format" }) != `--format "`+tt.format+`": want table or json` {
+		if !tt.ok && len(errs) > 0 && field.Of(errs[0]).Text(nil) != report.FieldFormat+` "`+tt.format+`": want table or json` {
 			t.Errorf("format %q: %v", tt.format, errs[0])
-		}
-	}
-}
-
-// TestComparisonOutputParams: a comparison is printed as a table or JSON (not CSV), its plots
-// written as chosen; what is not given is a table, no files, SVG and PNG.
-func TestComparisonOutputParams(t *testing.T) {
-	for _, tt := range []struct {
-		given map[string]string
-		want  report.ComparisonOutput
-		bad   string
-	}{
-		{nil, report.ComparisonOutput{Format: report.FormatTable, Plots: report.DefaultPlotFormats}, ""},
-		{map[string]string{report.FieldFormat: report.FormatJSON, report.FieldOut: "d", report.FieldReplace: "true", report.FieldPlots: "svg"},
-			report.ComparisonOutput{Format: report.FormatJSON, Out: "d", Replace: true, Plots: report.PlotFormats{SVG: true}}, ""},
-		{map[string]string{report.FieldFormat: report.FormatCSV}, report.ComparisonOutput{Format: report.FormatCSV, Plots: report.DefaultPlotFormats}, `must be table or json, got "csv"`},
-		{map[string]string{report.FieldPlots: "jpeg"}, report.ComparisonOutput{Format: report.FormatTable, Plots: report.DefaultPlotFormats}, `"jpeg" is not a plot format: want svg, png, both comma-separated (svg,png), or none`},
-	} {
-		o := report.DefaultComparisonOutput()
-		errs := param.Apply(o.Params(), func(f string) ([]string, bool) {
-			if v, ok := tt.given[f]; ok {
-				return []string{v}, true
-			}
-			return nil, false
-		})
-		errs = append(errs, o.Validate()...)
-		if o != tt.want {
-			t.Errorf("%v: output %+v, want %+v", tt.given, o, tt.want)
-		}
-		var got string
-		if len(errs) > 0 {
-			got = field.Of(errs[0]).Text(nil)
-		}
-		if got != tt.bad {
-			t.Errorf("%v: error %q, want %q", tt.given, got, tt.bad)
 		}
 	}
 }

@@ -35,11 +35,10 @@ func compareAction(c *cli.Context) error {
 	if len(paths) != 2 {
 		return usagef("compare takes two results, A and B (directories or records.jsonl files); got %d", len(paths))
 	}
-	o := report.DefaultComparisonOutput()
-	errs := append(applyFlags(c, o.Params(), false), o.Validate()...)
-	s := compare.DefaultSettings()
+	o, s := report.DefaultCompareOutput(), compare.DefaultSettings()
 	ps := s.Params()
-	errs = append(errs, applyFlags(c, ps, false)...)
+	bad := append(applyFlags(c, o.Params(), false), applyFlags(c, ps, false)...)
+	errs := append(o.Validate(), bad...)
 	opts, optErrs := s.Options(ps)
 	if errs = append(errs, optErrs...); len(errs) > 0 {
 		return usageErrors(errs)
@@ -63,26 +62,27 @@ func compareAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "  %s\n", m)
 	}
 	if err != nil {
-		return usagef("%s and %s are not comparable (%d differences above); --force compares them anyway, stamped NOT COMPARABLE", paths[0], paths[1], len(res.Mismatches))
+		return usageError{flagError(err)}
 	}
 	if err := report.PrintComparison(c.App.Writer, o.Format, res, sides[0].Result, sides[1].Result); err != nil {
 		return err
 	}
-	out := o.Out
-	if out == "" {
+	if o.Out == "" {
 		return nil
 	}
-	if err := prepareOut(result.Out{Dir: out, Kind: result.Comparison, Replace: o.Replace}); err != nil {
+	if err := prepareOut(result.Out{Dir: o.Out, Kind: result.Comparison, Replace: o.Replace}); err != nil {
 		return err
 	}
-	if err := writeScenario(out, c); err != nil {
+	if err := writeScenario(o.Out, c); err != nil {
 		return err
 	}
-	return report.WriteComparison(out, res, sides[0].Result, sides[1].Result, o.Plots)
+	return report.WriteComparison(o.Out, res, sides[0].Result, sides[1].Result, o.Plots)
 }
 
+// compareFlags are compare's settings (compare.Settings), then how the comparison is shown and
+// where its files go (report.CompareOutput).
 func compareFlags() []cli.Flag {
-	s, o := compare.DefaultSettings(), report.DefaultComparisonOutput()
+	s, o := compare.DefaultSettings(), report.DefaultCompareOutput()
 	return concat(flagsOf("", s.Params()), flagsOf("", o.Params()))
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -11,9 +10,8 @@ import (
 )
 
 func costFlags() []cli.Flag {
-	a, b, p := cost.NewSide("A"), cost.NewSide("B"), cost.DefaultParams()
-	return concat(flagsOf("", a.Params()), flagsOf("", b.Params()), flagsOf("", p.Inputs()),
-		[]cli.Flag{&cli.StringFlag{Name: "format", Value: "table", Usage: "table or json"}})
+	a, b, p, o := cost.NewSide("A"), cost.NewSide("B"), cost.DefaultParams(), report.DefaultLedgerOutput()
+	return concat(flagsOf("", a.Params()), flagsOf("", b.Params()), flagsOf("", p.Inputs()), flagsOf("", o.Params()))
 }
 
 func costCommand() *cli.Command {
@@ -48,14 +46,7 @@ func sideFigures(c *cli.Context, name string) (cost.Option, []error) {
 		}
 		o = o.Measured(f)
 	}
-	for _, err := range o.Validate() {
-		var fe *cost.FieldError
-		if errors.As(err, &fe) {
-			err = errors.New(fe.Render(flag(fe.Field)))
-		}
-		errs = append(errs, err)
-	}
-	return o, errs
+	return o, append(errs, side.CheckFigures(o)...)
 }
 
 func costAction(c *cli.Context) error {
@@ -65,11 +56,8 @@ func costAction(c *cli.Context) error {
 	a, errs := sideFigures(c, "A")
 	b, bErrs := sideFigures(c, "B")
 	errs = append(errs, bErrs...)
-	format := c.String("format")
-	if format != "table" && format != "json" {
-		errs = append(errs, fmt.Errorf("--format must be table or json, got %q", format))
-	}
-	p := cost.DefaultParams()
+	lo, p := report.DefaultLedgerOutput(), cost.DefaultParams()
+	errs = append(append(errs, applyFlags(c, lo.Params(), false)...), lo.Validate()...)
 	errs = append(errs, applyFlags(c, p.Inputs(), false)...)
 	errs = append(errs, p.Validate()...)
 	if len(errs) > 0 {
@@ -79,5 +67,5 @@ func costAction(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	return report.PrintLedger(c.App.Writer, format, l)
+	return report.PrintLedger(c.App.Writer, lo.Format, l)
 }

@@ -121,7 +121,8 @@ var fieldFlags = map[string]string{
 	report.FieldFormat:  "format",
 	report.FieldVerbose: "verbose",
 	report.FieldQuiet:   "quiet",
-	report.FieldPlots:   "plot-formats",
+
+	report.FieldPlotFormats: "plot-formats",
 
 	// bench (bench.Settings): the settings besides the run's options; sim, compare and cost name theirs as their flags.
 	bench.FieldQuick:   "quick",
@@ -133,6 +134,8 @@ var fieldFlags = map[string]string{
 	// sweep
 	sweep.FieldNoConfirm:       "no-confirm",
 	workloads.FieldSetRequests: "num-requests",
+	workloads.FieldSetSeed:     "seed",
+	workloads.FieldSetOut:      "out",
 	sweep.FieldOut:             "out",
 	sweep.FieldReplace:         "replace",
 }

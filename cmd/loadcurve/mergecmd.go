@@ -41,13 +41,10 @@ func mergeAction(c *cli.Context) error {
 		return usageError{errors.New("merge: give the shards' result directories (or records.jsonl files, or a pattern such as /results/shard-*)")}
 	}
 	s := shard.DefaultMergeSettings()
-	if errs := applyFlags(c, s.Params(), false); len(errs) > 0 {
+	if errs := append(applyFlags(c, s.Params(), false), s.Validate()...); len(errs) > 0 {
 		return usageErrors(errs)
 	}
 	out := s.Out
-	if out == "" {
-		return usageError{errors.New("merge: --out DIR is required (the merged result directory)")}
-	}
 	in, err := shard.ReadInputs(c.Args().Slice())
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)}

@@ -57,14 +57,14 @@ func planAction(c *cli.Context) error {
 	}
 	o := report.DefaultPlanOutput()
 	if errs := append(applyFlags(c, o.Params(), false), o.Validate()...); len(errs) > 0 {
-		return usageErrors(errs)
+		return usageError{flagError(errs[0])}
 	}
 	set, rehearsal := plan.DefaultSettings(), plan.DefaultRehearsal()
 	ps, rps := set.Params(), rehearsal.Params()
 	errs := flagErrors(append(applyFlags(c, ps, false), applyFlags(c, rps, false)...))
-	f, err := readForecast(set.ForecastSource(ps))
+	f, err := set.ForecastSource(ps).Read()
 	if err != nil {
-		errs = append(errs, err)
+		errs = append(errs, usageError{flagError(err)})
 	}
 	var sides []*planSide
 	for i, dir := range args {
@@ -84,29 +84,27 @@ func planAction(c *cli.Context) error {
 			errs = append(errs, usagef("%s (%s): %v", side.name, dir, err))
 			continue
 		}
-		warning, err := set.CheckVerified(i, dir, d, verified)
+		warning, err := set.CheckVerified(side.name, dir, d, verified)
 		if err != nil {
 			errs = append(errs, usageError{flagError(err)})
 			continue
-		} else if warning != "" {
-			fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", param.Render(warning, flagOf))
 		}
+		planWarning(c, warning)
 		d.CostPerHour, d.OneTimeCost = perHour, oneTime
 		side.d = d
 	}
 	var comparability *plan.Comparability
 	if len(errs) == 0 && len(sides) == 2 {
-		k, err := plan.ComparabilityOf(sides[0].loaded.Result, sides[1].loaded.Result)
+		k, warning, err := set.CheckComparable(sides[0].loaded.Result, sides[1].loaded.Result, sides[0].dir, sides[1].dir)
 		if k != nil {
 			for _, d := range k.Differences {
 				fmt.Fprintf(c.App.ErrWriter, "  %s\n", d)
 			}
 		}
-		if warning, err := set.CheckComparable(k, err, [2]string{sides[0].dir, sides[1].dir}); err != nil {
+		if err != nil {
 			errs = append(errs, usageError{flagError(err)})
-		} else if warning != "" {
-			fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", param.Render(warning, flagOf))
 		}
+		planWarning(c, warning)
 		comparability = k
 	}
 	if len(errs) > 0 {
@@ -145,21 +143,12 @@ func planAction(c *cli.Context) error {
 	return nil
 }
 
-// readForecast reads the forecast (--peak, --profile or --profile-trace: exactly one).
-func readForecast(src plan.ForecastSource) (plan.Forecast, error) {
-	f, err := src.Read()
-	var te *plan.TraceError
-	switch {
-	case errors.Is(err, plan.ErrManyForecasts):
-		return f, usagef("--peak, --profile and --profile-trace: give one forecast")
-	case errors.Is(err, plan.ErrNoForecast):
-		return f, usagef("plan: give the forecast: --peak RATE, --profile FILE.csv or --profile-trace TRACE")
-	case errors.As(err, &te):
-		return f, usagef("--profile-trace %v", err)
-	case err != nil:
-		return f, usageError{flagError(err)}
+// planWarning writes a library's warning, the inputs it refers to written as their flags;
+// nothing when it is empty.
+func planWarning(c *cli.Context, warning string) {
+	if warning != "" {
+		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", param.Render(warning, flagOf))
 	}
-	return f, nil
 }
 
 // writePlan writes the plan's files (report.WritePlan: plan.json, report.html) and the scenario into o.Out.

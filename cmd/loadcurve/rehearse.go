@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -24,18 +23,12 @@ func rehearse(c *cli.Context, set plan.Rehearsal, ps []param.Param, sides []*pla
 	for i, side := range sides {
 		h := side.loaded.Result.Header
 		r := runner.Rebuild{Header: h, Workload: src, Seed: set.Seed, Timeout: defaultTimeout, Version: version}
-		var wd *runner.WorkloadDiffers
-		switch err := r.Check(); {
-		case errors.Is(err, runner.ErrNotEmbedded):
-			return nil, usagef("--rehearse: %s (%s) measured %s, not the embedded deployment: rehearse against your own balancer with `loadcurve run --base-url URL --request-rate %g` and the planned replicas behind it", side.name, side.dir, h.Target, f.Peak())
-		case errors.As(err, &wd):
-			return nil, usagef("--rehearse: %s was swept with the workload %s, and the rehearsal would send %s: give plan the sweep's workload flags", side.name, wd.Measured, wd.Sent)
-		case err != nil:
-			return nil, usagef("--rehearse: %s (%s): %v", side.name, side.dir, err)
+		if err := plan.CheckRebuild(side.name, side.dir, r, f.Peak()); err != nil {
+			return nil, usageError{flagError(err)}
 		}
 		tc, balance, errs := set.Trial(ps, side.name, f.Peak(), runner.RebuildBalance(h, ""))
 		if len(errs) > 0 {
-			return nil, usageErrors(errs)
+			return nil, usageError{flagError(errs[0])}
 		}
 		r.Balance = balance
 		if err := tc.Validate(side.loaded.Result); err != nil {

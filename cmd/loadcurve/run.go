@@ -25,7 +25,7 @@ func runCommand() *cli.Command {
 			"the embedded simulated deployment.",
 		Flags: withVLLMFlags("run", concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 			[]cli.Flag{boundedMemoryFlag("summarise on the fly and keep no records in memory, for long runs")},
-			vllmResultFlags(), simFlags("sim-"), []cli.Flag{scenarioFlag()})),
+			vllm.SaveFlags(catVLLM), simFlags("sim-"), []cli.Flag{scenarioFlag()})),
 		Before: applyScenario,
 		Action: runAction,
 	}
@@ -63,11 +63,11 @@ func runAction(c *cli.Context) error {
 		}
 	}
 	// vLLM's --save-result: its flags are checked, and a named file's path, before any load.
-	vr, err := vllm.ReadSave(vllmArgs{c}, c.App.ErrWriter, spec, lc.settings)
+	vr, err := vllm.ReadSave(vllm.ArgsOf(c), c.App.ErrWriter, spec, lc.settings)
 	if err != nil {
 		return usageError{err}
 	}
-	if err := vr.CheckPath(vllmArgs{c}, lc.out.Out, lc.out.Replace); err != nil {
+	if err := vr.CheckPath(vllm.ArgsOf(c), lc.out.Out, lc.out.Replace); err != nil {
 		return usageError{err}
 	}
 	if err := lc.prepareOut(); err != nil {
@@ -95,27 +95,13 @@ func runAction(c *cli.Context) error {
 	}
 	if c.Context.Err() == nil {
 		if err := res.CutShort(); err != nil {
-			if vr != nil {
-				fmt.Fprintln(c.App.ErrWriter, "loadcurve: --save-result: no vLLM result file written: the run did not run to its end (summary.json says so; vLLM's layout cannot)")
-			}
+			vr.NotWritten(c.App.ErrWriter, vllm.CutShort)
 			return err
 		}
 	}
 	if c.Context.Err() != nil {
-		if vr != nil {
-			fmt.Fprintln(c.App.ErrWriter, "loadcurve: --save-result: no vLLM result file written: the run was interrupted (summary.json says so; vLLM's layout cannot)")
-		}
+		vr.NotWritten(c.App.ErrWriter, vllm.Interrupted)
 		return errInterrupted
 	}
-	return vr.Write(res, vllmArgs{c}, c.App.ErrWriter)
-}
-
-// --- vLLM's result file ---
-
-func vllmResultFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.BoolFlag{Name: "save-result", Category: catVLLM, Usage: "also write the result in the layout of vLLM's --save-result file (vLLM's keys only, its default statistics: ttft, tpot, itl at p99 unless --percentile-metrics or --metric-percentiles say otherwise), for tools that read vLLM's results"},
-		&cli.StringFlag{Name: "result-dir", Category: catVLLM, DefaultText: "the current directory, as vLLM", Usage: "directory of the --save-result file (implies --save-result)"},
-		&cli.StringFlag{Name: "result-filename", Category: catVLLM, DefaultText: "vLLM's, {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json", Usage: "name of the --save-result file (implies --save-result); an existing file is replaced only with --replace, and never one of the run's own result in --out"},
-	}
+	return vr.Write(res, vllm.ArgsOf(c), c.App.ErrWriter)
 }

@@ -53,23 +53,25 @@ func scheduleCommand() *cli.Command {
 }
 
 func workloadCommand() *cli.Command {
+	s := workloads.DefaultSetSettings()
+	setFlags := flagsOf("", s.Params())
+	setFlags[0].(*cli.IntFlag).Aliases = nil // --num-prompts is vLLM's name of a run's requests
 	return &cli.Command{
 		Name:      "workload",
 		Usage:     "materialise a request set to JSONL and print its fingerprint",
 		ArgsUsage: " ",
 		Description: "Any --workload source; the JSONL written with --out loads back with --workload FILE.jsonl\n" +
 			"and has the same fingerprint (a trace's schedule is not written: replay the trace itself).",
-		Flags: append(sourceFlags(),
-			&cli.IntFlag{Name: "num-requests", Value: workloads.DefaultSetRequests, DefaultText: fmt.Sprintf("%d; all of a file's", workloads.DefaultSetRequests), Usage: "requests in the set (of a file: at most this many)"},
-			&cli.Int64Flag{Name: "seed", Value: defaultSeed, Usage: "seed of the request set"},
-			&cli.StringFlag{Name: "out", Usage: "write the requests to this JSONL file"},
-		),
+		Flags: append(sourceFlags(), setFlags...),
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {
 				return usagef("unexpected argument %q", c.Args().First())
 			}
+			set := workloads.DefaultSetSettings()
+			ps := set.Params()
 			src, errs := readSource(c)
-			n, err := workloads.SetRequests(src, c.Int("num-requests"), c.IsSet("num-requests"))
+			errs = append(errs, applyFlags(c, ps, false)...)
+			n, err := set.Size(src, ps)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -80,18 +82,18 @@ func workloadCommand() *cli.Command {
 			if err := src.CheckSize(n); err != nil {
 				return usageError{err}
 			}
-			set, notes, err := src.TierSet(n, c.Int64("seed"))
+			rs, notes, err := src.TierSet(n, set.Seed)
 			if err != nil {
 				return usageError{err}
 			}
 			printNotes(c.App.ErrWriter, notes)
-			if out := c.String("out"); out != "" {
-				if err := workloads.Save(out, set); err != nil {
+			if out := set.Out; out != "" {
+				if err := workloads.Save(out, rs); err != nil {
 					return err
 				}
-				fmt.Fprintf(c.App.ErrWriter, "wrote %d requests to %s\n", len(set.Requests), filepath.Clean(out))
+				fmt.Fprintf(c.App.ErrWriter, "wrote %d requests to %s\n", len(rs.Requests), filepath.Clean(out))
 			}
-			fmt.Fprintf(c.App.Writer, "%s  %s  %d requests\n", set.Fingerprint, set.Source, len(set.Requests))
+			fmt.Fprintf(c.App.Writer, "%s  %s  %d requests\n", rs.Fingerprint, rs.Source, len(rs.Requests))
 			return nil
 		},
 	}

@@ -12,13 +12,6 @@ import (
 // table of vLLM's flags, what each does here and the flags run and sweep lack; this file hands
 // it the command line.
 
-// vllmArgs is the command line as package vllm reads it.
-type vllmArgs struct{ *cli.Context }
-
-func (a vllmArgs) Given(name string) bool { return vllm.Given(a.Context, name) }
-
-var _ vllm.Args = vllmArgs{}
-
 // withVLLMFlags completes a command's flags (run, sweep) with the vLLM flags it lacks.
 func withVLLMFlags(command string, flags []cli.Flag) []cli.Flag {
 	return append(flags, vllm.CLIFlags(command, flags, func() cli.Generic { return &listValue{} })...)
@@ -27,23 +20,23 @@ func withVLLMFlags(command string, flags []cli.Flag) []cli.Flag {
 // vllmTarget applies vLLM's connection, model and sampling flags to t (readTarget calls it
 // before validating t): see vllm.Target.
 func vllmTarget(c *cli.Context, t *loadgen.Target) []error {
-	return vllm.Target(vllmArgs{c}, t, c.App.ErrWriter)
+	return vllm.Target(vllm.ArgsOf(c), t, c.App.ErrWriter)
 }
 
 // vllmDataset applies vLLM's dataset flags to the workload: see vllm.Dataset.
 func vllmDataset(c *cli.Context, opts *workloads.LoadOptions) (string, []error) {
-	return vllm.Dataset(vllmArgs{c}, opts)
+	return vllm.Dataset(vllm.ArgsOf(c), opts)
 }
 
 // vllmSource completes a source read from a dataset file with vLLM's output-length flags and
 // --tokenizer's counts: see vllm.Source.
 func vllmSource(c *cli.Context, src *workloads.Source) []error {
-	return vllm.Source(vllmArgs{c}, src)
+	return vllm.Source(vllm.ArgsOf(c), src)
 }
 
 // applyVLLMCompat applies the vLLM flags that concern the run as a whole: see vllm.ReadRun.
 func applyVLLMCompat(c *cli.Context, lc *loadCommand) []error {
-	r, errs := vllm.ReadRun(vllmArgs{c}, c.Command.Name, c.App.ErrWriter)
+	r, errs := vllm.ReadRun(vllm.ArgsOf(c), c.Command.Name, c.App.ErrWriter)
 	if r.WarmupsGiven {
 		lc.target.Warmups = r.Warmups
 	}

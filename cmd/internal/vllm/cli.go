@@ -74,6 +74,13 @@ func Given(c *cli.Context, name string) bool {
 	return f.IsSet() // set from the environment
 }
 
+// ArgsOf is c's command line as the rules read it (Args): by flag name, Given as above.
+func ArgsOf(c *cli.Context) Args { return cliArgs{c} }
+
+type cliArgs struct{ *cli.Context }
+
+func (a cliArgs) Given(name string) bool { return Given(a.Context, name) }
+
 // Run is what the vLLM flags that concern a run as a whole ask of it: Run reads them.
 type Run struct {
 	// Warmups is --num-warmups when it was given (WarmupsGiven).

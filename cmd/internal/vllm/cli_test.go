@@ -60,7 +60,7 @@ func TestCLIFlagsCompleteACommand(t *testing.T) {
 	}
 }
 
-// TestGivenAndReadRun: Given is true for a flag the command has and was given, from the
+// TestGivenAndReadRun: Given (and ArgsOf's) is true for a flag the command has and was given, from the
 // command line or the environment, false for one it lacks; ReadRun reads --num-warmups (in
 // range) and --disable-tqdm, and says what is refused.
 func TestGivenAndReadRun(t *testing.T) {
@@ -86,11 +86,11 @@ func TestGivenAndReadRun(t *testing.T) {
 				vllm.CLIFlags("run", []cli.Flag{&cli.IntFlag{Name: "seed"}}, func() cli.Generic { return &list{} })...),
 			Action: func(c *cli.Context) error {
 				for name, want := range tc.given {
-					if vllm.Given(c, name) != want {
+					if vllm.Given(c, name) != want || vllm.ArgsOf(c).Given(name) != want {
 						t.Errorf("%q: Given(%s) = %v, want %v", tc.args, name, !want, want)
 					}
 				}
-				got, errs = vllm.ReadRun(cliArgs{c}, "run", c.App.ErrWriter)
+				got, errs = vllm.ReadRun(vllm.ArgsOf(c), "run", c.App.ErrWriter)
 				return nil
 			},
 		}}}
@@ -105,8 +105,3 @@ func TestGivenAndReadRun(t *testing.T) {
 		}
 	}
 }
-
-// cliArgs is Args over a urfave/cli command line, as the command's.
-type cliArgs struct{ *cli.Context }
-
-func (a cliArgs) Given(name string) bool { return vllm.Given(a.Context, name) }
