@@ -170,19 +170,11 @@ func simOptions(c *cli.Context, prefix string, o *runner.Options) error {
 	if len(errs) > 0 {
 		return usageErrors(simFlagErrors(prefix, errs))
 	}
-	if s.Model == sim.ModelMDC {
-		q, err := queueConfig(c, prefix)
-		if err != nil {
-			return err
-		}
-		o.Queue, o.SimLabel = &q, q.String()
-	} else {
-		cfg, err := simConfig(c, prefix)
-		if err != nil {
-			return err
-		}
-		o.Sim, o.SimLabel = cfg, s.Profile
+	d, err := simDeployment(c, prefix, s)
+	if err != nil {
+		return err
 	}
+	o.Sim, o.Queue, o.SimLabel = d.Config, d.Queue, d.Label()
 	o.Virtual, o.SimReplicas, o.SimBalance = s.Clock == sim.ClockVirtual, s.Replicas, s.Balance
 	return nil
 }
@@ -207,15 +199,4 @@ func runExecutor(ctx context.Context, c *cli.Context, s *runner.Session, cfg swe
 	}
 	res, err := s.Execute(ctx, x)
 	return res, flagError(err)
-}
-
-// queueConfig builds the embedded M/D/c queue from its flags (those given: the model's name is
-// the engine's flag, whose default is the engine's).
-func queueConfig(c *cli.Context, prefix string) (sim.QueueConfig, error) {
-	q := sim.DefaultQueueConfig()
-	errs := applyFlags(c, prefixed(prefix, q.Params()), true)
-	if len(errs) == 0 {
-		errs = q.Check()
-	}
-	return q, usageErrors(simFlagErrors(prefix, errs))
 }

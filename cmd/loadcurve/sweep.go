@@ -23,11 +23,11 @@ import (
 func defaultObjectives(c *cli.Context) (string, string) {
 	o := runner.Options{Target: loadgen.Target{BaseURL: c.String("base-url")}, SimLabel: c.String("sim-profile")}
 	if o.Target.BaseURL == "" && c.String("sim-model") == "mdc" {
-		q, err := queueConfig(c, "sim-")
+		d, err := simDeployment(c, "sim-", sim.Settings{Model: sim.ModelMDC})
 		if err != nil {
 			return sweep.DefaultObjectives, "the default" // refused with the queue's flags
 		}
-		o.Queue = &q
+		o.Queue = d.Queue
 	}
 	return runner.DefaultObjectives(o)
 }
