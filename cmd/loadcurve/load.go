@@ -165,12 +165,7 @@ func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Resu
 
 // simOptions reads the embedded deployment's flags (prefix "sim-" on run and sweep).
 func simOptions(c *cli.Context, prefix string, o *runner.Options) error {
-	s := sim.DefaultSettings()
-	errs := append(applyFlags(c, prefixed(prefix, s.Params(true)), false), s.Check(true)...)
-	if len(errs) > 0 {
-		return usageErrors(simFlagErrors(prefix, errs))
-	}
-	d, err := simDeployment(c, prefix, s)
+	s, d, err := simDeployment(c, prefix)
 	if err != nil {
 		return err
 	}

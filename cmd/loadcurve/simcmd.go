@@ -53,13 +53,19 @@ func prefixed(prefix string, ps []param.Param) []param.Param {
 	return out
 }
 
-// simDeployment configures the deployment s picks from its flags (prefix "sim-" on run and
-// sweep, sim.Settings.Configure): the queue's flags given (the model's name is the engine's
-// flag, whose default is the engine's), or the profile with its tunables' flags given.
-func simDeployment(c *cli.Context, prefix string, s sim.Settings) (sim.Deployment, error) {
+// simDeployment reads the simulated deployment from its flags (prefix "sim-" on run and sweep,
+// which embed it): its settings, then the server they pick (sim.Settings.Configure), the queue
+// from its flags given (the model's name is the engine's flag, whose default is the engine's)
+// or the profile with its tunables' flags given.
+func simDeployment(c *cli.Context, prefix string) (sim.Settings, sim.Deployment, error) {
+	s, embedded := sim.DefaultSettings(), prefix != ""
+	errs := append(applyFlags(c, prefixed(prefix, s.Params(embedded)), false), s.Check(embedded)...)
+	if len(errs) > 0 {
+		return s, sim.Deployment{}, usageErrors(simFlagErrors(prefix, errs))
+	}
 	d, errs := s.Configure(func(ps []param.Param) []error { return applyFlags(c, prefixed(prefix, ps), true) },
 		func(name string) (string, bool) { return c.String(prefix + name), c.IsSet(prefix + name) })
-	return d, usageErrors(simFlagErrors(prefix, errs))
+	return s, d, usageErrors(simFlagErrors(prefix, errs))
 }
 
 // simFlagErrors writes the sim's field errors with the flags that give them on this command:
@@ -85,12 +91,7 @@ func simCommand() *cli.Command {
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Usage: "listen address"},
 		}, simFlags("")...),
 		Action: func(c *cli.Context) error {
-			s := sim.DefaultSettings()
-			errs := append(applyFlags(c, s.Params(false), false), s.Check(false)...)
-			if len(errs) > 0 {
-				return usageErrors(errs)
-			}
-			d, err := simDeployment(c, "", s)
+			_, d, err := simDeployment(c, "")
 			if err != nil {
 				return err
 			}
