@@ -15,7 +15,6 @@ import (
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/shard"
-	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -169,8 +168,7 @@ func simOptions(c *cli.Context, prefix string, o *runner.Options) error {
 	if err != nil {
 		return err
 	}
-	o.Sim, o.Queue, o.SimLabel = d.Config, d.Queue, d.Label()
-	o.Virtual, o.SimReplicas, o.SimBalance = s.Clock == sim.ClockVirtual, s.Replicas, s.Balance
+	o.Embed(s, d)
 	return nil
 }
 
