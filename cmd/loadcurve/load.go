@@ -15,7 +15,6 @@ import (
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/shard"
-	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -165,25 +164,11 @@ func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Resu
 
 // simOptions reads the embedded deployment's flags (prefix "sim-" on run and sweep).
 func simOptions(c *cli.Context, prefix string, o *runner.Options) error {
-	s := sim.DefaultSettings()
-	errs := append(applyFlags(c, prefixed(prefix, s.Params(true)), false), s.Check(true)...)
-	if len(errs) > 0 {
-		return usageErrors(simFlagErrors(prefix, errs))
+	s, d, err := simDeployment(c, prefix)
+	if err != nil {
+		return err
 	}
-	if s.Model == sim.ModelMDC {
-		q, err := queueConfig(c, prefix)
-		if err != nil {
-			return err
-		}
-		o.Queue, o.SimLabel = &q, q.String()
-	} else {
-		cfg, err := simConfig(c, prefix)
-		if err != nil {
-			return err
-		}
-		o.Sim, o.SimLabel = cfg, s.Profile
-	}
-	o.Virtual, o.SimReplicas, o.SimBalance = s.Clock == sim.ClockVirtual, s.Replicas, s.Balance
+	o.Embed(s, d)
 	return nil
 }
 
@@ -207,15 +192,4 @@ func runExecutor(ctx context.Context, c *cli.Context, s *runner.Session, cfg swe
 	}
 	res, err := s.Execute(ctx, x)
 	return res, flagError(err)
-}
-
-// queueConfig builds the embedded M/D/c queue from its flags (those given: the model's name is
-// the engine's flag, whose default is the engine's).
-func queueConfig(c *cli.Context, prefix string) (sim.QueueConfig, error) {
-	q := sim.DefaultQueueConfig()
-	errs := applyFlags(c, prefixed(prefix, q.Params()), true)
-	if len(errs) == 0 {
-		errs = q.Check()
-	}
-	return q, usageErrors(simFlagErrors(prefix, errs))
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -54,12 +53,19 @@ func prefixed(prefix string, ps []param.Param) []param.Param {
 	return out
 }
 
-// simConfig builds the sim configuration from the profile and any overriding flags.
-func simConfig(c *cli.Context, prefix string) (sim.Config, error) {
-	cfg, errs := sim.ConfigFrom(c.String(prefix+"profile"), func(param string) (string, bool) {
-		return c.String(prefix + param), c.IsSet(prefix + param)
-	})
-	return cfg, usageErrors(simFlagErrors(prefix, errs))
+// simDeployment reads the simulated deployment from its flags (prefix "sim-" on run and sweep,
+// which embed it): its settings, then the server they pick (sim.Settings.Configure), the queue
+// from its flags given (the model's name is the engine's flag, whose default is the engine's)
+// or the profile with its tunables' flags given.
+func simDeployment(c *cli.Context, prefix string) (sim.Settings, sim.Deployment, error) {
+	s, embedded := sim.DefaultSettings(), prefix != ""
+	errs := append(applyFlags(c, prefixed(prefix, s.Params(embedded)), false), s.Check(embedded)...)
+	if len(errs) > 0 {
+		return s, sim.Deployment{}, usageErrors(simFlagErrors(prefix, errs))
+	}
+	d, errs := s.Configure(func(ps []param.Param) []error { return applyFlags(c, prefixed(prefix, ps), true) },
+		func(name string) (string, bool) { return c.String(prefix + name), c.IsSet(prefix + name) })
+	return s, d, usageErrors(simFlagErrors(prefix, errs))
 }
 
 // simFlagErrors writes the sim's field errors with the flags that give them on this command:
@@ -85,43 +91,25 @@ func simCommand() *cli.Command {
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Usage: "listen address"},
 		}, simFlags("")...),
 		Action: func(c *cli.Context) error {
-			var handler http.Handler
-			var label, model string
-			s := sim.DefaultSettings()
-			errs := append(applyFlags(c, s.Params(false), false), s.Check(false)...)
-			if len(errs) > 0 {
-				return usageErrors(errs)
+			_, d, err := simDeployment(c, "")
+			if err != nil {
+				return err
 			}
-			switch s.Model {
-			case sim.ModelMDC:
-				q, err := queueConfig(c, "")
-				if err != nil {
-					return err
-				}
-				srv, err := sim.NewQueue(q)
-				if err != nil {
-					return usageError{err}
-				}
-				defer srv.Close()
-				handler, label, model = srv, q.String(), q.ModelName
-			default:
-				cfg, err := simConfig(c, "")
-				if err != nil {
-					return err
-				}
-				srv, err := sim.New(cfg)
-				if err != nil {
-					return usageError{err}
-				}
-				defer srv.Close()
-				handler, label, model = srv, "profile "+s.Profile, cfg.ModelName
+			handler, stop, err := d.Start()
+			if err != nil {
+				return usageError{err}
+			}
+			defer stop()
+			label := d.Label()
+			if d.Queue == nil {
+				label = "profile " + label
 			}
 			ln, err := net.Listen("tcp", c.String("addr"))
 			if err != nil {
 				return fmt.Errorf("listen on --addr %s: %w", c.String("addr"), err)
 			}
 			fmt.Fprintf(c.App.ErrWriter, "loadcurve sim: %s serving model %q at http://%s/v1 (a model, not a measurement; Ctrl-C to stop)\n",
-				label, model, ln.Addr())
+				label, d.ModelName(), ln.Addr())
 			return sim.ServeOn(c.Context, ln, handler)
 		},
 	}

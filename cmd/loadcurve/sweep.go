@@ -21,13 +21,9 @@ import (
 // defaultObjectives are the objectives of a sweep that gives none, for its target, and whose
 // they are (runner.DefaultObjectives); read before the settings, which take them.
 func defaultObjectives(c *cli.Context) (string, string) {
-	o := runner.Options{Target: loadgen.Target{BaseURL: c.String("base-url")}, SimLabel: c.String("sim-profile")}
-	if o.Target.BaseURL == "" && c.String("sim-model") == "mdc" {
-		q, err := queueConfig(c, "sim-")
-		if err != nil {
-			return sweep.DefaultObjectives, "the default" // refused with the queue's flags
-		}
-		o.Queue = &q
+	o := runner.Options{Target: loadgen.Target{BaseURL: c.String("base-url")}}
+	if o.Target.BaseURL == "" && simOptions(c, "sim-", &o) != nil {
+		return sweep.DefaultObjectives, "the default" // refused with the sim's flags
 	}
 	return runner.DefaultObjectives(o)
 }
