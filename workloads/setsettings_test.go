@@ -13,15 +13,7 @@ import (
 // as the set's size.
 func TestSetSettings(t *testing.T) {
 	t.Parallel()
-	opts := workloads.DefaultSettings().Options
-	file, errs := workloads.NewSource("testdata/requests.jsonl", opts, "")
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	generated, errs := workloads.NewSource(workloads.KindSynthetic, opts, "")
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
+	file, generated := fileAndGenerated(t)
 	for _, tc := range []struct {
 		name  string
 		src   *workloads.Source

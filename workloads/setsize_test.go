@@ -9,15 +9,7 @@ import (
 
 func TestSetRequests(t *testing.T) {
 	t.Parallel()
-	opts := workloads.DefaultSettings().Options
-	file, errs := workloads.NewSource("testdata/requests.jsonl", opts, "")
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	generated, errs := workloads.NewSource(workloads.KindSynthetic, opts, "")
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
+	file, generated := fileAndGenerated(t)
 	for _, tc := range []struct {
 		name   string
 		src    *workloads.Source
@@ -42,4 +34,19 @@ func TestSetRequests(t *testing.T) {
 			t.Errorf("%s: %d requests, want %d", tc.name, n, tc.want)
 		}
 	}
+}
+
+// fileAndGenerated are two sources of the default settings: a file's requests
+// (testdata/requests.jsonl) and generated ones.
+func fileAndGenerated(t *testing.T) (file, generated *workloads.Source) {
+	t.Helper()
+	opts := workloads.DefaultSettings().Options
+	var errs []error
+	if file, errs = workloads.NewSource("testdata/requests.jsonl", opts, ""); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if generated, errs = workloads.NewSource(workloads.KindSynthetic, opts, ""); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return file, generated
 }
