@@ -767,4 +767,4 @@ func (c *collector) summary(t records.Tier, opts measure.Options) measure.Summar
 }
 
 // boundedErr says which option a bounded summarizer refused.
-func boundedErr(err error) error { return field.Errorf("bounded-memory", "%v", err) }
+func boundedErr(err error) error { return field.Errorf(FieldBounded, "%v", err) }
