@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -95,6 +97,29 @@ func (s Settings) CheckFormat() error {
 		return field.Errorf(FieldFormat, "want table or json, got %q", s.Format)
 	}
 	return nil
+}
+
+// Write runs the benchmark o (Run) as the settings say it is shown: its profiles' directory
+// made first, the report written to the JSON file when one is named, and to w in the format.
+func (s Settings) Write(ctx context.Context, o Options, w io.Writer) error {
+	if dir := o.ProfileDir; dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return field.Errorf(FieldProfile, "%w", err)
+		}
+	}
+	rep, err := Run(ctx, o)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if s.JSON != "" {
+		if err := rep.WriteJSONFile(s.JSON); err != nil {
+			return err
+		}
+	}
+	if s.Format == FormatJSON {
+		return rep.WriteJSON(w)
+	}
+	return rep.WriteTable(w)
 }
 
 // WriteJSONFile writes the report as JSON to a new file at path; a file that cannot be written

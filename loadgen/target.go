@@ -113,13 +113,8 @@ func (t Target) maxResponseBytes() int64 {
 // Validate returns every problem of t at once, naming the flag to fix.
 func (t Target) Validate() []error {
 	var errs []error
-	if t.BaseURL == "" {
-		errs = append(errs, field.Errorf(FieldBaseURL, "is empty"))
-	} else if u, err := url.Parse(t.BaseURL); err != nil {
-		// url.Parse's error quotes the input, which may hold credentials: say less.
-		errs = append(errs, field.Errorf(FieldBaseURL, "is not a valid URL"))
-	} else if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, field.Errorf(FieldBaseURL, "must be an http:// or https:// URL with a host, got %q", SanitizeURL(t.BaseURL)))
+	if err := checkBaseURL(t.BaseURL); err != nil {
+		errs = append(errs, err)
 	}
 	if t.Endpoint.Kind() == nil {
 		errs = append(errs, field.Errorf(FieldEndpoint, "want %s, got %q", kindNames(), string(t.Endpoint)))
@@ -137,6 +132,40 @@ func (t Target) Validate() []error {
 		errs = append(errs, field.Errorf(FieldMaxResponse, "must be > 0, got %d bytes", t.MaxResponseBytes))
 	}
 	return errs
+}
+
+// checkBaseURL says what is wrong with a base URL and what was probably meant; nil when it is an
+// http or https URL with a host. The URL is echoed without user info, query or fragment: they
+// may hold credentials.
+func checkBaseURL(raw string) error {
+	s := strings.TrimSpace(raw)
+	const want = "want e.g. http://host:8000/v1"
+	if s == "" {
+		return field.Errorf(FieldBaseURL, "is empty; %s", want)
+	}
+	if !strings.Contains(s, "://") {
+		guess, err := url.Parse("http://" + s)
+		if err != nil || guess.Host == "" || strings.HasPrefix(strings.ToLower(s), "http") && strings.Contains(s, ":/") {
+			return field.Errorf(FieldBaseURL, "not a URL with a scheme; %s", want)
+		}
+		shown := redact.URL(guess.String())
+		return field.Sentencef(FieldBaseURL, "%v %s: not a URL with a scheme; did you mean %s?", field.Ref(FieldBaseURL), strings.TrimPrefix(shown, "http://"), shown)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error quotes the whole input, which may hold credentials
+		}
+		return field.Errorf(FieldBaseURL, "not a valid URL (%v); %s", err, want)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return field.Sentencef(FieldBaseURL, "%v %s: the scheme must be http or https; %s", field.Ref(FieldBaseURL), redact.URL(s), want)
+	case u.Host == "":
+		return field.Sentencef(FieldBaseURL, "%v %s: no host; %s", field.Ref(FieldBaseURL), redact.URL(s), want)
+	}
+	return nil
 }
 
 // SanitizeURL returns u without user info, query or fragment, fit for result files and messages

@@ -39,50 +39,24 @@ func benchAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("bench: find this binary to start the child processes: %w", err)
 	}
-	s, o, err := benchSettings(c, []string{exe, "bench"})
-	if err != nil {
-		return err
-	}
+	s := bench.NewSettings(c.Bool("quick"))
+	errs := bind.Apply(c, s.Params(), true)
+	o, bad := s.Options()
+	o.Exec = []string{exe, "bench"}
+	errs = append(append(errs, bad...), o.Validate()...)
 	if err := s.CheckFormat(); err != nil {
-		return usageErrors([]error{err})
+		errs = append(errs, err)
 	}
-	if dir := o.ProfileDir; dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("--profile %s: %w", dir, err)
-		}
+	if len(errs) > 0 {
+		return usageErrors(errs)
 	}
 	if !c.Bool("quiet") {
 		o.Progress = c.App.ErrWriter
 	}
-	rep, err := bench.Run(c.Context, o)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if s.JSON != "" {
-		if err := rep.WriteJSONFile(s.JSON); err != nil {
-			return flagError(err)
-		}
-	}
-	if s.Format == bench.FormatJSON {
-		return rep.WriteJSON(c.App.Writer)
-	}
-	return rep.WriteTable(c.App.Writer)
+	return bind.Error(s.Write(c.Context, o, c.App.Writer))
 }
 
 func benchFlags() []cli.Flag {
 	s := bench.NewSettings(false)
-	return append(flagsOf("", s.Params()), &cli.BoolFlag{Name: "quiet", Usage: "no progress lines on stderr"})
-}
-
-// benchSettings reads the benchmark's settings: the full or quick run's, then every flag the
-// user gave; exec starts a child.
-func benchSettings(c *cli.Context, exec []string) (bench.Settings, bench.Options, error) {
-	s := bench.NewSettings(c.Bool("quick"))
-	errs := applyFlags(c, s.Params(), true)
-	o, bad := s.Options()
-	o.Exec = exec
-	if errs = append(append(errs, bad...), o.Validate()...); len(errs) > 0 {
-		return s, o, usageErrors(errs)
-	}
-	return s, o, nil
+	return append(bind.Flags("", s.Params()), &cli.BoolFlag{Name: "quiet", Usage: "no progress lines on stderr"})
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 
 	"github.com/urfave/cli/v2"
 
@@ -24,20 +24,20 @@ func compareCommand() *cli.Command {
 			"confidence interval of the median latency difference B−A, and each side's capacity and operating point.\n" +
 			"Give --a-cost-per-hour and --b-cost-per-hour for the cost ledger. Each side's settings come from its records\n" +
 			"header; --goodput (and the analysis flags) override them for both.",
-		Flags:  concat(objectiveFlags(), compareFlags(), []cli.Flag{scenarioFlag()}),
+		Flags:  cliparam.Concat(objectiveFlags(), compareFlags(), []cli.Flag{scenarioFlag()}),
 		Before: applyScenario,
 		Action: compareAction,
 	}
 }
 
 func compareAction(c *cli.Context) error {
-	paths := resultArgs(c)
+	paths := c.Args().Slice()
 	if len(paths) != 2 {
 		return usagef("compare takes two results, A and B (directories or records.jsonl files); got %d", len(paths))
 	}
 	o, s := report.DefaultCompareOutput(), compare.DefaultSettings()
 	ps := s.Params()
-	bad := append(applyFlags(c, o.Params(), false), applyFlags(c, ps, false)...)
+	bad := append(bind.Apply(c, o.Params(), false), bind.Apply(c, ps, false)...)
 	errs := append(o.Validate(), bad...)
 	opts, optErrs := s.Options(ps)
 	if errs = append(errs, optErrs...); len(errs) > 0 {
@@ -45,7 +45,7 @@ func compareAction(c *cli.Context) error {
 	}
 	var sides [2]compare.Side
 	for i, p := range paths {
-		l, err := loadResult(c, p, 2, false, c.App.ErrWriter)
+		l, err := loadResult(c, p, false, c.App.ErrWriter)
 		if err != nil {
 			return err
 		}
@@ -62,7 +62,7 @@ func compareAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "  %s\n", m)
 	}
 	if err != nil {
-		return usageError{flagError(err)}
+		return usageError{bind.Error(err)}
 	}
 	if err := report.PrintComparison(c.App.Writer, o.Format, res, sides[0].Result, sides[1].Result); err != nil {
 		return err
@@ -83,17 +83,5 @@ func compareAction(c *cli.Context) error {
 // where its files go (report.CompareOutput).
 func compareFlags() []cli.Flag {
 	s, o := compare.DefaultSettings(), report.DefaultCompareOutput()
-	return concat(flagsOf("", s.Params()), flagsOf("", o.Params()))
-}
-
-// resultArgs are the results named as arguments. vLLM-style "--goodput ttft:500 tpot:50":
-// further KEY:MS pairs arrive as arguments too, and are not results.
-func resultArgs(c *cli.Context) []string {
-	var paths []string
-	for _, a := range c.Args().Slice() {
-		if _, err := os.Stat(a); err == nil || !c.IsSet("goodput") {
-			paths = append(paths, a)
-		}
-	}
-	return paths
+	return cliparam.Concat(bind.Flags("", s.Params()), bind.Flags("", o.Params()))
 }

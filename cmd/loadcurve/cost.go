@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 
 	"github.com/urfave/cli/v2"
 
@@ -11,7 +12,7 @@ import (
 
 func costFlags() []cli.Flag {
 	a, b, p, o := cost.NewSide("A"), cost.NewSide("B"), cost.DefaultParams(), report.DefaultLedgerOutput()
-	return concat(flagsOf("", a.Params()), flagsOf("", b.Params()), flagsOf("", p.Inputs()), flagsOf("", o.Params()))
+	return cliparam.Concat(bind.Flags("", a.Params()), bind.Flags("", b.Params()), bind.Flags("", p.Inputs()), bind.Flags("", o.Params()))
 }
 
 func costCommand() *cli.Command {
@@ -33,10 +34,10 @@ func costCommand() *cli.Command {
 func sideFigures(c *cli.Context, name string) (cost.Option, []error) {
 	side := cost.NewSide(name)
 	ps := side.Params()
-	errs := append(applyFlags(c, ps, false), side.Check(ps)...)
-	o, flag := side.Option, func(f string) string { return flagOf(side.Field(f)) }
+	errs := append(bind.Apply(c, ps, false), side.Check(ps)...)
+	o, flag := side.Option, func(f string) string { return bind.Flag(side.Field(f)) }
 	if path := side.Result; path != "" {
-		l, err := loadResult(nil, path, 0, false, c.App.ErrWriter)
+		l, err := loadResult(nil, path, false, c.App.ErrWriter)
 		if err != nil {
 			return o, append(errs, fmt.Errorf("%s %s: %w", flag(cost.FieldResult), path, err))
 		}
@@ -57,8 +58,8 @@ func costAction(c *cli.Context) error {
 	b, bErrs := sideFigures(c, "B")
 	errs = append(errs, bErrs...)
 	lo, p := report.DefaultLedgerOutput(), cost.DefaultParams()
-	errs = append(append(errs, applyFlags(c, lo.Params(), false)...), lo.Validate()...)
-	errs = append(errs, applyFlags(c, p.Inputs(), false)...)
+	errs = append(append(errs, bind.Apply(c, lo.Params(), false)...), lo.Validate()...)
+	errs = append(errs, bind.Apply(c, p.Inputs(), false)...)
 	errs = append(errs, p.Validate()...)
 	if len(errs) > 0 {
 		return usageErrors(errs)

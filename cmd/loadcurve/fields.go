@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
-	"strings"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/bench"
 	"github.com/loadcurve/loadcurve/compare"
-	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/report"
@@ -140,12 +138,13 @@ var fieldFlags = map[string]string{
 	sweep.FieldReplace:         "replace",
 }
 
-// flagAliases and flagEnv are the other names of a flag: its aliases, and the environment
-// variables that give it.
-var (
-	flagAliases = map[string][]string{"num-requests": {"num-prompts"}, "verbose": {"v"}, "quiet": {"q"}}
-	flagEnv     = map[string][]string{"api-key": {"OPENAI_API_KEY"}, "plot-formats": {"LOADCURVE_PLOT_FORMATS"}}
-)
+// bind gives the libraries' settings as flags named by fieldFlags, and writes their field
+// errors with those flags.
+var bind = cliparam.Binding{
+	Fields:  fieldFlags,
+	Aliases: map[string][]string{"num-requests": {"num-prompts"}, "verbose": {"v"}, "quiet": {"q"}},
+	Env:     map[string][]string{"api-key": {"OPENAI_API_KEY"}, "plot-formats": {"LOADCURVE_PLOT_FORMATS"}},
+}
 
 // resumeSettingFlags names the flags that set each setting a resumed sweep must keep
 // (sweep.ResumeDifferences).
@@ -174,44 +173,4 @@ func settingWithFlags(what string) string {
 		return "the " + what + " (" + f + ")"
 	}
 	return "the " + what
-}
-
-// flagOf returns the flag, with its dashes, that gives the input a library calls name.
-func flagOf(name string) string {
-	if f, ok := fieldFlags[name]; ok {
-		return "--" + f
-	}
-	return "--" + name
-}
-
-// flagError writes a library's field error with its flag, named once ("--burstiness must be
-// > 0 or inf", "--shard: …"), and every other input its message refers to by its flag; other
-// errors stay as they are.
-func flagError(err error) error {
-	fe := field.Of(err)
-	var done flagged
-	if fe == nil || errors.As(err, &done) {
-		return err
-	}
-	// Wrapped, only the field error's part of the message is rewritten.
-	text := strings.Replace(err.Error(), fe.Error(), fe.Render(flagOf), 1)
-	return flagged{text: text, err: err}
-}
-
-// flagged is an error written with its flags; it wraps the error it rewrites.
-type flagged struct {
-	text string
-	err  error
-}
-
-func (f flagged) Error() string { return f.text }
-func (f flagged) Unwrap() error { return f.err }
-
-// flagErrors maps every error with flagError.
-func flagErrors(errs []error) []error {
-	out := make([]error, len(errs))
-	for i, e := range errs {
-		out[i] = flagError(e)
-	}
-	return out
 }

@@ -43,9 +43,9 @@ func TestFlagErrorNamesEveryInputByItsFlag(t *testing.T) {
 	if len(errs) == 0 {
 		t.Fatal("no error")
 	}
-	got := flagError(errs[len(errs)-1]).Error()
+	got := bind.Error(errs[len(errs)-1]).Error()
 	for _, e := range errs {
-		if s := flagError(e).Error(); strings.HasPrefix(s, "--min-tier-duration") {
+		if s := bind.Error(e).Error(); strings.HasPrefix(s, "--min-tier-duration") {
 			got = s
 		}
 	}
@@ -53,11 +53,11 @@ func TestFlagErrorNamesEveryInputByItsFlag(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	spec := arrival.Spec{Rate: 1, Burstiness: 1, RampStart: 3}
-	wrapped := flagError(wrap(spec.Validate()[0]))
+	wrapped := bind.Error(wrap(spec.Validate()[0]))
 	if want := "tier: --ramp-up-start-rps is only allowed with --ramp-up-strategy linear or exponential, got 3 with strategy none"; wrapped.Error() != want {
 		t.Errorf("wrapped: got %q, want %q", wrapped, want)
 	}
-	if again := flagError(wrapped); again.Error() != wrapped.Error() {
+	if again := bind.Error(wrapped); again.Error() != wrapped.Error() {
 		t.Errorf("mapped twice: %q", again)
 	}
 }

@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
+	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/param"
@@ -37,90 +38,31 @@ const (
 	catSim       = "Embedded simulated deployment (used when --base-url is not given)"
 )
 
-// flagsOf writes a library's settings as flags of one help category, each named as fieldFlags
-// names its field, of the urfave/cli type of its value, the bound value its default.
-func flagsOf(category string, ps []param.Param) []cli.Flag {
-	out := make([]cli.Flag, 0, len(ps))
-	for _, p := range ps {
-		name := strings.TrimPrefix(flagOf(p.Field), "--")
-		usage, def, aliases, env := param.Render(p.Usage, flagOf), param.Render(p.DefaultText, flagOf), flagAliases[name], flagEnv[name]
-		switch v := p.Current().(type) {
-		case string:
-			out = append(out, &cli.StringFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
-		case int:
-			out = append(out, &cli.IntFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
-		case int64:
-			out = append(out, &cli.Int64Flag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
-		case float64:
-			out = append(out, &cli.Float64Flag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
-		case time.Duration:
-			out = append(out, &cli.DurationFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
-		case bool:
-			out = append(out, &cli.BoolFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: v, DefaultText: def, Usage: usage})
-		case []string:
-			out = append(out, &cli.GenericFlag{Name: name, Aliases: aliases, EnvVars: env, Category: category, Value: &listValue{}, DefaultText: def, Usage: usage})
-		}
-	}
-	return out
-}
-
-// applyFlags sets every setting from its flag, given or at the command's default, and marks
-// those the user gave (param.Apply); with onlyGiven, a setting whose flag was not given keeps
-// its value.
-func applyFlags(c *cli.Context, ps []param.Param, onlyGiven bool) []error {
-	byName := flagfile.ByName(c.Command)
-	return param.Apply(ps, func(name string) ([]string, bool) {
-		flag := strings.TrimPrefix(flagOf(name), "--")
-		f, ok := byName[flag]
-		if !ok || onlyGiven && !c.IsSet(flag) {
-			return nil, false
-		}
-		return flagfile.Values(c, f), c.IsSet(flag)
-	})
-}
-
-func concat(groups ...[]cli.Flag) []cli.Flag {
-	var out []cli.Flag
-	for _, g := range groups {
-		out = append(out, g...)
-	}
-	return out
-}
-
 // --- target ---
 
 func targetFlags() []cli.Flag {
 	t := loadgen.DefaultTargetSettings(defaultTimeout)
-	return flagsOf(catTarget, t.Params())
+	return bind.Flags(catTarget, t.Params())
 }
 
 // runInfoFlags name a run and carry data along with it: --label and --metadata.
 func runInfoFlags() []cli.Flag {
 	var r sweep.RunNaming
-	return flagsOf(catOutput, r.Params())
-}
-
-// listValue is a repeatable flag whose values are kept whole: a StringSliceFlag would split
-// them at commas, and a header's or a metadata value may hold one.
-type listValue struct{ vals []string }
-
-func (l *listValue) Set(s string) error { l.vals = append(l.vals, s); return nil }
-func (l *listValue) String() string     { return "" } // no default to show in --help
-
-// List is the values given (flagfile.Lister).
-func (l *listValue) List() []string { return l.vals }
-
-// listOf returns the values of a listValue flag.
-func listOf(c *cli.Context, name string) []string {
-	if l, ok := c.Generic(name).(*listValue); ok {
-		return l.vals
-	}
-	return nil
+	return bind.Flags(catOutput, r.Params())
 }
 
 // multiValueFlags take several values after one flag, as vLLM's nargs="*" options do
-// ("--metadata tp=1 pp=2"): flagsFirst repeats the flag before each further KEY=VALUE.
-var multiValueFlags = map[string]bool{"header": true, "metadata": true}
+// ("--metadata tp=1 pp=2", "--goodput ttft:500 tpot:50"): clihelp.FlagsFirst repeats the flag
+// before each further value, a KEY=VALUE or a KEY:MS token.
+var multiValueFlags = map[string]func(string) bool{"header": keyValue, "metadata": keyValue, "goodput": objectivePair}
+
+func keyValue(arg string) bool { return strings.Contains(arg, "=") }
+
+// objectivePair is a KEY:MS token whose key is a word (e2el), not a path that holds a colon.
+func objectivePair(arg string) bool {
+	key, _, ok := strings.Cut(arg, ":")
+	return ok && key != "" && strings.Trim(key, "abcdefghijklmnopqrstuvwxyz0123456789_") == ""
+}
 
 // runInfo is what a run is called and carries along: --label and --metadata.
 type runInfo struct {
@@ -131,7 +73,7 @@ type runInfo struct {
 // readRunInfo reads --label and --metadata (sweep.RunNaming.Check).
 func readRunInfo(c *cli.Context) (runInfo, []error) {
 	var r sweep.RunNaming
-	errs := applyFlags(c, r.Params(), false)
+	errs := bind.Apply(c, r.Params(), false)
 	md, bad := r.Check()
 	return runInfo{label: r.Label, metadata: md}, append(errs, bad...)
 }
@@ -139,21 +81,15 @@ func readRunInfo(c *cli.Context) (runInfo, []error) {
 // readTarget reads the target flags (the base URL may be empty: the session starts the sim).
 func readTarget(c *cli.Context) (loadgen.Target, []error) {
 	s := loadgen.DefaultTargetSettings(defaultTimeout)
-	errs := applyFlags(c, s.Params(), false)
+	errs := bind.Apply(c, s.Params(), false)
 	t, e := s.Target()
 	errs = append(errs, e...)
 	headers, bad := loadgen.ParseHeaders(s.Headers)
 	errs = append(errs, bad...)
 	t.Headers = headers
-	errs = append(errs, vllmTarget(c, &t)...) // vLLM's --host/--port/--endpoint PATH, --backend, sampling flags
+	errs = append(errs, vllm.Target(vllm.ArgsOf(c), &t, c.App.ErrWriter)...) // vLLM's --host/--port/--endpoint PATH, --backend, sampling flags
 	if t.BaseURL != "" {
-		v := t
-		if err := checkBaseURL(t.BaseURL); err != nil {
-			// Say what is wrong with the URL and what was meant, once; Validate checks the rest.
-			errs = append(errs, err)
-			v.BaseURL = "http://localhost/v1"
-		}
-		errs = append(errs, v.Validate()...)
+		errs = append(errs, t.Validate()...)
 	} else {
 		errs = append(errs, t.ValidateLocal()...)
 	}
@@ -172,12 +108,12 @@ func loadFlags(defaultRate string, defaultN int) []cli.Flag {
 	rate := spec.Params()
 	_ = rate[0].Set(defaultRate) // a literal of the command's
 	length := arrival.Length{Requests: defaultN}
-	return concat(flagsOf(catLoad, rate[:2]), flagsOf(catLoad, length.Params()), []cli.Flag{seedFlag()}, flagsOf(catLoad, rate[2:]))
+	return cliparam.Concat(bind.Flags(catLoad, rate[:2]), bind.Flags(catLoad, length.Params()), []cli.Flag{seedFlag()}, bind.Flags(catLoad, rate[2:]))
 }
 
 func burstinessFlag() cli.Flag {
 	spec := arrival.Spec{Burstiness: arrival.DefaultBurstiness}
-	return flagsOf(catLoad, spec.Params()[1:2])[0]
+	return bind.Flags(catLoad, spec.Params()[1:2])[0]
 }
 
 func seedFlag() cli.Flag {
@@ -188,7 +124,7 @@ func seedFlag() cli.Flag {
 func clientFlags() []cli.Flag {
 	var s loadgen.ClientSettings
 	ps := s.Params()
-	return concat(flagsOf(catLoad, ps[:1]), flagsOf(catClient, ps[1:]))
+	return cliparam.Concat(bind.Flags(catLoad, ps[:1]), bind.Flags(catClient, ps[1:]))
 }
 
 // clientOptions reads clientFlags.
@@ -201,14 +137,14 @@ type clientOptions struct {
 func readClient(c *cli.Context) (clientOptions, []error) {
 	var s loadgen.ClientSettings
 	ps := s.Params()
-	errs := applyFlags(c, ps, false)
+	errs := bind.Apply(c, ps, false)
 	errs = append(errs, s.Validate(ps)...)
 	o := clientOptions{maxConc: s.MaxConcurrency, rateLimit: s.RateLimit, retries: s.Retries}
 	warning, err := loadgen.CheckStreams(loadgen.OpenFileLimit(), o.maxConc, c.String("base-url") == "")
 	if err != nil {
 		errs = append(errs, err)
 	} else if warning != "" {
-		fmt.Fprintf(c.App.ErrWriter, "loadcurve: %s\n", param.Render(warning, flagOf))
+		fmt.Fprintf(c.App.ErrWriter, "loadcurve: %s\n", param.Render(warning, bind.Flag))
 	}
 	return o, errs
 }
@@ -216,7 +152,7 @@ func readClient(c *cli.Context) (clientOptions, []error) {
 // arrivalSpec reads the load flags into a validated arrival spec.
 func arrivalSpec(c *cli.Context) (arrival.Spec, []error) {
 	var spec arrival.Spec
-	if errs := applyFlags(c, spec.Params(), false); len(errs) > 0 {
+	if errs := bind.Apply(c, spec.Params(), false); len(errs) > 0 {
 		return spec, errs
 	}
 	return spec, spec.Validate()
@@ -226,35 +162,35 @@ func arrivalSpec(c *cli.Context) (arrival.Spec, []error) {
 func loadCount(c *cli.Context) (n int, d time.Duration, errs []error) {
 	var l arrival.Length
 	ps := l.Params()
-	errs = applyFlags(c, ps, false)
+	errs = bind.Apply(c, ps, false)
 	l, e := l.Resolve(ps)
-	return l.Requests, l.Duration, append(errs, flagErrors(e)...)
+	return l.Requests, l.Duration, append(errs, bind.Errors(e)...)
 }
 
 // --- workload ---
 
 func sourceFlags() []cli.Flag {
 	w := workloads.DefaultSettings()
-	return flagsOf(catWorkload, w.Params())
+	return bind.Flags(catWorkload, w.Params())
 }
 
 // readSource validates the workload flags (reading a file whole: nothing is sent before the
 // workload is known good).
 func readSource(c *cli.Context) (*workloads.Source, []error) {
 	w := workloads.DefaultSettings()
-	if errs := applyFlags(c, w.Params(), false); len(errs) > 0 {
-		return nil, flagErrors(errs)
+	if errs := bind.Apply(c, w.Params(), false); len(errs) > 0 {
+		return nil, bind.Errors(errs)
 	}
 	opts := w.LoadOptions()
 	opts.Seed = c.Int64("seed")
-	spec, vErrs := vllmDataset(c, &opts) // vLLM's --dataset-name and length flags
+	spec, vErrs := vllm.Dataset(vllm.ArgsOf(c), &opts) // vLLM's --dataset-name and length flags
 	if len(vErrs) > 0 {
 		return nil, vErrs
 	}
 	src, errs := workloads.NewSource(spec, opts, w.Cache)
-	errs = flagErrors(errs)
+	errs = bind.Errors(errs)
 	if len(errs) == 0 {
-		errs = vllmSource(c, src)
+		errs = vllm.Source(vllm.ArgsOf(c), src) // vLLM's output-length flags, --tokenizer's counts
 	}
 	return src, errs
 }
@@ -264,48 +200,25 @@ func readSource(c *cli.Context) (*workloads.Source, []error) {
 func objectiveFlags() []cli.Flag {
 	s := sweep.DefaultSettings()
 	return append([]cli.Flag{&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys " + strings.Join(measure.ObjectiveKeys(), ", ") + " (ttfa: time to the first answer token; answer_itl: mean gap between answer chunks), e.g. --goodput ttft:500 tpot:50"}},
-		flagsOf(catObjective, s.Inputs())...)
-}
-
-// objectives reads --goodput, including vLLM's space-separated form in which further KEY:MS
-// pairs arrive as positional arguments (the command's own positionals, `skip` of them, come first).
-func objectives(c *cli.Context, skip int) (measure.Objectives, error) {
-	args := c.StringSlice("goodput")
-	pos := c.Args().Slice()
-	pos = pos[min(skip, len(pos)):]
-	if len(args) > 0 {
-		for _, a := range pos {
-			if !strings.Contains(a, ":") {
-				return measure.Objectives{}, usagef("unexpected argument %q (objectives look like KEY:MS)", a)
-			}
-			args = append(args, a)
-		}
-	} else if len(pos) > 0 {
-		return measure.Objectives{}, usagef("unexpected argument %q", pos[0])
-	}
-	if len(args) == 0 {
-		return measure.Objectives{}, nil
-	}
-	return measure.ParseGoodput(args)
+		bind.Flags(catObjective, s.Inputs())...)
 }
 
 // readSettings reads the objective and analysis flags; a flag the user did not set keeps the
-// value of base (a result's own settings, for report; the defaults otherwise). The command takes
-// `positional` arguments of its own.
-func readSettings(c *cli.Context, positional int, base sweep.Settings) (sweep.Settings, []error) {
+// value of base (a result's own settings, for report; the defaults otherwise).
+func readSettings(c *cli.Context, base sweep.Settings) (sweep.Settings, []error) {
 	var errs []error
 	s := base.OrDefaults()
-	obj, err := objectives(c, positional)
-	if err != nil {
-		errs = append(errs, err)
-	}
 	if c.IsSet("goodput") {
+		obj, err := measure.ParseGoodput(c.StringSlice("goodput"))
+		if err != nil {
+			errs = append(errs, err)
+		}
 		s.Measure.Objectives = obj
 	}
 	ps := s.Inputs()
-	errs = append(errs, applyFlags(c, ps, true)...)
+	errs = append(errs, bind.Apply(c, ps, true)...)
 	s, e := s.Check(ps)
-	return s, append(errs, flagErrors(e)...)
+	return s, append(errs, bind.Errors(e)...)
 }
 
 // --- output ---
@@ -313,7 +226,7 @@ func readSettings(c *cli.Context, positional int, base sweep.Settings) (sweep.Se
 // outputFlags are how a result is shown and where its files go (report.Output).
 func outputFlags() []cli.Flag {
 	o := report.DefaultOutput()
-	return flagsOf(catOutput, o.Params())
+	return bind.Flags(catOutput, o.Params())
 }
 
 // boundedMemoryFlag is --bounded-memory for a command whose summaries are computed as records
@@ -329,7 +242,7 @@ func boundedMemory(c *cli.Context, opts measure.Options) (bool, error) {
 		return false, nil
 	}
 	if err := sweep.CheckBounded(opts); err != nil {
-		return true, usageError{flagError(err)}
+		return true, usageError{bind.Error(err)}
 	}
 	return true, nil
 }
@@ -338,12 +251,12 @@ func boundedMemory(c *cli.Context, opts measure.Options) (bool, error) {
 
 func shardFlags() []cli.Flag {
 	var s shard.Settings
-	return flagsOf(catClient, s.Params(time.Now))
+	return bind.Flags(catClient, s.Params(time.Now))
 }
 
 // shardOptions reads --shard and --start-at.
 func shardOptions(c *cli.Context) (shard.Spec, time.Time, []error) {
 	var s shard.Settings
-	errs := applyFlags(c, s.Params(time.Now), false)
+	errs := bind.Apply(c, s.Params(time.Now), false)
 	return s.Spec, s.StartAt, append(errs, s.Check()...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"os"
 	"time"
 
@@ -41,7 +42,10 @@ type loadCommand struct {
 // readLoadCommand reads every flag run and sweep share, returning every problem at once.
 func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error) {
 	lc := &loadCommand{out: report.DefaultOutput()}
-	errs := applyFlags(c, lc.out.Params(), false)
+	errs := bind.Apply(c, lc.out.Params(), false)
+	if c.Args().Present() {
+		errs = append(errs, fmt.Errorf("unexpected argument %q", c.Args().First()))
+	}
 	errs = append(errs, lc.out.Validate()...)
 	var e []error
 	var err error
@@ -49,7 +53,7 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	errs = append(errs, e...)
 	lc.source, e = readSource(c)
 	errs = append(errs, e...)
-	lc.settings, e = readSettings(c, 0, base)
+	lc.settings, e = readSettings(c, base)
 	errs = append(errs, e...)
 	lc.client, e = readClient(c)
 	errs = append(errs, e...)
@@ -60,7 +64,7 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	errs = append(errs, e...)
 	// ShareGPT's multi-turn sessions take --think-time; a file's own sessions carry theirs.
 	thinkStated := c.IsSet("think-time") && !c.Bool("sharegpt-multi-turn")
-	errs = append(errs, flagErrors(runner.CheckSessions(runner.Options{Workload: lc.source, Shard: lc.shard}, thinkStated))...)
+	errs = append(errs, bind.Errors(runner.CheckSessions(runner.Options{Workload: lc.source, Shard: lc.shard}, thinkStated))...)
 	lc.target = runner.Options{Target: t, Workload: lc.source, MaxConcurrency: lc.client.maxConc, Retries: lc.client.retries,
 		RateLimit: lc.client.rateLimit, ServerMetrics: c.String("server-metrics"), Shard: lc.shard, StartAt: lc.startAt,
 		Seed: c.Int64("seed"), Version: version}
@@ -75,7 +79,12 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 		}
 	}
 	lc.progress = !lc.out.Quiet && isTerminal(os.Stderr)
-	errs = append(errs, applyVLLMCompat(c, lc)...)              // vLLM's flags: refusals, no-effect notes, --num-warmups
+	vr, e := vllm.ReadRun(vllm.ArgsOf(c), c.Command.Name, c.App.ErrWriter) // vLLM's flags: refusals, no-effect notes, --num-warmups
+	errs = append(errs, e...)
+	if vr.WarmupsGiven {
+		lc.target.Warmups = vr.Warmups
+	}
+	lc.progress = lc.progress && !vr.Quiet
 	lc.settings.Measure.Unit = lc.target.Target.Endpoint.Unit() // what throughputs count: the endpoint kind's
 	if err := runner.CheckClockAt(t.BaseURL, c.String("sim-clock")); err != nil {
 		errs = append(errs, err)
@@ -125,7 +134,7 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.St
 		fmt.Fprintf(stderr, "loadcurve: workload: %s\n", n)
 	}
 	// vLLM's ready check, before runner.Open sends the preflight.
-	if err := runner.WaitReady(c.Context, lc.target.Target, lc.readyCheck, lc.target.Log, flagOf); err != nil {
+	if err := runner.WaitReady(c.Context, lc.target.Target, lc.readyCheck, lc.target.Log, bind.Flag); err != nil {
 		return nil, err
 	}
 	// A secret typed into --label or --metadata is hidden by the session, so in every output.
@@ -191,5 +200,5 @@ func runExecutor(ctx context.Context, c *cli.Context, s *runner.Session, cfg swe
 		t(x)
 	}
 	res, err := s.Execute(ctx, x)
-	return res, flagError(err)
+	return res, bind.Error(err)
 }

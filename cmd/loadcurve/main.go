@@ -47,7 +47,7 @@ func usageErrors(errs []error) error {
 	}
 	var out []error
 	seen := map[string]bool{}
-	for _, e := range flagErrors(errs) {
+	for _, e := range bind.Errors(errs) {
 		if !seen[e.Error()] {
 			seen[e.Error()] = true
 			out = append(out, e)
@@ -90,7 +90,7 @@ func runApp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "loadcurve: %v\n", flagError(err))
+	fmt.Fprintf(stderr, "loadcurve: %v\n", bind.Error(err))
 	var ue usageError
 	var ee cli.ExitCoder
 	switch {
@@ -137,7 +137,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{clihelp.ExplainRoot(app, err)} }
 	for _, cmd := range app.Commands {
 		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{clihelp.Explain(cmd.Flags, err)} }
-		clihelp.AnswerFlag(cmd, helpSimFlag, helpSim)
+		helpOptions.AnswerLast(cmd)
 		cmd.Flags = clihelp.Fast(cmd.Flags) // first: the help text below asks every flag its names
 		helpOptions.SetHelp(cmd, clihelp.Width(stdout))
 		// No `loadcurve run help`: urfave/cli would add its one shared help command to every

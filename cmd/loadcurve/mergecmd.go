@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -33,7 +34,7 @@ func mergeCommand() *cli.Command {
 func mergeFlags() []cli.Flag {
 	s := shard.DefaultMergeSettings()
 	ps := s.Params()
-	return concat(flagsOf(catOutput, ps[:3]), flagsOf(catObjective, ps[3:]))
+	return cliparam.Concat(bind.Flags(catOutput, ps[:3]), bind.Flags(catObjective, ps[3:]))
 }
 
 func mergeAction(c *cli.Context) error {
@@ -41,7 +42,7 @@ func mergeAction(c *cli.Context) error {
 		return usageError{errors.New("merge: give the shards' result directories (or records.jsonl files, or a pattern such as /results/shard-*)")}
 	}
 	s := shard.DefaultMergeSettings()
-	if errs := append(applyFlags(c, s.Params(), false), s.Validate()...); len(errs) > 0 {
+	if errs := append(bind.Apply(c, s.Params(), false), s.Validate()...); len(errs) > 0 {
 		return usageErrors(errs)
 	}
 	out := s.Out

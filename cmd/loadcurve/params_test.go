@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"io"
 	"regexp"
 	"testing"
@@ -14,7 +15,7 @@ import (
 func TestSettingsFlagsAreNamedByFieldFlags(t *testing.T) {
 	t.Parallel()
 	shaped := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	groups := concat(targetFlags(), loadFlags("4", 200), clientFlags(), sourceFlags(), objectiveFlags(), runInfoFlags(), shardFlags())
+	groups := cliparam.Concat(targetFlags(), loadFlags("4", 200), clientFlags(), sourceFlags(), objectiveFlags(), runInfoFlags(), shardFlags())
 	seen := map[string]bool{}
 	for _, f := range groups {
 		for _, n := range f.Names() {

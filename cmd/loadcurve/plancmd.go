@@ -1,17 +1,15 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 func planCommand() *cli.Command {
@@ -39,96 +37,43 @@ func planCommand() *cli.Command {
 func planFlags() []cli.Flag {
 	s, o, r := plan.DefaultSettings(), report.DefaultPlanOutput(), plan.DefaultRehearsal()
 	rehearsal := r.Params()
-	return concat(objectiveFlags(), flagsOf("", s.Params()), flagsOf("", o.Params()), flagsOf("", rehearsal[:1]), []cli.Flag{scenarioFlag()},
-		flagsOf(catRehearse, rehearsal[1:]), sourceFlags())
-}
-
-// planSide is one result a plan reads.
-type planSide struct {
-	name, dir string
-	loaded    *sweep.Loaded
-	d         plan.Deployment
+	return cliparam.Concat(objectiveFlags(), bind.Flags("", s.Params()), bind.Flags("", o.Params()), bind.Flags("", rehearsal[:1]), []cli.Flag{scenarioFlag()},
+		bind.Flags(catRehearse, rehearsal[1:]), sourceFlags())
 }
 
 func planAction(c *cli.Context) error {
-	args := resultArgs(c)
+	args := c.Args().Slice()
 	if len(args) < 1 || len(args) > 2 {
 		return usagef("plan: want one or two result directories (A, and B to compare), got %d", len(args))
 	}
 	o := report.DefaultPlanOutput()
-	if errs := append(applyFlags(c, o.Params(), false), o.Validate()...); len(errs) > 0 {
-		return usageError{flagError(errs[0])}
+	if errs := append(bind.Apply(c, o.Params(), false), o.Validate()...); len(errs) > 0 {
+		return usageError{bind.Error(errs[0])}
 	}
 	set, rehearsal := plan.DefaultSettings(), plan.DefaultRehearsal()
 	ps, rps := set.Params(), rehearsal.Params()
-	errs := flagErrors(append(applyFlags(c, ps, false), applyFlags(c, rps, false)...))
+	errs := append(bind.Apply(c, ps, false), bind.Apply(c, rps, false)...)
 	f, err := set.ForecastSource(ps).Read()
 	if err != nil {
-		errs = append(errs, usageError{flagError(err)})
+		errs = append(errs, err)
 	}
-	var sides []*planSide
+	ins := make([]plan.Input, len(args))
 	for i, dir := range args {
-		side := &planSide{name: plan.Sides[i], dir: dir}
-		sides = append(sides, side)
-		perHour, oneTime, err := set.Costs(i)
-		if err != nil {
-			errs = append(errs, usageError{flagError(err)})
-		}
-		if side.loaded, err = loadResult(c, dir, len(args), false, c.App.ErrWriter); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", side.name, err))
-			continue
-		}
-		// The result's axis says what its rates count: plan refuses sessions and users.
-		d, verified, err := plan.FromResult(side.name, side.loaded.Result, side.loaded.File)
-		if err != nil {
-			errs = append(errs, usagef("%s (%s): %v", side.name, dir, err))
-			continue
-		}
-		warning, err := set.CheckVerified(side.name, dir, d, verified)
-		if err != nil {
-			errs = append(errs, usageError{flagError(err)})
-			continue
-		}
-		planWarning(c, warning)
-		d.CostPerHour, d.OneTimeCost = perHour, oneTime
-		side.d = d
-	}
-	var comparability *plan.Comparability
-	if len(errs) == 0 && len(sides) == 2 {
-		k, warning, err := set.CheckComparable(sides[0].loaded.Result, sides[1].loaded.Result, sides[0].dir, sides[1].dir)
-		if k != nil {
-			for _, d := range k.Differences {
-				fmt.Fprintf(c.App.ErrWriter, "  %s\n", d)
-			}
-		}
-		if err != nil {
-			errs = append(errs, usageError{flagError(err)})
-		}
-		planWarning(c, warning)
-		comparability = k
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	opts := set.Options(comparability)
-	for _, w := range f.Warnings {
-		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", w)
-	}
-	for _, err := range opts.Validate() {
-		if fe := field.Of(err); fe != nil && fe.Name == plan.FieldCurrency {
-			return usageError{flagError(err)}
+		ins[i] = plan.Input{Side: plan.Sides[i], Dir: dir}
+		if ins[i].Loaded, err = loadResult(c, dir, false, c.App.ErrWriter); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", plan.Sides[i], err))
 		}
 	}
-	var ds []plan.Deployment
-	for _, side := range sides {
-		ds = append(ds, side.d)
+	ds, k, bad := set.Deployments(ins, func(w string) { planWarning(c, w) }, func(d string) { fmt.Fprintf(c.App.ErrWriter, "  %s\n", d) })
+	if errs = append(errs, bad...); len(errs) > 0 {
+		return usageErrors(errs)
 	}
-	doc, err := plan.NewDocument(f, opts, ds...)
+	doc, err := set.Document(f, ds, k, func(w string) { planWarning(c, w) })
 	if err != nil {
-		return usageError{err}
+		return usageErrors([]error{err})
 	}
 	if rehearsal.On {
-		trials, err := rehearse(c, rehearsal, rps, sides, doc.Plans, f)
+		trials, err := rehearse(c, rehearsal, rps, ins, doc.Plans, f)
 		if err != nil {
 			return err
 		}
@@ -147,7 +92,7 @@ func planAction(c *cli.Context) error {
 // nothing when it is empty.
 func planWarning(c *cli.Context, warning string) {
 	if warning != "" {
-		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", param.Render(warning, flagOf))
+		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", param.Render(warning, bind.Flag))
 	}
 }
 

@@ -14,31 +14,31 @@ import (
 // more when it fails, one fewer): the forecast's peak, flat, with the sweep's burstiness (each
 // replica then sees peak/N, the plan's scale-out assumption), as set, read by its params ps,
 // says.
-func rehearse(c *cli.Context, set plan.Rehearsal, ps []param.Param, sides []*planSide, plans []plan.Result, f plan.Forecast) ([]plan.Trial, error) {
+func rehearse(c *cli.Context, set plan.Rehearsal, ps []param.Param, ins []plan.Input, plans []plan.Result, f plan.Forecast) ([]plan.Trial, error) {
 	src, errs := readSource(c)
 	if len(errs) > 0 {
 		return nil, usageError{fmt.Errorf("--rehearse: %w", errs[0])}
 	}
 	var out []plan.Trial
-	for i, side := range sides {
-		h := side.loaded.Result.Header
+	for i, side := range ins {
+		h := side.Loaded.Result.Header
 		r := runner.Rebuild{Header: h, Workload: src, Seed: set.Seed, Timeout: defaultTimeout, Version: version}
-		if err := plan.CheckRebuild(side.name, side.dir, r, f.Peak()); err != nil {
-			return nil, usageError{flagError(err)}
+		if err := plan.CheckRebuild(side.Side, side.Dir, r, f.Peak()); err != nil {
+			return nil, usageError{bind.Error(err)}
 		}
-		tc, balance, errs := set.Trial(ps, side.name, f.Peak(), runner.RebuildBalance(h, ""))
+		tc, balance, errs := set.Trial(ps, side.Side, f.Peak(), runner.RebuildBalance(h, ""))
 		if len(errs) > 0 {
-			return nil, usageError{flagError(errs[0])}
+			return nil, usageError{bind.Error(errs[0])}
 		}
 		r.Balance = balance
-		if err := tc.Validate(side.loaded.Result); err != nil {
-			return nil, usageError{flagError(err)}
+		if err := tc.Validate(side.Loaded.Result); err != nil {
+			return nil, usageError{bind.Error(err)}
 		}
 		stderr := c.App.ErrWriter
 		trials, err := plan.Rehearse(plans[i].PeakReplicas, func(replicas int) (plan.Trial, error) {
 			tc.Replicas, r.Replicas = replicas, replicas
 			tc.Log = func(format string, a ...any) {
-				fmt.Fprintf(stderr, "loadcurve: rehearsal of %s on %d replicas: "+format+"\n", append([]any{side.name, replicas}, a...)...)
+				fmt.Fprintf(stderr, "loadcurve: rehearsal of %s on %d replicas: "+format+"\n", append([]any{side.Side, replicas}, a...)...)
 			}
 			r.Log = tc.Log
 			s, err := r.Open(c.Context)
@@ -46,7 +46,7 @@ func rehearse(c *cli.Context, set plan.Rehearsal, ps []param.Param, sides []*pla
 				return plan.Trial{}, err
 			}
 			defer s.Close()
-			return plan.Try(c.Context, side.loaded.Result, s, tc)
+			return plan.Try(c.Context, side.Loaded.Result, s, tc)
 		})
 		out = append(out, trials...)
 		if err != nil {

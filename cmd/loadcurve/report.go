@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"io"
 	"path/filepath"
 
@@ -21,18 +22,18 @@ func reportCommand() *cli.Command {
 			"recomputes the summaries, the curve, the capacity and the operating point without sending any load. With no\n" +
 			"option changed it reproduces the original result exactly. It prints the result; --out DIR also writes its\n" +
 			"files there (a directory holding a result is refused unless --replace).",
-		Flags:  concat(objectiveFlags(), outputFlags(), []cli.Flag{boundedMemoryFlag("read the file one line at a time and summarise on the fly, for files too big for memory")}),
+		Flags:  cliparam.Concat(objectiveFlags(), outputFlags(), []cli.Flag{boundedMemoryFlag("read the file one line at a time and summarise on the fly, for files too big for memory")}),
 		Action: reportAction,
 	}
 }
 
 // loadResult rebuilds a result from its records under the settings its header states, changed
 // by the flags the user set (c nil: none); the reader's warnings go to warn.
-func loadResult(c *cli.Context, arg string, positional int, bounded bool, warn io.Writer) (*sweep.Loaded, error) {
+func loadResult(c *cli.Context, arg string, bounded bool, warn io.Writer) (*sweep.Loaded, error) {
 	var override func(sweep.Settings) (sweep.Settings, error)
 	if c != nil {
 		override = func(base sweep.Settings) (sweep.Settings, error) {
-			s, errs := readSettings(c, positional, base)
+			s, errs := readSettings(c, base)
 			if len(errs) == 0 && bounded {
 				_, err := boundedMemory(c, s.Measure)
 				return s, err
@@ -45,7 +46,7 @@ func loadResult(c *cli.Context, arg string, positional int, bounded bool, warn i
 		if _, ok := err.(usageError); ok {
 			return nil, err
 		}
-		return nil, usagef("%s: %v", arg, flagError(err))
+		return nil, usagef("%s: %v", arg, bind.Error(err))
 	}
 	for _, w := range l.Warnings {
 		fmt.Fprintf(warn, "loadcurve: warning: %s: %s\n", l.Path, w)
@@ -54,15 +55,15 @@ func loadResult(c *cli.Context, arg string, positional int, bounded bool, warn i
 }
 
 func reportAction(c *cli.Context) error {
-	if c.Args().Len() < 1 || (c.Args().Len() > 1 && !c.IsSet("goodput")) {
+	if c.Args().Len() != 1 {
 		return usagef("report takes one argument, a result directory or records.jsonl; got %d", c.Args().Len())
 	}
 	o := report.DefaultOutput()
-	errs := applyFlags(c, o.Params(), false)
+	errs := bind.Apply(c, o.Params(), false)
 	if errs = append(errs, o.Validate()...); len(errs) > 0 {
 		return usageErrors(errs)
 	}
-	l, err := loadResult(c, c.Args().First(), 1, c.Bool("bounded-memory"), c.App.ErrWriter)
+	l, err := loadResult(c, c.Args().First(), c.Bool("bounded-memory"), c.App.ErrWriter)
 	if err != nil {
 		return err
 	}

@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -51,7 +51,7 @@ func applyResume(c *cli.Context) error {
 		errs = append(errs, err)
 	}
 	if scen != nil {
-		for _, d := range scen.Compare(c, resumeFreeFlags, resumeSameGoodput(c, r)) {
+		for _, d := range scen.Compare(c, resumeFreeFlags, resumeSameGoodput(r)) {
 			where := "did not set it (" + flagfile.Quoted(d.Want, "its default") + ")"
 			if d.Line > 0 {
 				where = fmt.Sprintf("ran with %s (%s:%d)", flagfile.Quoted(d.Want, "none"), scen.Path, d.Line)
@@ -78,29 +78,16 @@ func applyResume(c *cli.Context) error {
 	return usageErrors(errs)
 }
 
-// resumeSameGoodput compares --goodput as given, with the pairs vLLM's form leaves as positional
-// arguments, with the interrupted sweep's objectives (sweep.Resume.SameObjectives).
-func resumeSameGoodput(c *cli.Context, r *sweep.Resume) func(name string, got, want []string) ([]string, []string, bool) {
+// resumeSameGoodput compares --goodput with the interrupted sweep's objectives by what they
+// mean (sweep.Resume.SameObjectives), not by how they are written.
+func resumeSameGoodput(r *sweep.Resume) func(name string, got, want []string) ([]string, []string, bool) {
 	return func(name string, got, want []string) ([]string, []string, bool) {
 		if name != "goodput" {
 			return got, want, false
 		}
-		got = append(got, objectiveArgs(c)...)
 		want, same := r.SameObjectives(got, want)
 		return got, want, same
 	}
-}
-
-// objectiveArgs are the positional arguments that continue --goodput (vLLM's space-separated
-// form, as objectives reads them).
-func objectiveArgs(c *cli.Context) []string {
-	var out []string
-	for _, a := range c.Args().Slice() {
-		if strings.Contains(a, ":") {
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // resumeHeaderDiffers says, naming the flags (resumeSettingFlags), every difference in what is
@@ -121,7 +108,7 @@ func resumeCommand(c *cli.Context, dir string) string {
 	if c.IsSet("api-key") && os.Getenv("OPENAI_API_KEY") == "" {
 		cmd += " --api-key …"
 	}
-	if len(listOf(c, "header")) > 0 {
+	if len(cliparam.ListOf(c, "header")) > 0 {
 		cmd += " --header … (the same headers)"
 	}
 	return cmd

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,7 +24,7 @@ func runCommand() *cli.Command {
 			"streams every response and prints TTFT, TPOT, ITL, E2EL, client queue time, goodput and compliant\n" +
 			"throughput, and the tier's steady state judged against --target-share. Without --base-url it starts\n" +
 			"the embedded simulated deployment.",
-		Flags: withVLLMFlags("run", concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
+		Flags: vllm.WithFlags("run", cliparam.Concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 			[]cli.Flag{boundedMemoryFlag("summarise on the fly and keep no records in memory, for long runs")},
 			vllm.SaveFlags(catVLLM), simFlags("sim-"), []cli.Flag{scenarioFlag()})),
 		Before: applyScenario,
@@ -49,12 +50,12 @@ func runAction(c *cli.Context) error {
 		return usageErrors([]error{err})
 	}
 	if replay {
-		fmt.Fprintln(c.App.ErrWriter, "loadcurve: "+param.Render(runner.ReplayNote, flagOf))
+		fmt.Fprintln(c.App.ErrWriter, "loadcurve: "+param.Render(runner.ReplayNote, bind.Flag))
 	}
 	n = runner.RunRequests(src, n, c.IsSet("num-requests"), d) // a trace whole, a file's requests once
 	cfg := sweep.Config{Schedule: sch, Requests: n, Duration: d, MaxConcurrency: lc.client.maxConc, Seed: c.Int64("seed"),
 		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.startAt, Drain: sweep.RunDrain(lc.target.Target.Timeout, src.Sessions())}
-	if errs := flagErrors(cfg.Validate()); len(errs) > 0 {
+	if errs := bind.Errors(cfg.Validate()); len(errs) > 0 {
 		return usageErrors(errs)
 	}
 	if k := arrival.SetSize(sch, n, d); k > 0 {

@@ -1,19 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/scenario"
 )
 
 // ScenarioName is the file a result directory holds its resolved scenario in.
@@ -55,35 +49,10 @@ func scenarioSecrets(c *cli.Context) *redact.Secrets {
 	return redact.FromSettings(key, flagfile.Strings(c, "header"), flagfile.String(c, "base-url"), []byte(flagfile.String(c, "extra-body")))
 }
 
-// resolvedScenario is the scenario the command ran with: every flag that was set, by the
-// command line or the scenario file, with its value (secrets left out), as YAML that --config
-// reads back.
-func resolvedScenario(c *cli.Context) ([]byte, error) {
-	settings, omitted := flagfile.Resolve(c, flagfile.Resolution{Skip: unresolvedFlags, Secret: secretFlags, URL: urlFlags,
-		Secrets: scenarioSecrets(c), More: func(f cli.Flag) []string {
-			if _, ok := clihelp.Unwrap(f).(*cli.StringSliceFlag); ok && f.Names()[0] == "goodput" {
-				// vLLM's form, --goodput ttft:500 tpot:50, leaves the pairs after the first as
-				// positional arguments (objectives reads them): they are the flag's too.
-				return objectiveArgs(c)
-			}
-			return nil
-		}})
-	comments := []string{fmt.Sprintf("loadcurve %s, resolved at %s: every flag set by the command line or --config.", c.Command.Name, time.Now().UTC().Format(time.RFC3339))}
-	if len(omitted) > 0 {
-		comments = append(comments, "Left out (secrets): "+strings.Join(omitted, ", ")+".")
-	}
-	comments = append(comments, "Run it again with: loadcurve "+c.Command.Name+" --config "+ScenarioName)
-	return scenario.Encode(scenario.Resolved{Comments: comments, Settings: settings})
-}
-
-// writeScenario writes the resolved scenario into a result directory.
+// writeScenario writes the scenario the command ran with into a result directory
+// (flagfile.Resolution.Write): every flag set, by the command line or the scenario file, with
+// its value, secrets left out, as YAML that --config reads back.
 func writeScenario(dir string, c *cli.Context) error {
-	b, err := resolvedScenario(c)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, ScenarioName), b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", ScenarioName, err)
-	}
-	return nil
+	r := flagfile.Resolution{Skip: unresolvedFlags, Secret: secretFlags, URL: urlFlags, Secrets: scenarioSecrets(c)}
+	return r.Write(c, dir, ScenarioName)
 }

@@ -36,7 +36,7 @@ func scenarioFlags(t *testing.T, body string, args ...string) (label string, lab
 	case err == nil:
 		return label, labelSet, n, exitOK, errb.String()
 	case errors.As(err, &ue):
-		return label, labelSet, n, exitUsage, flagError(err).Error()
+		return label, labelSet, n, exitUsage, bind.Error(err).Error()
 	}
 	return label, labelSet, n, 1, err.Error()
 }

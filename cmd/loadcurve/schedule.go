@@ -40,7 +40,7 @@ func scheduleCommand() *cli.Command {
 			}
 			var size *arrival.SizeError
 			if errors.As(err, &size) {
-				return usageError{errors.New(size.Explain(flagOf))}
+				return usageError{errors.New(size.Explain(bind.Flag))}
 			}
 			if err != nil {
 				return usageError{err}
@@ -54,7 +54,7 @@ func scheduleCommand() *cli.Command {
 
 func workloadCommand() *cli.Command {
 	s := workloads.DefaultSetSettings()
-	setFlags := flagsOf("", s.Params())
+	setFlags := bind.Flags("", s.Params())
 	setFlags[0].(*cli.IntFlag).Aliases = nil // --num-prompts is vLLM's name of a run's requests
 	return &cli.Command{
 		Name:      "workload",
@@ -70,7 +70,7 @@ func workloadCommand() *cli.Command {
 			set := workloads.DefaultSetSettings()
 			ps := set.Params()
 			src, errs := readSource(c)
-			errs = append(errs, applyFlags(c, ps, false)...)
+			errs = append(errs, bind.Apply(c, ps, false)...)
 			n, err := set.Size(src, ps)
 			if err != nil {
 				errs = append(errs, err)

@@ -2,13 +2,12 @@ package main
 
 import (
 	"fmt"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"net"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/sim"
 )
@@ -23,11 +22,11 @@ func simFlags(prefix string) []cli.Flag {
 	}
 	s := sim.DefaultSettings()
 	cfg, _ := sim.Profile(sim.ProfileDefault) // the defaults the flags show
-	flags := concat(flagsOf(cat, prefixed(prefix, s.Params(prefix != ""))), flagsOf(cat, prefixed(prefix, cfg.Params())))
+	flags := cliparam.Concat(bind.Flags(cat, cliparam.Prefixed(prefix, s.Params(prefix != ""))), bind.Flags(cat, cliparam.Prefixed(prefix, cfg.Params())))
 	q := sim.DefaultQueueConfig()
 	for _, p := range q.Params() {
 		if p.Field != sim.FieldModelName { // the engine's flag names the model for both
-			flags = append(flags, flagsOf(cat, prefixed(prefix, []param.Param{p}))...)
+			flags = append(flags, bind.Flags(cat, cliparam.Prefixed(prefix, []param.Param{p}))...)
 		}
 	}
 	if prefix != "" {
@@ -37,33 +36,17 @@ func simFlags(prefix string) []cli.Flag {
 	return flags
 }
 
-// prefixed returns the params named as the flags of a command that gives them with a prefix
-// ("sim-"): their fields, and every field their texts refer to.
-func prefixed(prefix string, ps []param.Param) []param.Param {
-	out := slices.Clone(ps)
-	for i := range out {
-		p := &out[i]
-		for _, text := range []*string{&p.Usage, &p.DefaultText} {
-			for _, r := range field.Of(field.Errorf("", "%s", *text)).Refs() {
-				*text = strings.ReplaceAll(*text, fmt.Sprint(field.Ref(r)), fmt.Sprint(field.Ref(prefix+r)))
-			}
-		}
-		p.Field = prefix + p.Field
-	}
-	return out
-}
-
 // simDeployment reads the simulated deployment from its flags (prefix "sim-" on run and sweep,
 // which embed it): its settings, then the server they pick (sim.Settings.Configure), the queue
 // from its flags given (the model's name is the engine's flag, whose default is the engine's)
 // or the profile with its tunables' flags given.
 func simDeployment(c *cli.Context, prefix string) (sim.Settings, sim.Deployment, error) {
 	s, embedded := sim.DefaultSettings(), prefix != ""
-	errs := append(applyFlags(c, prefixed(prefix, s.Params(embedded)), false), s.Check(embedded)...)
+	errs := append(bind.Apply(c, cliparam.Prefixed(prefix, s.Params(embedded)), false), s.Check(embedded)...)
 	if len(errs) > 0 {
 		return s, sim.Deployment{}, usageErrors(simFlagErrors(prefix, errs))
 	}
-	d, errs := s.Configure(func(ps []param.Param) []error { return applyFlags(c, prefixed(prefix, ps), true) },
+	d, errs := s.Configure(func(ps []param.Param) []error { return bind.Apply(c, cliparam.Prefixed(prefix, ps), true) },
 		func(name string) (string, bool) { return c.String(prefix + name), c.IsSet(prefix + name) })
 	return s, d, usageErrors(simFlagErrors(prefix, errs))
 }
@@ -73,10 +56,7 @@ func simDeployment(c *cli.Context, prefix string) (sim.Settings, sim.Deployment,
 func simFlagErrors(prefix string, errs []error) []error {
 	out := make([]error, len(errs))
 	for i, e := range errs {
-		out[i] = e
-		if fe := field.Of(e); fe != nil {
-			out[i] = flagged{text: strings.Replace(e.Error(), fe.Error(), fe.Render(func(n string) string { return "--" + prefix + strings.TrimPrefix(n, prefix) }), 1), err: e}
-		}
+		out[i] = cliparam.Render(e, func(n string) string { return "--" + prefix + strings.TrimPrefix(n, prefix) })
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
+	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"os"
 	"path/filepath"
 
@@ -30,14 +32,14 @@ func defaultObjectives(c *cli.Context) (string, string) {
 
 func sweepFlags() []cli.Flag {
 	cfg := sweep.DefaultConfig()
-	knobs := flagsOf(catLoad, cfg.Params())
+	knobs := bind.Flags(catLoad, cfg.Params())
 	for _, f := range knobs {
 		if f, ok := f.(*cli.IntFlag); ok && f.Name == "tier-requests" {
 			f.Usage = "a tier that runs until decided is planned for this many arrivals at most (within --min/--max-tier-duration)" // both bounds in one
 		}
 	}
-	load := concat(knobs[:2], []cli.Flag{burstinessFlag(), seedFlag()}, knobs[2:])
-	return withVLLMFlags("sweep", concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
+	load := cliparam.Concat(knobs[:2], []cli.Flag{burstinessFlag(), seedFlag()}, knobs[2:])
+	return vllm.WithFlags("sweep", cliparam.Concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 		[]cli.Flag{boundedMemoryFlag("summarise every tier as its records arrive and keep none in memory, for long tiers")}, simFlags("sim-"),
 		[]cli.Flag{scenarioFlag(), resumeFlag()}))
 }
@@ -67,7 +69,7 @@ func sweepCommand() *cli.Command {
 func sweepAction(c *cli.Context) error {
 	cfg := sweep.DefaultConfig()
 	ps := cfg.Params()
-	errs := applyFlags(c, ps[:1], true) // the rates: their errors come first
+	errs := bind.Apply(c, ps[:1], true) // the rates: their errors come first
 	burst, err := arrival.ParseBurstiness(c.String("burstiness"))
 	if err != nil {
 		errs = append(errs, err)
@@ -81,11 +83,11 @@ func sweepAction(c *cli.Context) error {
 	}
 	lc, e := readLoadCommand(c, sweep.DefaultSettings())
 	errs = append(errs, e...)
-	errs = append(errs, applyFlags(c, ps[1:], true)...)
+	errs = append(errs, bind.Apply(c, ps[1:], true)...)
 	if param.IsGiven(ps, sweep.FieldUsers) {
 		cfg.Concurrency.Think = c.Duration("think-time")
-		errs = append(errs, flagErrors(runner.CheckVirtualUsers(lc.target))...)
-		errs = append(errs, flagErrors(sweep.CheckClosedLoop(param.IsGiven(ps, sweep.FieldRates), c.String("think-time-dist")))...)
+		errs = append(errs, bind.Errors(runner.CheckVirtualUsers(lc.target))...)
+		errs = append(errs, bind.Errors(sweep.CheckClosedLoop(param.IsGiven(ps, sweep.FieldRates), c.String("think-time-dist")))...)
 	}
 	cfg.Burstiness, cfg.MaxConcurrency, cfg.Seed, cfg.Settings = burst, lc.client.maxConc, c.Int64("seed"), lc.settings
 	cfg.Bounded, cfg.StartAt, cfg.Sessions = lc.bounded, lc.startAt, lc.source != nil && lc.source.Sessions()
@@ -97,7 +99,7 @@ func sweepAction(c *cli.Context) error {
 	var resume *sweep.Resume
 	if c.IsSet("resume") {
 		if err := runner.CheckResumable(lc.target); err != nil {
-			errs = append(errs, flagError(err))
+			errs = append(errs, bind.Error(err))
 		} else if resume, err = sweep.OpenResume(lc.out.Out); err != nil {
 			errs = append(errs, sweep.ResumeRefused(lc.out.Out, err))
 		}
@@ -118,11 +120,11 @@ func sweepAction(c *cli.Context) error {
 	if !defaulted {
 		whose = "" // given
 	}
-	fmt.Fprintf(stderr, "loadcurve: %s\n", lc.settings.Judging(whose, flagOf))
+	fmt.Fprintf(stderr, "loadcurve: %s\n", lc.settings.Judging(whose, bind.Flag))
 	if note := runner.ExactCapacityNote(lc.target, lc.settings.Measure.Objectives, lc.settings.Params.TargetShare); note != "" {
 		fmt.Fprintf(stderr, "loadcurve: %s\n", note)
 	}
-	if bounds := cfg.Bounds(lc.target.Virtual, flagOf); bounds != "" {
+	if bounds := cfg.Bounds(lc.target.Virtual, bind.Flag); bounds != "" {
 		fmt.Fprintf(stderr, "loadcurve: %s\n", bounds)
 	}
 	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: cfg.Rates, Burstiness: float64(burst)})

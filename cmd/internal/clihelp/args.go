@@ -10,9 +10,10 @@ import (
 // DIR --goodput ttft:500` works: urfave/cli v2 (like Go's flag package) stops parsing flags at
 // the first positional argument. args is the whole command line (program, command, the rest).
 // A flag that takes a value keeps the token after it; a flag multi names (vLLM's nargs="*"
-// form, "--metadata tp=1 pp=2") keeps every further KEY=VALUE token too, each as one more
-// value; "--" ends flag parsing. A command line without a known command is returned as it is.
-func FlagsFirst(app *cli.App, args []string, multi map[string]bool) []string {
+// form, "--metadata tp=1 pp=2", "--goodput ttft:500 tpot:50") keeps every further token its
+// predicate accepts too, each as one more value; "--" ends flag parsing. A command line without a
+// known command is returned as it is.
+func FlagsFirst(app *cli.App, args []string, multi map[string]func(string) bool) []string {
 	if len(args) < 3 {
 		return args
 	}
@@ -46,8 +47,8 @@ func FlagsFirst(app *cli.App, args []string, multi map[string]bool) []string {
 			i++
 			flags = append(flags, rest[i])
 		}
-		if multi[name] {
-			for i+1 < len(rest) && !strings.HasPrefix(rest[i+1], "-") && strings.Contains(rest[i+1], "=") {
+		if more := multi[name]; more != nil {
+			for i+1 < len(rest) && !strings.HasPrefix(rest[i+1], "-") && more(rest[i+1]) {
 				i++
 				flags = append(flags, "--"+name, rest[i])
 			}

@@ -21,12 +21,15 @@ func argsApp() *cli.App {
 }
 
 func TestFlagsFirst(t *testing.T) {
-	multi := map[string]bool{"metadata": true}
+	multi := map[string]func(string) bool{"metadata": func(a string) bool { return strings.Contains(a, "=") },
+		"goodput": func(a string) bool { return strings.Contains(a, ":") }}
 	for _, tc := range []struct {
 		in, want string
 	}{
 		{"prog report DIR --goodput ttft:500", "prog report --goodput ttft:500 -- DIR"},
 		{"prog report DIR -g ttft:500 OTHER", "prog report -g ttft:500 -- DIR OTHER"},
+		{"prog report DIR --goodput ttft:500 tpot:50 OTHER", "prog report --goodput ttft:500 --goodput tpot:50 -- DIR OTHER"},
+		{"prog report --goodput ttft:500 DIR tpot:50", "prog report --goodput ttft:500 -- DIR tpot:50"}, // only the tokens right after
 		{"prog report DIR --goodput=ttft:500 --quiet OTHER", "prog report --goodput=ttft:500 --quiet -- DIR OTHER"},
 		{"prog report --quiet DIR", "prog report --quiet -- DIR"}, // a bool takes no value
 		{"prog report --metadata tp=1 pp=2 DIR", "prog report --metadata tp=1 --metadata pp=2 -- DIR"},

@@ -31,6 +31,9 @@ type Options struct {
 	// LastFlag names a flag of Last that stands for it: a command that has it shows only that
 	// flag under Last, and WriteLast lists the others (a long group kept out of the way).
 	LastFlag string
+	// LastIntro heads the list of Last's flags that LastFlag answers with (AnswerLast), given
+	// the command's name and how many flags Last has.
+	LastIntro func(command string, n int) string
 }
 
 // Width is the width help text written to w is wrapped to: the terminal's, within
@@ -145,6 +148,23 @@ func (o Options) WriteFlags(w io.Writer, flags []cli.Flag, width int) {
 // heading, wrapped to width (0: a flag a line); nothing for a command without LastFlag.
 func (o Options) WriteLast(w io.Writer, flags []cli.Flag, width int) {
 	o.write(w, flags, true, width)
+}
+
+// AnswerLast makes cmd answer LastFlag (AnswerFlag) with LastIntro and its flags of Last
+// (WriteLast); a command without LastFlag is left as it is.
+func (o Options) AnswerLast(cmd *cli.Command) {
+	AnswerFlag(cmd, o.LastFlag, func(c *cli.Context) error {
+		n := 0
+		for _, f := range c.Command.Flags {
+			if cf, ok := f.(cli.CategorizableFlag); ok && cf.GetCategory() == o.Last && !slices.Contains(f.Names(), o.LastFlag) {
+				n++
+			}
+		}
+		w := c.App.Writer
+		fmt.Fprintln(w, o.LastIntro(c.Command.HelpName, n))
+		o.WriteLast(w, c.Command.Flags, Width(w))
+		return nil
+	})
 }
 
 // write writes the options of a command: with last false, every group, Last reduced to

@@ -152,17 +152,11 @@ func TestResolveAndReadBack(t *testing.T) {
 		Secret:  map[string]bool{"api-key": true},
 		URL:     map[string]bool{"base-url": true},
 		Secrets: redact.New("s3cret"),
-		More: func(f cli.Flag) []string {
-			if f.Names()[0] == "goodput" {
-				return []string{"tpot:2"}
-			}
-			return nil
-		},
 	}
 	var settings []scenario.Setting
 	var omitted []string
 	args := []string{"--config", "x.yaml", "--api-key", "k", "--base-url", "http://u:p@h/v1?key=q", "--label", "run s3cret",
-		"--header", "A: 1,2", "--goodput", "ttft:1", "--quiet", "--seed", "0"}
+		"--header", "A: 1,2", "--goodput", "ttft:1", "--goodput", "tpot:2", "--quiet", "--seed", "0"}
 	if err := run(t, args, nil, func(c *cli.Context) error {
 		settings, omitted = flagfile.Resolve(c, res)
 		return nil

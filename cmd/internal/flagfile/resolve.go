@@ -1,7 +1,12 @@
 package flagfile
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,9 +26,6 @@ type Resolution struct {
 	URL map[string]bool
 	// Secrets, when set, are hidden from every value written.
 	Secrets *redact.Secrets
-	// More, when set, returns a flag's values beyond those it holds (values the command reads
-	// from its positional arguments as the flag's): they are written with it.
-	More func(f cli.Flag) []string
 }
 
 // Resolve returns every flag set on c, by the command line or a file, with its values (as typed,
@@ -51,9 +53,6 @@ func Resolve(c *cli.Context, r Resolution) (settings []scenario.Setting, omitted
 			continue
 		}
 		vals := slices.Clone(Values(c, f))
-		if r.More != nil {
-			vals = append(vals, r.More(f)...)
-		}
 		if _, ok := clihelp.Unwrap(f).(*cli.StringFlag); ok && r.URL[name] {
 			if u := redact.URL(vals[0]); u != vals[0] {
 				vals[0] = u
@@ -68,4 +67,25 @@ func Resolve(c *cli.Context, r Resolution) (settings []scenario.Setting, omitted
 		settings = append(settings, scenario.Setting{Name: name, Values: vals, List: list})
 	}
 	return settings, omitted
+}
+
+// Write writes into dir/name the scenario c's command ran with (Resolve: every flag set, by the
+// command line or a file, secrets left out) as YAML that ApplyFile reads back, headed by when
+// it was resolved, what was left out and the command that runs it again.
+func (r Resolution) Write(c *cli.Context, dir, name string) error {
+	settings, omitted := Resolve(c, r)
+	command := c.App.Name + " " + c.Command.Name
+	comments := []string{fmt.Sprintf("%s, resolved at %s: every flag set by the command line or --config.", command, time.Now().UTC().Format(time.RFC3339))}
+	if len(omitted) > 0 {
+		comments = append(comments, "Left out (secrets): "+strings.Join(omitted, ", ")+".")
+	}
+	comments = append(comments, "Run it again with: "+command+" --config "+name)
+	b, err := scenario.Encode(scenario.Resolved{Comments: comments, Settings: settings})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"fmt"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"io"
 	"slices"
 
@@ -11,13 +12,12 @@ import (
 )
 
 // Category is the --help heading of the vLLM flags a command (run, sweep) does not have as its
-// own: CLIFlags.
+// own: WithFlags.
 const Category = "vLLM's other flags (vllm bench serve)"
 
-// CLIFlags are the flags of Flags that the command (run or sweep) has not among existing, each
-// with what it does here as its usage, under Category; newList makes the value of a list flag
-// (several values after the flag).
-func CLIFlags(command string, existing []cli.Flag, newList func() cli.Generic) []cli.Flag {
+// WithFlags completes a command's flags (run, sweep) with the flags of Flags it lacks, each with
+// what it does here as its usage, under Category.
+func WithFlags(command string, existing []cli.Flag) []cli.Flag {
 	have := map[string]bool{}
 	for _, f := range existing {
 		for _, n := range f.Names() {
@@ -47,13 +47,13 @@ func CLIFlags(command string, existing []cli.Flag, newList func() cli.Generic) [
 		case "float":
 			f = &cli.Float64Flag{Name: v.Name, Category: Category, Usage: usage}
 		case "list":
-			f = &cli.GenericFlag{Name: v.Name, Category: Category, Value: newList(), Usage: usage}
+			f = &cli.GenericFlag{Name: v.Name, Category: Category, Value: &cliparam.List{}, Usage: usage}
 		default:
 			f = &cli.StringFlag{Name: v.Name, Category: Category, Usage: usage}
 		}
 		out = append(out, f)
 	}
-	return out
+	return append(existing, out...)
 }
 
 // Given reports whether c's command has the flag called name and it was given: on the command

@@ -3,6 +3,7 @@ package vllm_test
 import (
 	"bytes"
 	"context"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"strings"
 	"testing"
 
@@ -12,16 +13,11 @@ import (
 )
 
 // list is a list flag's value, as the command's.
-type list struct{ vals []string }
-
-func (l *list) Set(s string) error { l.vals = append(l.vals, s); return nil }
-func (l *list) String() string     { return "" }
-
-// TestCLIFlagsCompleteACommand: the vLLM flags a command lacks become its flags, of their type,
+// TestWithFlagsCompletesACommand: the vLLM flags a command lacks become its flags, of their type,
 // under Category, with what they do here; the flags it has are left to it.
-func TestCLIFlagsCompleteACommand(t *testing.T) {
+func TestWithFlagsCompletesACommand(t *testing.T) {
 	own := []cli.Flag{&cli.IntFlag{Name: "max-concurrency"}, &cli.StringFlag{Name: "rates", Aliases: []string{"request-rate"}}}
-	flags := vllm.CLIFlags("sweep", own, func() cli.Generic { return &list{} })
+	flags := vllm.WithFlags("sweep", own)[len(own):]
 	byName := map[string]cli.Flag{}
 	for _, f := range flags {
 		byName[f.Names()[0]] = f
@@ -43,7 +39,7 @@ func TestCLIFlagsCompleteACommand(t *testing.T) {
 		{"trust-remote-code", "vLLM's flag, no effect here: ", func(f cli.Flag) bool { _, ok := f.(*cli.BoolFlag); return ok }},
 		{"lora-modules", "vLLM's flag, refused: ", func(f cli.Flag) bool {
 			g, ok := f.(*cli.GenericFlag)
-			_, isList := g.Value.(*list)
+			_, isList := g.Value.(*cliparam.List)
 			return ok && isList
 		}},
 		{"ramp-up-start-rps", "vLLM's flag, refused here: a sweep's tiers", func(f cli.Flag) bool { _, ok := f.(*cli.Float64Flag); return ok }},
@@ -81,9 +77,8 @@ func TestGivenAndReadRun(t *testing.T) {
 		var got vllm.Run
 		var errs []error
 		app := &cli.App{Name: "t", Writer: &bytes.Buffer{}, ErrWriter: &bytes.Buffer{}, Commands: []*cli.Command{{
-			Name: "run",
-			Flags: append([]cli.Flag{&cli.IntFlag{Name: "seed", EnvVars: []string{"VLLM_TEST_SEED"}}},
-				vllm.CLIFlags("run", []cli.Flag{&cli.IntFlag{Name: "seed"}}, func() cli.Generic { return &list{} })...),
+			Name:  "run",
+			Flags: vllm.WithFlags("run", []cli.Flag{&cli.IntFlag{Name: "seed", EnvVars: []string{"VLLM_TEST_SEED"}}}),
 			Action: func(c *cli.Context) error {
 				for name, want := range tc.given {
 					if vllm.Given(c, name) != want || vllm.ArgsOf(c).Given(name) != want {

@@ -12,7 +12,7 @@ import (
 )
 
 // TestSaveFlags: run's flags of vLLM's result file are the table's flags native to run, of
-// their type, under the category given; with them, run lacks none of them (CLIFlags adds none),
+// their type, under the category given; with them, run lacks none of them (WithFlags adds none),
 // and sweep, which lacks them, gets them refused.
 func TestSaveFlags(t *testing.T) {
 	own := vllm.SaveFlags("files")
@@ -38,7 +38,7 @@ func TestSaveFlags(t *testing.T) {
 		{"sweep", nil, "vLLM's flag, refused here: "},
 	} {
 		var usage string
-		for _, f := range vllm.CLIFlags(tc.command, tc.has, func() cli.Generic { return &list{} }) {
+		for _, f := range vllm.WithFlags(tc.command, tc.has)[len(tc.has):] {
 			if f.Names()[0] == "save-result" {
 				usage = f.(cli.DocGenerationFlag).GetUsage()
 			}

@@ -6,7 +6,7 @@
 // the honoured ones to what the command builds, Refusals the rest, and Tap keeps the per-request
 // arrays of vLLM's result file. The README's table lists every flag (cmd's
 // TestVLLMFlagsAreAllAccepted holds the two together). It speaks vLLM's flags, so it lives with
-// the command: CLIFlags makes the ones a command lacks its flags, and the rules read the command
+// the command: WithFlags makes the ones a command lacks its flags, and the rules read the command
 // line through Args (Given answers for a urfave/cli command; ReadRun reads what concerns the
 // run as a whole).
 package vllm
