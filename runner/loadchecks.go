@@ -64,3 +64,21 @@ func CheckResumable(opts Options) error {
 	}
 	return nil
 }
+
+// Check refuses, naming the options, every combination of them a run cannot start with: a
+// workload of sessions's (CheckSessions, thinkStated as it says), the virtual clock at an
+// address (CheckClockAt, clock the clock asked for) or what it does not model (CheckVirtual),
+// sessions on an endpoint without text (CheckEndpoint). A command checks it before anything
+// starts.
+func (o Options) Check(thinkStated bool, clock string) []error {
+	errs := CheckSessions(o, thinkStated)
+	if err := CheckClockAt(o.Target.BaseURL, clock); err != nil {
+		errs = append(errs, err)
+	} else {
+		errs = append(errs, CheckVirtual(o)...)
+	}
+	if err := CheckEndpoint(o); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}

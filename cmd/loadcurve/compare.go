@@ -55,9 +55,7 @@ func compareAction(c *cli.Context) error {
 	if err != nil && !errors.Is(err, compare.ErrNotComparable) {
 		return err
 	}
-	if res.Stamp != "" {
-		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", res.Stamp)
-	}
+	say(c, "WARNING: ", res.Stamp)
 	for _, m := range res.Mismatches {
 		fmt.Fprintf(c.App.ErrWriter, "  %s\n", m)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"strings"
@@ -12,8 +11,6 @@ import (
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -62,20 +59,6 @@ func keyValue(arg string) bool { return strings.Contains(arg, "=") }
 func objectivePair(arg string) bool {
 	key, _, ok := strings.Cut(arg, ":")
 	return ok && key != "" && strings.Trim(key, "abcdefghijklmnopqrstuvwxyz0123456789_") == ""
-}
-
-// runInfo is what a run is called and carries along: --label and --metadata.
-type runInfo struct {
-	label    string
-	metadata records.Metadata
-}
-
-// readRunInfo reads --label and --metadata (sweep.RunNaming.Check).
-func readRunInfo(c *cli.Context) (runInfo, []error) {
-	var r sweep.RunNaming
-	errs := bind.Apply(c, r.Params(), false)
-	md, bad := r.Check()
-	return runInfo{label: r.Label, metadata: md}, append(errs, bad...)
 }
 
 // readTarget reads the target flags (the base URL may be empty: the session starts the sim).
@@ -127,26 +110,18 @@ func clientFlags() []cli.Flag {
 	return cliparam.Concat(bind.Flags(catLoad, ps[:1]), bind.Flags(catClient, ps[1:]))
 }
 
-// clientOptions reads clientFlags.
-type clientOptions struct {
-	maxConc   int
-	rateLimit float64
-	retries   int
-}
-
-func readClient(c *cli.Context) (clientOptions, []error) {
+// readClient reads clientFlags, and warns when the concurrency cap needs more files than this
+// process may open.
+func readClient(c *cli.Context) (loadgen.ClientSettings, []error) {
 	var s loadgen.ClientSettings
 	ps := s.Params()
-	errs := bind.Apply(c, ps, false)
-	errs = append(errs, s.Validate(ps)...)
-	o := clientOptions{maxConc: s.MaxConcurrency, rateLimit: s.RateLimit, retries: s.Retries}
-	warning, err := loadgen.CheckStreams(loadgen.OpenFileLimit(), o.maxConc, c.String("base-url") == "")
+	errs := append(bind.Apply(c, ps, false), s.Validate(ps)...)
+	warning, err := loadgen.CheckStreams(loadgen.OpenFileLimit(), s.MaxConcurrency, c.String("base-url") == "")
 	if err != nil {
 		errs = append(errs, err)
-	} else if warning != "" {
-		fmt.Fprintf(c.App.ErrWriter, "loadcurve: %s\n", param.Render(warning, bind.Flag))
 	}
-	return o, errs
+	say(c, "", warning)
+	return s, errs
 }
 
 // arrivalSpec reads the load flags into a validated arrival spec.

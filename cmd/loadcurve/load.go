@@ -25,14 +25,12 @@ import (
 type loadCommand struct {
 	target   runner.Options
 	settings sweep.Settings
-	client   clientOptions
 	source   *workloads.Source
 	shard    shard.Spec
 	startAt  time.Time
 	bounded  bool
 	out      report.Output
 	progress bool
-	info     runInfo
 	// readyCheck is --ready-check-timeout-sec: how long to wait for the target before the preflight.
 	readyCheck time.Duration
 	// recordsLost: the records file is not whole, so finish must not read it back.
@@ -55,18 +53,18 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	errs = append(errs, e...)
 	lc.settings, e = readSettings(c, base)
 	errs = append(errs, e...)
-	lc.client, e = readClient(c)
+	client, e := readClient(c)
 	errs = append(errs, e...)
-	lc.info, e = readRunInfo(c)
+	var naming sweep.RunNaming // --label and --metadata
+	errs = append(errs, bind.Apply(c, naming.Params(), false)...)
+	metadata, e := naming.Check()
 	errs = append(errs, e...)
 	lc.readyCheck = time.Duration(c.Int("ready-check-timeout-sec")) * time.Second
 	lc.shard, lc.startAt, e = shardOptions(c)
 	errs = append(errs, e...)
-	// ShareGPT's multi-turn sessions take --think-time; a file's own sessions carry theirs.
-	thinkStated := c.IsSet("think-time") && !c.Bool("sharegpt-multi-turn")
-	errs = append(errs, bind.Errors(runner.CheckSessions(runner.Options{Workload: lc.source, Shard: lc.shard}, thinkStated))...)
-	lc.target = runner.Options{Target: t, Workload: lc.source, MaxConcurrency: lc.client.maxConc, Retries: lc.client.retries,
-		RateLimit: lc.client.rateLimit, ServerMetrics: c.String("server-metrics"), Shard: lc.shard, StartAt: lc.startAt,
+	// A secret typed into --label or --metadata is hidden by the session, so in every output.
+	lc.target = runner.Options{Target: t, Workload: lc.source, MaxConcurrency: client.MaxConcurrency, Retries: client.Retries,
+		RateLimit: client.RateLimit, Label: naming.Label, Metadata: metadata, ServerMetrics: c.String("server-metrics"), Shard: lc.shard, StartAt: lc.startAt,
 		Seed: c.Int64("seed"), Version: version}
 	if t.BaseURL == "" {
 		if err := simOptions(c, "sim-", &lc.target); err != nil {
@@ -86,15 +84,9 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	}
 	lc.progress = lc.progress && !vr.Quiet
 	lc.settings.Measure.Unit = lc.target.Target.Endpoint.Unit() // what throughputs count: the endpoint kind's
-	if err := runner.CheckClockAt(t.BaseURL, c.String("sim-clock")); err != nil {
-		errs = append(errs, err)
-	} else {
-		errs = append(errs, runner.CheckVirtual(lc.target)...)
-	}
-	if err := runner.CheckEndpoint(lc.target); err != nil {
-		errs = append(errs, err)
-	}
-	return lc, errs
+	// ShareGPT's multi-turn sessions take --think-time; a file's own sessions carry theirs.
+	thinkStated := c.IsSet("think-time") && !c.Bool("sharegpt-multi-turn")
+	return lc, append(errs, lc.target.Check(thinkStated, c.String("sim-clock"))...)
 }
 
 // prepareOut checks --out before any load is sent: a directory holding a result is refused
@@ -130,16 +122,12 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.St
 	if lc.progress {
 		lc.target.Progress = loadgen.ProgressLine(stderr)
 	}
-	for _, n := range lc.source.Notes {
-		fmt.Fprintf(stderr, "loadcurve: workload: %s\n", n)
-	}
+	say(c, "workload: ", lc.source.Notes...)
 	// vLLM's ready check, before runner.Open sends the preflight.
 	if err := runner.WaitReady(c.Context, lc.target.Target, lc.readyCheck, lc.target.Log, bind.Flag); err != nil {
 		return nil, err
 	}
-	// A secret typed into --label or --metadata is hidden by the session, so in every output.
 	lc.target.Command, lc.target.Schedule, lc.target.Settings = cmd, schedule, lc.settings.Record()
-	lc.target.Label, lc.target.Metadata = lc.info.label, lc.info.metadata
 	lc.target.Tally = !lc.bounded // the time series and a run's peak figures, as the records pass
 	return runner.Open(c.Context, lc.target)
 }
@@ -149,9 +137,7 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.St
 func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Result) error {
 	stderr := c.App.ErrWriter
 	series, warnings, closeErr := s.Finish(res, lc.recordsLost, report.ReadTimeSeries)
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "loadcurve: warning: %s\n", w)
-	}
+	say(c, "warning: ", warnings...)
 	var writeErr error
 	if lc.out.Out != "" {
 		if lc.bounded && closeErr == nil && !lc.recordsLost {

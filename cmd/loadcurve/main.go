@@ -11,8 +11,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loadcurve/loadcurve/param"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -54,6 +56,16 @@ func usageErrors(errs []error) error {
 		}
 	}
 	return usageError{errors.Join(out...)}
+}
+
+// say writes each line that is not empty to the command's stderr after "loadcurve: " and kind
+// ("WARNING: ", "workload: ", or none), trimmed, every input it refers to written as its flag.
+func say(c *cli.Context, kind string, lines ...string) {
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			fmt.Fprintf(c.App.ErrWriter, "loadcurve: %s%s\n", kind, param.Render(l, bind.Flag))
+		}
+	}
 }
 
 var errInterrupted = errors.New("interrupted: results are incomplete")

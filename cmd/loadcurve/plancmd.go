@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
@@ -64,11 +63,11 @@ func planAction(c *cli.Context) error {
 			errs = append(errs, fmt.Errorf("%s: %w", plan.Sides[i], err))
 		}
 	}
-	ds, k, bad := set.Deployments(ins, func(w string) { planWarning(c, w) }, func(d string) { fmt.Fprintf(c.App.ErrWriter, "  %s\n", d) })
+	ds, k, bad := set.Deployments(ins, func(w string) { say(c, "WARNING: ", w) }, func(d string) { fmt.Fprintf(c.App.ErrWriter, "  %s\n", d) })
 	if errs = append(errs, bad...); len(errs) > 0 {
 		return usageErrors(errs)
 	}
-	doc, err := set.Document(f, ds, k, func(w string) { planWarning(c, w) })
+	doc, err := set.Document(f, ds, k, func(w string) { say(c, "WARNING: ", w) })
 	if err != nil {
 		return usageErrors([]error{err})
 	}
@@ -86,14 +85,6 @@ func planAction(c *cli.Context) error {
 		return writePlan(c, o, doc)
 	}
 	return nil
-}
-
-// planWarning writes a library's warning, the inputs it refers to written as their flags;
-// nothing when it is empty.
-func planWarning(c *cli.Context, warning string) {
-	if warning != "" {
-		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", param.Render(warning, bind.Flag))
-	}
 }
 
 // writePlan writes the plan's files (report.WritePlan: plan.json, report.html) and the scenario into o.Out.

@@ -2,14 +2,12 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
-	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -50,10 +48,10 @@ func runAction(c *cli.Context) error {
 		return usageErrors([]error{err})
 	}
 	if replay {
-		fmt.Fprintln(c.App.ErrWriter, "loadcurve: "+param.Render(runner.ReplayNote, bind.Flag))
+		say(c, "", runner.ReplayNote)
 	}
 	n = runner.RunRequests(src, n, c.IsSet("num-requests"), d) // a trace whole, a file's requests once
-	cfg := sweep.Config{Schedule: sch, Requests: n, Duration: d, MaxConcurrency: lc.client.maxConc, Seed: c.Int64("seed"),
+	cfg := sweep.Config{Schedule: sch, Requests: n, Duration: d, MaxConcurrency: lc.target.MaxConcurrency, Seed: c.Int64("seed"),
 		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.startAt, Drain: sweep.RunDrain(lc.target.Target.Timeout, src.Sessions())}
 	if errs := bind.Errors(cfg.Validate()); len(errs) > 0 {
 		return usageErrors(errs)
@@ -88,9 +86,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range res.ClientBoundWarnings() {
-		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: %s\n", w)
-	}
+	say(c, "WARNING: ", res.ClientBoundWarnings()...)
 	if err := lc.finish(c, s, res); err != nil {
 		return err
 	}

@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -78,7 +76,7 @@ func workloadCommand() *cli.Command {
 			if len(errs) > 0 {
 				return usageErrors(errs)
 			}
-			printNotes(c.App.ErrWriter, src.Notes)
+			say(c, "workload: ", src.Notes...)
 			if err := src.CheckSize(n); err != nil {
 				return usageError{err}
 			}
@@ -86,7 +84,7 @@ func workloadCommand() *cli.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			printNotes(c.App.ErrWriter, notes)
+			say(c, "workload: ", notes...)
 			if out := set.Out; out != "" {
 				if err := workloads.Save(out, rs); err != nil {
 					return err
@@ -96,11 +94,5 @@ func workloadCommand() *cli.Command {
 			fmt.Fprintf(c.App.Writer, "%s  %s  %d requests\n", rs.Fingerprint, rs.Source, len(rs.Requests))
 			return nil
 		},
-	}
-}
-
-func printNotes(wr io.Writer, notes []string) {
-	for _, n := range notes {
-		fmt.Fprintf(wr, "loadcurve: workload: %s\n", strings.TrimSpace(n))
 	}
 }

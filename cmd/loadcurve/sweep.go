@@ -89,7 +89,7 @@ func sweepAction(c *cli.Context) error {
 		errs = append(errs, bind.Errors(runner.CheckVirtualUsers(lc.target))...)
 		errs = append(errs, bind.Errors(sweep.CheckClosedLoop(param.IsGiven(ps, sweep.FieldRates), c.String("think-time-dist")))...)
 	}
-	cfg.Burstiness, cfg.MaxConcurrency, cfg.Seed, cfg.Settings = burst, lc.client.maxConc, c.Int64("seed"), lc.settings
+	cfg.Burstiness, cfg.MaxConcurrency, cfg.Seed, cfg.Settings = burst, lc.target.MaxConcurrency, c.Int64("seed"), lc.settings
 	cfg.Bounded, cfg.StartAt, cfg.Sessions = lc.bounded, lc.startAt, lc.source != nil && lc.source.Sessions()
 	cfg, e = cfg.Check(ps)
 	errs = append(errs, e...)
@@ -121,12 +121,7 @@ func sweepAction(c *cli.Context) error {
 		whose = "" // given
 	}
 	fmt.Fprintf(stderr, "loadcurve: %s\n", lc.settings.Judging(whose, bind.Flag))
-	if note := runner.ExactCapacityNote(lc.target, lc.settings.Measure.Objectives, lc.settings.Params.TargetShare); note != "" {
-		fmt.Fprintf(stderr, "loadcurve: %s\n", note)
-	}
-	if bounds := cfg.Bounds(lc.target.Virtual, bind.Flag); bounds != "" {
-		fmt.Fprintf(stderr, "loadcurve: %s\n", bounds)
-	}
+	say(c, "", runner.ExactCapacityNote(lc.target, lc.settings.Measure.Objectives, lc.settings.Params.TargetShare), cfg.Bounds(lc.target.Virtual, bind.Flag))
 	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: cfg.Rates, Burstiness: float64(burst)})
 	if err != nil {
 		return err
