@@ -71,6 +71,20 @@ func (s Spec) CheckSize(n int, within time.Duration) error {
 	return nil
 }
 
+// Whole draws the schedule of a tier of n arrivals (n > 0), or of those before within, whole or
+// not at all: one too large to plan is refused before anything is allocated (CheckSize), or
+// once drawn (CheckDrawn), never cut short.
+func (s Spec) Whole(n int, within time.Duration, seed int64) ([]time.Duration, error) {
+	if err := s.CheckSize(n, within); err != nil {
+		return nil, err
+	}
+	offsets, err := s.Arrivals(n, within, seed, MaxArrivals+1)
+	if err != nil {
+		return nil, err
+	}
+	return offsets, CheckDrawn(s, offsets, within)
+}
+
 // CheckDrawn refuses the offsets of an arrival process's duration-bound tier drawn with
 // max = MaxArrivals + 1 that reached it: the schedule is longer than a tier may plan, though its
 // expected count was not.

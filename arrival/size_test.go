@@ -73,6 +73,10 @@ func TestCheckSize(t *testing.T) {
 		if over := len(off) > arrival.MaxArrivals; over != (err != nil) {
 			t.Fatalf("seed %d: %d arrivals drawn, CheckDrawn says %v", seed, len(off), err)
 		}
+		// Whole takes the same steps: the same schedule, or the same refusal.
+		if whole, werr := sp.Whole(0, d, seed); (werr != nil) != (err != nil) || werr == nil && len(whole) != len(off) {
+			t.Fatalf("seed %d: Whole drew %d arrivals (%v), the steps %d (%v)", seed, len(whole), werr, len(off), err)
+		}
 		if err != nil {
 			return // one seed that overshot is enough
 		}

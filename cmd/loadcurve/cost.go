@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/cost"
 	"github.com/loadcurve/loadcurve/report"
 )

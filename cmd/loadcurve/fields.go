@@ -1,10 +1,9 @@
 package main
 
 import (
-	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
-
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/bench"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/compare"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"

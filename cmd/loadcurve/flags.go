@@ -1,14 +1,14 @@
 package main
 
 import (
-	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
-	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
+	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/report"

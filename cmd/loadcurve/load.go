@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loadcurve/loadcurve/param"
 	"io"
 	"os"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/cmd/internal/stopsignal"
+	"github.com/loadcurve/loadcurve/param"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -76,7 +76,7 @@ func main() {
 
 // run executes the CLI and returns the exit code. A stop request (SIGINT, SIGTERM; see package
 // stopsignal) cancels the context: dispatch stops, in-flight requests are canceled, everything
-// recorded is written. Only a second Ctrl-C, later than forceAfter, exits at once.
+// recorded is written. Only a second Ctrl-C, later than stopsignal.ForceAfter, exits at once.
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -89,9 +89,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	})()
 	return runApp(ctx, args, stdout, stderr)
 }
-
-// forceAfter is how long after a stop request a second Ctrl-C must come to exit at once.
-const forceAfter = stopsignal.ForceAfter
 
 func runApp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)

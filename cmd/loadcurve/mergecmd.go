@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/shard"
 )

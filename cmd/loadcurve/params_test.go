@@ -1,13 +1,14 @@
 package main
 
 import (
-	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"io"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 )
 
 // TestSettingsFlagsAreNamedByFieldFlags: every flag built from a library's declared settings

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"io"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"

@@ -3,21 +3,22 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // resumeFlag is sweep's --resume DIR.
 func resumeFlag() cli.Flag {
 	return &cli.StringFlag{Name: "resume", Category: catOutput, Usage: "continue the interrupted sweep in DIR: its finished tiers are kept, the interrupted one runs again, the search goes on where it stopped " +
-		"and the result is written to DIR; flags not given are the sweep's own (DIR's " + ScenarioName + "), a flag given must not change what the sweep measures"}
+		"and the result is written to DIR; flags not given are the sweep's own (DIR's " + result.ScenarioName + "), a flag given must not change what the sweep measures"}
 }
 
 // resumeFreeFlags may differ from the interrupted sweep's: they change how the result is shown or
@@ -43,10 +44,10 @@ func applyResume(c *cli.Context) error {
 		return usageErrors([]error{err})
 	}
 	errs := sweep.CheckResumeOutput(dir, c.String("out"), c.IsSet("out"), c.Bool("replace"))
-	scen, err := flagfile.Read(filepath.Join(dir, ScenarioName), c.Command.Flags)
+	scen, err := flagfile.Read(filepath.Join(dir, result.ScenarioName), c.Command.Flags)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: --resume %s: no %s there (a sweep writes it when its first tier starts): the command line's flags are taken as the sweep's, and its records are checked against them\n", dir, ScenarioName)
+		fmt.Fprintf(c.App.ErrWriter, "loadcurve: WARNING: --resume %s: no %s there (a sweep writes it when its first tier starts): the command line's flags are taken as the sweep's, and its records are checked against them\n", dir, result.ScenarioName)
 	case err != nil:
 		errs = append(errs, err)
 	}

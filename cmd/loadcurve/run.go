@@ -2,11 +2,11 @@ package main
 
 import (
 	"errors"
-	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/runner"

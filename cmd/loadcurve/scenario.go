@@ -10,13 +10,10 @@ import (
 	"github.com/loadcurve/loadcurve/result"
 )
 
-// ScenarioName is the file a result directory holds its resolved scenario in.
-const ScenarioName = result.ScenarioName
-
 // scenarioFlag is --config: a scenario file holding flag values for the command.
 func scenarioFlag() cli.Flag {
 	return &cli.StringFlag{Name: "config", Category: catOutput,
-		Usage: "a scenario file (YAML): a line 'flag: value' for any flag of this command (a list for repeatable ones); flags on the command line override it; the resolved scenario is written to --out as " + ScenarioName}
+		Usage: "a scenario file (YAML): a line 'flag: value' for any flag of this command (a list for repeatable ones); flags on the command line override it; the resolved scenario is written to --out as " + result.ScenarioName}
 }
 
 // applyScenario is the Before of the commands that take --config: it sets every flag the
@@ -54,5 +51,5 @@ func scenarioSecrets(c *cli.Context) *redact.Secrets {
 // its value, secrets left out, as YAML that --config reads back.
 func writeScenario(dir string, c *cli.Context) error {
 	r := flagfile.Resolution{Skip: unresolvedFlags, Secret: secretFlags, URL: urlFlags, Secrets: scenarioSecrets(c)}
-	return r.Write(c, dir, ScenarioName)
+	return r.Write(c, dir, result.ScenarioName)
 }

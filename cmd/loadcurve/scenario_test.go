@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // TestScenarioRoundTrip: a scenario file sets the flags it names, the command line overrides
@@ -42,7 +43,7 @@ quiet: true
 	if len(f.Records) != 12 || f.Header.Seed != 7 || f.Tiers[0].RequestRate != 40 {
 		t.Fatalf("%d records, seed %d, rate %v: the scenario or the override was not applied", len(f.Records), f.Header.Seed, f.Tiers[0].RequestRate)
 	}
-	resolved, err := os.ReadFile(filepath.Join(first, ScenarioName))
+	resolved, err := os.ReadFile(filepath.Join(first, result.ScenarioName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ quiet: true
 	}
 	// Run again from the resolved scenario: the same workload and schedule.
 	again := filepath.Join(t.TempDir(), "again")
-	if code, _, stderr := runCLI(t, "run", "--config", filepath.Join(first, ScenarioName), "--out", again); code != exitOK {
+	if code, _, stderr := runCLI(t, "run", "--config", filepath.Join(first, result.ScenarioName), "--out", again); code != exitOK {
 		t.Fatalf("rerun: exit %d: %s", code, stderr)
 	}
 	g, err := records.ReadFile(filepath.Join(again, "records.jsonl"))
@@ -164,7 +165,7 @@ func TestScenarioKeepsVLLMGoodputForm(t *testing.T) {
 		"--random-output-len", "4", "--quiet", "--out", out, "--goodput", "ttft:500", "tpot:50"); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	resolved, err := os.ReadFile(filepath.Join(out, ScenarioName))
+	resolved, err := os.ReadFile(filepath.Join(out, result.ScenarioName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestScenarioKeepsVLLMGoodputForm(t *testing.T) {
 		}
 	}
 	again := filepath.Join(t.TempDir(), "again")
-	if code, _, stderr := runCLI(t, "run", "--config", filepath.Join(out, ScenarioName), "--out", again); code != exitOK {
+	if code, _, stderr := runCLI(t, "run", "--config", filepath.Join(out, result.ScenarioName), "--out", again); code != exitOK {
 		t.Fatalf("rerun: exit %d: %s", code, stderr)
 	}
 	f, err := records.ReadFile(filepath.Join(again, "records.jsonl"))

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -27,15 +26,7 @@ func scheduleCommand() *cli.Command {
 			if errs = append(errs, cErrs...); len(errs) > 0 {
 				return usageErrors(errs)
 			}
-			// Refused before anything is allocated (CheckSize), or once drawn (CheckDrawn), never cut.
-			err := spec.CheckSize(n, d)
-			var offsets []time.Duration
-			if err == nil {
-				offsets, err = spec.Arrivals(n, d, c.Int64("seed"), arrival.MaxArrivals+1)
-			}
-			if err == nil {
-				err = arrival.CheckDrawn(spec, offsets, d)
-			}
+			offsets, err := spec.Whole(n, d, c.Int64("seed"))
 			var size *arrival.SizeError
 			if errors.As(err, &size) {
 				return usageError{errors.New(size.Explain(bind.Flag))}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/stopsignal"
 	"github.com/loadcurve/loadcurve/records"
 )
 
@@ -113,7 +114,7 @@ func TestSecondSIGINTExitsAtOnce(t *testing.T) {
 	waitForFile(t, filepath.Join(dir, "records.jsonl"))
 	time.Sleep(300 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
-	time.Sleep(forceAfter + 100*time.Millisecond) // a second press, not the same signal twice
+	time.Sleep(stopsignal.ForceAfter + 100*time.Millisecond) // a second press, not the same signal twice
 	cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -129,7 +130,7 @@ func TestSecondSIGINTExitsAtOnce(t *testing.T) {
 }
 
 // TestRepeatedSIGTERMIsOneStop: GNU timeout sends SIGTERM to the process, then to its group, a
-// moment apart; signals that repeat a stop request within forceAfter (and every SIGTERM) are the
+// moment apart; signals that repeat a stop request within stopsignal.ForceAfter (and every SIGTERM) are the
 // same request: the run stops in order, and its records and summary are whole (under `timeout`,
 // the usual CI pattern, half of such runs once lost them).
 func TestRepeatedSIGTERMIsOneStop(t *testing.T) {
@@ -138,8 +139,8 @@ func TestRepeatedSIGTERMIsOneStop(t *testing.T) {
 	waitForRecords(t, filepath.Join(dir, "records.jsonl"), 10)
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Process.Signal(syscall.SIGINT) // the group's copy of a Ctrl-C, within forceAfter
-	time.Sleep(forceAfter + 100*time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT) // the group's copy of a Ctrl-C, within stopsignal.ForceAfter
+	time.Sleep(stopsignal.ForceAfter + 100*time.Millisecond)
 	cmd.Process.Signal(syscall.SIGTERM) // SIGTERM never forces
 	if code := exitCode(cmd.Wait()); code != exitSignaled {
 		t.Fatalf("exit %d, want %d\n%s", code, exitSignaled, out)

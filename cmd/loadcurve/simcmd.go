@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"net"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/sim"
 )

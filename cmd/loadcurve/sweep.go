@@ -3,14 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
-	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
+	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/records"

@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
-
 	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/scenario"
 )

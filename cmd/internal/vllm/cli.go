@@ -2,12 +2,12 @@ package vllm
 
 import (
 	"fmt"
-	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"io"
 	"slices"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 )
 

@@ -3,12 +3,12 @@ package vllm_test
 import (
 	"bytes"
 	"context"
-	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 )
 
