@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,5 +82,55 @@ func TestRecordsNameSessionsByTheFilesIDs(t *testing.T) {
 	}
 	if named == 0 {
 		t.Fatalf("no record of a named session among %d", len(f.Records))
+	}
+}
+
+// TestBenchCommandEndToEnd runs `loadcurve bench` as a process at a tiny scale: the command
+// re-executes its own binary (here this test binary, acting as loadcurve) as the server, the
+// probe and the loadcurve client, and writes its report as JSON. It checks the plumbing that
+// package bench's TestRunEndToEnd cannot: the command's flags reach the runner, its children
+// are started as `loadcurve bench ROLE JOB` and answer, and the JSON file and stdout agree. It
+// asserts counts, never a timing.
+func TestBenchCommandEndToEnd(t *testing.T) {
+	t.Parallel()
+	js := filepath.Join(t.TempDir(), "bench.json")
+	cmd := exec.Command(os.Args[0], "bench", "--rates", "50", "--duration", "200ms", "--repeats", "1", "--chunks", "3", "--chunk-gap", "1ms",
+		"--streams", "10", "--stream-open-rate", "500", "--light-rate", "20", "--light-duration", "200ms", "--format", "json", "--json", js, "--quiet")
+	// Under -race each child would sleep 1 s at exit (ThreadSanitizer's atexit_sleep_ms).
+	cmd.Env = append(os.Environ(), "LOADCURVE_TEST_AS_MAIN=1", "GORACE=atexit_sleep_ms=0")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("loadcurve bench: %v\n%s", err, stderr.String())
+	}
+	var rep struct {
+		Rates []struct {
+			Role           string  `json:"role"`
+			Planned        float64 `json:"planned"`
+			ServerRequests float64 `json:"server_requests"`
+		} `json:"rates"`
+		Stall []struct {
+			Streams int64 `json:"streams_held"`
+		} `json:"stall"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("stdout is not the JSON report: %v\n%s", err, stdout.String())
+	}
+	if len(rep.Rates) != 2 || len(rep.Stall) != 2 {
+		t.Fatalf("want the probe's and loadcurve's rows at one rate and stalled: %+v", rep)
+	}
+	for _, r := range rep.Rates {
+		if r.Planned < 5 || r.ServerRequests != r.Planned {
+			t.Errorf("%s: planned %v, the server saw %v", r.Role, r.Planned, r.ServerRequests)
+		}
+	}
+	for _, s := range rep.Stall {
+		if s.Streams != 10 {
+			t.Errorf("stalled streams held: %d, want 10", s.Streams)
+		}
+	}
+	file, err := os.ReadFile(js)
+	if err != nil || !bytes.Equal(bytes.TrimSpace(file), bytes.TrimSpace(stdout.Bytes())) {
+		t.Errorf("--json %s differs from stdout (%v)", js, err)
 	}
 }
