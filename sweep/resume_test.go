@@ -111,7 +111,7 @@ func opRate(res *sweep.Result) float64 {
 }
 
 // TestResumeReachesTheSameDecision interrupts sweeps of M/D/c queues in the middle of their
-// tier k, for every k, resumes each from its records file, and holds the resumed sweep to the
+// tier k, for every k (under -race for the first, a middle and the last), resumes each from its records file, and holds the resumed sweep to the
 // uninterrupted one of the same seed (on the virtual clock, where a tier's records are a
 // function of its plan): the same tiers (the kept ones not run again, the interrupted one run
 // again whole), the same decision (capacity and interval, operating point and its
@@ -150,7 +150,14 @@ func TestResumeReachesTheSameDecision(t *testing.T) {
 			t.Fatalf("%s: the uninterrupted sweep ran %d tiers, capacity %v: want a decision of several tiers", tc.q.Name, n, want.Analysis.Capacity)
 		}
 		t.Logf("%s seed %d: %d tiers, capacity %s", tc.q.Name, tc.seed, n, want.Analysis.Capacity)
-		for k := 0; k < n; k++ {
+		cuts := make([]int, n) // every tier
+		for k := range cuts {
+			cuts[k] = k
+		}
+		if testing.Short() || racedetector.Enabled {
+			cuts = []int{0, n / 2, n - 1} // the first, one of the middle, the last: the code paths
+		}
+		for _, k := range cuts {
 			dir := t.TempDir()
 			w := createRecords(t, dir)
 			ctx, cancel := context.WithCancel(context.Background())

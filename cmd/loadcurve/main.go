@@ -146,8 +146,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{clihelp.ExplainRoot(app, err)} }
 	for _, cmd := range app.Commands {
 		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{clihelp.Explain(cmd.Flags, err)} }
+		cmd.Flags = clihelp.Fast(cmd.Flags) // first: what follows asks every flag its names
 		helpOptions.AnswerLast(cmd)
-		cmd.Flags = clihelp.Fast(cmd.Flags) // first: the help text below asks every flag its names
 		helpOptions.SetHelp(cmd, clihelp.Width(stdout))
 		// No `loadcurve run help`: urfave/cli would add its one shared help command to every
 		// command, and write to it as each runs, a data race when apps run at once (tests).

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 )
 
 // scenarioFlags applies the scenario in body to `run` with the command line args and returns
@@ -23,6 +25,7 @@ func scenarioFlags(t *testing.T, body string, args ...string) (label string, lab
 		t.Fatal(err)
 	}
 	cmd := runCommand()
+	cmd.Flags = clihelp.Fast(cmd.Flags) // as newApp's commands are
 	cmd.Action = func(c *cli.Context) error {
 		label, labelSet, n = c.String("label"), c.IsSet("label"), c.Int("num-requests")
 		return nil
