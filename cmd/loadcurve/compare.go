@@ -65,16 +65,9 @@ func compareAction(c *cli.Context) error {
 	if err := report.PrintComparison(c.App.Writer, o.Format, res, sides[0].Result, sides[1].Result); err != nil {
 		return err
 	}
-	if o.Out == "" {
-		return nil
-	}
-	if err := prepareOut(result.Out{Dir: o.Out, Kind: result.Comparison, Replace: o.Replace}); err != nil {
-		return err
-	}
-	if err := writeScenario(o.Out, c); err != nil {
-		return err
-	}
-	return report.WriteComparison(o.Out, res, sides[0].Result, sides[1].Result, o.Plots)
+	return writeOut(c, result.Out{Dir: o.Out, Kind: result.Comparison, Replace: o.Replace}, func(dir string) error {
+		return report.WriteComparison(dir, res, sides[0].Result, sides[1].Result, o.Plots)
+	})
 }
 
 // compareFlags are compare's settings (compare.Settings), then how the comparison is shown and

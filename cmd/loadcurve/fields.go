@@ -15,16 +15,15 @@ import (
 )
 
 // fieldFlags is the one table from the libraries' inputs, as their field.Errors name them in
-// their own words, to the flags that give them. Libraries whose inputs are named as their
-// flags are, without the dashes (curve, plan, cost, sim), need no row.
+// their own words, to the flags that give them. An input named as its flag is, without the
+// dashes (burstiness, workload, header, retries, shard, budget; curve's, plan's, cost's and
+// sim's), needs no row.
 var fieldFlags = map[string]string{
-	arrival.FieldRate:       "request-rate",
-	arrival.FieldBurstiness: "burstiness", // sweep.FieldBurstiness too
-	arrival.FieldRamp:       "ramp-up-strategy",
-	arrival.FieldRampStart:  "ramp-up-start-rps",
-	arrival.FieldRampEnd:    "ramp-up-end-rps",
+	arrival.FieldRate:      "request-rate",
+	arrival.FieldRamp:      "ramp-up-strategy",
+	arrival.FieldRampStart: "ramp-up-start-rps",
+	arrival.FieldRampEnd:   "ramp-up-end-rps",
 
-	workloads.FieldWorkload:        "workload",
 	workloads.FieldCache:           "cache",
 	workloads.FieldTimeScale:       "trace-time-scale",
 	workloads.FieldInputLen:        "random-input-len",
@@ -48,12 +47,10 @@ var fieldFlags = map[string]string{
 
 	loadgen.FieldBaseURL:         "base-url",
 	loadgen.FieldEndpoint:        "endpoint",
-	loadgen.FieldHeader:          "header",
 	loadgen.FieldExtraBody:       "extra-body",
 	loadgen.FieldRequestIDPrefix: "request-id-prefix",
 	loadgen.FieldTimeout:         "timeout",
 	loadgen.FieldMaxResponse:     "max-response-mib",
-	loadgen.FieldRetries:         "retries",
 	loadgen.FieldReadyTimeout:    "ready-check-timeout-sec",
 	loadgen.FieldAPIKey:          "api-key",
 	loadgen.FieldIgnoreEOS:       "ignore-eos",
@@ -62,7 +59,6 @@ var fieldFlags = map[string]string{
 	loadgen.FieldRateLimit:       "rate-limit",
 	// loadgen.FieldMaxConcurrency is sweep.FieldMaxConcurrency: one cap, --max-concurrency.
 
-	shard.FieldShard:   "shard",
 	shard.FieldStartAt: "start-at",
 	shard.FieldOut:     "out",
 
@@ -75,9 +71,6 @@ var fieldFlags = map[string]string{
 	sweep.FieldMinTierDuration: "min-tier-duration",
 	sweep.FieldMaxTierDuration: "max-tier-duration",
 	sweep.FieldDrain:           "drain-timeout",
-	sweep.FieldCooldown:        "cooldown",
-	sweep.FieldPrecision:       "precision",
-	sweep.FieldBudget:          "budget",
 	sweep.FieldMaxTiers:        "max-tiers",
 	sweep.FieldRepeat:          "repeat",
 	sweep.FieldWarmup:          "window-warmup",

@@ -15,7 +15,6 @@ import (
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
-	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -26,8 +25,6 @@ type loadCommand struct {
 	target   runner.Options
 	settings sweep.Settings
 	source   *workloads.Source
-	shard    shard.Spec
-	startAt  time.Time
 	bounded  bool
 	out      report.Output
 	progress bool
@@ -60,11 +57,11 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 	metadata, e := naming.Check()
 	errs = append(errs, e...)
 	lc.readyCheck = time.Duration(c.Int("ready-check-timeout-sec")) * time.Second
-	lc.shard, lc.startAt, e = shardOptions(c)
+	spec, startAt, e := shardOptions(c)
 	errs = append(errs, e...)
 	// A secret typed into --label or --metadata is hidden by the session, so in every output.
 	lc.target = runner.Options{Target: t, Workload: lc.source, MaxConcurrency: client.MaxConcurrency, Retries: client.Retries,
-		RateLimit: client.RateLimit, Label: naming.Label, Metadata: metadata, ServerMetrics: c.String("server-metrics"), Shard: lc.shard, StartAt: lc.startAt,
+		RateLimit: client.RateLimit, Label: naming.Label, Metadata: metadata, ServerMetrics: c.String("server-metrics"), Shard: spec, StartAt: startAt,
 		Seed: c.Int64("seed"), Version: version}
 	if t.BaseURL == "" {
 		if err := simOptions(c, "sim-", &lc.target); err != nil {
@@ -112,6 +109,21 @@ func prepareOut(o result.Out) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 	return nil
+}
+
+// writeOut makes the directory of o ready for a result (prepareOut), writes the result into it
+// (write), and the scenario the command ran with beside it; nothing without a directory.
+func writeOut(c *cli.Context, o result.Out, write func(dir string) error) error {
+	if o.Dir == "" {
+		return nil
+	}
+	if err := prepareOut(o); err != nil {
+		return err
+	}
+	if err := write(o.Dir); err != nil {
+		return err
+	}
+	return writeScenario(o.Dir, c)
 }
 
 // open opens the target (starting the embedded deployment when there is no --base-url); the

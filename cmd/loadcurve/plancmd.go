@@ -81,24 +81,9 @@ func planAction(c *cli.Context) error {
 	if err := report.PrintPlan(c.App.Writer, o.Format, doc); err != nil {
 		return err
 	}
-	if o.Out != "" {
-		return writePlan(c, o, doc)
+	err = writeOut(c, result.Out{Dir: o.Out, Kind: result.Plan, Replace: o.Replace}, func(dir string) error { return report.WritePlan(dir, doc) })
+	if err == nil && o.Out != "" {
+		say(c, "", "wrote the plan to "+o.Out+" (plan.json, report.html)")
 	}
-	return nil
-}
-
-// writePlan writes the plan's files (report.WritePlan: plan.json, report.html) and the scenario into o.Out.
-func writePlan(c *cli.Context, o report.PlanOutput, doc plan.Document) error {
-	out := o.Out
-	if err := prepareOut(result.Out{Dir: out, Kind: result.Plan, Replace: o.Replace}); err != nil {
-		return err
-	}
-	if err := report.WritePlan(out, doc); err != nil {
-		return err
-	}
-	if err := writeScenario(out, c); err != nil {
-		return err
-	}
-	fmt.Fprintf(c.App.ErrWriter, "loadcurve: wrote the plan to %s (plan.json, report.html)\n", out)
-	return nil
+	return err
 }

@@ -52,7 +52,7 @@ func runAction(c *cli.Context) error {
 	}
 	n = runner.RunRequests(src, n, c.IsSet("num-requests"), d) // a trace whole, a file's requests once
 	cfg := sweep.Config{Schedule: sch, Requests: n, Duration: d, MaxConcurrency: lc.target.MaxConcurrency, Seed: c.Int64("seed"),
-		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.startAt, Drain: sweep.RunDrain(lc.target.Target.Timeout, src.Sessions())}
+		Settings: lc.settings, Bounded: lc.bounded, StartAt: lc.target.StartAt, Drain: sweep.RunDrain(lc.target.Target.Timeout, src.Sessions())}
 	if errs := bind.Errors(cfg.Validate()); len(errs) > 0 {
 		return usageErrors(errs)
 	}

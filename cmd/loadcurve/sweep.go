@@ -90,7 +90,7 @@ func sweepAction(c *cli.Context) error {
 		errs = append(errs, bind.Errors(sweep.CheckClosedLoop(param.IsGiven(ps, sweep.FieldRates), c.String("think-time-dist")))...)
 	}
 	cfg.Burstiness, cfg.MaxConcurrency, cfg.Seed, cfg.Settings = burst, lc.target.MaxConcurrency, c.Int64("seed"), lc.settings
-	cfg.Bounded, cfg.StartAt, cfg.Sessions = lc.bounded, lc.startAt, lc.source != nil && lc.source.Sessions()
+	cfg.Bounded, cfg.StartAt, cfg.Sessions = lc.bounded, lc.target.StartAt, lc.source != nil && lc.source.Sessions()
 	cfg, e = cfg.Check(ps)
 	errs = append(errs, e...)
 	if err := sweep.CheckSource(lc.source); err != nil {
