@@ -137,32 +137,3 @@ var bind = cliparam.Binding{
 	Aliases: map[string][]string{"num-requests": {"num-prompts"}, "verbose": {"v"}, "quiet": {"q"}},
 	Env:     map[string][]string{"api-key": {"OPENAI_API_KEY"}, "plot-formats": {"LOADCURVE_PLOT_FORMATS"}},
 }
-
-// resumeSettingFlags names the flags that set each setting a resumed sweep must keep
-// (sweep.ResumeDifferences).
-var resumeSettingFlags = map[string]string{
-	sweep.ResumeTarget:         "--base-url",
-	sweep.ResumeSim:            "--sim-*",
-	sweep.ResumeSimConfig:      "--sim-*",
-	sweep.ResumeSimReplicas:    "--sim-replicas, --sim-balance",
-	sweep.ResumeEndpoint:       "--endpoint",
-	sweep.ResumeModel:          "--model, or the first of GET /models",
-	sweep.ResumeWorkload:       "--workload and its flags",
-	sweep.ResumeSchedule:       "--request-rates, --max-concurrencies, --burstiness",
-	sweep.ResumeSeed:           "--seed",
-	sweep.ResumeMaxConcurrency: "--max-concurrency",
-	sweep.ResumeCachePolicy:    "--cache",
-	sweep.ResumeExtraBody:      "--extra-body, --ignore-eos",
-	sweep.ResumeTimeout:        "--timeout",
-	sweep.ResumeRetries:        "--retries",
-	sweep.ResumeSettings:       "--goodput, --target-share, --confidence, …",
-}
-
-// settingWithFlags names a setting a resumed sweep must keep with the flags that set it: "the
-// seed (--seed)".
-func settingWithFlags(what string) string {
-	if f, ok := resumeSettingFlags[what]; ok {
-		return "the " + what + " (" + f + ")"
-	}
-	return "the " + what
-}

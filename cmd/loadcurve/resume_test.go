@@ -121,27 +121,3 @@ func TestSweepResumesAfterAnInterrupt(t *testing.T) {
 		t.Errorf("report of the resumed sweep's records did not reproduce its curve.json")
 	}
 }
-
-// TestResumeDifferencesNameTheFlags: every setting a resumed sweep must keep is refused naming
-// the flags that set it, with both values (a header that differs in every one of them).
-func TestResumeDifferencesNameTheFlags(t *testing.T) {
-	t.Parallel()
-	old := records.Header{Target: "http://a/v1", Endpoint: "chat", Model: "m", Workload: "w", Arrival: "poisson(rate=1)",
-		Seed: 1, MaxConcurrency: 1, CachePolicy: "none", TimeoutS: 1, Settings: &records.Settings{Objectives: "ttft:1"}}
-	now := records.Header{Target: "http://b/v1", Sim: "default", SimConfig: []byte(`{"x":1}`), SimReplicas: 2, Endpoint: "completions",
-		Model: "n", Workload: "v", Arrival: "poisson(rate=2)", Seed: 2, MaxConcurrency: 2, CachePolicy: "warm", ExtraBody: []byte(`{"a":1}`),
-		TimeoutS: 2, Retries: 1, Settings: &records.Settings{Objectives: "ttft:2"}}
-	errs := resumeHeaderDiffers(old, now)
-	if len(errs) != 15 {
-		t.Fatalf("%d differences, want 15: %v", len(errs), errs)
-	}
-	if got, want := errs[0].Error(), "the target (--base-url): the interrupted sweep's records say http://a/v1, this sweep's would say http://b/v1"; got != want {
-		t.Errorf("the first difference: %q, want %q", got, want)
-	}
-	for _, err := range errs {
-		msg := err.Error()
-		if !strings.Contains(msg, "(--") || !strings.Contains(msg, ": the interrupted sweep's records say ") || !strings.Contains(msg, ", this sweep's would say ") {
-			t.Errorf("%q does not name its flags and both values", msg)
-		}
-	}
-}

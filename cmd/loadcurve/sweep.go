@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
+	"github.com/loadcurve/loadcurve/cmd/internal/resume"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/param"
@@ -41,7 +42,7 @@ func sweepFlags() []cli.Flag {
 	load := cliparam.Concat(knobs[:2], []cli.Flag{burstinessFlag(), seedFlag()}, knobs[2:])
 	return vllm.WithFlags("sweep", cliparam.Concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 		[]cli.Flag{boundedMemoryFlag("summarise every tier as its records arrive and keep none in memory, for long tiers")}, simFlags("sim-"),
-		[]cli.Flag{scenarioFlag(), resumeFlag()}))
+		[]cli.Flag{scenarioFlag(), resume.Flag(catOutput)}))
 }
 
 func sweepCommand() *cli.Command {
@@ -60,7 +61,7 @@ func sweepCommand() *cli.Command {
 			if err := applyScenario(c); err != nil {
 				return err
 			}
-			return applyResume(c)
+			return usageErrors(resume.Apply(c))
 		},
 		Action: sweepAction,
 	}
@@ -69,14 +70,13 @@ func sweepCommand() *cli.Command {
 func sweepAction(c *cli.Context) error {
 	cfg := sweep.DefaultConfig()
 	ps := cfg.Params()
-	errs := bind.Apply(c, ps[:1], true) // the rates: their errors come first
-	burst, err := arrival.ParseBurstiness(c.String("burstiness"))
-	if err != nil {
-		errs = append(errs, err)
-	}
-	defaulted := !c.IsSet("goodput")
-	objs, whose := defaultObjectives(c)
-	if defaulted {
+	errs := bind.Apply(c, ps[:1], true)                         // the rates: their errors come first
+	spec := arrival.Spec{Burstiness: arrival.DefaultBurstiness} // its burstiness, shared with run's flag
+	errs = append(errs, bind.Apply(c, spec.Params()[1:2], false)...)
+	whose := "" // the objectives' when they are not given: the default's, or the embedded deployment's
+	if !c.IsSet("goodput") {
+		var objs string
+		objs, whose = defaultObjectives(c)
 		if err := c.Set("goodput", objs); err != nil {
 			errs = append(errs, err)
 		}
@@ -89,40 +89,31 @@ func sweepAction(c *cli.Context) error {
 		errs = append(errs, bind.Errors(runner.CheckVirtualUsers(lc.target))...)
 		errs = append(errs, bind.Errors(sweep.CheckClosedLoop(param.IsGiven(ps, sweep.FieldRates), c.String("think-time-dist")))...)
 	}
-	cfg.Burstiness, cfg.MaxConcurrency, cfg.Seed, cfg.Settings = burst, lc.target.MaxConcurrency, c.Int64("seed"), lc.settings
+	cfg.Burstiness, cfg.MaxConcurrency, cfg.Seed, cfg.Settings = spec.Burstiness, lc.target.MaxConcurrency, c.Int64("seed"), lc.settings
 	cfg.Bounded, cfg.StartAt, cfg.Sessions = lc.bounded, lc.target.StartAt, lc.source != nil && lc.source.Sessions()
 	cfg, e = cfg.Check(ps)
 	errs = append(errs, e...)
 	if err := sweep.CheckSource(lc.source); err != nil {
 		errs = append(errs, err)
 	}
-	var resume *sweep.Resume
-	if c.IsSet("resume") {
-		if err := runner.CheckResumable(lc.target); err != nil {
-			errs = append(errs, bind.Error(err))
-		} else if resume, err = sweep.OpenResume(lc.out.Out); err != nil {
-			errs = append(errs, sweep.ResumeRefused(lc.out.Out, err))
-		}
+	resumed, err := resume.Open(c, lc.target, lc.out.Out)
+	if err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return usageErrors(errs)
 	}
 	stderr := c.App.ErrWriter
-	if resume != nil {
+	if resumed != nil {
 		lc.target.OutDir, lc.target.AppendRecords = lc.out.Out, true
-		for _, w := range resume.Warnings {
-			fmt.Fprintf(stderr, "loadcurve: %s: %s\n", resume.Path, w)
-		}
-		fmt.Fprintf(stderr, "loadcurve: resuming the sweep in %s: %s\n", lc.out.Out, resume.Describe())
+		say(c, resumed.Path+": ", resumed.Warnings...)
+		say(c, "", "resuming the sweep in "+lc.out.Out+": "+resumed.Describe())
 	} else if err := lc.prepareOut(); err != nil {
 		return err
 	}
-	if !defaulted {
-		whose = "" // given
-	}
 	fmt.Fprintf(stderr, "loadcurve: %s\n", lc.settings.Judging(whose, bind.Flag))
 	say(c, "", runner.ExactCapacityNote(lc.target, lc.settings.Measure.Objectives, lc.settings.Params.TargetShare), cfg.Bounds(lc.target.Virtual, bind.Flag))
-	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: cfg.Rates, Burstiness: float64(burst)})
+	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: cfg.Rates, Burstiness: float64(spec.Burstiness)})
 	if err != nil {
 		return err
 	}
@@ -136,18 +127,15 @@ func sweepAction(c *cli.Context) error {
 			}
 			return writeScenario(lc.out.Out, c)
 		})
-		if resume != nil {
-			x.Resume, x.Fingerprint = resume, lc.target.Fingerprint
+		if resumed != nil {
+			x.Resume, x.Fingerprint = resumed, lc.target.Fingerprint
 		}
 	}
-	if resume != nil {
-		if diffs := resumeHeaderDiffers(resume.Header, s.Header); len(diffs) > 0 {
-			for i, d := range diffs {
-				diffs[i] = sweep.ResumeRefused(lc.out.Out, d)
-			}
+	if resumed != nil {
+		if diffs := resume.HeaderDiffers(lc.out.Out, resumed.Header, s.Header); len(diffs) > 0 {
 			return usageErrors(diffs)
 		}
-		s.Header = resume.Header // the sweep's own, as its records file holds it
+		s.Header = resumed.Header // the sweep's own, as its records file holds it
 	}
 	res, err := runExecutor(c.Context, c, s, cfg, tune)
 	var mismatch *sweep.MismatchError
@@ -158,7 +146,7 @@ func sweepAction(c *cli.Context) error {
 		// The tiers that ran are whole in memory: show and save what can be, then fail. The
 		// tier the file lost has no closing line there: a resume runs it again.
 		return errors.Join(lc.finish(c, s, res), lost,
-			fmt.Errorf("once the disk has room, continue the sweep with: %s", resumeCommand(c, lc.out.Out)))
+			fmt.Errorf("once the disk has room, continue the sweep with: %s", resume.Command(c, lc.out.Out)))
 	}
 	if err != nil {
 		return err
@@ -184,5 +172,5 @@ func (lc *loadCommand) interrupted(c *cli.Context) error {
 	if _, err := os.Stat(filepath.Join(lc.out.Out, result.RecordsName)); err != nil {
 		return fmt.Errorf("%w (no tier started: nothing to resume)", errInterrupted)
 	}
-	return fmt.Errorf("%w; continue the sweep with: %s", errInterrupted, resumeCommand(c, lc.out.Out))
+	return fmt.Errorf("%w; continue the sweep with: %s", errInterrupted, resume.Command(c, lc.out.Out))
 }
