@@ -48,7 +48,7 @@ func (s Settings) Deployments(ins []Input, warn, detail func(string)) ([]Deploym
 		ds = append(ds, d)
 	}
 	var k *Comparability
-	if len(errs) == 0 && len(ins) == 2 {
+	if len(errs) == 0 && len(ds) == 2 { // both read and planned: only then are they compared
 		var warning string
 		var err error
 		k, warning, err = s.CheckComparable(ins[0].Loaded.Result, ins[1].Loaded.Result, ins[0].Dir, ins[1].Dir)

@@ -108,3 +108,25 @@ func checkRefusal(t *testing.T, err error, name, want string) {
 		t.Errorf("refusal\n %q, want\n %q", got, want)
 	}
 }
+
+// TestDeploymentsOfUnreadResults: a side whose result could not be read (Loaded nil; the
+// reader's error is the caller's) makes no deployment and is compared with nothing, while each
+// side's own settings are still checked: a missing hourly cost is refused for the side it is
+// missing from, and with both costs given there is nothing else to say.
+func TestDeploymentsOfUnreadResults(t *testing.T) {
+	for _, bCost := range []float64{1, 0} {
+		set := plan.DefaultSettings()
+		set.CostPerHour[0], set.CostPerHour[1] = 1, bCost
+		ins := []plan.Input{{Side: "A", Dir: "/r/a"}, {Side: "B", Dir: "/r/b"}}
+		ds, k, errs := set.Deployments(ins, func(string) { t.Error("a warning for unread results") }, func(string) { t.Error("differences of unread results") })
+		if ds != nil || k != nil {
+			t.Errorf("B's cost %v: deployments %v, comparability %v: want none", bCost, ds, k)
+		}
+		if bCost > 0 && len(errs) > 0 {
+			t.Errorf("both costs given: errors %v, want none (the readers' errors are the caller's)", errs)
+		}
+		if bCost == 0 && (len(errs) != 1 || field.Of(errs[0]) == nil || field.Of(errs[0]).Name != plan.FieldCostPerHourB) {
+			t.Errorf("B's cost missing: errors %v, want that alone", errs)
+		}
+	}
+}

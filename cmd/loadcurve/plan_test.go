@@ -133,6 +133,8 @@ func TestPlanRefuses(t *testing.T) {
 		{[]string{"plan", rateDir, otherDir, "--peak", "10", "--a-cost-per-hour", "1", "--b-cost-per-hour", "1", "--allow-unverified"}, "different objectives"},
 		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "-2", "--allow-unverified"}, "cost-per-hour"},
 		{[]string{"plan", filepath.Join(t.TempDir(), "none"), "--peak", "10", "--a-cost-per-hour", "1"}, "no such file"},
+		// Neither result read: each says so, nothing is compared (this once dereferenced nil).
+		{[]string{"plan", filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b"), "--peak", "10", "--a-cost-per-hour", "1", "--b-cost-per-hour", "1"}, "B: "},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
