@@ -53,7 +53,7 @@ func WithFlags(command string, existing []cli.Flag) []cli.Flag {
 		}
 		out = append(out, f)
 	}
-	return append(existing, out...)
+	return slices.Concat(existing, out) // a new slice: existing's array is the caller's
 }
 
 // Given reports whether c's command has the flag called name and it was given: on the command
