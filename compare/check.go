@@ -33,6 +33,9 @@ type Identity struct {
 	ExtraBody string
 	// TargetShare is the share of compliant requests the decisions were held to.
 	TargetShare string
+	// Tokenizer is the hash of the tokenizer file the prompts were sized or counted in ("" for
+	// words): the same file in two places is the same tokenizer.
+	Tokenizer string
 }
 
 // Mismatch is one field in which two identities differ.
@@ -70,6 +73,7 @@ const (
 	FieldNumRequests    = "number of requests"
 	FieldExtraBody      = "request body parameters (--extra-body)"
 	FieldTargetShare    = "target share"
+	FieldTokenizer      = "tokenizer (--tokenizer)"
 )
 
 // Check returns every field in which a and b differ, in the order of the
@@ -98,5 +102,6 @@ func Check(a, b Identity) []Mismatch {
 	num(FieldNumRequests, int64(a.NumRequests), int64(b.NumRequests))
 	str(FieldExtraBody, a.ExtraBody, b.ExtraBody)
 	str(FieldTargetShare, a.TargetShare, b.TargetShare)
+	str(FieldTokenizer, a.Tokenizer, b.Tokenizer)
 	return ms
 }

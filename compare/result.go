@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/loadcurve/loadcurve/cost"
 	"github.com/loadcurve/loadcurve/curve"
@@ -101,6 +102,14 @@ type EqualLoadCost struct {
 // not comparable and Options.Force is not set.
 var ErrNotComparable = errors.New("the results are not comparable")
 
+// tokenizerHash is the hash in a header's tokenizer, "NAME (sha256:…)".
+func tokenizerHash(t string) string {
+	if i := strings.LastIndex(t, "(sha256:"); i >= 0 && strings.HasSuffix(t, ")") {
+		return t[i+1 : len(t)-1]
+	}
+	return t
+}
+
 // IdentityOf is what must agree between two results for them to share a table.
 func IdentityOf(r *sweep.Result) Identity {
 	h := r.Header
@@ -114,7 +123,7 @@ func IdentityOf(r *sweep.Result) Identity {
 	id := Identity{Fingerprint: fp, Schedule: h.Arrival, Seed: h.Seed, CachePolicy: h.CachePolicy,
 		MetricsVersion: h.MetricsVersion, Objectives: r.Settings.Measure.Objectives.String(), Endpoint: h.Endpoint,
 		MaxConcurrency: h.MaxConcurrency, ExtraBody: canonicalJSON(h.ExtraBody),
-		TargetShare: strconv.FormatFloat(r.Analysis.Params.TargetShare, 'g', -1, 64)}
+		TargetShare: strconv.FormatFloat(r.Analysis.Params.TargetShare, 'g', -1, 64), Tokenizer: tokenizerHash(h.Tokenizer)}
 	if one {
 		for _, t := range r.Tiers {
 			id.NumRequests += t.Summary.Planned

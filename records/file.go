@@ -86,6 +86,10 @@ type Header struct {
 	Model               string          `json:"model"`
 	Workload            string          `json:"workload"`
 	WorkloadFingerprint string          `json:"workload_fingerprint"`
+	// Tokenizer is the tokenizer the prompts were sized (or a file's counted) in, "NAME
+	// (sha256:…)": its file and the hash of its contents; "" (absent) when they were counted in
+	// words.
+	Tokenizer string `json:"tokenizer,omitempty"`
 	Arrival             string          `json:"arrival"`
 	Seed                int64           `json:"seed"`
 	MaxConcurrency      int             `json:"max_concurrency"`

@@ -8,7 +8,7 @@ import "github.com/loadcurve/loadcurve/redact"
 // SVG or file name is made invalid by them. Secrets cannot be hidden here (the file does not
 // know them): the writer hid them.
 func (h *Header) cleanText() {
-	for _, s := range []*string{&h.Target, &h.Sim, &h.SimBalance, &h.Endpoint, &h.Model, &h.Workload, &h.Arrival,
+	for _, s := range []*string{&h.Target, &h.Sim, &h.SimBalance, &h.Endpoint, &h.Model, &h.Workload, &h.Tokenizer, &h.Arrival,
 		&h.CachePolicy, &h.Shard, &h.RequestIDPrefix, &h.Label} {
 		*s = redact.StripControl(*s)
 	}

@@ -487,6 +487,15 @@ func objectiveMap(o measure.Objectives) map[string]float64 {
 	return m
 }
 
+// shortTokenizer shortens a header's "NAME (sha256:…)" to 12 hex digits of the hash.
+func shortTokenizer(t string) string {
+	i := strings.LastIndex(t, "(sha256:")
+	if i < 0 || len(t)-i < len("(sha256:")+14 {
+		return t
+	}
+	return t[:i+len("(sha256:")+12] + "…)"
+}
+
 // IdentityRows are the key facts of a result, for the top of report.html.
 func IdentityRows(r *sweep.Result) [][2]string {
 	h, p := r.Header, r.Analysis.Params
@@ -501,6 +510,9 @@ func IdentityRows(r *sweep.Result) [][2]string {
 	}
 	if len(h.ExtraBody) > 0 {
 		rows = append(rows, [2]string{"extra body", string(h.ExtraBody)})
+	}
+	if h.Tokenizer != "" {
+		rows = append(rows, [2]string{"input tokens counted with", h.Tokenizer})
 	}
 	if h.Sim != "" {
 		rows = append(rows, [2]string{"simulated deployment", h.Sim + " (a model, not a measurement)"})
@@ -606,6 +618,9 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	fmt.Fprintln(w, strings.Repeat("=", 20)+" loadcurve result "+strings.Repeat("=", 19))
 	line("Target:", f.Run.Target)
 	line("Model:", f.Run.Model)
+	if f.Run.Tokenizer != "" {
+		line("Tokenizer:", shortTokenizer(f.Run.Tokenizer))
+	}
 	line("Arrival:", s.Arrival)
 	if s.MaxConcurrency > 0 {
 		line("Maximum request concurrency:", s.MaxConcurrency)
@@ -625,8 +640,14 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	line("Total input tokens:", s.TotalInputTokens)
 	if req := s.TotalRequestedInputTokens; req > 0 && req != s.TotalInputTokens {
 		line("  requested (the request set's count):", req)
-		why(fmt.Sprintf("the server counted %+.1f %% against what the request set asked for: its prompts are sized in words (or --tokenizer's tokens), the server counts its own tokens and its chat template; give --tokenizer with the served model's tokenizer.json to size them in its tokens",
-			100*(float64(s.TotalInputTokens)/float64(req)-1)))
+		diff := 100 * (float64(s.TotalInputTokens)/float64(req) - 1)
+		if f.Run.Tokenizer != "" {
+			why(fmt.Sprintf("the server counted %+.1f %% against what the request set asked for, in the tokens of %s: a server counts its chat template too (and counts another model's tokens if that is not its tokenizer)",
+				diff, shortTokenizer(f.Run.Tokenizer)))
+		} else {
+			why(fmt.Sprintf("the server counted %+.1f %% against what the request set asked for: its prompts are sized in words, the server counts its own tokens and its chat template; give --tokenizer with the served model's tokenizer.json (or its Hugging Face id, from the local cache) to size them in its tokens",
+				diff))
+		}
 	}
 	line("Total generated tokens:", s.TotalOutputTokens)
 	unit := curve.AxisOf(s).ArrivalUnit() // sessions/s when the schedule's arrivals start sessions

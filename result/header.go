@@ -20,8 +20,9 @@ type Run struct {
 	// Unit is what the endpoint kind's throughputs count (loadgen.Endpoint.Unit); written only
 	// when it is not output tokens, so that other results' headers stay as they were.
 	Unit records.Unit
-	// Workload describes the request set, CachePolicy its cache policy.
-	Workload, CachePolicy string
+	// Workload describes the request set, CachePolicy its cache policy, Tokenizer the tokenizer
+	// its prompts were sized in ("NAME (sha256:…)", "" for words).
+	Workload, CachePolicy, Tokenizer string
 	// Schedule is the arrival process: a run's schedule, or a sweep's (SweepSchedule). Its
 	// String is written, so it must print parsed values (1 and 1.0 alike).
 	Schedule       fmt.Stringer
@@ -69,7 +70,7 @@ func NewHeader(r Run) records.Header {
 	h := records.Header{
 		Kind: records.KindHeader, Tool: "loadcurve", MetricsVersion: records.MetricsVersion, Version: r.Version,
 		Command: r.Command, Target: r.Target, Endpoint: r.Endpoint, Model: clean(r.Model),
-		Workload: r.Workload, CachePolicy: r.CachePolicy, Seed: r.Seed, MaxConcurrency: r.MaxConcurrency,
+		Workload: r.Workload, Tokenizer: r.Tokenizer, CachePolicy: r.CachePolicy, Seed: r.Seed, MaxConcurrency: r.MaxConcurrency,
 		ExtraBody: r.ExtraBody, TimeoutS: r.Timeout.Seconds(), Retries: r.Retries, StartWall: r.Started, Shard: r.Shard,
 		RequestIDPrefix: r.RequestIDPrefix, Label: clean(r.Label), Settings: r.Settings,
 	}

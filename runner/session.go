@@ -242,7 +242,7 @@ func (s *Session) header(target string) (records.Header, error) {
 	src := opts.Workload
 	run := result.Run{
 		Version: opts.Version, Command: opts.Command, Target: target, Endpoint: t.Endpoint.String(),
-		Unit: t.Endpoint.Unit(), Model: t.Model, Workload: src.Desc, CachePolicy: src.Cache.String(), Schedule: opts.Schedule, Seed: opts.Seed,
+		Unit: t.Endpoint.Unit(), Model: t.Model, Workload: src.Desc, Tokenizer: src.TokenizerIdentity(), CachePolicy: src.Cache.String(), Schedule: opts.Schedule, Seed: opts.Seed,
 		MaxConcurrency: opts.MaxConcurrency, ExtraBody: s.cleanJSON(t.ExtraBody), Timeout: t.Timeout, Retries: opts.Retries,
 		Shard: opts.Shard.String(), RequestIDPrefix: t.RequestIDPrefix, Label: opts.Label, Metadata: opts.Metadata,
 		Settings: opts.Settings, Started: time.Now(), Clean: s.Clean,

@@ -3,6 +3,7 @@ package workloads
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -85,9 +86,13 @@ func NewNonce() string {
 // share no cached prefix with each other either, not even a common system prompt; that keeps a
 // session repeated in one run (a file's sessions cycled by Source.TierSet) cold as well.
 //
-// InputTokens grow by the nonce's word count. The copy keeps the original Fingerprint, so two
-// cold runs of one set, with different nonces, remain comparable; Set.Nonce records the nonce.
-// set is not modified.
+// Without a tokenizer, InputTokens grow by the nonce's word count. With one (set.Tokenizer), a
+// generated prompt keeps the length it was sized to: its own words make room for the nonce, so
+// the whole text, nonce included, counts InputTokens tokens (a prompt shorter than the nonce is
+// the nonce alone, counted as it is, and a note says so); a file's prompts are counted again
+// with the nonce in front. The copy keeps the original Fingerprint, so two cold runs of one
+// set, with different nonces, remain comparable; Set.Nonce records the nonce. set is not
+// modified.
 func ApplyCold(set *Set, nonce string) (*Set, error) {
 	if set == nil {
 		return nil, fmt.Errorf("apply cold cache policy: no request set")
@@ -102,15 +107,20 @@ func ApplyCold(set *Set, nonce string) (*Set, error) {
 	if err := ValidateSessions(set.Requests); err != nil {
 		return nil, fmt.Errorf("apply cold cache policy: %w", err)
 	}
+	c := coldCopy{tk: set.Tokenizer, fixed: map[string]int{}}
 	reqs := make([]Request, len(set.Requests))
 	lead := nonce + " " // shared by every generated prompt: not a copy of each prompt
 	for i, r := range set.Requests {
+		var err error
 		switch {
 		case r.Session == 0:
-			r = withNonce(r, nonce, lead, words)
+			r, err = c.withNonce(r, nonce, lead, words)
 		case r.Turn == 1:
 			n := SessionNonce(nonce, r.Session)
-			r = withNonce(r, n, n+" ", CountWords(n))
+			r, err = c.withNonce(r, n, n+" ", CountWords(n))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("apply cold cache policy: request %d: %w", i, err)
 		}
 		reqs[i] = r
 	}
@@ -119,10 +129,88 @@ func ApplyCold(set *Set, nonce string) (*Set, error) {
 	out.Source = set.Source + " +cold"
 	out.Nonce = nonce
 	out.Notes = append([]string(nil), set.Notes...)
+	if c.short > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d prompts are shorter than the cold-cache nonce (%d tokens or more): they are sent as the nonce alone, longer than asked (--cache replay sends them as asked)",
+			c.short, c.shortest))
+	}
 	return &out, nil
 }
 
+// coldCopy puts nonces in front of a set's prompts.
+type coldCopy struct {
+	tk       Tokenizer
+	fixed    map[string]int // leadTokens of the leads met so far
+	short    int            // prompts the nonce left no room in
+	shortest int            // the fewest tokens such a prompt counts
+}
+
 // withNonce puts nonce (lead is nonce and a space) in front of r's prompt and first message.
+func (c *coldCopy) withNonce(r Request, nonce, lead string, words int) (Request, error) {
+	if c.tk == nil {
+		return withNonce(r, nonce, lead, words), nil
+	}
+	switch {
+	case r.Generated() && r.gen.fit > 0:
+		g, n, err := c.refit(r.gen.withLead(lead), r.gen.fit)
+		if err != nil {
+			return r, err
+		}
+		r.gen, r.InputTokens = g, n
+		return r, nil
+	case r.first != nil && r.first.fit > 0 && len(r.Messages) > 0:
+		g, n, err := c.refit(r.first.withLead(lead), r.first.fit)
+		if err != nil {
+			return r, err
+		}
+		msgs := append([]Message(nil), r.Messages...)
+		msgs[0].Content = string(g.appendText(nil))
+		r.InputTokens += n - r.first.fit // n is fit unless the nonce left no room
+		r.Messages, r.first = msgs, g
+		return r, nil
+	}
+	r = withNonce(r, nonce, lead, 0)
+	n, err := countRequest(&r, c.tk)
+	if err != nil {
+		return r, err
+	}
+	if n > 0 {
+		r.InputTokens = n
+	}
+	return r, nil
+}
+
+// refit sizes g (a recipe with the nonce in its lead) to total tokens, and returns it with the
+// tokens its text counts: total, or more for a prompt the nonce leaves no room in.
+func (c *coldCopy) refit(g *generated, total int) (*generated, int, error) {
+	head := g.lead + g.own
+	fixed, ok := c.fixed[head]
+	if !ok {
+		var err error
+		if fixed, err = leadTokens(head, c.tk); err != nil {
+			return nil, 0, err
+		}
+		c.fixed[head] = fixed
+	}
+	err := fitTokens(g, total, fixed, c.tk)
+	if err == nil {
+		return g, total, nil
+	}
+	if !errors.Is(err, errTooShort) {
+		return nil, 0, err
+	}
+	n, err := c.tk.Count(string(g.appendText(nil)))
+	if err != nil {
+		return nil, 0, err
+	}
+	if c.short == 0 || n < c.shortest {
+		c.shortest = n
+	}
+	c.short++
+	return g, n, nil
+}
+
+// withNonce puts nonce (lead is nonce and a space) in front of r's prompt and first message,
+// its InputTokens grown by words.
 func withNonce(r Request, nonce, lead string, words int) Request {
 	if r.Generated() {
 		r.gen = r.gen.withLead(lead) // a generated prompt is never empty

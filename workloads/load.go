@@ -36,6 +36,18 @@ type LoadOptions struct {
 	ShareGPT ShareGPTOptions
 	// TimeScale multiplies trace offsets (0 means 1; 0.5 replays twice as fast).
 	TimeScale float64
+	// Tokenizer, when set, sizes generated prompts in its tokens (it replaces the generators'
+	// own Tokenizer); a file's prompts are counted with it by Source.CountInputTokens.
+	Tokenizer Tokenizer
+}
+
+// withTokenizer gives the generators opts.Tokenizer.
+func (opts LoadOptions) withTokenizer() LoadOptions {
+	if opts.Tokenizer != nil {
+		opts.Synthetic.Tokenizer = opts.Tokenizer
+		opts.SharedPrefix.Tokenizer = opts.Tokenizer
+	}
+	return opts
 }
 
 // Load materialises the request set a spec names, the value of the CLI's --workload:
@@ -54,6 +66,7 @@ type LoadOptions struct {
 // Set.Notes carries remarks for the user (skipped entries, short files). A set of sessions
 // (SessionCount > 0) has passed ValidateSessions.
 func Load(spec string, opts LoadOptions) (*Set, *Trace, error) {
+	opts = opts.withTokenizer()
 	kind, path := splitSpec(spec)
 	if opts.N < 0 {
 		return nil, nil, fmt.Errorf("workload %q: the request count must not be negative, got %d", spec, opts.N)
@@ -162,6 +175,6 @@ func head(set *Set, n int) *Set {
 		return set
 	}
 	out := NewSet(fmt.Sprintf("%s[:%d]", set.Source, n), set.Requests[:n:n])
-	out.Notes = set.Notes
+	out.Notes, out.Tokenizer = set.Notes, set.Tokenizer
 	return out
 }

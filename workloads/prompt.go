@@ -25,6 +25,9 @@ type generated struct {
 	// tokens (fitTokens); it starts with a space when anything comes before it.
 	tail string
 	size int // bytes of the whole text
+	// fit, for a prompt sized in a tokenizer's tokens, is the count of its whole text: what
+	// a lead put in front later (ApplyCold's nonce) is made room for within it.
+	fit int
 }
 
 // newGenerated records words words to be drawn from src's current state, after lead and own,

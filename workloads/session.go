@@ -173,28 +173,52 @@ func (s SyntheticSessions) Generate(nSessions int) (*Set, error) {
 	draw := s.lengthDraw(src, rng)
 	thinkRNG := rand.New(rand.NewPCG(uint64(s.Seed), 0x7468696e6b)) // "think"
 	reqs := make([]Request, 0, nSessions*s.Turns)
-	var buf []byte
 	for k := 1; k <= nSessions; k++ {
 		turns := uniformLen(rng, s.Turns, s.TurnsRangeRatio)
 		for t := 1; t <= turns; t++ {
 			r := Request{Session: k, Turn: t}
 			if t == 1 && s.SystemLen > 0 {
-				buf = appendWords(buf[:0], src, s.SystemLen)
-				r.Messages = append(r.Messages, Message{Role: "system", Content: string(buf)})
+				text, g, err := s.message(src, s.SystemLen)
+				if err != nil {
+					return nil, err
+				}
+				r.Messages = append(r.Messages, Message{Role: "system", Content: text})
 				r.InputTokens = s.SystemLen
+				r.first = g
 			}
 			in := draw(s.InputLen)
 			r.MaxTokens = draw(s.OutputLen)
-			buf = appendWords(buf[:0], src, in)
-			r.Messages = append(r.Messages, Message{Role: "user", Content: string(buf)})
+			text, g, err := s.message(src, in)
+			if err != nil {
+				return nil, err
+			}
+			r.Messages = append(r.Messages, Message{Role: "user", Content: text})
 			r.InputTokens += in
+			if t == 1 && r.first == nil {
+				r.first = g
+			}
 			if t > 1 {
 				r.ThinkMS = s.thinkMS(thinkRNG)
 			}
 			reqs = append(reqs, r)
 		}
 	}
-	return NewSet(s.String(), reqs), nil
+	set := NewSet(s.String(), reqs)
+	set.Tokenizer = s.Tokenizer
+	return set, nil
+}
+
+// message writes a message of n words drawn from src (n tokens of s.Tokenizer, with one), and
+// returns its recipe when it was sized in tokens (nil otherwise).
+func (s SyntheticSessions) message(src *rand.PCG, n int) (string, *generated, error) {
+	g := newGenerated("", "", src, n)
+	if s.Tokenizer == nil {
+		return string(g.appendText(nil)), nil, nil
+	}
+	if err := fitTokens(g, n, 0, s.Tokenizer); err != nil {
+		return "", nil, err
+	}
+	return string(g.appendText(nil)), g, nil
 }
 
 // thinkMS draws a think time in ms, rounded to whole microseconds and capped at maxThinkMS.
@@ -229,7 +253,7 @@ func headSessions(set *Set, n int) *Set {
 	}
 	end := ranges[n-1][1]
 	out := NewSet(fmt.Sprintf("%s[:%d sessions]", set.Source, n), set.Requests[:end:end])
-	out.Notes = set.Notes
+	out.Notes, out.Tokenizer = set.Notes, set.Tokenizer
 	return out
 }
 
@@ -250,6 +274,6 @@ func cycleSessions(set *Set, n int) *Set {
 		}
 	}
 	out := NewSet(fmt.Sprintf("%s cycled to %d sessions", set.Source, n), reqs)
-	out.Notes = set.Notes
+	out.Notes, out.Tokenizer = set.Notes, set.Tokenizer
 	return out
 }

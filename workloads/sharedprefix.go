@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -22,12 +23,16 @@ import (
 //
 // The same SharedPrefix and n give the same set on every machine, and the first k requests of a
 // larger set equal a set of k.
+//
+// With a Tokenizer, lengths are in its tokens: each prefix counts PrefixLen tokens and each
+// whole prompt PrefixLen+SuffixLen (its suffix's words are sized to make it so).
 type SharedPrefix struct {
 	Groups    int
 	PrefixLen int
 	SuffixLen int
 	OutputLen int
 	Seed      int64
+	Tokenizer Tokenizer
 }
 
 // DistinctWords returns the number of distinct words synthetic prompts are drawn from.
@@ -53,8 +58,12 @@ func (s SharedPrefix) Validate() []error {
 }
 
 func (s SharedPrefix) String() string {
-	return fmt.Sprintf("shared-prefix(groups=%d, prefix=%d, suffix=%d, output=%d, seed=%d)",
-		s.Groups, s.PrefixLen, s.SuffixLen, s.OutputLen, s.Seed)
+	extra := ""
+	if s.Tokenizer != nil {
+		extra = ", tokenizer=" + ShortID(s.Tokenizer)
+	}
+	return fmt.Sprintf("shared-prefix(groups=%d, prefix=%d, suffix=%d, output=%d, seed=%d%s)",
+		s.Groups, s.PrefixLen, s.SuffixLen, s.OutputLen, s.Seed, extra)
 }
 
 // Generate materialises n requests.
@@ -71,7 +80,10 @@ func (s SharedPrefix) Generate(n int) (*Set, error) {
 		return nil, fmt.Errorf("shared-prefix: %d distinct suffixes of %d words cannot be drawn from %d words; raise the suffix length",
 			n, s.SuffixLen, DistinctWords())
 	}
-	prefixes := s.prefixes()
+	prefixes, err := s.prefixes()
+	if err != nil {
+		return nil, err
+	}
 	leads := make([]string, len(prefixes)) // each group's prefix and its space, shared by its requests
 	for g, p := range prefixes {
 		leads[g] = p + " "
@@ -81,63 +93,88 @@ func (s SharedPrefix) Generate(n int) (*Set, error) {
 	seen := make(map[string]struct{}, n)
 	lastFirst := make([]int, s.Groups) // index+1 in distinctVocabulary of the group's last suffix's first word
 	reqs := make([]Request, n)
-	var buf []byte
 	for i := range reqs {
 		g := i % s.Groups
-		var suffix string
+		var gen *generated
 		for {
 			first := rng.IntN(len(distinctVocabulary))
 			if first+1 == lastFirst[g] {
 				continue
 			}
-			buf = append(buf[:0], distinctVocabulary[first]...)
+			own := distinctVocabulary[first]
 			if s.SuffixLen > 1 {
-				buf = appendWords(append(buf, ' '), src, s.SuffixLen-1)
+				own += " "
 			}
-			suffix = string(buf)
+			gen = newGenerated(leads[g], own, src, s.SuffixLen-1)
+			if s.Tokenizer != nil {
+				head, err := leadTokens(leads[g]+own, s.Tokenizer)
+				if err == nil {
+					err = fitTokens(gen, s.PrefixLen+s.SuffixLen, head, s.Tokenizer)
+				}
+				if err != nil && !errors.Is(err, errTooShort) {
+					return nil, err
+				}
+			}
+			suffix := string(gen.appendText(nil)[len(leads[g]):])
 			if _, dup := seen[suffix]; !dup {
 				seen[suffix] = struct{}{}
 				lastFirst[g] = first + 1
 				break
 			}
 		}
-		reqs[i] = Request{
-			gen:         &generated{lead: leads[g], own: suffix, size: len(leads[g]) + len(suffix)},
-			InputTokens: s.PrefixLen + s.SuffixLen,
-			MaxTokens:   s.OutputLen,
-			PrefixGroup: g + 1,
+		in := s.PrefixLen + s.SuffixLen
+		if s.Tokenizer != nil && gen.fit == 0 {
+			c, err := s.Tokenizer.Count(string(gen.appendText(nil)))
+			if err != nil {
+				return nil, err
+			}
+			in = c
 		}
+		reqs[i] = Request{gen: gen, InputTokens: in, MaxTokens: s.OutputLen, PrefixGroup: g + 1}
 	}
-	return NewSet(s.String(), reqs), nil
+	set := NewSet(s.String(), reqs)
+	set.Tokenizer = s.Tokenizer
+	return set, nil
 }
 
 // prefixes draws the groups' prefixes: distinct, and with distinct first words while there are
-// enough words.
-func (s SharedPrefix) prefixes() []string {
+// enough words; with a Tokenizer, each sized to PrefixLen tokens.
+func (s SharedPrefix) prefixes() ([]string, error) {
 	src := rand.NewPCG(uint64(s.Seed), 0x707265666978) // "prefix"
 	rng := rand.New(src)
 	firsts := rng.Perm(len(distinctVocabulary))
 	out := make([]string, s.Groups)
 	seen := make(map[string]struct{}, s.Groups)
-	var buf []byte
 	for g := range out {
 		for {
+			var first string
 			if g < len(firsts) {
-				buf = append(buf[:0], distinctVocabulary[firsts[g]]...)
+				first = distinctVocabulary[firsts[g]]
 			} else {
-				buf = append(buf[:0], distinctVocabulary[rng.IntN(len(distinctVocabulary))]...)
+				first = distinctVocabulary[rng.IntN(len(distinctVocabulary))]
 			}
 			if s.PrefixLen > 1 {
-				buf = appendWords(append(buf, ' '), src, s.PrefixLen-1)
+				first += " "
 			}
-			if _, dup := seen[string(buf)]; !dup {
+			gen := newGenerated("", first, src, s.PrefixLen-1)
+			if s.Tokenizer != nil {
+				head, err := leadTokens(first, s.Tokenizer)
+				if err == nil {
+					err = fitTokens(gen, s.PrefixLen, head, s.Tokenizer)
+				}
+				if err != nil && !errors.Is(err, errTooShort) {
+					return nil, err
+				}
+			}
+			text := string(gen.appendText(nil))
+			if _, dup := seen[text]; !dup {
+				out[g] = text
 				break
 			}
 		}
-		out[g] = string(buf)
 		seen[out[g]] = struct{}{}
 	}
-	return out
+	return out, nil
 }
 
 // enough reports whether words^length >= n, i.e. n distinct sequences of length words exist.

@@ -32,6 +32,7 @@ type Source struct {
 // field.Error naming its input (FieldWorkload, FieldCache, FieldTimeScale, …).
 func NewSource(spec string, opts LoadOptions, cache string) (*Source, []error) {
 	var errs []error
+	opts = opts.withTokenizer()
 	s := &Source{Spec: spec, opts: opts}
 	if ts := opts.TimeScale; !(ts > 0) || math.IsInf(ts, 0) {
 		errs = append(errs, field.Errorf(FieldTimeScale, "must be a finite number > 0, got %v", ts))
@@ -77,6 +78,27 @@ func NewSource(spec string, opts LoadOptions, cache string) (*Source, []error) {
 		s.Cache = p
 	}
 	return s, errs
+}
+
+// Tokenizer is the tokenizer the source's prompts are sized (a file's counted) in, nil for
+// words.
+func (s *Source) Tokenizer() Tokenizer {
+	if s.file != nil {
+		return s.file.Tokenizer
+	}
+	return s.opts.Tokenizer
+}
+
+// TokenizerIdentity names the source's tokenizer for a records header: "NAME (sha256:…)",
+// "" for words.
+func (s *Source) TokenizerIdentity() string { return Identity(s.Tokenizer()) }
+
+// Identity names a tokenizer by its file and contents: "NAME (sha256:…)", "" for nil.
+func Identity(tk Tokenizer) string {
+	if tk == nil {
+		return ""
+	}
+	return tk.Name() + " (" + tk.ID() + ")"
 }
 
 // Generated reports whether the requests are generated per tier (not read from a file).
@@ -134,7 +156,9 @@ func (s *Source) TierSet(n int, seed int64) (*Set, []string, error) {
 			return s.file, nil, nil
 		}
 		reqs := append([]Request(nil), s.file.Requests[:n]...)
-		return NewSet(fmt.Sprintf("%s[:%d]", s.file.Source, n), reqs), nil, nil
+		out := NewSet(fmt.Sprintf("%s[:%d]", s.file.Source, n), reqs)
+		out.Tokenizer = s.file.Tokenizer
+		return out, nil, nil
 	}
 	reqs := make([]Request, n)
 	for i := range reqs {
@@ -142,7 +166,9 @@ func (s *Source) TierSet(n int, seed int64) (*Set, []string, error) {
 	}
 	note := fmt.Sprintf("the schedule plans %d requests and %s holds %d: they are reused in order (repeats can hit the prefix cache; --cache cold guards only across tiers)",
 		n, s.Spec, len(s.file.Requests))
-	return NewSet(fmt.Sprintf("%s cycled to %d", s.file.Source, n), reqs), []string{note}, nil
+	out := NewSet(fmt.Sprintf("%s cycled to %d", s.file.Source, n), reqs)
+	out.Tokenizer = s.file.Tokenizer
+	return out, []string{note}, nil
 }
 
 // ApplyCache returns the set to send: with the cold policy, nonce in front of every prompt.

@@ -15,6 +15,9 @@ type Tokenizer interface {
 	Count(text string) (int, error)
 	// Name names the tokenizer in a set's description (its file).
 	Name() string
+	// ID identifies the tokenizer by its contents ("sha256:…"): two sets sized by tokenizers
+	// with different IDs are not the same requests.
+	ID() string
 }
 
 // wordCosts is what each vocabulary word costs in a tokenizer's tokens: first at the start of
@@ -85,15 +88,28 @@ func measureCosts(tk Tokenizer) (*wordCosts, error) {
 	return wc, nil
 }
 
-// fitTokens sizes g's own words (those after its lead) to exactly n tokens of tk: it keeps the
-// longest run of its words that costs at most n, and makes up the rest with one-token filler
-// words. g's lead is not counted. The count of the text written is checked with tk; when it is
-// not n, the filler is adjusted (twice at most) and a prompt still not n is an error.
-func fitTokens(g *generated, n int, tk Tokenizer) error {
+// fitTokens sizes g so that its whole text, lead included, counts exactly total tokens of tk:
+// it keeps the longest run of g's own words that fits after the lead (and g's literal own
+// part) and makes up the rest with one-token filler words. fixed is the count of the lead and
+// own part without their closing space (leadTokens), which callers share between the requests
+// that share a lead. The count of the text written is checked with tk; when it is not total,
+// the filler is adjusted (twice at most) and a prompt still not total is an error. When the
+// lead alone counts total tokens or more, nothing follows it and errTooShort says so: the
+// prompt is then its lead, longer than asked.
+func fitTokens(g *generated, total, fixed int, tk Tokenizer) error {
 	wc, err := costs(tk)
 	if err != nil {
 		return err
 	}
+	g.fit = total
+	head := g.lead + g.own
+	if head != "" && fixed >= total {
+		g.lead, g.own = strings.TrimRight(head, " "), ""
+		g.blocks, g.words, g.tail, g.fit = nil, 0, "", 0
+		g.size = len(g.lead)
+		return errTooShort
+	}
+	budget := total - fixed
 	// The words g would write, drawn as appendWords draws them.
 	state := g.state
 	rng := rand.New(&state)
@@ -101,34 +117,47 @@ func fitTokens(g *generated, n int, tk Tokenizer) error {
 	for ; w < g.words; w++ {
 		i := rng.IntN(len(vocabulary))
 		c := wc.next[i]
-		if w == 0 {
+		if w == 0 && head == "" {
 			c = wc.first[i]
 		}
-		if sum+c > n {
+		if sum+c > budget {
 			break
 		}
 		sum += c
 	}
-	own := *g
-	own.lead, own.words, own.size = "", w, 0
-	fill := n - sum
+	fitted := *g
+	fitted.words, fitted.tail = w, ""
+	fill := budget - sum
 	for try := 0; ; try++ {
-		own.tail = fillerText(wc.filler, fill, w == 0)
-		text := string(own.appendText(nil))
+		fitted.tail = fillerText(wc.filler, fill, w == 0 && head == "")
+		text := string(fitted.appendText(nil))
 		got, err := tk.Count(text)
 		if err != nil {
 			return err
 		}
-		if got == n {
-			g.words, g.tail = own.words, own.tail
-			g.size = len(g.lead) + len(text)
+		if got == total {
+			g.words, g.tail = fitted.words, fitted.tail
+			g.size = len(text)
 			return nil
 		}
-		if try == 2 || fill+n-got < 0 {
-			return fmt.Errorf("tokenizer %s: a prompt sized to %d tokens counts %d: this tokenizer's counts do not add up over words", tk.Name(), n, got)
+		if try == 2 || fill+total-got < 0 {
+			return fmt.Errorf("tokenizer %s: a prompt sized to %d tokens counts %d: this tokenizer's counts do not add up over words", tk.Name(), total, got)
 		}
-		fill += n - got
+		fill += total - got
 	}
+}
+
+// errTooShort is fitTokens' answer for a prompt whose lead leaves no room for its own words.
+var errTooShort = errors.New("the prompt's lead counts as many tokens as the prompt may")
+
+// leadTokens counts a lead (and a literal own part) as it stands before a prompt's words: its
+// closing space goes with the first word, as every tokenizer of served models splits it.
+func leadTokens(head string, tk Tokenizer) (int, error) {
+	head = strings.TrimRight(head, " ")
+	if head == "" {
+		return 0, nil
+	}
+	return tk.Count(head)
 }
 
 // fillerText is k copies of word, each after a space (the first without one when the prompt
@@ -145,28 +174,18 @@ func fillerText(word string, k int, first bool) string {
 }
 
 // CountInputTokens counts the prompts of a file's requests (prompt and message contents, as the
-// words are counted) with count, replacing their word counts; a generated workload's prompts
+// words are counted) with tk, replacing their word counts; a generated workload's prompts
 // are sized by its Tokenizer instead, and a trace's lengths are the trace's.
-func (s *Source) CountInputTokens(count func(string) (int, error)) error {
+func (s *Source) CountInputTokens(tk Tokenizer) error {
 	if s.file == nil || s.Trace != nil {
 		return nil
 	}
+	s.file.Tokenizer = tk
 	for i := range s.file.Requests {
 		r := &s.file.Requests[i]
-		n := 0
-		if r.Prompt != "" && len(r.Messages) == 0 {
-			c, err := count(r.Text())
-			if err != nil {
-				return fmt.Errorf("%s: request %d: %w", s.file.Source, i+1, err)
-			}
-			n = c
-		}
-		for _, m := range r.Messages {
-			c, err := count(m.Content)
-			if err != nil {
-				return fmt.Errorf("%s: request %d: %w", s.file.Source, i+1, err)
-			}
-			n += c
+		n, err := countRequest(r, tk)
+		if err != nil {
+			return fmt.Errorf("%s: request %d: %w", s.file.Source, i+1, err)
 		}
 		if n > 0 {
 			r.InputTokens = n
@@ -174,6 +193,23 @@ func (s *Source) CountInputTokens(count func(string) (int, error)) error {
 	}
 	s.file.Fingerprint = Fingerprint(s.file.Requests)
 	return nil
+}
+
+// countRequest counts r's prompt in tk's tokens: its messages' contents, or its prompt when it
+// has none (0 for a request with no text).
+func countRequest(r *Request, tk Tokenizer) (int, error) {
+	if len(r.Messages) == 0 {
+		return tk.Count(r.Text())
+	}
+	n := 0
+	for _, m := range r.Messages {
+		c, err := tk.Count(m.Content)
+		if err != nil {
+			return 0, err
+		}
+		n += c
+	}
+	return n, nil
 }
 
 // SetMaxTokens makes every request of a file ask for n output tokens (vLLM's
@@ -201,7 +237,7 @@ func (s Synthetic) randomPrefix() (string, error) {
 	src := rand.NewPCG(uint64(s.Seed), 0x707265666978) // "prefix"
 	g := newGenerated("", "", src, s.PrefixLen)
 	if s.Tokenizer != nil {
-		if err := fitTokens(g, s.PrefixLen, s.Tokenizer); err != nil {
+		if err := fitTokens(g, s.PrefixLen, 0, s.Tokenizer); err != nil {
 			return "", err
 		}
 	}

@@ -100,6 +100,9 @@ type Request struct {
 	Tools json.RawMessage `json:"tools,omitempty"`
 
 	gen *generated // a generated prompt's recipe, when Prompt is "" (see Text)
+	// first, for a turn of sessions sized in a tokenizer's tokens, is the recipe of
+	// Messages[0].Content, so ApplyCold can make room in it for the session's nonce.
+	first *generated
 }
 
 // Set is a materialised request set.
@@ -115,6 +118,9 @@ type Set struct {
 	// why, for the user.
 	Skipped int
 	Notes   []string
+	// Tokenizer is the tokenizer whose tokens the prompts were sized (or, from a file, counted)
+	// in; nil when they are counted in words, the embedded deployment's tokens.
+	Tokenizer Tokenizer
 }
 
 // Fingerprint hashes the canonical JSON encoding of the requests, in order. Any change to any
@@ -183,6 +189,16 @@ type Synthetic struct {
 	Tokenizer Tokenizer
 }
 
+// ShortID names a tokenizer in a set's description by its contents, not its path (the same
+// file found in two places sizes the same prompts): "sha256:" and 12 hex digits.
+func ShortID(tk Tokenizer) string {
+	id := tk.ID()
+	if len(id) > len("sha256:")+12 {
+		id = id[:len("sha256:")+12]
+	}
+	return id
+}
+
 // Validate returns every problem at once, each a field.Error naming its input.
 func (s Synthetic) Validate() []error {
 	var errs []error
@@ -227,7 +243,7 @@ func (s Synthetic) params() string {
 		extra += fmt.Sprintf(", prefix=%d", s.PrefixLen)
 	}
 	if s.Tokenizer != nil {
-		extra += ", tokenizer=" + s.Tokenizer.Name()
+		extra += ", tokenizer=" + ShortID(s.Tokenizer)
 	}
 	if s.Dist == "" || s.Dist == DistUniform {
 		return fmt.Sprintf("input=%d, output=%d, range=%g, seed=%d", s.InputLen, s.OutputLen, s.RangeRatio, s.Seed) + extra
@@ -255,6 +271,7 @@ func (s Synthetic) Generate(n int) (*Set, error) {
 		}
 		lead = p + " "
 	}
+	fixed := s.PrefixLen // the prefix is sized alone to PrefixLen tokens
 	reqs := make([]Request, n)
 	for i := range reqs {
 		in := draw(s.InputLen)
@@ -262,13 +279,15 @@ func (s Synthetic) Generate(n int) (*Set, error) {
 		// The prompt is kept as its recipe: the words appendWords would draw here, from here.
 		g := newGenerated(lead, "", src, in)
 		if s.Tokenizer != nil {
-			if err := fitTokens(g, in, s.Tokenizer); err != nil {
+			if err := fitTokens(g, s.PrefixLen+in, fixed, s.Tokenizer); err != nil {
 				return nil, err
 			}
 		}
 		reqs[i] = Request{gen: g, InputTokens: s.PrefixLen + in, MaxTokens: out}
 	}
-	return NewSet(s.String(), reqs), nil
+	set := NewSet(s.String(), reqs)
+	set.Tokenizer = s.Tokenizer
+	return set, nil
 }
 
 // lengthDraw returns the length sampler of s.Dist. Each call consumes the same amount of the

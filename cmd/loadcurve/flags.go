@@ -158,7 +158,7 @@ func readSource(c *cli.Context) (*workloads.Source, []error) {
 	}
 	opts := w.LoadOptions()
 	opts.Seed = c.Int64("seed")
-	spec, vErrs := vllm.Dataset(vllm.ArgsOf(c), &opts) // vLLM's --dataset-name and length flags
+	spec, vErrs := vllm.Dataset(vllm.ArgsOf(c), &opts, c.App.ErrWriter) // vLLM's --dataset-name, length flags, tokenizer
 	if len(vErrs) > 0 {
 		return nil, vErrs
 	}

@@ -51,7 +51,8 @@ func workloadCommand() *cli.Command {
 		ArgsUsage: " ",
 		Description: "Any --workload source; the JSONL written with --out loads back with --workload FILE.jsonl\n" +
 			"and has the same fingerprint (a trace's schedule is not written: replay the trace itself).",
-		Flags: append(sourceFlags(), setFlags...),
+		Flags: append(append(sourceFlags(), setFlags...), &cli.StringFlag{Name: "tokenizer", Category: catWorkload,
+			Usage: "size the prompts (count a file's) in this tokenizer's tokens: a tokenizer.json, a model directory, or a Hugging Face model id in the local cache"}),
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {
 				return usagef("unexpected argument %q", c.Args().First())
@@ -83,6 +84,9 @@ func workloadCommand() *cli.Command {
 				fmt.Fprintf(c.App.ErrWriter, "wrote %d requests to %s\n", len(rs.Requests), filepath.Clean(out))
 			}
 			fmt.Fprintf(c.App.Writer, "%s  %s  %d requests\n", rs.Fingerprint, rs.Source, len(rs.Requests))
+			if rs.Tokenizer != nil {
+				fmt.Fprintf(c.App.ErrWriter, "input tokens counted with %s\n", workloads.Identity(rs.Tokenizer))
+			}
 			return nil
 		},
 	}

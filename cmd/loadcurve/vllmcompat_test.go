@@ -385,11 +385,11 @@ func TestVLLMTargetFlagsAreRefusedClearly(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--backend", "openai-chat"}, "needs --endpoint /v1/chat/completions"},   // vllm.Target
-		{[]string{"--dataset-name", "sharegpt"}, "needs --dataset-path"},                  // vllm.Dataset
-		{[]string{"--tokenizer", "meta-llama/Llama-3.1-8B"}, "no such file"},              // vllm.Tokenizer
-		{[]string{"--probe-request-rate", "2"}, "no probe requests"},                      // vllm.Refusals
-		{[]string{"--num-warmups", "-1"}, "--num-warmups must be in [0, 100000], got -1"}, // applyVLLMCompat
+		{[]string{"--backend", "openai-chat"}, "needs --endpoint /v1/chat/completions"},       // vllm.Target
+		{[]string{"--dataset-name", "sharegpt"}, "needs --dataset-path"},                      // vllm.Dataset
+		{[]string{"--tokenizer", "meta-llama/Llama-3.1-8B"}, "not in the Hugging Face cache"}, // vllm.Tokenizer
+		{[]string{"--probe-request-rate", "2"}, "no probe requests"},                          // vllm.Refusals
+		{[]string{"--num-warmups", "-1"}, "--num-warmups must be in [0, 100000], got -1"},     // applyVLLMCompat
 	} {
 		code, _, stderr := runCLI(t, append([]string{"run", "--num-prompts", "1"}, tc.args...)...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {

@@ -114,8 +114,11 @@ func ReadSave(a Args, notes io.Writer, spec arrival.Spec, s sweep.Settings) (*Sa
 	}
 	vr := &Save{dir: a.String("result-dir"), name: a.String("result-filename"), append: appendTo}
 	vr.opts.Detailed = a.Given("save-detailed") && a.Bool("save-detailed")
-	if a.Given("tokenizer") {
-		vr.opts.TokenizerID = a.String("tokenizer")
+	if tok, _, err := Tokenizer(a); err == nil && tok != nil {
+		vr.opts.TokenizerID = a.String("tokenizer") // vLLM's tokenizer_id: the name the tokenizer was given by
+		if !a.Given("tokenizer") {
+			vr.opts.TokenizerID = a.String("model")
+		}
 	}
 	if a.Given("backend") {
 		vr.opts.Backend = a.String("backend")

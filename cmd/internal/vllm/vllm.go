@@ -13,11 +13,11 @@ package vllm
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,11 +69,10 @@ type Args interface {
 }
 
 const (
-	whyNoHF        = "needs a dataset from the Hugging Face Hub, and loadcurve downloads nothing: save the rows as JSONL ({\"prompt\": …, \"max_tokens\": …} a line) and pass --workload FILE.jsonl"
-	whyMultimodal  = "loadcurve sends text only (no images, video or audio)"
-	whyNoTemplate  = "loadcurve applies no chat template on the client: chat requests carry messages and the server applies its own template, completions send the prompt as it is (vLLM's --skip-chat-template)"
-	whyRunOnly     = "vLLM's result file is one run's: use loadcurve run (a sweep writes curve.json and one summary per tier)"
-	whyNoTokenizer = "loadcurve loads no tokenizer from a model hub: --tokenizer takes a local tokenizer.json"
+	whyNoHF       = "needs a dataset from the Hugging Face Hub, and loadcurve downloads nothing: save the rows as JSONL ({\"prompt\": …, \"max_tokens\": …} a line) and pass --workload FILE.jsonl"
+	whyMultimodal = "loadcurve sends text only (no images, video or audio)"
+	whyNoTemplate = "loadcurve applies no chat template on the client: chat requests carry messages and the server applies its own template, completions send the prompt as it is (vLLM's --skip-chat-template)"
+	whyRunOnly    = "vLLM's result file is one run's: use loadcurve run (a sweep writes curve.json and one summary per tier)"
 )
 
 // Flags is vLLM's benchmark client's flags, in the order of its --help.
@@ -90,7 +89,7 @@ var Flags = []Flag{
 	// Model and tokenizer.
 	{Name: "model", Kind: Native, Type: "string"},
 	{Name: "served-model-name", Kind: Honoured, Type: "string", Note: "the model name sent in every request (--model, when also given, names it in the results)"},
-	{Name: "tokenizer", Kind: Honoured, Type: "string", Note: "a local tokenizer.json, or a directory holding one: synthetic prompts are sized, and dataset prompts counted, in its tokens"},
+	{Name: "tokenizer", Kind: Honoured, Type: "string", Note: "a tokenizer.json, a model directory holding one, or a Hugging Face model id (ORG/NAME) found in the local cache (HF_HUB_CACHE, HF_HOME, ~/.cache/huggingface/hub), read offline; without it, --model's tokenizer when the cache has it, as in vLLM: synthetic prompts are sized, and dataset prompts counted, in its tokens, everything loadcurve adds included"},
 	{Name: "tokenizer-mode", Kind: NoEffect, Type: "string", Note: "a tokenizer.json is read one way, by a Go tokenizer; there is no slow, mistral or custom mode"},
 	{Name: "trust-remote-code", Kind: NoEffect, Type: "bool", Note: "loadcurve runs no code from a model or data set repository"},
 	{Name: "skip-tokenizer-init", Kind: NoEffect, Type: "bool", Note: "without --tokenizer, loadcurve loads none and counts tokens from the server's usage (vLLM's --skip-tokenizer-init, but the latency statistics are kept)"},
@@ -427,8 +426,9 @@ func mergeBody(base map[string]json.RawMessage, over json.RawMessage) (json.RawM
 }
 
 // Dataset applies vLLM's dataset flags to the workload: it returns the workload spec to
-// build (--workload's when no --dataset-name is given) and sets opts from vLLM's length flags.
-func Dataset(a Args, opts *workloads.LoadOptions) (string, []error) {
+// build (--workload's when no --dataset-name is given) and sets opts from vLLM's length flags
+// and the tokenizer (Tokenizer), whose note it writes to notes.
+func Dataset(a Args, opts *workloads.LoadOptions, notes io.Writer) (string, []error) {
 	spec := a.String("workload")
 	var errs []error
 	if a.Given("input-len") && !a.Given("random-input-len") {
@@ -445,11 +445,14 @@ func Dataset(a Args, opts *workloads.LoadOptions) (string, []error) {
 			opts.Synthetic.PrefixLen = n
 		}
 	}
-	tok, err := Tokenizer(a)
+	tok, note, err := Tokenizer(a)
 	if err != nil {
 		errs = append(errs, err)
 	} else if tok != nil {
-		opts.Synthetic.Tokenizer = tok
+		opts.Tokenizer = tok
+	}
+	if note != "" && notes != nil {
+		fmt.Fprintln(notes, note)
 	}
 	if !a.Given("dataset-name") {
 		if a.Given("dataset-path") && !a.Given("workload") {
@@ -571,38 +574,72 @@ func Source(a Args, src *workloads.Source) []error {
 	case out > 0:
 		src.SetMaxTokens(out)
 	}
-	tok, err := Tokenizer(a)
+	tok, _, err := Tokenizer(a)
 	if err == nil && tok != nil {
-		if err := src.CountInputTokens(tok.Count); err != nil {
+		if err := src.CountInputTokens(tok); err != nil {
 			errs = append(errs, fmt.Errorf("--tokenizer: %w", err))
 		}
 	}
 	return errs
 }
 
-// tokenizers holds the tokenizers loaded, by path: run and sweep read --tokenizer in two places
+// tokenizers holds the tokenizers loaded, by name: run and sweep read --tokenizer in two places
 // (the generated prompts and a dataset's counts), and a file is read once.
-var tokenizers sync.Map // path → *tokens.Tokenizer
+var tokenizers sync.Map // name → tokenizerFound
 
-// Tokenizer loads --tokenizer (nil without it).
-func Tokenizer(a Args) (*tokens.Tokenizer, error) {
-	if !a.Given("tokenizer") {
-		return nil, nil
+type tokenizerFound struct {
+	tok  *tokens.Tokenizer
+	note string
+	err  error
+}
+
+// Tokenizer loads the tokenizer prompts are sized in, as vLLM chooses it: --tokenizer (a
+// tokenizer.json, a model directory, or a Hugging Face model id in the local cache), or
+// without it --model's, when the local cache or a directory of that name has it. nil when
+// neither gives one. note, when not empty, is a line for the user: where a model id's tokenizer
+// was found, or that --model's was not and prompts are sized in words.
+func Tokenizer(a Args) (*tokens.Tokenizer, string, error) {
+	name, flag := "", "tokenizer"
+	switch {
+	case a.Given("tokenizer"):
+		name = a.String("tokenizer")
+		if name == "" {
+			return nil, "", fmt.Errorf("--tokenizer: empty: give a tokenizer.json, a model directory holding one, or a Hugging Face model id (ORG/NAME) in the local cache")
+		}
+	case a.Given("model") && a.String("model") != "":
+		name, flag = a.String("model"), "model"
+	default:
+		return nil, "", nil
 	}
-	path := a.String("tokenizer")
-	if v, ok := tokenizers.Load(path); ok {
-		return v.(*tokens.Tokenizer), nil
+	key := flag + "\x00" + name
+	if v, ok := tokenizers.Load(key); ok {
+		f := v.(tokenizerFound)
+		return f.tok, f.note, f.err
 	}
-	if path == "" {
-		return nil, fmt.Errorf("--tokenizer: empty: give a tokenizer.json, or a model directory holding one")
-	}
-	if _, err := os.Stat(path); err != nil && !strings.ContainsAny(path, `/\`) {
-		return nil, fmt.Errorf("--tokenizer %s: no such file or directory; %s (save the model's tokenizer.json and give its path)", path, whyNoTokenizer)
+	f := loadTokenizer(flag, name)
+	tokenizers.Store(key, f)
+	return f.tok, f.note, f.err
+}
+
+func loadTokenizer(flag, name string) tokenizerFound {
+	path, err := tokens.Resolve(name)
+	var nf *tokens.NotFoundError
+	switch {
+	case errors.As(err, &nf) && flag == "model":
+		if nf.NotAnID {
+			return tokenizerFound{}
+		}
+		return tokenizerFound{note: fmt.Sprintf("loadcurve: prompts are sized in words: no tokenizer for --model %s (%v); give --tokenizer to size them in the model's tokens", name, strings.TrimPrefix(err.Error(), name+": "))}
+	case err != nil:
+		return tokenizerFound{err: fmt.Errorf("--tokenizer %w", err)}
 	}
 	tk, err := tokens.Load(path)
 	if err != nil {
-		return nil, fmt.Errorf("--tokenizer: %w", err)
+		return tokenizerFound{err: fmt.Errorf("--%s: %w", flag, err)}
 	}
-	tokenizers.Store(path, tk)
-	return tk, nil
+	f := tokenizerFound{tok: tk}
+	if path != name || flag == "model" {
+		f.note = fmt.Sprintf("loadcurve: prompts are sized in the tokens of --%s %s (%s, %s)", flag, name, tk.Name(), tk.ID()[:len("sha256:")+12])
+	}
+	return f
 }

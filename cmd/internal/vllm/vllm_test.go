@@ -3,6 +3,7 @@ package vllm_test
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,7 +63,7 @@ func check(a args) (errs []error, notes string) {
 	errs = append(errs, vllm.Refusals(a, "run", &w)...)
 	errs = append(errs, vllm.Target(a, &t, &w)...)
 	var opts workloads.LoadOptions
-	_, dErrs := vllm.Dataset(a, &opts)
+	_, dErrs := vllm.Dataset(a, &opts, &w)
 	return append(errs, dErrs...), w.String()
 }
 
@@ -100,7 +101,7 @@ func TestRefusedCommandLines(t *testing.T) {
 			"--timed-trace-sec-multiplier 1: loadcurve reads timed traces in the Mooncake format"},
 		{[]string{"--dataset-name", "random", "--workload", "shared-prefix"}, "give one of them"},
 		{[]string{"--random-prefix-len", "-1"}, "--random-prefix-len must be in [0,"},
-		{[]string{"--tokenizer", "meta-llama/Llama-3.1-8B-no-such-dir"}, "no such file"},
+		{[]string{"--tokenizer", "meta-llama/Llama-3.1-8B-no-such-dir"}, "not in the Hugging Face cache (looked in "},
 		{[]string{"--tokenizer", ""}, "--tokenizer: empty"},
 		{[]string{"--lora-modules", "a"}, "one adapter at a time"},
 		{[]string{"--probe-request-rate", "2"}, "no probe requests"},
@@ -250,7 +251,7 @@ func TestDatasetChoosesTheWorkload(t *testing.T) {
 	} {
 		a := parse(tc.line...)
 		var o workloads.LoadOptions
-		spec, errs := vllm.Dataset(a, &o)
+		spec, errs := vllm.Dataset(a, &o, io.Discard)
 		if len(errs) > 0 || spec != tc.spec || tc.opts != nil && !tc.opts(o) {
 			t.Errorf("%v: %q, %+v, %v; want %q", tc.line, spec, o, errs, tc.spec)
 		}
