@@ -151,8 +151,9 @@ func (tc TrialConfig) sweepConfig(res *sweep.Result) (sweep.Config, error) {
 	if maxDur == 0 {
 		maxDur = sweep.ConfirmFactor * sweep.DefaultMaxTierDuration
 	}
+	// A trial is as long as its tier says, not cut by a sweep's budget (a stated zero: none).
 	cfg := sweep.Config{Rates: sweep.Rates{List: []float64{tc.Peak}}, Burstiness: burst, Seed: tc.Seed, Settings: res.Settings,
-		TierRequests: n, MaxTierDuration: maxDur, MinTierDuration: min(sweep.DefaultMinTierDuration, maxDur)}
+		TierRequests: n, MaxTierDuration: maxDur, MinTierDuration: min(sweep.DefaultMinTierDuration, maxDur), Given: sweep.Given{Budget: true}}
 	if errs := cfg.Validate(); len(errs) > 0 {
 		return cfg, errs[0]
 	}

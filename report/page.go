@@ -199,7 +199,10 @@ func sweepHeadline(r *sweep.Result) *Headline {
 		hl.Lines = append(hl.Lines, fmt.Sprintf("%d repetitions found capacities from %s to %s %s (relative standard deviation %s); %d verified their operating point.",
 			s.N, fmtRate(s.Min), fmtRate(s.Max), u, spreadPct(s.RelativeStdDev), s.VerifiedOperations))
 	}
-	hl.Lines = append(hl.Lines, fmt.Sprintf("The decision took %d tiers and %s %s.", len(r.Tiers), durText(r.TargetSeconds), result.LoadWords(r.Header)))
+	hl.Lines = append(hl.Lines, fmt.Sprintf("The decision took %d tiers and %s %s%s.", len(r.Tiers), durText(r.TargetSeconds), result.LoadWords(r.Header), budgetWords(r)))
+	for _, n := range r.BudgetNotes {
+		hl.Lines = append(hl.Lines, "The budget: "+n+".")
+	}
 	if !r.Complete {
 		hl.Lines = append(hl.Lines, "INCOMPLETE: some tiers were interrupted, cut, or had requests canceled at their drain deadline.")
 	}

@@ -141,11 +141,30 @@ func Answer(w io.Writer, r *sweep.Result) {
 	if obj == "" {
 		obj = "no latency objective"
 	}
-	fmt.Fprintf(w, "Judged by: %s for at least %s of requests, at %s confidence; the decision cost %d tiers, %s %s.\n",
-		obj, pctText(p.TargetShare), pctText(p.Confidence), len(r.Tiers), durText(r.TargetSeconds), result.LoadWords(r.Header))
+	fmt.Fprintf(w, "Judged by: %s for at least %s of requests, at %s confidence; the decision cost %d tiers, %s %s%s.\n",
+		obj, pctText(p.TargetShare), pctText(p.Confidence), len(r.Tiers), durText(r.TargetSeconds), result.LoadWords(r.Header), budgetWords(r))
+	if len(r.BudgetNotes) > 0 {
+		fmt.Fprintln(w, "What the budget changed:")
+		for _, n := range r.BudgetNotes {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
 	if !r.Complete {
 		fmt.Fprintln(w, "INCOMPLETE: some tiers were interrupted, cut, or had requests canceled at their drain deadline.")
 	}
+}
+
+// budgetWords says the budget the load was held to (", within its budget of 1h0m0s"), "" when the
+// result does not know it (rebuilt from its records, or none was set).
+func budgetWords(r *sweep.Result) string {
+	if r.Budget <= 0 {
+		return ""
+	}
+	per := ""
+	if len(r.Repeats) > 1 {
+		per = " a repetition"
+	}
+	return fmt.Sprintf(", within its budget of %v%s", r.Budget, per)
 }
 
 // capacityLine is the answer's first line: the capacity, what kind of figure it is, and the

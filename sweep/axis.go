@@ -59,7 +59,7 @@ func (e *exec) axisTiers(ctx context.Context) error {
 		return e.search(ctx)
 	}
 	for _, r := range e.cfg.Rates.List {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || e.exhausted {
 			return nil
 		}
 		if _, err := e.tier(ctx, records.RoleTier, r); err != nil {

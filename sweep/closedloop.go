@@ -93,7 +93,7 @@ func (e *exec) levels(ctx context.Context) error {
 		return e.searchUsers(ctx)
 	}
 	for _, n := range e.cfg.Concurrency.Levels {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || e.exhausted {
 			return nil
 		}
 		if _, err := e.closed(ctx, records.RoleTier, n); err != nil {
@@ -107,7 +107,7 @@ func (e *exec) levels(ctx context.Context) error {
 // then bisects between the highest level that meets them and the lowest that does not, until
 // they are adjacent, within Precision of each other, or MaxTiers ran.
 func (e *exec) searchUsers(ctx context.Context) error {
-	for ran := 0; ran < e.cfg.MaxTiers && ctx.Err() == nil; ran++ {
+	for ran := 0; ran < e.cfg.MaxTiers && ctx.Err() == nil && !e.exhausted; ran++ {
 		n, why, ok := nextUsers(e.summaries(), e.cfg.Settings.Params, e.cfg.Precision)
 		if !ok {
 			e.detailf("search done: %s", why)
@@ -213,6 +213,28 @@ func (e *exec) closed(ctx context.Context, role records.Role, users int) (*TierR
 		}
 		plan.ArrivalsEnd = plan.StopAfter
 		id.MaxDurationS = plan.StopAfter.Seconds()
+	}
+	if left, bounded := e.budgetLeft(); bounded {
+		// Within what the budget leaves, drain included: the users stop sending in time.
+		want, least := plan.StopAfter, min(plan.StopAfter, cfg.MinTierDuration)
+		switch {
+		case cfg.Duration > 0:
+			least = cfg.Duration
+		case plan.StopAfter == 0: // a pool of requests: sent in full when the budget allows
+			want, least = max(left-cfg.Drain, 0), min(left, cfg.MinTierDuration)
+		}
+		stopAfter, grace, ok := e.fit(left, want, least)
+		if !ok {
+			e.outOfBudget(left, role, plan.Label, least+e.leastGrace())
+			return nil, nil
+		}
+		plan.Grace = grace
+		if stopAfter < plan.StopAfter || plan.StopAfter == 0 {
+			plan.StopAfter = stopAfter
+			if cfg.Requests == 0 {
+				plan.ArrivalsEnd, id.MaxDurationS = stopAfter, stopAfter.Seconds()
+			}
+		}
 	}
 	id.Planned = plan.Pool
 	plan.Tier = id

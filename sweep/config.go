@@ -112,9 +112,11 @@ type Config struct {
 	// certified to ±Precision (High/Low ≤ (1 + Precision)/(1 − Precision)), or after MaxTiers.
 	Precision float64
 	MaxTiers  int
-	// Budget bounds the load the whole automatic sweep puts on the target (the sum of its tiers'
-	// durations); the result says what the budget bought. 0 takes DefaultBudget; negative means
-	// no budget.
+	// Budget bounds the load each repetition of a sweep puts on the target (the sum of its
+	// tiers' durations, drains included): every tier is planned to end within what it leaves
+	// (budget.go), and the result says what the budget bought and what it cut. A sharded
+	// sweep's tiers run in fixed slots, and Validate refuses a stated Budget they exceed. 0
+	// takes DefaultBudget; negative means no budget.
 	Budget time.Duration
 	// Confirm runs a tier at the operating point to verify it (not with StartAt: the shards
 	// cannot agree on an operating point before they are merged).
@@ -279,6 +281,10 @@ func (c Config) Validate() []error {
 		if c.Repeat > 1 {
 			bad(FieldRepeat, "a sharded sweep cannot repeat its decision")
 		}
+		if load := time.Duration(len(c.Rates.List)) * (c.Duration + c.Drain); c.Given.Budget && c.Budget > 0 && c.Duration > 0 && load > c.Budget {
+			bad(FieldBudget, "%v is less than the %v a sharded sweep of %d tiers of %v and their drains may take (its tiers run in fixed slots, none can be cut): give at least %v, or 0",
+				c.Budget, load, len(c.Rates.List), c.Duration, load)
+		}
 	}
 	if err := c.windowFits(); err != nil {
 		errs = append(errs, err)
@@ -382,7 +388,8 @@ func rateOrInf[F ~float64](r F) records.Rate {
 }
 
 // WorstCaseLoad is the most load a sweep can put on the target: every tier of every repetition
-// to its longest cap, and the confirmation to its own (probes and drains apart).
+// to its longest cap, and the confirmation to its own (probes and drains apart), within the
+// budget of each repetition.
 func (c Config) WorstCaseLoad() time.Duration {
 	c = c.withDefaults()
 	tiers := c.MaxTiers
@@ -394,7 +401,7 @@ func (c Config) WorstCaseLoad() time.Duration {
 		per = c.Duration
 	}
 	each := time.Duration(tiers)*per + ConfirmFactor*c.MaxTierDuration
-	if c.Rates.Auto && c.Budget > 0 && c.Requests == 0 && c.Duration == 0 {
+	if c.Budget > 0 && c.StartAt.IsZero() {
 		each = min(each, c.Budget)
 	}
 	return time.Duration(c.Repeat) * each

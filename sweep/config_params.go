@@ -35,7 +35,7 @@ func (c *Config) Params() []param.Param {
 		param.Duration(FieldMaxTierDuration, &c.MaxTierDuration, fmt.Sprintf("longest cap of a tier that runs until decided (the confirmation may run three times as long, for three times %v)", field.Ref(FieldTierRequests))),
 		param.Duration(FieldDrain, &c.Drain, "after a tier's arrivals, how long its stragglers may run before they are canceled, so no tier's tail leaks into the next"),
 		param.Duration(FieldCooldown, &c.Cooldown, "pause between tiers"),
-		param.Duration(FieldBudget, &c.Budget, "auto: the most load the whole sweep puts on the target (probes, search and confirmation): the answer is the best it earned in that time; 0: no bound"),
+		param.Duration(FieldBudget, &c.Budget, "the most load the sweep puts on the target (probes, search, listed tiers and confirmation, drains included): tiers are shortened to fit, or not run, and it says so; the answer is the best it earned in that time; 0: no bound"),
 		param.Float(FieldPrecision, &c.Precision, "auto: the search wants tiers within this relative distance on either side of its capacity estimate"),
 		param.Int(FieldMaxTiers, &c.MaxTiers, "auto: most tiers of the search (probes and the confirmation apart)"),
 		param.Bool(FieldNoConfirm, &c.noConfirm, "do not run the tier that verifies the operating point"),

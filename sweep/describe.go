@@ -31,7 +31,8 @@ func (s Settings) Judging(whose string, name func(string) string) string {
 
 // Bounds says, for a sweep whose tiers run until their verdict is decided (neither Requests nor
 // Duration), how long a tier runs and the most load the whole sweep may put on the target
-// (WorstCaseLoad; virtual: on the virtual clock); "" for a sweep of fixed tiers.
+// (WorstCaseLoad, and whether the budget or the tiers' caps bound it; virtual: on the virtual
+// clock); "" for a sweep of fixed tiers.
 func (c Config) Bounds(virtual bool, name func(string) string) string {
 	if c.Requests != 0 || c.Duration != 0 {
 		return ""
@@ -43,7 +44,10 @@ func (c Config) Bounds(virtual bool, name func(string) string) string {
 		load = "of virtual load"
 	}
 	bound := fmt.Sprintf("at most %s %s (%s)", worst, load, name(FieldBudget))
-	if !c.Rates.Auto || c.NoBudget() {
+	if d := c.withDefaults(); worst < d.Budget*time.Duration(d.Repeat) {
+		bound = fmt.Sprintf("at most %s %s (the tiers' caps, within the %s of %v)", worst, load, name(FieldBudget), d.Budget)
+	}
+	if c.NoBudget() {
 		bound = fmt.Sprintf("at most %s of load (bound it with %s or %s)", worst, name(FieldMaxTierDuration), name(FieldBudget))
 	}
 	return fmt.Sprintf("each tier runs until its verdict is decided (%v to %v); the sweep stops when it has its answer, %s",

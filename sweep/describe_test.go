@@ -62,7 +62,7 @@ func TestBounds(t *testing.T) {
 	}{
 		{"auto: the budget bounds the load", auto, false, head + "at most " + auto.WorstCaseLoad().Round(time.Minute).String() + " of load on the target (--budget)"},
 		{"auto on the virtual clock", auto, true, head + "at most " + auto.WorstCaseLoad().Round(time.Minute).String() + " of virtual load (--budget)"},
-		{"a list of rates: its tiers' caps", list, false, head + "at most " + list.WorstCaseLoad().Round(time.Minute).String() + " of load (bound it with --max-tier-duration or --budget)"},
+		{"a list of rates: its tiers' caps, within the budget", list, false, head + "at most " + list.WorstCaseLoad().Round(time.Minute).String() + " of load on the target (the tiers' caps, within the --budget of 1h0m0s)"},
 		{"no budget", noBudget, false, head + "at most " + noBudget.WorstCaseLoad().Round(time.Minute).String() + " of load (bound it with --max-tier-duration or --budget)"},
 		{"fixed tiers say nothing", fixed, false, ""},
 	} {

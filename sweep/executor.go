@@ -105,6 +105,10 @@ func (x *Executor) Run(ctx context.Context) (*Result, error) {
 		h = x.Header()
 	}
 	res := Build(h, cfg.Settings, e.tiers)
+	if cfg.Schedule == nil && cfg.StartAt.IsZero() && cfg.Budget > 0 {
+		res.Budget = cfg.Budget
+	}
+	res.BudgetNotes = e.notes
 	if ctx.Err() != nil {
 		res.Complete = false
 		return res, ctx.Err()
@@ -135,6 +139,11 @@ type exec struct {
 	// kept are the tiers of an interrupted sweep replayed in place of the first tiers planned
 	// (Executor.Resume).
 	kept []keptTier
+	// exhausted is set once the budget left no room for a tier of this repetition: no further
+	// tier runs but a confirmation (which fits what is left, or is skipped). notes are what the
+	// budget changed, said as it happened (Result.BudgetNotes).
+	exhausted bool
+	notes     []string
 }
 
 // unit names the sweep's rates (its axis's unit).
@@ -156,6 +165,7 @@ func (e *exec) detailf(format string, a ...any) {
 // decide runs one repetition: its tiers, then the confirmation of its operating point.
 func (e *exec) decide(ctx context.Context) error {
 	var err error
+	e.exhausted = false
 	if sch := e.cfg.Schedule; sch != nil {
 		rate := 0.0 // a ramp or a replay has no one nominal rate
 		if sp, ok := sch.(arrival.Spec); ok && sp.Ramp == arrival.RampNone {
@@ -171,7 +181,7 @@ func (e *exec) decide(ctx context.Context) error {
 	if e.confirmedHere() {
 		return nil
 	}
-	if err := e.confirm(ctx, 0); err != nil || ctx.Err() != nil {
+	if err := e.confirm(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
 	// A confirmation the analysis could not judge (the client could not carry it, say) tells
@@ -179,7 +189,7 @@ func (e *exec) decide(ctx context.Context) error {
 	if op := curve.Analyze(e.summaries(), e.cfg.Settings.Params).OperatingPoint; op != nil && op.Confirmation != nil &&
 		op.Confirmation.AtThisPoint && op.Confirmation.Verdict == curve.VerdictExcluded && !op.Verified() {
 		e.logf("the confirmation could not be judged: once more")
-		return e.confirm(ctx, 0)
+		return e.confirm(ctx)
 	}
 	return nil
 }
@@ -198,9 +208,9 @@ func (e *exec) confirmedHere() bool {
 // lighter load meets it too, and the confirmation measures what the operating point delivers
 // and checks that nothing contradicts it: a tier of half the usual size. Otherwise it is planned
 // long enough to verify the operating point on its own (ConfirmRequests). Either way it stops
-// once decided, and stays within the budget, of which it takes at most share (0: all that is
-// left).
-func (e *exec) confirm(ctx context.Context, share float64) error {
+// once decided, and stays within what the budget leaves (shortened to fit, or skipped when
+// even the shortest tier does not fit, said as such).
+func (e *exec) confirm(ctx context.Context) error {
 	a := curve.Analyze(e.summaries(), e.cfg.Settings.Params)
 	op := a.OperatingPoint
 	if op == nil {
@@ -216,14 +226,18 @@ func (e *exec) confirm(ctx context.Context, share float64) error {
 		cap = min(max(time.Duration(float64(e.cfg.TierRequests)/2/op.Rate*float64(time.Second)), e.cfg.MinTierDuration), e.cfg.MaxTierDuration)
 		why = "a heavier tier already met the target with confidence, so it measures what the operating point delivers"
 	}
-	if b := e.cfg.Budget; b > 0 && e.cfg.Requests == 0 && e.cfg.Duration == 0 {
-		left := b - e.spent()
-		if share > 0 {
-			left = time.Duration(share * float64(left))
+	if left, bounded := e.budgetLeft(); bounded && e.cfg.Requests == 0 && e.cfg.Duration == 0 {
+		fitted, _, ok := e.fit(left, cap, e.cfg.MinTierDuration)
+		if !ok {
+			e.budgetNote("no confirmation: the budget (%v) leaves %v of load, too little for a confirmation tier (%v of arrivals at least, and its drain): the operating point %s %s is not verified; a larger budget would verify it",
+				e.cfg.Budget, max(left, 0).Round(time.Second), min(cap, e.cfg.MinTierDuration), fmtRate(op.Rate), e.unit())
+			return nil
 		}
-		if cap > left {
-			cap = max(left, e.cfg.MinTierDuration)
-			why += fmt.Sprintf("; the budget leaves %v", cap.Round(time.Second))
+		if fitted < cap {
+			e.budgetNote("the confirmation is shortened to %v of arrivals, what the budget (%v) leaves, from the %v it would plan: it may end undecided, and then says how far it got",
+				fitted.Round(time.Second), e.cfg.Budget, cap.Round(time.Second))
+			why += fmt.Sprintf("; the budget leaves %v", fitted.Round(time.Second))
+			cap = fitted
 		}
 	}
 	switch {
@@ -269,19 +283,25 @@ func lastNote(a curve.Analysis) string {
 // keeping back what the confirmation will need.
 func (e *exec) search(ctx context.Context) error {
 	sat, err := e.probe(ctx)
-	if err != nil || ctx.Err() != nil {
+	if err != nil || ctx.Err() != nil || !(sat > 0) {
 		return err
 	}
 	e.calibrateShadow()
 	cfg := e.cfg
 	pl := Planner{Saturation: sat, Params: cfg.Settings.Params, Precision: cfg.Precision, MaxTiers: cfg.MaxTiers, Axis: e.axis(),
 		MinTier: cfg.MinTierDuration, MaxTier: cfg.MaxTierDuration}
-	if cfg.Budget > 0 {
-		pl.Budget = cfg.Budget - e.confirmReserve(sat)
+	if left, bounded := e.budgetLeft(); bounded {
+		pl.Budget = cfg.Budget - e.searchReserve(left, sat)
+		if e.exhausted {
+			return nil
+		}
 	}
 	for ctx.Err() == nil {
 		step, ok := pl.Next(e.summaries(), e.spent())
 		if !ok {
+			if step.Budget {
+				e.budgetNote("the search stopped: %s", step.Why)
+			}
 			e.detailf("search done: %s", step.Why)
 			return nil
 		}
@@ -290,14 +310,44 @@ func (e *exec) search(ctx context.Context) error {
 			cap = step.Cap
 		}
 		if pl.Budget > 0 {
-			cap = min(cap, max(pl.Budget-e.spent(), cfg.MinTierDuration))
+			fitted, _, ok := e.fit(pl.Budget-e.spent(), cap, cfg.MinTierDuration)
+			if !ok {
+				e.budgetNote("the search stopped: its share of the budget is spent (%v of load so far; what is left is kept for the confirmation)", e.spent().Round(time.Second))
+				return nil
+			}
+			cap = fitted
 		}
 		e.detailf("next tier at %.3g %s for up to %v: %s", step.Rate, e.unit(), cap.Round(time.Second), step.Why)
-		if _, err := e.tierFor(ctx, records.RoleTier, step.Rate, cap, 0); err != nil {
+		if _, err := e.tierFor(ctx, records.RoleTier, step.Rate, cap, 0); err != nil || e.exhausted {
 			return err
 		}
 	}
 	return nil
+}
+
+// searchReserve is what the search keeps back of the budget for the confirmation, with left
+// of it after the probes: the confirmation's likely length (confirmReserve) and its drain, but
+// at most half of left, and never so much that the search cannot run one tier of the shortest
+// cap with its drain (the search comes first: without it there is nothing to confirm). The
+// confirmation then gets what the search leaves, shortened to fit, or none; a reserve cut
+// short is said as such.
+func (e *exec) searchReserve(left time.Duration, sat float64) time.Duration {
+	want := e.confirmReserve(sat) + e.leastGrace()
+	tier := e.cfg.MinTierDuration + e.leastGrace()
+	reserve := min(want, left/2)
+	if left-reserve < tier {
+		reserve = max(left-tier, 0)
+	}
+	switch {
+	case left < tier:
+		e.exhausted = true
+		e.budgetNote("the budget (%v) leaves %v of load after the probes, too little for a search tier (%v of arrivals at least, and its drain): the answer is what the probes showed",
+			e.cfg.Budget, max(left, 0).Round(time.Second), e.cfg.MinTierDuration)
+	case reserve < want:
+		e.budgetNote("the budget (%v) leaves %v of load after the probes: the search keeps back %v of it for the confirmation, less than the %v a confirmation plans here",
+			e.cfg.Budget, left.Round(time.Second), reserve.Round(time.Second), want.Round(time.Second))
+	}
+	return reserve
 }
 
 // calibrateShadow makes the deployment's shadow queue from the burst probe (shadow.Calibrate:
@@ -362,8 +412,15 @@ func (e *exec) probe(ctx context.Context) (float64, error) {
 	rate, best := 2*s0, 0.0
 	for try := 0; try < probeTries && ctx.Err() == nil; try++ {
 		t, err := e.tier(ctx, records.RoleProbe, rate)
-		if err != nil || t == nil {
+		if err != nil {
 			return 0, err
+		}
+		if t == nil { // the budget left no room for it
+			if best == 0 {
+				best = s0
+			}
+			e.logf("using %.3g %s as the saturation rate: the best the probes that ran showed", best, e.unit())
+			return best, nil
 		}
 		st := t.Summary.Steady
 		if st == nil || !(st.RequestThroughput > 0) {
@@ -423,6 +480,23 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 	var err error
 	var stop *stopRule
 	var end time.Duration
+	// Every tier of a sweep with a budget ends, drain included, within what the budget leaves
+	// (budget.go): a tier that runs until decided is shortened to fit, a fixed one runs only if
+	// it fits.
+	left, bounded := e.budgetLeft()
+	grace := cfg.Drain
+	what := fmt.Sprintf("%s %d (%s)", roleLabel(role), idx, rateText(rate, e.unit()))
+	fits := func(want, least time.Duration) (time.Duration, bool) {
+		if !bounded {
+			return want, true
+		}
+		got, g, ok := e.fit(left, want, least)
+		if !ok {
+			e.outOfBudget(left, role, what, min(least, want)+e.leastGrace())
+		}
+		grace = g
+		return got, ok
+	}
 	switch {
 	case math.IsInf(rate, 1) && role == records.RoleProbe:
 		n := ProbeRequests
@@ -430,14 +504,33 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 			n = max(4*cfg.MaxConcurrency, 32)
 		}
 		offsets, err = sch.Arrivals(n, 0, seed, 0)
+		// The burst is the deployment's whole queue at once: a slow deployment takes longer
+		// than a drain to work through it (128 requests of 1.4 s on 8 slots: 22 s), and
+		// cutting it would count a healthy deployment's burst as incomplete.
+		grace = max(cfg.Drain, cfg.MaxTierDuration)
+		if bounded {
+			grace = min(grace, left)
+		}
 	case role == records.RoleProbe:
 		d := max(probeMinDuration, time.Duration(float64(probeArrivals)/rate*float64(time.Second)))
 		d = min(d, cfg.MaxTierDuration)
+		var ok bool
+		if d, ok = fits(d, d); !ok {
+			return nil, nil
+		}
 		id.DurationS, end = d.Seconds(), d
 		offsets, err = sch.Arrivals(0, d, seed, MaxDurationRequests)
 	case cfg.Requests > 0:
 		offsets, err = sch.Arrivals(cfg.Requests, 0, seed, 0)
+		if err == nil && len(offsets) > 0 {
+			if _, ok := fits(offsets[len(offsets)-1], offsets[len(offsets)-1]); !ok {
+				return nil, nil
+			}
+		}
 	case cfg.Duration > 0:
+		if _, ok := fits(cfg.Duration, cfg.Duration); !ok {
+			return nil, nil
+		}
 		id.DurationS, end = cfg.Duration.Seconds(), cfg.Duration
 		// Validate refused a duration expected to plan more than the bound; one that draws
 		// more by chance is refused here, not cut.
@@ -451,6 +544,10 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 		cap := e.nextCap
 		if cap <= 0 {
 			cap = cfg.tierCap(rate, role == records.RoleConfirm, e.confirmNeed)
+		}
+		var ok bool
+		if cap, ok = fits(cap, cfg.MinTierDuration); !ok {
+			return nil, nil
 		}
 		id.MaxDurationS, end = cap.Seconds(), cap
 		offsets, err = sch.Arrivals(0, cap, seed, MaxDurationRequests)
@@ -472,14 +569,8 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 		end = offsets[len(offsets)-1]
 	}
 	id.Planned = len(offsets)
-	plan := Plan{Tier: id, Offsets: offsets, ArrivalsEnd: end, Grace: cfg.Drain,
+	plan := Plan{Tier: id, Offsets: offsets, ArrivalsEnd: end, Grace: grace,
 		Label: fmt.Sprintf("%s %d (%s)", roleLabel(role), idx, rateText(rate, "req/s"))}
-	if math.IsInf(rate, 1) && role == records.RoleProbe {
-		// The burst is the deployment's whole queue at once: a slow deployment takes longer
-		// than a drain to work through it (128 requests of 1.4 s on 8 slots: 22 s), and
-		// cutting it would count a healthy deployment's burst as incomplete.
-		plan.Grace = max(cfg.Drain, cfg.MaxTierDuration)
-	}
 	if !cfg.StartAt.IsZero() {
 		// Fixed slots: every shard starts tier k at the same wall-clock time, whatever its own
 		// drain took. A tier ends by duration + drain; the cooldown follows.

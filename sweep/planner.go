@@ -56,7 +56,9 @@ type Step struct {
 	Cap time.Duration
 	// Again is set when the tier repeats the rate of a tier the analysis excluded.
 	Again bool
-	Why   string
+	// Budget is set when the search is over because its budget is spent.
+	Budget bool
+	Why    string
 }
 
 func (pl Planner) unit() string { return pl.Axis.Unit() }
@@ -75,7 +77,7 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 	case len(search) >= pl.MaxTiers:
 		return Step{Why: fmt.Sprintf("the search ran its %d tiers (--max-tiers)", pl.MaxTiers)}, false
 	case pl.Budget > 0 && pl.Budget-spent < max(pl.MinTier, time.Second):
-		return Step{Why: fmt.Sprintf("the budget is spent (%v of load so far, what is left is kept for the confirmation)", spent.Round(time.Second))}, false
+		return Step{Budget: true, Why: fmt.Sprintf("its share of the budget is spent (%v of load so far, what is left is kept for the confirmation)", spent.Round(time.Second))}, false
 	case len(search) == 0:
 		return Step{Rate: pl.Saturation / 2, Why: "a first tier at half the saturation rate"}, true
 	}
@@ -148,7 +150,7 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 			if slot.end {
 				var ok bool
 				if step.Cap, ok = pl.endCap(a, slot.at, spent); !ok {
-					return Step{Why: fmt.Sprintf("the budget left is too short for a tier that could show an end of the interval (%v of load so far)", spent.Round(time.Second))}, false
+					return Step{Budget: true, Why: fmt.Sprintf("the budget left is too short for a tier that could show an end of the interval (%v of load so far)", spent.Round(time.Second))}, false
 				}
 			}
 			return step, true

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
@@ -36,6 +37,12 @@ type Result struct {
 	// Peaks are vLLM's peak figures of the tiers (by tier number) when they were computed from
 	// the records (PeakOf, PeakAccumulator, PeaksOfFile); summary.json writes null without them.
 	Peaks map[int]Peak
+	// Budget is the load the sweep was allowed to put on the target (Config.Budget, for each
+	// repetition), and BudgetNotes say what it changed as the sweep ran: a confirmation
+	// shortened or skipped, a tier not run, the search stopped. The Executor sets both; the
+	// records do not hold them, so a result rebuilt from its records has neither (0, nil).
+	Budget      time.Duration
+	BudgetNotes []string
 }
 
 // Repetition is one repetition's decision.

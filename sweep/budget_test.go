@@ -1,0 +1,139 @@
+package sweep_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/virtual"
+)
+
+// TestTheBudgetBoundsTheLoad: whatever the budget, the load a sweep puts on the target (the sum
+// of its tiers' durations, drains included) stays within it, and what the budget cut is said.
+// Before, a budget below the confirmation's reserve made the search's own budget negative, which
+// read as no budget at all: `sweep --budget 1m` put 3.7 minutes on the embedded deployment and 34
+// on the virtual queue, and said nothing. Each row sweeps a queue on the virtual clock (which
+// cancels a tier's stragglers at its drain deadline, as loadgen does) with the default settings
+// but the budget; the smallest budgets cannot hold a confirmation, the middle ones shorten it.
+func TestTheBudgetBoundsTheLoad(t *testing.T) {
+	slow := queues[3] // 8 slots serving 1.4 s requests: its burst drains for 22 s
+	users := defaultSweep(1)
+	users.Rates, users.Concurrency = sweep.Rates{}, sweep.Concurrency{Auto: true}
+	list := defaultSweep(1)
+	list.Rates = sweep.Rates{List: []float64{1, 2, 3, 4, 5, 6}}
+	fixed := list
+	fixed.Duration = 50 * time.Second
+	tests := []struct {
+		name   string
+		runner func() sweep.Runner
+		cfg    sweep.Config
+		budget time.Duration
+		// said: a note the budget must have given ("" for none: the budget cut nothing).
+		said string
+	}{
+		{"1m: the probes, then nothing fits", openQueue(fourSlots.Queue), defaultSweep(1), time.Minute, "too little for a search tier"},
+		{"2m", openQueue(fourSlots.Queue), defaultSweep(2), 2 * time.Minute, "the confirmation is shortened"},
+		{"5m", openQueue(fourSlots.Queue), defaultSweep(3), 5 * time.Minute, "keeps back"},
+		{"15m", openQueue(fourSlots.Queue), defaultSweep(4), 15 * time.Minute, "the search stopped"},
+		{"1h, the default: nothing cut", openQueue(fourSlots.Queue), defaultSweep(5), 0, ""},
+		{"slow queue, 1m", openQueue(slow.Queue), sweepFor(slow, 1), time.Minute, "too little for a search tier"},
+		{"slow queue, 4m", openQueue(slow.Queue), sweepFor(slow, 2), 4 * time.Minute, "budget"},
+		{"a list of tiers that run until decided, 3m", openQueue(fourSlots.Queue), list, 3 * time.Minute, "not run"},
+		{"fixed tiers of 50 s, 3m: the fourth does not fit", openQueue(fourSlots.Queue), fixed, 3 * time.Minute, "tier 3 (4 req/s), which needs at least 1m10s with its drain: not run"},
+		{"users, 2m", closedQueue(fourSlots.Queue), users, 2 * time.Minute, "no confirmation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := tt.cfg
+			cfg.Budget = tt.budget
+			var logged []string
+			res, err := (&sweep.Executor{Config: cfg, Runner: tt.runner(),
+				Log: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }}).Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			budget := tt.budget
+			if budget == 0 {
+				budget = sweep.DefaultBudget
+			}
+			spent := time.Duration(res.TargetSeconds * float64(time.Second))
+			if spent > budget {
+				t.Errorf("%v of load for a budget of %v:\n%s", spent, budget, strings.Join(logged, "\n"))
+			}
+			if res.Budget != budget {
+				t.Errorf("the result's budget is %v, want %v", res.Budget, budget)
+			}
+			said := strings.Join(res.BudgetNotes, "\n")
+			switch {
+			case tt.said == "" && said != "":
+				t.Errorf("the budget cut nothing, yet the notes say:\n%s", said)
+			case !strings.Contains(said, tt.said):
+				t.Errorf("the notes do not say %q:\n%s\nlog:\n%s", tt.said, said, strings.Join(logged, "\n"))
+			}
+			for _, n := range res.BudgetNotes {
+				if !containsLine(logged, n) {
+					t.Errorf("a note the log did not say as it happened: %q", n)
+				}
+			}
+			// An operating point left unverified for want of budget says so; one verified needs
+			// no excuse.
+			if op := res.Analysis.OperatingPoint; op != nil && !op.Verified() && tt.said != "" && op.Confirmation == nil &&
+				!strings.Contains(said, "no confirmation") {
+				t.Errorf("no confirmation ran and the notes do not say why:\n%s", said)
+			}
+		})
+	}
+}
+
+func containsLine(lines []string, s string) bool {
+	for _, l := range lines {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+// openQueue and closedQueue serve a budget test's tiers on the virtual clock: open tiers on an
+// M/D/c queue, or closed loops of users on it.
+func openQueue(q sim.QueueConfig) func() sweep.Runner {
+	return func() sweep.Runner { return &virtual.QueueRunner{Config: q} }
+}
+
+func closedQueue(q sim.QueueConfig) func() sweep.Runner {
+	return func() sweep.Runner { return &virtual.ClosedQueueRunner{Config: q} }
+}
+
+// TestABudgetShortenedConfirmationSaysHowFarItGot: a confirmation the budget shortened that
+// ends undecided is reported as not verified yet, with the confidence it reached, never as
+// verified.
+func TestABudgetShortenedConfirmationSaysHowFarItGot(t *testing.T) {
+	cfg := defaultSweep(2)
+	cfg.Budget = 2 * time.Minute
+	res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: fourSlots.Queue}}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := res.Analysis.OperatingPoint
+	if op == nil || op.Confirmation == nil {
+		t.Fatalf("no confirmation ran: %v", res.BudgetNotes)
+	}
+	cf := op.Confirmation
+	if cf.Verdict == curve.VerdictUncertain && (op.VerifiedBy == curve.VerifiedByConfirmation || !(cf.ConfidenceReached >= 0)) {
+		t.Errorf("an undecided confirmation: verified by %q, confidence reached %v", op.VerifiedBy, cf.ConfidenceReached)
+	}
+	var last records.Tier
+	for _, tr := range res.Tiers {
+		last = tr.Tier
+	}
+	if last.Role != records.RoleConfirm || last.MaxDurationS > 60 {
+		t.Errorf("the last tier is a %s capped at %v s: want a confirmation shortened to what 2 minutes leave", last.Role, last.MaxDurationS)
+	}
+}
