@@ -122,6 +122,37 @@ type Capacity struct {
 	// RequestRate is, on the concurrency axis, the request rate the capacity's users produce
 	// (the curve interpolated); 0 otherwise.
 	RequestRate float64 `json:"request_rate,omitempty"`
+	// LowRelative and HighRelative are the interval's ends relative to Rate: Low/Rate − 1 (≤ 0)
+	// and High/Rate − 1 (≥ 0), the "−9.3 % / +10 %" the interval is stated as around the
+	// capacity; null when that end was not measured (Around).
+	LowRelative  *float64 `json:"low_relative"`
+	HighRelative *float64 `json:"high_relative"`
+}
+
+// Around is the capacity interval stated around the capacity: how far below Rate its lower end
+// is and how far above its upper end, as fractions of Rate (below ≥ 0, above ≥ 0); ok is false
+// when an end is missing or Rate is not a rate.
+func (c *Capacity) Around() (below, above float64, ok bool) {
+	if c == nil || !(c.Rate > 0) || !(c.Low > 0) || c.High == nil || !(*c.High >= c.Rate) || c.Low > c.Rate {
+		return 0, 0, false
+	}
+	return 1 - c.Low/c.Rate, *c.High/c.Rate - 1, true
+}
+
+// relate sets LowRelative and HighRelative from the interval's ends.
+func (c *Capacity) relate() {
+	if c == nil || !(c.Rate > 0) {
+		return
+	}
+	c.LowRelative, c.HighRelative = nil, nil
+	if c.Low > 0 {
+		v := c.Low/c.Rate - 1
+		c.LowRelative = &v
+	}
+	if c.High != nil {
+		v := *c.High/c.Rate - 1
+		c.HighRelative = &v
+	}
 }
 
 func (c *Capacity) unit() string {
@@ -300,6 +331,7 @@ func Analyze(tiers []measure.Summary, p Params) Analysis {
 	a.plateau(axis)
 	a.kneeAndCapacity(axis)
 	a.operatingPoint(axis, confirm, members)
+	a.Capacity.relate()
 	return a
 }
 

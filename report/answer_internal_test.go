@@ -8,8 +8,9 @@ import (
 )
 
 // TestCapacityLine: the answer's first line says what the capacity is, how it was found, and
-// what its interval shows, in words (the interval's half-width about its middle is the precision
-// a sweep certifies: 77.7 to 92.7 is ±8.8 %).
+// what its interval shows, in words, each end relative to the stated capacity: 77.7 to 92.7
+// around 83.4 is −6.8 % / +11.2 % (it read "±8.8 %", the half-width about the interval's middle,
+// which is not where the capacity is).
 func TestCapacityLine(t *testing.T) {
 	high := func(v float64) *float64 { return &v }
 	params := curve.DefaultParams()
@@ -20,15 +21,17 @@ func TestCapacityLine(t *testing.T) {
 		not  []string
 	}{
 		{"interpolated, both ends", &curve.Capacity{Rate: 83.4, Method: curve.CapacityInterpolated, Low: 77.7, High: high(92.7)},
-			[]string{"Capacity: about 83.4 req/s", "crosses 99 %", "shown to ±8.8 %", "up to 77.7 req/s", "from 92.7 req/s"}, nil},
+			[]string{"Capacity: about 83.4 req/s", "crosses 99 %", "up to 77.7 req/s (−6.8 %)", "from 92.7 req/s (+11.2 %)"}, []string{"±"}},
 		{"interpolated, no lower end", &curve.Capacity{Rate: 83.4, Method: curve.CapacityInterpolated, High: high(92.7)},
-			[]string{"no tier met the target with confidence yet", "from 92.7 req/s"}, []string{"shown to"}},
+			[]string{"no tier met the target with confidence yet", "from 92.7 req/s"}, []string{"%)"}},
 		{"interpolated, no upper end", &curve.Capacity{Rate: 83.4, Method: curve.CapacityInterpolated, Low: 77.7},
-			[]string{"up to 77.7 req/s; no tier missed it with confidence"}, []string{"shown to"}},
+			[]string{"up to 77.7 req/s; no tier missed it with confidence"}, []string{"%)"}},
 		{"at a tier", &curve.Capacity{Rate: 50, Method: curve.CapacityAtTier, Low: 45, High: high(55)},
-			[]string{"Capacity: 50 req/s, the heaviest tier that settled", "shown to ±10 %"}, nil},
+			[]string{"Capacity: 50 req/s, the heaviest tier that settled", "up to 45 req/s (−10 %)", "from 55 req/s (+10 %)"}, nil},
+		{"an interval that does not hold the capacity: its ends alone", &curve.Capacity{Rate: 50, Method: curve.CapacityAtTier, Low: 52, High: high(55)},
+			[]string{"up to 52 req/s and misses it with confidence from 55 req/s"}, []string{"%)"}},
 		{"a lower bound", &curve.Capacity{Rate: 40, Method: curve.CapacityLowerBound, Low: 40},
-			[]string{"Capacity: at least 40 req/s", "none was heavy enough"}, []string{"shown to"}},
+			[]string{"Capacity: at least 40 req/s", "none was heavy enough"}, []string{"%)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -237,8 +237,8 @@ func capacityFact(a curve.Analysis, u string) Fact {
 		hi = fmtRate(*c.High)
 	}
 	d := fmt.Sprintf("interval [%s, %s] %s at %s confidence", lo, hi, u, conf)
-	if w := halfWidth(c); w != "" {
-		d = fmt.Sprintf("interval [%s, %s] %s (±%s %%) at %s confidence", lo, hi, u, w, conf)
+	if around := aroundText(c); around != "" {
+		d = fmt.Sprintf("interval [%s, %s] %s (%s around it) at %s confidence", lo, hi, u, around, conf)
 	}
 	var why []string
 	if c.Low == 0 {

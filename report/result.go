@@ -181,7 +181,11 @@ func capacityLine(a curve.Analysis, u string) string {
 	ends := ""
 	switch {
 	case c.Low > 0 && c.High != nil:
-		ends = fmt.Sprintf("shown to ±%s %%: it meets the target with confidence up to %s %s and misses it with confidence from %s %s", halfWidth(c), fmtRate(c.Low), u, fmtRate(*c.High), u)
+		ends = fmt.Sprintf("it meets the target with confidence up to %s %s and misses it with confidence from %s %s", fmtRate(c.Low), u, fmtRate(*c.High), u)
+		if aroundText(c) != "" {
+			ends = fmt.Sprintf("it meets the target with confidence up to %s %s (%s) and misses it with confidence from %s %s (%s)",
+				fmtRate(c.Low), u, pctDown(c), fmtRate(*c.High), u, pctUp(c))
+		}
 	case c.Low > 0:
 		ends = fmt.Sprintf("it meets the target with confidence up to %s %s; no tier missed it with confidence", fmtRate(c.Low), u)
 	case c.High != nil:
@@ -202,15 +206,30 @@ func capacityLine(a curve.Analysis, u string) string {
 	return fmt.Sprintf("Capacity: about %s %s%s, where the compliant share crosses %s between tiers; %s.", fmtRate(c.Rate), u, produced, pctText(a.Params.TargetShare), ends)
 }
 
-// halfWidth is the capacity interval's half-width about its middle, in percent ("8.8"): what
-// the capacity is shown to, the precision a sweep certifies (High/Low ≤ (1 + p)/(1 − p) is a
-// half-width ≤ p). "" when an end is missing.
-func halfWidth(c *curve.Capacity) string {
-	if c == nil || !(c.Low > 0) || c.High == nil || !(*c.High >= c.Low) {
+// aroundText states the capacity interval around the capacity, its ends' distances below and
+// above it in percent of it ("−9.3 % / +10 %", curve.Capacity.Around); "" when an end is missing
+// or the interval does not hold the capacity.
+func aroundText(c *curve.Capacity) string {
+	if _, _, ok := c.Around(); !ok {
 		return ""
 	}
-	return strings.TrimSuffix(FormatFloat(100*(*c.High-c.Low)/(*c.High+c.Low), 1), ".0")
+	return pctDown(c) + " / " + pctUp(c)
 }
+
+// pctDown and pctUp are the capacity interval's ends relative to the capacity ("−9.3 %",
+// "+10 %"); only for an interval Around accepts.
+func pctDown(c *curve.Capacity) string {
+	below, _, _ := c.Around()
+	return "−" + pct1(below)
+}
+
+func pctUp(c *curve.Capacity) string {
+	_, above, _ := c.Around()
+	return "+" + pct1(above)
+}
+
+// pct1 writes a fraction as a percentage with one decimal at most ("9.3 %", "10 %").
+func pct1(v float64) string { return strings.TrimSuffix(FormatFloat(100*v, 1), ".0") + " %" }
 
 // excludedAbove names the tiers above rate the analysis did not judge ("" without one), so that
 // a lower bound is never read as "nothing heavier was tried".
