@@ -212,6 +212,11 @@ type OperatingPoint struct {
 	VerifiedBy string `json:"verified_by"`
 	// HeavierTier is the tier that verified it when VerifiedBy is VerifiedByHeavierTier.
 	HeavierTier *int `json:"heavier_tier,omitempty"`
+	// Verification says in a sentence whether the operating point was verified and why: by
+	// which tier, with what it measured, or what is missing ("not verified yet: confirmation
+	// tier 9 was 100 % compliant … short of 95 %"). The terminal, report.html and a capacity
+	// plan all state it.
+	Verification string `json:"verification"`
 }
 
 // What verified an operating point (OperatingPoint.VerifiedBy).
@@ -745,29 +750,45 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 	case heavierConfirm != nil:
 		op.VerifiedBy, op.HeavierTier = VerifiedByHeavierTier, &heavierConfirm.Tier
 	}
-	note := fmt.Sprintf("operating point %s req/s (%s), expecting about %s tok/s compliant and %s tok/s raw output (the curve interpolated)",
-		fmtRate(op.Rate), op.Reason, fmtG(op.ExpectedCompliantThroughput), fmtG(op.ExpectedRawThroughput))
+	heavy := c.Low
+	if heavierConfirm != nil && op.HeavierTier != nil && *op.HeavierTier == heavierConfirm.Tier {
+		heavy = heavierConfirm.Rate
+	}
+	op.Verification = verification(op, heavy, a.Params, a.Axis.Unit())
+	a.Notes = append(a.Notes, fmt.Sprintf("operating point %s req/s (%s), expecting about %s tok/s compliant and %s tok/s raw output (the curve interpolated); %s",
+		fmtRate(op.Rate), op.Reason, fmtG(op.ExpectedCompliantThroughput), fmtG(op.ExpectedRawThroughput), op.Verification))
+}
+
+// verification is OperatingPoint.Verification: whether op is verified and why, heavy being the
+// rate at which its heavier tier met the target (when that verified it), in unit.
+func verification(op *OperatingPoint, heavy float64, p Params, unit string) string {
+	cf := op.Confirmation
 	switch {
 	case op.VerifiedBy == VerifiedByHeavierTier:
-		heavy := c.Low
-		if heavierConfirm != nil && *op.HeavierTier == heavierConfirm.Tier {
-			heavy = heavierConfirm.Rate
-		}
-		note += fmt.Sprintf("; verified: tier %d met the target with confidence at %s req/s, a heavier load, so every lighter load meets it too (the curve is monotone)",
-			*op.HeavierTier, fmtRate(heavy))
+		s := fmt.Sprintf("verified: tier %d met the target with confidence at %s %s, a heavier load, so every lighter load meets it too (the curve is monotone)",
+			*op.HeavierTier, fmtRate(heavy), unit)
 		if cf != nil && cf.AtThisPoint {
-			note += fmt.Sprintf("; the confirmation tier %d at the operating point agrees: %s compliant, interval [%s, %s]", cf.Tier, pct(cf.Share), pct(cf.ShareLo), pct(cf.ShareHi))
+			s += fmt.Sprintf("; confirmation tier %d at the operating point agrees: %s compliant, interval [%s, %s]", cf.Tier, pct(cf.Share), pct(cf.ShareLo), pct(cf.ShareHi))
+			if cf.Verdict != VerdictMeets {
+				s += " (too few requests to verify it on its own: it measured what the operating point delivers)"
+			}
 		}
+		return s
 	case cf == nil:
-		note += "; not verified: no confirmation tier ran"
+		return "not verified: no confirmation tier ran at it"
 	case !cf.AtThisPoint:
-		note += fmt.Sprintf("; not verified: the confirmation tier %d ran at %s req/s, another operating point (the analysis inputs changed since)", cf.Tier, fmtRate(cf.NominalRate))
+		return fmt.Sprintf("not verified: the confirmation tier %d ran at %s %s, another operating point (the analysis inputs changed since)", cf.Tier, fmtRate(cf.NominalRate), unit)
 	case op.VerifiedBy == VerifiedByConfirmation:
-		note += fmt.Sprintf("; verified by tier %d: %s", cf.Tier, cf.Reason)
-	default:
-		note += fmt.Sprintf("; NOT verified: the confirmation tier %d %s: %s", cf.Tier, cf.Verdict, cf.Reason)
+		return fmt.Sprintf("verified by confirmation tier %d: %s", cf.Tier, cf.Reason)
+	case cf.Verdict == VerdictUncertain && cf.Share >= p.TargetShare:
+		reached := ""
+		if cf.ConfidenceReached > 0 {
+			reached = fmt.Sprintf(", meeting it at %s confidence, short of %s", pct(cf.ConfidenceReached), pct(p.Confidence))
+		}
+		return fmt.Sprintf("not verified yet: confirmation tier %d was %s compliant, interval [%s, %s] on %.0f effective requests%s: a longer confirmation would decide",
+			cf.Tier, pct(cf.Share), pct(cf.ShareLo), pct(cf.ShareHi), cf.EffectiveRequests, reached)
 	}
-	a.Notes = append(a.Notes, note)
+	return fmt.Sprintf("NOT verified: confirmation tier %d %s: %s", cf.Tier, cf.Verdict, cf.Reason)
 }
 
 // confidenceReached is the highest two-sided confidence at which the Wilson interval of share
@@ -833,10 +854,10 @@ func (a Analysis) OperatingFigures() (Figures, bool) {
 	}
 	if cf := op.Confirmation; cf != nil && cf.AtThisPoint {
 		return Figures{Rate: records.Rate(cf.Rate), RawOutputThroughput: cf.RawOutputThroughput, CompliantOutputThroughput: cf.CompliantOutputThroughput,
-			Source: fmt.Sprintf("confirmation tier %d (%s)", cf.Tier, cf.Verdict)}, true
+			Source: fmt.Sprintf("confirmation tier %d", cf.Tier)}, true
 	}
 	return Figures{Rate: records.Rate(op.Rate), RawOutputThroughput: op.ExpectedRawThroughput, CompliantOutputThroughput: op.ExpectedCompliantThroughput,
-		Source: "the curve interpolated at the operating point (not verified)"}, true
+		Source: "the curve interpolated at the operating point (no tier ran there)"}, true
 }
 
 // interpolate is the piecewise-linear value of the raw and compliant throughputs at rate over

@@ -287,8 +287,11 @@ func TestTheConfirmationVerifiesTheOperatingPoint(t *testing.T) {
 	if b.OperatingPoint.Verified() || b.OperatingPoint.Confirmation.AtThisPoint {
 		t.Errorf("a confirmation run at a lighter operating point verifies this one: %+v", b.OperatingPoint.Confirmation)
 	}
-	if f, _ := b.OperatingFigures(); !strings.Contains(f.Source, "not verified") {
+	if f, _ := b.OperatingFigures(); !strings.Contains(f.Source, "no tier ran there") {
 		t.Errorf("figures of an unverified point: %+v", f)
+	}
+	if v := b.OperatingPoint.Verification; !strings.HasPrefix(v, "not verified: the confirmation tier") || !strings.Contains(v, "another operating point") {
+		t.Errorf("an unverified point says %q", v)
 	}
 	// With more headroom it is below the confirmed rate, which met the target with confidence:
 	// every lighter load meets it too, so it is verified by that heavier tier, and its figures

@@ -45,3 +45,47 @@ func TestCapacityAround(t *testing.T) {
 		})
 	}
 }
+
+// TestVerificationSaysWhy: every operating point says whether it is verified and why, in the
+// one sentence the terminal, the page and a plan state; a point verified by a heavier tier
+// whose own confirmation could not decide says both, so that "verified" never sits beside an
+// unexplained "uncertain".
+func TestVerificationSaysWhy(t *testing.T) {
+	p := DefaultParams()
+	five := 5
+	cf := func(v Verdict, share float64, at bool) *Confirmation {
+		return &Confirmation{Tier: 7, NominalRate: 4.79, AtThisPoint: at, Share: share, ShareLo: share - 0.05, ShareHi: 1,
+			EffectiveRequests: 65, Verdict: v, Reason: "its reason", ConfidenceReached: 0.8}
+	}
+	tests := []struct {
+		name string
+		op   OperatingPoint
+		want []string
+	}{
+		{"by a heavier tier, no confirmation", OperatingPoint{VerifiedBy: VerifiedByHeavierTier, HeavierTier: &five},
+			[]string{"verified: tier 5 met the target with confidence at 5.43 req/s, a heavier load"}},
+		{"by a heavier tier, its confirmation undecided", OperatingPoint{VerifiedBy: VerifiedByHeavierTier, HeavierTier: &five, Confirmation: cf(VerdictUncertain, 1, true)},
+			[]string{"verified: tier 5", "confirmation tier 7 at the operating point agrees", "too few requests to verify it on its own"}},
+		{"by its confirmation", OperatingPoint{VerifiedBy: VerifiedByConfirmation, Confirmation: cf(VerdictMeets, 1, true)},
+			[]string{"verified by confirmation tier 7: its reason"}},
+		{"none ran", OperatingPoint{}, []string{"not verified: no confirmation tier ran at it"}},
+		{"another point's", OperatingPoint{Confirmation: cf(VerdictMeets, 1, false)}, []string{"not verified: the confirmation tier 7 ran at 4.79 req/s, another operating point"}},
+		{"not yet", OperatingPoint{Confirmation: cf(VerdictUncertain, 0.999, true)},
+			[]string{"not verified yet: confirmation tier 7 was 99.9 % compliant", "at 80 % confidence, short of 95 %", "a longer confirmation would decide"}},
+		{"it failed", OperatingPoint{Confirmation: cf(VerdictFails, 0.9, true)}, []string{"NOT verified: confirmation tier 7 fails: its reason"}},
+		{"not judged", OperatingPoint{Confirmation: cf(VerdictExcluded, 1, true)}, []string{"NOT verified: confirmation tier 7 excluded: its reason"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := verification(&tt.op, 5.43, p, "req/s")
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q lacks %q", got, w)
+				}
+			}
+			if verified := tt.op.Verified(); verified != strings.HasPrefix(got, "verified") {
+				t.Errorf("Verified() = %v, yet it says %q", verified, got)
+			}
+		})
+	}
+}

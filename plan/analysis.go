@@ -41,6 +41,11 @@ func FromAnalysis(name string, a curve.Analysis) (d Deployment, verified bool, e
 		CompliantTokensPerRequest: fig.CompliantOutputThroughput / rate,
 		RawTokensPerRequest:       fig.RawOutputThroughput / rate,
 		Source:                    fig.Source,
+		Verified:                  op.Verified(),
+		Verification:              op.Verification,
+	}
+	if d.Verification == "" && !d.Verified { // an analysis that kept no sentence
+		d.Verification = "not verified"
 	}
 	return d, op.Verified(), nil
 }

@@ -27,14 +27,15 @@ func TestFromAnalysis(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := plan.Deployment{Name: "sim", OperatingRate: 67.1, Capacity: 83.9,
-		CompliantTokensPerRequest: 8664 / 67.7, RawTokensPerRequest: 8664 / 67.7, Source: "confirmation tier 8 (meets)"}
+		CompliantTokensPerRequest: 8664 / 67.7, RawTokensPerRequest: 8664 / 67.7, Source: "confirmation tier 8", Verified: true}
 	if d != want || !verified {
 		t.Errorf("got %+v (verified %v), want %+v", d, verified, want)
 	}
 
 	a.OperatingPoint.Confirmation.Verdict = curve.VerdictUncertain
-	if _, verified, err := plan.FromAnalysis("sim", a); err != nil || verified {
-		t.Errorf("an uncertain confirmation: verified %v, %v", verified, err)
+	a.OperatingPoint.Verification = "not verified yet: confirmation tier 8 was 100 % compliant"
+	if d, verified, err := plan.FromAnalysis("sim", a); err != nil || verified || d.Verified || !d.Unverified() || d.Verification != a.OperatingPoint.Verification {
+		t.Errorf("an uncertain confirmation: verified %v (%+v), %v", verified, d, err)
 	}
 	a.Axis = curve.AxisConcurrency
 	if _, _, err := plan.FromAnalysis("sim", a); err == nil || !strings.Contains(err.Error(), "concurrent users") {

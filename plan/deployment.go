@@ -36,9 +36,18 @@ type Deployment struct {
 	// OneTimeCost is what adopting this deployment costs once (migration, first acceptance);
 	// optional, finite and ≥ 0. [CompareDeployments] uses it for the payback of the difference.
 	OneTimeCost float64 `json:"one_time_cost,omitempty"`
-	// Source says where the figures come from (e.g. "confirmation tier 8 (meets)"); optional.
+	// Source says where the figures come from (e.g. "confirmation tier 8"); optional.
 	Source string `json:"source,omitempty"`
+	// Verified says whether the sweep verified the operating point (curve.OperatingPoint:
+	// Verified), and Verification why or why not, in the sweep's own sentence; a plan from an
+	// unverified point says so wherever it states its replicas. Both are empty for figures given
+	// rather than read from a sweep.
+	Verified     bool   `json:"verified"`
+	Verification string `json:"verification,omitempty"`
 }
+
+// Unverified reports whether d comes from a sweep that did not verify its operating point.
+func (d Deployment) Unverified() bool { return !d.Verified && d.Verification != "" }
 
 // Names of the inputs in field errors, as a command line would name its flags (without a
 // deployment prefix such as "a-").

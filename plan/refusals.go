@@ -14,14 +14,18 @@ import (
 // (AllowUnverified), and then warned of. The refusal is a field sentence, the warning a text;
 // both may refer to inputs (field.Ref; param.Render writes them).
 func (s Settings) CheckVerified(side, dir string, d Deployment, verified bool) (warning string, err error) {
+	why := d.Verification
+	if why == "" {
+		why = "not verified by a confirmation tier"
+	}
 	switch {
 	case verified:
 		return "", nil
 	case !s.AllowUnverified:
-		return "", field.Sentencef(FieldAllowUnverified, "%s (%s): its operating point was not verified by a confirmation tier (%s); run the sweep with its confirmation, or pass %v",
-			side, dir, d.Source, field.Ref(FieldAllowUnverified))
+		return "", field.Sentencef(FieldAllowUnverified, "%s (%s): its operating point was %s; run the sweep with its confirmation (a larger budget), or pass %v",
+			side, dir, why, field.Ref(FieldAllowUnverified))
 	}
-	return fmt.Sprintf("%s (%s): planned from an operating point no confirmation tier verified (%v)", side, dir, field.Ref(FieldAllowUnverified)), nil
+	return fmt.Sprintf("%s (%s): planned from an operating point that was %s (%v); every figure of its plan says so", side, dir, why, field.Ref(FieldAllowUnverified)), nil
 }
 
 // CheckComparable judges whether the result a, read from dirA, may be planned against b, read

@@ -16,9 +16,9 @@ import (
 func asFlag(name string) string { return "--" + name }
 
 // TestCheckVerified: an operating point no confirmation tier verified is refused, naming the
-// input that waives it; waived, it is warned of; verified, neither.
+// input that waives it and saying the sweep's reason; waived, it is warned of; verified, neither.
 func TestCheckVerified(t *testing.T) {
-	d := plan.Deployment{Source: "tier 3"}
+	d := plan.Deployment{Source: "confirmation tier 3", Verification: "not verified yet: confirmation tier 3 was 100 % compliant"}
 	for _, tc := range []struct {
 		name     string
 		verified bool
@@ -29,8 +29,8 @@ func TestCheckVerified(t *testing.T) {
 		{"verified", true, false, "", ""},
 		{"verified, allowed anyway", true, true, "", ""},
 		{"unverified: refused", false, false, "",
-			"A (r1): its operating point was not verified by a confirmation tier (tier 3); run the sweep with its confirmation, or pass --allow-unverified"},
-		{"unverified, allowed: warned", false, true, "A (r1): planned from an operating point no confirmation tier verified (--allow-unverified)", ""},
+			"A (r1): its operating point was not verified yet: confirmation tier 3 was 100 % compliant; run the sweep with its confirmation (a larger budget), or pass --allow-unverified"},
+		{"unverified, allowed: warned", false, true, "A (r1): planned from an operating point that was not verified yet: confirmation tier 3 was 100 % compliant (--allow-unverified); every figure of its plan says so", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := plan.DefaultSettings()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/records"
 )
 
 // TestCapacityLine: the answer's first line says what the capacity is, how it was found, and
@@ -50,5 +51,28 @@ func TestCapacityLine(t *testing.T) {
 	}
 	if line := capacityLine(curve.Analysis{Params: params}, "req/s"); !strings.HasPrefix(line, "Capacity: none found") {
 		t.Errorf("no capacity: %q", line)
+	}
+}
+
+// TestThePageSaysWhyVerified: the page's operating point states the analysis's own reason
+// beside its badge, and the tier table says of an undecided confirmation that a heavier tier
+// verified the point. Before, the "verified" badge sat beside "not yet enough requests to
+// claim 99 %" and "(uncertain)" with no word of the heavier tier.
+func TestThePageSaysWhyVerified(t *testing.T) {
+	five := 5
+	op := &curve.OperatingPoint{Rate: 4.79, VerifiedBy: curve.VerifiedByHeavierTier, HeavierTier: &five,
+		Verification: "verified: tier 5 met the target with confidence at 5.43 req/s, a heavier load; confirmation tier 7 at the operating point agrees (too few requests to verify it on its own)",
+		Confirmation: &curve.Confirmation{Tier: 7, NominalRate: 4.79, AtThisPoint: true, Share: 1, ShareLo: 0.944, ShareHi: 1, Verdict: curve.VerdictUncertain}}
+	a := curve.Analysis{Params: curve.DefaultParams(), OperatingPoint: op}
+	f := operatingFact(a, "req/s")
+	if f.Badge != "verified" || !strings.Contains(f.Detail, op.Verification) {
+		t.Errorf("fact %+v", f)
+	}
+	if got := tierVerdict(a, records.Tier{Tier: 7, Role: records.RoleConfirm}); got != "not yet enough requests for a 99 % claim; the operating point is verified by the heavier tier 5" {
+		t.Errorf("the confirmation's verdict reads %q", got)
+	}
+	op.VerifiedBy, op.HeavierTier, op.Verification = "", nil, "not verified yet: confirmation tier 7 was 100 % compliant"
+	if f := operatingFact(a, "req/s"); f.Badge != "NOT verified" || !strings.Contains(f.Detail, "not verified yet") {
+		t.Errorf("fact %+v", f)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // HTML is a self-contained report page, answer first: the title and a line on what was
@@ -92,7 +93,13 @@ type HTMLSection struct {
 type htmlCell struct {
 	Text string
 	Num  bool
+	// Wrap: a text cell longer than wrapCell runes (a verdict in words) wraps within its
+	// column, so that the table keeps to the window; shorter ones (an interval) stay whole.
+	Wrap bool
 }
+
+// wrapCell is the length past which a text cell wraps.
+const wrapCell = 40
 
 type htmlRow struct {
 	Cells     []htmlCell
@@ -261,7 +268,8 @@ func (t Table) html() (htmlTable, error) {
 	for i, r := range t.Rows {
 		row := htmlRow{Highlight: t.highlighted(i)}
 		for j := range t.Columns {
-			row.Cells = append(row.Cells, htmlCell{Text: cellText(cell(r, j)), Num: t.rightAligned(j)})
+			text := cellText(cell(r, j))
+			row.Cells = append(row.Cells, htmlCell{Text: text, Num: t.rightAligned(j), Wrap: !t.rightAligned(j) && utf8.RuneCountInString(text) > wrapCell})
 		}
 		if row.Highlight {
 			row.Mark = pageText(t.marker())
@@ -413,6 +421,7 @@ table.data th{text-align:left;border-bottom:2px solid #999;white-space:normal;ve
 table.data .num{text-align:right}
 table.data tr.highlight td{background:#fff4cc;font-weight:600}
 table.data td.mark{color:#6b4f00;white-space:normal}
+table.data td.words{white-space:normal;min-width:16em}
 table.data td.mark div{width:8.5em}
 ul.notes{color:#444;padding-left:1.2em;font-size:.92em}
 ul.notes li{margin:.2em 0}
@@ -526,7 +535,7 @@ footer{margin-top:2em;color:#888;font-size:.85em}
 <tbody>
 {{- $mark := .HasMark}}
 {{- range .Rows}}
-<tr{{if .Highlight}} class="highlight"{{end}}>{{range .Cells}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}{{if $mark}}<td class="mark"><div>{{.Mark}}</div></td>{{end}}</tr>
+<tr{{if .Highlight}} class="highlight"{{end}}>{{range .Cells}}<td{{if .Num}} class="num"{{else if .Wrap}} class="words"{{end}}>{{.Text}}</td>{{end}}{{if $mark}}<td class="mark"><div>{{.Mark}}</div></td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>

@@ -276,15 +276,11 @@ func operatingFact(a curve.Analysis, u string) Fact {
 	} else {
 		f.Badge, f.Status = "NOT verified", StatusWarn
 	}
-	switch cf := op.Confirmation; {
-	case cf == nil:
-		f.Detail = headroom + "; no confirmation tier ran at it"
-	case !cf.AtThisPoint:
-		f.Detail = fmt.Sprintf("%s; the confirmation tier %d ran at %s %s, the operating point of other settings", headroom, cf.Tier, fmtRate(cf.NominalRate), u)
-	default:
-		f.Detail = fmt.Sprintf("%s; tier %d ran at it: %s compliant [%s, %s] on %s effective requests, %s",
-			headroom, cf.Tier, pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi), FormatFloat(cf.EffectiveRequests, 0),
-			verdictWords(cf.Verdict, a.Params))
+	// The analysis's own sentence: by what it is verified, or what is missing (the terminal
+	// and a capacity plan say the same).
+	f.Detail = headroom + "; " + op.Verification
+	if op.Verification == "" { // an analysis from before the sentence was kept
+		f.Detail = headroom
 	}
 	return f
 }

@@ -131,6 +131,8 @@ func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 type htmlTable struct {
 	class string
 	rows  [][]string
+	// wraps marks the cells (row, column) that wrap within their column (class "words").
+	wraps map[[2]int]bool
 }
 
 func (t htmlTable) head() string {
@@ -181,6 +183,12 @@ func pageParts(t *testing.T, page []byte) (tables []htmlTable, svgs [][]svgPath)
 				}
 			case "th", "td":
 				cell = &strings.Builder{}
+				if tab != nil && attr("class") == "words" && len(tab.rows) > 0 {
+					if tab.wraps == nil {
+						tab.wraps = map[[2]int]bool{}
+					}
+					tab.wraps[[2]int{len(tab.rows) - 1, len(tab.rows[len(tab.rows)-1])}] = true
+				}
 			case "svg":
 				svgs = append(svgs, nil)
 			case "path":
@@ -343,13 +351,20 @@ func checkPlot(t *testing.T, name string, paths []svgPath) {
 }
 
 // tableWidth estimates a table's width in the page's font: each column as wide as its widest
-// cell (a header as its longest word, since headers wrap), 7.6 px a character, 13.5 px of
-// padding a cell; a highlighted row's mark is a fixed 8.5em.
+// cell (a header as its longest word, since headers wrap; a cell of words that wraps as its
+// 16em, or its longest word), 7.6 px a character, 13.5 px of padding a cell; a highlighted row's
+// mark is a fixed 8.5em.
 func tableWidth(t htmlTable) int {
 	var cols []int
 	for i, r := range t.rows {
 		for j, c := range r {
 			n := utf8.RuneCountInString(c)
+			if t.wraps[[2]int{i, j}] {
+				n = 32 // 16em of a 15 px font
+				for _, w := range strings.Fields(c) {
+					n = max(n, utf8.RuneCountInString(w))
+				}
+			}
 			if i == 0 {
 				n = 0
 				for _, w := range strings.Fields(c) {

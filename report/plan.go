@@ -31,9 +31,9 @@ func PlanTable(plans []plan.Result) Table {
 	f := FormatFloat
 	cur := planMoney(plans)
 	t := Table{Title: "Capacity plan for the forecast (replicas of each deployment at its operating point; costs in " + cur + ")", Highlight: -1,
-		Columns: []string{"deployment", "op. point req/s", "peak req/s", "replicas at peak", "load/replica at peak", "of capacity",
+		Columns: []string{"deployment", "op. point req/s", "op. point", "peak req/s", "replicas at peak", "load/replica at peak", "of capacity",
 			"static /month", "following /month", "mean replicas", "per M effective tok (static)", "per M effective tok (following)"},
-		Align: []bool{false, true, true, true, true, true, true, true, true, true, true}}
+		Align: []bool{false, true, false, true, true, true, true, true, true, true, true, true}}
 	for _, r := range plans {
 		capUse := "—"
 		if u := r.UtilisationOfCapacityAtPeak; u != nil {
@@ -42,11 +42,35 @@ func PlanTable(plans []plan.Result) Table {
 				capUse = "≤ " + capUse // the capacity is only a lower bound
 			}
 		}
-		t.Rows = append(t.Rows, []string{r.Deployment.Name, f(r.Deployment.OperatingRate, 3), f(r.PeakRate, 3), strconv.Itoa(r.PeakReplicas),
+		t.Rows = append(t.Rows, []string{r.Deployment.Name, f(r.Deployment.OperatingRate, 3), verifiedCell(r.Deployment), f(r.PeakRate, 3), strconv.Itoa(r.PeakReplicas),
 			f(r.LoadPerReplicaAtPeak, 3), capUse, f(r.Static.CostPerMonth, 0), f(r.Following.CostPerMonth, 0), f(r.Following.MeanReplicas, 2),
 			f(r.Static.CostPerMillionEffectiveTokens, 4), f(r.Following.CostPerMillionEffectiveTokens, 4)})
 	}
 	return t
+}
+
+// verifiedCell says in the plan's table whether the operating point was verified.
+func verifiedCell(d plan.Deployment) string {
+	switch {
+	case d.Verified:
+		return "verified"
+	case d.Unverified():
+		return "NOT verified"
+	}
+	return "given" // figures given, not read from a sweep
+}
+
+// unverifiedText says, for a deployment planned from an operating point its sweep did not
+// verify, what that means for its plan, with the sweep's reason when why is set; "" otherwise.
+func unverifiedText(d plan.Deployment, why bool) string {
+	if !d.Unverified() {
+		return ""
+	}
+	reason := ""
+	if why {
+		reason = " (" + d.Verification + ")"
+	}
+	return fmt.Sprintf("%s: planned from an unverified operating point%s; its replicas rest on what the sweep expected one replica to carry, not on what one was shown to", d.Name, reason)
 }
 
 // PlanText prints capacity plans for a forecast: per deployment the replicas at peak (with the
@@ -59,6 +83,9 @@ func PlanText(w io.Writer, plans []plan.Result, cmp *plan.Comparison) {
 	}
 	_ = PlanTable(plans).Text(w) // a well-formed table
 	for _, r := range plans {
+		if u := unverifiedText(r.Deployment, true); u != "" {
+			fmt.Fprintf(w, "%s.\n", u)
+		}
 		fmt.Fprintf(w, "%s: %s; %s.\n", r.Deployment.Name, r.PeakReplicasFormula, r.Following.Rule)
 		if t := tokensText(r.Deployment); t != "" {
 			fmt.Fprintf(w, "%s: %s.\n", r.Deployment.Name, t)
@@ -115,9 +142,18 @@ func PlanPage(plans []plan.Result, cmp *plan.Comparison, trials []plan.Trial, co
 				use = fmt.Sprintf(", at most %s of its capacity (only bounded: at least %s req/s)", pctText(*u), FormatFloat(d.Capacity, 3))
 			}
 		}
-		hl.Facts = append(hl.Facts, Fact{Label: fmt.Sprintf("%s: replicas at the %s req/s peak", d.Name, fmtRate(r.PeakRate)),
+		replicas := Fact{Label: fmt.Sprintf("%s: replicas at the %s req/s peak", d.Name, fmtRate(r.PeakRate)),
 			Value:  fmt.Sprintf("%d replicas", r.PeakReplicas),
-			Detail: fmt.Sprintf("%s; each carries %s req/s at the peak%s (its operating point: %s req/s)", r.PeakReplicasFormula, FormatFloat(r.LoadPerReplicaAtPeak, 3), use, FormatFloat(d.OperatingRate, 3))})
+			Detail: fmt.Sprintf("%s; each carries %s req/s at the peak%s (its operating point: %s req/s)", r.PeakReplicasFormula, FormatFloat(r.LoadPerReplicaAtPeak, 3), use, FormatFloat(d.OperatingRate, 3))}
+		switch {
+		case d.Unverified():
+			replicas.Badge, replicas.Status = "NOT verified", StatusWarn
+			replicas.Detail += "; the operating point is " + d.Verification
+		case d.Verified:
+			replicas.Badge, replicas.Status = "verified", StatusOK
+			replicas.Detail += "; the operating point is " + d.Verification
+		}
+		hl.Facts = append(hl.Facts, replicas)
 		hl.Facts = append(hl.Facts, Fact{Label: d.Name + ": cost a month, following the profile",
 			Value: FormatFloat(r.Following.CostPerMonth, 0) + " " + cur,
 			Detail: fmt.Sprintf("%s %s per million effective tokens (mean %s replicas); with %d replicas all the time: %s %s a month, %s per million",
@@ -144,6 +180,11 @@ func PlanPage(plans []plan.Result, cmp *plan.Comparison, trials []plan.Trial, co
 	}
 	for _, w := range first.Warnings {
 		hl.Lines = append(hl.Lines, "WARNING: "+w+".")
+	}
+	for _, r := range plans {
+		if u := unverifiedText(r.Deployment, false); u != "" { // the fact above says why
+			hl.Lines = append(hl.Lines, "WARNING: "+u+".")
+		}
 	}
 	hl.Lines = append(hl.Lines, conclusions...)
 	h.Headline = hl

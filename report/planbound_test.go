@@ -30,8 +30,8 @@ func TestPlanSaysABoundCapacityIsABound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if row := report.PlanTable([]plan.Result{r}).Rows[0]; !strings.HasPrefix(row[5], "≤ ") {
-		t.Errorf("of capacity: %q", row[5])
+	if row := report.PlanTable([]plan.Result{r}).Rows[0]; !strings.HasPrefix(row[6], "≤ ") || row[2] != "given" {
+		t.Errorf("of capacity: %q (operating point %q)", row[6], row[2])
 	}
 	var b bytes.Buffer
 	report.PlanText(&b, []plan.Result{r}, nil)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -353,17 +354,13 @@ func CurveTable(r *sweep.Result) Table {
 		s, id := tr.Summary, tr.Tier
 		row := []string{strconv.Itoa(id.Tier), roleText(id), curve.LevelCell(s, rateCell)}
 		st := s.Steady
-		verdict, interval := "—", "—"
+		verdict, interval := tierVerdict(a, id), "—"
 		if v, ok := verdicts[id.Tier]; ok {
-			verdict = string(v.Verdict)
-			if !v.Stable {
-				verdict = "fails (unstable)"
-			}
 			interval = fmt.Sprintf("[%s, %s]", f(v.ShareLo, 4), f(v.ShareHi, 4))
 		}
 		if id.Role == records.RoleConfirm {
 			if cf := confirmationOf(a, id.Tier); cf != nil {
-				verdict, interval = string(cf.Verdict), fmt.Sprintf("[%s, %s]", f(cf.ShareLo, 4), f(cf.ShareHi, 4))
+				interval = fmt.Sprintf("[%s, %s]", f(cf.ShareLo, 4), f(cf.ShareHi, 4))
 				if cf.AtThisPoint && cf.Verdict == curve.VerdictMeets {
 					t.Highlight = i
 				}
@@ -373,7 +370,7 @@ func CurveTable(r *sweep.Result) Table {
 			row = append(row, f(st.RealisedRate, 2), strconv.Itoa(st.Requests), f(st.CompliantShare, 4), interval, verdict,
 				f(st.RawOutputThroughput, 0), f(st.CompliantOutputThroughput, 0))
 		} else {
-			row = append(row, NaNText, strconv.Itoa(s.Issued), f(s.CompliantRequestShare, 4), "—", "off the axis",
+			row = append(row, NaNText, strconv.Itoa(s.Issued), f(s.CompliantRequestShare, 4), "—", verdict,
 				f(s.RawOutputThroughput, 0), f(s.CompliantOutputThroughput, 0))
 		}
 		row = append(row, f(s.TTFT.Percentiles["p99"], 1), endText(id))
@@ -384,6 +381,45 @@ func CurveTable(r *sweep.Result) Table {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// tierVerdict says the analysis's verdict on a tier in words, with what decided it (the words
+// of the sweep's tier lines, curve.VerdictWords): a point of the curve its own, a tier pooled
+// into another's point that it is, a confirmation its verdict and, when a heavier tier verified
+// the operating point it could not verify on its own, that; a burst that it is off the axis.
+func tierVerdict(a curve.Analysis, id records.Tier) string {
+	q := a.Params.TargetShare
+	if cf := confirmationOf(a, id.Tier); cf != nil && id.Role == records.RoleConfirm {
+		words := curve.VerdictWords(cf.Verdict, cf.Verdict != curve.VerdictFails || !strings.HasPrefix(cf.Reason, "unstable"), cf.Share, q, cf.Reason)
+		switch op := a.OperatingPoint; {
+		case !cf.AtThisPoint:
+			words += "; it ran at another operating point"
+		case op.VerifiedBy == curve.VerifiedByHeavierTier && cf.Verdict != curve.VerdictMeets:
+			words += fmt.Sprintf("; the operating point is verified by the heavier tier %d", *op.HeavierTier)
+		}
+		return words
+	}
+	if op := a.OperatingPoint; id.Role == records.RoleConfirm && op != nil && op.Confirmation != nil {
+		cf := op.Confirmation
+		if slices.Contains(cf.Pooled, id.Tier) {
+			return fmt.Sprintf("pooled with confirmation tier %d: %s", cf.Tier, curve.VerdictWords(cf.Verdict, true, cf.Share, q, cf.Reason))
+		}
+		return fmt.Sprintf("an earlier confirmation: the last one, tier %d, counts", cf.Tier)
+	}
+	for _, v := range a.Points {
+		if v.Tier == id.Tier {
+			return v.Words(q)
+		}
+		for _, t := range v.Pooled {
+			if t == id.Tier {
+				return fmt.Sprintf("pooled with tier %d: one point, %s", v.Tier, v.Words(q))
+			}
+		}
+	}
+	if math.IsInf(float64(id.RequestRate), 1) {
+		return "off the axis: a burst"
+	}
+	return NaNText
 }
 
 // realisedColumn heads the curve table's realised rates: on the concurrency axis, the request

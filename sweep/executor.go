@@ -753,17 +753,15 @@ func shortTierLine(t TierResult, stop *stopRule, p curve.Params) string {
 	case s.Interrupted:
 		verdict = "interrupted"
 	case st.Requests < measure.MinSteadyRequests:
-		verdict = "too few requests to judge"
+		verdict = curve.VerdictWords(curve.VerdictInsufficient, true, judged, p.TargetShare, "")
 	case !st.Stationary:
-		verdict = "overloaded: its queue keeps growing"
+		verdict = curve.VerdictWords(curve.VerdictFails, false, judged, p.TargetShare, "")
 	case lo >= p.TargetShare:
-		verdict = "meets the target"
+		verdict = curve.VerdictWords(curve.VerdictMeets, true, judged, p.TargetShare, "")
 	case hi < p.TargetShare:
-		verdict = "misses the target"
-	case judged >= p.TargetShare:
-		verdict = fmt.Sprintf("not yet enough requests for a %s claim", pctShort(p.TargetShare))
-	default:
-		verdict = fmt.Sprintf("below %s, not yet with confidence", pctShort(p.TargetShare))
+		verdict = curve.VerdictWords(curve.VerdictFails, true, judged, p.TargetShare, "")
+	default: // the words the report's tables use for the verdict the analysis gives it
+		verdict = curve.VerdictWords(curve.VerdictUncertain, true, judged, p.TargetShare, "")
 	}
 	ended := ""
 	if e := t.Tier.End; e != nil {

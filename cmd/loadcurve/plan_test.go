@@ -40,6 +40,8 @@ func TestPlanFromSweeps(t *testing.T) {
 			PeakReplicas int `json:"peak_replicas"`
 			Deployment   struct {
 				OperatingRate float64 `json:"operating_rate"`
+				Verified      bool    `json:"verified"`
+				Verification  string  `json:"verification"`
 			} `json:"deployment"`
 			Static struct {
 				CostPerMonth float64 `json:"cost_per_month"`
@@ -68,6 +70,21 @@ func TestPlanFromSweeps(t *testing.T) {
 	}
 	if s := doc.Comparison.Following.Summary; !strings.Contains(s, "A") {
 		t.Errorf("the same deployment at two thirds of the price is not cheaper: %q", s)
+	}
+	// The sweep ran no confirmation: plan.json, the page and the terminal say the plan rests
+	// on an unverified operating point, and why (it showed 71 replicas without a word of it).
+	for i, p := range doc.Plans {
+		if p.Deployment.Verified || p.Deployment.Verification != "not verified: no confirmation tier ran at it" {
+			t.Errorf("plan %d: verified %v, %q", i, p.Deployment.Verified, p.Deployment.Verification)
+		}
+	}
+	if page, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(page), "NOT verified") ||
+		!strings.Contains(string(page), "planned from an unverified operating point") {
+		t.Errorf("report.html does not say the operating point is not verified (%v)", err)
+	}
+	if code, text, _ := runCLI(t, "plan", dirs[0], "--peak", "300", "--a-cost-per-hour", "10", "--allow-unverified"); code != exitOK ||
+		!strings.Contains(text, "A: planned from an unverified operating point (not verified: no confirmation tier ran at it)") || !strings.Contains(text, "NOT verified") {
+		t.Errorf("the plan's text (exit %d) does not say the operating point is not verified:\n%s", code, text)
 	}
 	for _, name := range []string{"plan.json", "report.html", "scenario.yaml"} {
 		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
@@ -128,7 +145,7 @@ func TestPlanRefuses(t *testing.T) {
 		{[]string{"plan", sweepDir, "--profile", profile, "--a-cost-per-hour", "1"}, profile + ":3:"},
 		{[]string{"plan", sweepDir, "--profile", profile, "--a-cost-per-hour", "1"}, profile + ":4:"},
 		{[]string{"plan", "--peak", "10"}, "want one or two result directories"},
-		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "1"}, "its operating point was not verified by a confirmation tier"},
+		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "1"}, "its operating point was not verified: no confirmation tier ran at it; run the sweep with its confirmation"},
 		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "1", "--goodput", "ttft:0.001"}, "no capacity, so there is no operating point"},
 		{[]string{"plan", rateDir, otherDir, "--peak", "10", "--a-cost-per-hour", "1", "--b-cost-per-hour", "1", "--allow-unverified"}, "different objectives"},
 		{[]string{"plan", rateDir, "--peak", "10", "--a-cost-per-hour", "-2", "--allow-unverified"}, "cost-per-hour"},
