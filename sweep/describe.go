@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loadcurve/loadcurve/measure"
@@ -27,6 +28,17 @@ func (s Settings) Judging(whose string, name func(string) string) string {
 	p := s.Params
 	return fmt.Sprintf("judging by %s for %s of requests at %s confidence; operating point %s below the capacity (%s)",
 		objs, pctWords(p.TargetShare), pctWords(p.Confidence), pctWords(p.Headroom), name(FieldHeadroom))
+}
+
+// JudgingTier is Judging for a run of one tier, which has no operating point: "judging by
+// ttft:100 tpot:0.75 (the embedded deployment's own; objectives) for 99 % of requests at 95 %
+// confidence".
+func (s Settings) JudgingTier(whose string, name func(string) string) string {
+	j := s.Judging(whose, name)
+	if i := strings.LastIndex(j, "; operating point"); i >= 0 {
+		j = j[:i]
+	}
+	return j
 }
 
 // Bounds says, for a sweep whose tiers run until their verdict is decided (neither Requests nor

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/urfave/cli/v2"
 
@@ -20,8 +21,9 @@ func runCommand() *cli.Command {
 		ArgsUsage: " ",
 		Description: "Sends --num-requests requests (or those planned within --duration) on a seeded arrival schedule,\n" +
 			"streams every response and prints TTFT, TPOT, ITL, E2EL, client queue time, goodput and compliant\n" +
-			"throughput, and the tier's steady state judged against --target-share. Without --base-url it starts\n" +
-			"the embedded simulated deployment.",
+			"throughput, and the tier's steady state judged against --target-share. Compliance = success AND every\n" +
+			"--goodput objective met (default, as for sweep: " + sweep.DefaultObjectives + " for a real target, the embedded\n" +
+			"deployment's own without --base-url). Without --base-url it starts the embedded simulated deployment.",
 		Flags: vllm.WithFlags("run", cliparam.Concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 			[]cli.Flag{boundedMemoryFlag("summarise on the fly and keep no records in memory, for long runs")},
 			vllm.SaveFlags(catVLLM), simFlags("sim-"), []cli.Flag{scenarioFlag()})),
@@ -34,6 +36,11 @@ func runAction(c *cli.Context) error {
 	spec, errs := arrivalSpec(c)
 	n, d, e := loadCount(c)
 	errs = append(errs, e...)
+	// The objectives a sweep of this target would judge by, when none are given.
+	whose, err := applyDefaultObjectives(c)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	lc, e := readLoadCommand(c, sweep.DefaultSettings())
 	errs = append(errs, e...)
 	if err := spec.CheckWithin(d); err != nil {
@@ -72,6 +79,7 @@ func runAction(c *cli.Context) error {
 	if err := lc.prepareOut(); err != nil {
 		return err
 	}
+	fmt.Fprintf(c.App.ErrWriter, "loadcurve: %s\n", lc.settings.JudgingTier(whose, bind.Flag))
 	s, err := lc.open(c, records.CommandRun, sch)
 	if err != nil {
 		return err

@@ -31,6 +31,17 @@ func defaultObjectives(c *cli.Context) (string, string) {
 	return runner.DefaultObjectives(o)
 }
 
+// applyDefaultObjectives sets --goodput to the default objectives for the target when it was
+// not given (defaultObjectives: the embedded deployment's own, or DefaultObjectives for a real
+// target), the one rule of run and sweep, and returns whose they are ("" when given).
+func applyDefaultObjectives(c *cli.Context) (string, error) {
+	if c.IsSet("goodput") {
+		return "", nil
+	}
+	objs, whose := defaultObjectives(c)
+	return whose, c.Set("goodput", objs)
+}
+
 func sweepFlags() []cli.Flag {
 	cfg := sweep.DefaultConfig()
 	knobs := bind.Flags(catLoad, cfg.Params())
@@ -73,13 +84,9 @@ func sweepAction(c *cli.Context) error {
 	errs := bind.Apply(c, ps[:1], true)                         // the rates: their errors come first
 	spec := arrival.Spec{Burstiness: arrival.DefaultBurstiness} // its burstiness, shared with run's flag
 	errs = append(errs, bind.Apply(c, spec.Params()[1:2], false)...)
-	whose := "" // the objectives' when they are not given: the default's, or the embedded deployment's
-	if !c.IsSet("goodput") {
-		var objs string
-		objs, whose = defaultObjectives(c)
-		if err := c.Set("goodput", objs); err != nil {
-			errs = append(errs, err)
-		}
+	whose, gerr := applyDefaultObjectives(c)
+	if gerr != nil {
+		errs = append(errs, gerr)
 	}
 	lc, e := readLoadCommand(c, sweep.DefaultSettings())
 	errs = append(errs, e...)
