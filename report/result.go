@@ -66,7 +66,7 @@ func Print(w io.Writer, format string, r *sweep.Result, verbose bool) error {
 			}
 			return SummaryCSV(w, rf.Summary)
 		}
-		return CurveTable(r).CSV(w)
+		return CurveCSV(w, r)
 	}
 	if run {
 		rf, err := r.RunSummary()
@@ -645,7 +645,7 @@ func WriteFilesSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series,
 			written = append(written, name)
 		}
 		var b bytes.Buffer
-		if err := CurveTable(r).CSV(&b); err != nil {
+		if err := CurveCSV(&b, r); err != nil {
 			return written, err
 		}
 		if err := os.WriteFile(filepath.Join(dir, "curve.csv"), b.Bytes(), 0o644); err != nil {

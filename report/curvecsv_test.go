@@ -1,0 +1,67 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/loadcurve/loadcurve/report"
+)
+
+// TestCurveCSVGolden: curve.csv is for scripts: snake_case headers, one row per tier, numbers
+// only in the numeric columns (an empty cell for an unknown value, "inf" for a burst's rate),
+// the interval as two columns, and verdicts, roles and endings as their enumerated words. It
+// had the table's human headers ("compl. req. share"), "—" for unknowns and the interval as one
+// bracketed string. The rate and users sweeps of the page fixtures (virtual queues, so exact)
+// are held to golden files.
+func TestCurveCSVGolden(t *testing.T) {
+	pageResults(t)
+	words := map[string]*regexp.Regexp{
+		"role":    regexp.MustCompile(`^(probe|tier|confirm)$`),
+		"unit":    regexp.MustCompile(`^(req/s|sessions/s|users)$`),
+		"verdict": regexp.MustCompile(`^(|meets|fails|uncertain|insufficient|excluded)$`),
+		"stable":  regexp.MustCompile(`^(|true|false)$`),
+		"ended":   regexp.MustCompile(`^(|decided|cap|schedule|interrupted)$`),
+	}
+	snake := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	for _, tc := range []struct {
+		name string
+		page pageResult
+	}{{"curve_rate.csv", ratePage}, {"curve_users.csv", usersPage}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := report.CurveCSV(&b, tc.page.res); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, b.Bytes())
+			rows, err := csv.NewReader(bytes.NewReader(b.Bytes())).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != len(tc.page.res.Tiers)+1 {
+				t.Fatalf("%d rows for %d tiers", len(rows)-1, len(tc.page.res.Tiers))
+			}
+			for _, h := range rows[0] {
+				if !snake.MatchString(h) {
+					t.Errorf("header %q is not snake_case", h)
+				}
+			}
+			for i, r := range rows[1:] {
+				for j, c := range r {
+					col := rows[0][j]
+					if re, ok := words[col]; ok {
+						if !re.MatchString(c) {
+							t.Errorf("row %d, %s = %q", i, col, c)
+						}
+						continue
+					}
+					if _, err := strconv.ParseFloat(c, 64); c != "" && err != nil {
+						t.Errorf("row %d, %s = %q: not a number", i, col, c)
+					}
+				}
+			}
+		})
+	}
+}
