@@ -135,19 +135,34 @@ type Progress struct {
 	InFlight   atomic.Int64 // admitted by the gate and not finished
 	Done       atomic.Int64 // dispatched requests that finished, whatever their outcome
 	Errors     atomic.Int64 // finished requests whose outcome is not ok
+	// Status, when set (before the display starts, never while it runs), says what the display
+	// shows after the counters, given the time since the tier started: the caller's own words
+	// (a sweep's: how long the tier may still run, the budget used, the time left at most).
+	Status func(elapsed time.Duration) string
 }
 
 // ProgressLine returns a progress display for a terminal: for each tier (label, p) it redraws
-// "label done/planned done, in flight, errors, seconds" on one line of w four times a second,
-// until the returned stop function is called.
-func ProgressLine(w io.Writer) func(label string, p *Progress) (stop func()) {
+// "label done/planned done, in flight, failed, seconds" and p's Status on one line of w four
+// times a second, until the returned stop function is called. A line wider than width runes
+// (0: no limit) is cut there, so that it never wraps and every redraw overwrites the last.
+func ProgressLine(w io.Writer, width int) func(label string, p *Progress) (stop func()) {
 	return func(label string, p *Progress) func() {
 		done := make(chan struct{})
 		var wg sync.WaitGroup
 		start := time.Now()
 		draw := func() {
-			fmt.Fprintf(w, "\r%s  %d/%d done  %d in flight  %d errors  %.1fs ",
-				label, p.Done.Load(), p.Planned.Load(), p.InFlight.Load(), p.Errors.Load(), time.Since(start).Seconds())
+			elapsed := time.Since(start)
+			line := fmt.Sprintf("%s  %d/%d done, %d in flight, %d failed, %.1fs",
+				label, p.Done.Load(), p.Planned.Load(), p.InFlight.Load(), p.Errors.Load(), elapsed.Seconds())
+			if p.Status != nil {
+				if st := p.Status(elapsed); st != "" {
+					line += " · " + st
+				}
+			}
+			if r := []rune(line); width > 0 && len(r) > width-1 {
+				line = string(r[:width-2]) + "…"
+			}
+			fmt.Fprintf(w, "\r%s\x1b[K", line) // the rest of the line erased: a shorter line leaves nothing behind
 		}
 		wg.Go(func() {
 			t := time.NewTicker(250 * time.Millisecond)

@@ -548,7 +548,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	if s.opts.Tally {
 		tee.series, tee.peaks = s.tally(id.Tier)
 	}
-	var prog loadgen.Progress
+	prog := loadgen.Progress{Status: p.Status}
 	done := func() {}
 	if s.opts.Progress != nil {
 		done = s.opts.Progress(p.Label, &prog)

@@ -3,6 +3,9 @@ package sweep_test
 import (
 	"context"
 	"fmt"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +138,42 @@ func TestABudgetShortenedConfirmationSaysHowFarItGot(t *testing.T) {
 	}
 	if last.Role != records.RoleConfirm || last.MaxDurationS > 60 {
 		t.Errorf("the last tier is a %s capped at %v s: want a confirmation shortened to what 2 minutes leave", last.Role, last.MaxDurationS)
+	}
+}
+
+// TestProgressSaysTierOfAtMostAndTheBudget: every tier's progress display names it as tier k of
+// at most N, N a bound that holds (never fewer than the tiers that ran) and never grows, and
+// says how long it may still run, the load used of the budget and the most time left.
+func TestProgressSaysTierOfAtMostAndTheBudget(t *testing.T) {
+	r := &planRecorder{QueueRunner: virtual.QueueRunner{Config: fourSlots.Queue}}
+	cfg := defaultSweep(3)
+	cfg.Budget = 15 * time.Minute
+	res, err := (&sweep.Executor{Config: cfg, Runner: r}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := regexp.MustCompile(`^(probe|tier|confirmation) (\d+) of at most (\d+) \(`)
+	prev := math.MaxInt
+	for i, p := range r.plans {
+		m := label.FindStringSubmatch(p.Label)
+		if m == nil {
+			t.Fatalf("tier %d's label %q", i, p.Label)
+		}
+		k, _ := strconv.Atoi(m[2])
+		n, _ := strconv.Atoi(m[3])
+		if k != i || n < len(res.Tiers) || n > prev {
+			t.Errorf("tier %d is %q: at most %d, %d ran, the bound before was %d", i, p.Label, n, len(res.Tiers), prev)
+		}
+		prev = n
+		if p.Status == nil {
+			t.Fatalf("tier %d has no status", i)
+		}
+		st := p.Status(time.Second)
+		if !strings.Contains(st, "/15m0s") || !strings.Contains(st, "sweep ETA ≤ ") {
+			t.Errorf("tier %d's status %q", i, st)
+		}
+		if p.Tier.Role != records.RoleProbe && !strings.HasPrefix(st, "ends in ≤ ") {
+			t.Errorf("tier %d's status does not say how long it may still run: %q", i, st)
+		}
 	}
 }

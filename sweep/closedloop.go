@@ -196,7 +196,7 @@ func (e *exec) closed(ctx context.Context, role records.Role, users int) (*TierR
 	id := records.Tier{Tier: idx, Role: role, Repeat: e.repeat, Users: users, ThinkS: c.Think.Seconds(), Seed: seed,
 		Arrival: fmt.Sprintf("closed loop of %d users, think %v", users, c.Think)}
 	plan := Plan{Offsets: make([]time.Duration, users), Grace: cfg.Drain,
-		Label: fmt.Sprintf("%s %d (%d users)", roleLabel(role), idx, users)}
+		Label: e.label(role, idx, fmt.Sprintf("%d users", users))}
 	switch {
 	case cfg.Requests > 0:
 		plan.Pool = cfg.Requests
@@ -225,7 +225,7 @@ func (e *exec) closed(ctx context.Context, role records.Role, users int) (*TierR
 		}
 		stopAfter, grace, ok := e.fit(left, want, least)
 		if !ok {
-			e.outOfBudget(left, role, plan.Label, least+e.leastGrace())
+			e.outOfBudget(left, role, fmt.Sprintf("%s %d (%d users)", roleLabel(role), idx, users), least+e.leastGrace())
 			return nil, nil
 		}
 		plan.Grace = grace
@@ -238,5 +238,6 @@ func (e *exec) closed(ctx context.Context, role records.Role, users int) (*TierR
 	}
 	id.Planned = plan.Pool
 	plan.Tier = id
+	plan.Status = e.status(role, plan.StopAfter, plan.Grace, cfg.Requests == 0 && cfg.Duration == 0)
 	return e.execute(ctx, plan, nil)
 }

@@ -570,7 +570,7 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 	}
 	id.Planned = len(offsets)
 	plan := Plan{Tier: id, Offsets: offsets, ArrivalsEnd: end, Grace: grace,
-		Label: fmt.Sprintf("%s %d (%s)", roleLabel(role), idx, rateText(rate, "req/s"))}
+		Label: e.label(role, idx, rateText(rate, e.unit())), Status: e.status(role, end, grace, stop != nil)}
 	if !cfg.StartAt.IsZero() {
 		// Fixed slots: every shard starts tier k at the same wall-clock time, whatever its own
 		// drain took. A tier ends by duration + drain; the cooldown follows.

@@ -25,8 +25,12 @@ type Plan struct {
 	Grace time.Duration
 	// StartAt is the wall-clock T0 shared by every shard of a sharded run; zero: at once.
 	StartAt time.Time
-	// Label names the tier in progress output, e.g. "tier 3, 8.02 req/s".
-	Label string
+	// Label names the tier in progress output, e.g. "tier 3 of at most 31 (8.02 req/s)", and
+	// Status, when set, says beside its counters how long the tier may still run and, in a
+	// sweep with a budget, the load used of it and the time left at most, given the time since
+	// the tier started (loadgen.Progress.Status).
+	Label  string
+	Status func(elapsed time.Duration) string
 	// Pool and StopAfter are a closed-loop tier's (on curve.AxisUsers; Offsets are then the users'
 	// starts): the requests its users draw from, and when they stop sending (0: when the pool
 	// is empty).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
@@ -132,7 +133,7 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.St
 	stderr := c.App.ErrWriter
 	lc.target.Log = func(format string, a ...any) { fmt.Fprintf(stderr, "loadcurve: "+format+"\n", a...) }
 	if lc.progress {
-		lc.target.Progress = loadgen.ProgressLine(stderr)
+		lc.target.Progress = loadgen.ProgressLine(stderr, clihelp.Width(stderr))
 	}
 	say(c, "workload: ", lc.source.Notes...)
 	// vLLM's ready check, before runner.Open sends the preflight.
