@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/loadcurve/loadcurve/report"
@@ -63,5 +64,34 @@ func TestCurveCSVGolden(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTheAnswerEndsWithTheTiers: under its answer a sweep prints a compact table of its tiers:
+// each one's level, requests, compliant share with its verdict's interval, and the verdict in
+// words, so that no tier is left unexplained without --verbose.
+func TestTheAnswerEndsWithTheTiers(t *testing.T) {
+	pageResults(t)
+	for _, pr := range []pageResult{ratePage, usersPage} {
+		var b bytes.Buffer
+		if err := report.Print(&b, report.FormatTable, pr.res, false); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if !strings.Contains(out, "tier  role ") || !strings.Contains(out, "compliant share [interval]  verdict") {
+			t.Fatalf("no tier table under the answer:\n%s", out)
+		}
+		tab := report.TierSummaryTable(pr.res)
+		if len(tab.Rows) != len(pr.res.Tiers) {
+			t.Errorf("%d rows for %d tiers", len(tab.Rows), len(pr.res.Tiers))
+		}
+		for _, row := range tab.Rows {
+			if v := row[len(row)-1]; v == "" || v == "—" || !strings.Contains(row[4], "%") {
+				t.Errorf("row %q: no verdict in words, or no share", row)
+			}
+			if row[1] != "probe" && !strings.Contains(row[4], "[") {
+				t.Errorf("row %q: a judged tier without its interval", row)
+			}
+		}
 	}
 }

@@ -81,7 +81,11 @@ func Print(w io.Writer, format string, r *sweep.Result, verbose bool) error {
 	}
 	Answer(w, r)
 	if !verbose {
-		fmt.Fprintln(w, "(every tier and the reasoning behind each judgement: --verbose, report.html and curve.json)")
+		fmt.Fprintln(w)
+		if err := TierSummaryTable(r).Text(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "(every column of every tier and the reasoning behind each judgement: --verbose, report.html, curve.json and curve.csv)")
 		return nil
 	}
 	fmt.Fprintln(w)
@@ -395,7 +399,7 @@ func tierVerdict(a curve.Analysis, id records.Tier) string {
 		case !cf.AtThisPoint:
 			words += "; it ran at another operating point"
 		case op.VerifiedBy == curve.VerifiedByHeavierTier && cf.Verdict != curve.VerdictMeets:
-			words += fmt.Sprintf("; the operating point is verified by the heavier tier %d", *op.HeavierTier)
+			words += fmt.Sprintf("; the operating point is verified by the heavier %s", tiersOf(a, *op.HeavierTier))
 		}
 		return words
 	}

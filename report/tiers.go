@@ -1,0 +1,57 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/sweep"
+)
+
+// TierSummaryTable is the compact table of a sweep's tiers printed under its answer: each
+// tier's role, level, steady-state requests, compliant share with the interval its verdict
+// rests on, and the verdict in the words of the tier lines (tierVerdict). CurveTable has every
+// column (--verbose, report.html); curve.csv every figure.
+func TierSummaryTable(r *sweep.Result) Table {
+	a := r.Analysis
+	t := Table{Title: fmt.Sprintf("Tiers (objectives %s, target %s of requests, %s confidence)", orNone(r.Settings.Measure.Objectives.String()),
+		pctText(a.Params.TargetShare), pctText(a.Params.Confidence)),
+		Columns: []string{"tier", "role", "rate " + RateUnit(r), "requests", "compliant share [interval]", "verdict"},
+		Align:   []bool{true, false, true, true, false, false}, Highlight: -1,
+		Notes: []string{fmt.Sprintf("compliant share: the share each verdict uses, in the steady-state window (with the shadow queue where it controlled the tier); the interval is its verdict's, at %s confidence",
+			pctText(a.Params.Confidence))}}
+	intervals := map[int][2]float64{}
+	for _, v := range a.Points {
+		for _, tier := range append([]int{v.Tier}, v.Pooled...) {
+			intervals[tier] = [2]float64{v.ShareLo, v.ShareHi}
+		}
+	}
+	if cf := confirmation(a); cf != nil {
+		for _, tier := range append([]int{cf.Tier}, cf.Pooled...) {
+			intervals[tier] = [2]float64{cf.ShareLo, cf.ShareHi}
+		}
+	}
+	for _, tr := range r.Tiers {
+		s, id := tr.Summary, tr.Tier
+		requests, share := strconv.Itoa(s.Issued), pctShort(s.CompliantRequestShare)
+		if st := s.Steady; st != nil && !math.IsInf(s.NominalRate, 1) {
+			judged, _ := st.Judged()
+			requests, share = strconv.Itoa(st.Requests), pctShort(judged)
+		}
+		if iv, ok := intervals[id.Tier]; ok {
+			share += fmt.Sprintf(" [%s, %s]", pctShort(iv[0]), pctShort(iv[1]))
+		}
+		t.Rows = append(t.Rows, []string{strconv.Itoa(id.Tier), roleText(id), curve.LevelCell(s, rateCell), requests, share, tierVerdict(a, id)})
+	}
+	return t
+}
+
+// pctShort writes a share as a percentage with two decimals at most ("99.92 %", "100 %"), as
+// the sweep's tier lines do.
+func pctShort(v float64) string {
+	if math.IsNaN(v) {
+		return NaNText
+	}
+	return strconv.FormatFloat(math.Round(10000*v)/100, 'f', -1, 64) + " %"
+}
