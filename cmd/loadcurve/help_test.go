@@ -42,16 +42,18 @@ func lineOf(lines []string, re string) int {
 
 // TestHelpPutsTheEssentialsFirst: run's and sweep's help list the target, the load, the
 // objectives and the output first, in that order, and the embedded deployment's flags last,
-// behind --help-sim. Before, urfave/cli's lexical order of categories put the 30 --sim-* flags
-// first and --base-url on line 93 of run's help.
+// behind --help-sim; --help-all does the same with every flag. Before, urfave/cli's lexical
+// order of categories put the 30 --sim-* flags first and --base-url on line 93 of run's help.
+// (A heading of the ordinary help says how many more flags --help-all lists.)
 func TestHelpPutsTheEssentialsFirst(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range []string{"run", "sweep"} {
-		t.Run(cmd, func(t *testing.T) {
-			lines := helpLines(t, cmd, "--help")
+	for _, args := range [][]string{{"run", "--help"}, {"sweep", "--help"}, {"run", "--help-all"}, {"sweep", "--help-all"}} {
+		cmd := args[0]
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			lines := helpLines(t, args...)
 			var at []int
 			for _, heading := range []string{catTarget, catLoad, catObjective, catOutput, catWorkload, catSim} {
-				n := lineOf(lines, `^   `+regexp.QuoteMeta(heading)+`$`)
+				n := lineOf(lines, `^   `+regexp.QuoteMeta(heading)+`( \(\d+ more with --help-all\))?$`)
 				if n == 0 {
 					t.Fatalf("no heading %q in:\n%s", heading, strings.Join(lines, "\n"))
 				}
@@ -78,6 +80,44 @@ func TestHelpPutsTheEssentialsFirst(t *testing.T) {
 			}
 			if regexp.MustCompile(`(?m)^   --(base-url|request-rate|goodput|out) `).MatchString(sim) {
 				t.Errorf("--help-sim lists other flags:\n%s", sim)
+			}
+		})
+	}
+}
+
+// TestTheOrdinaryHelpIsShort: run's and sweep's --help show the common flags, each group
+// saying how many more --help-all lists and the groups it leaves out named, in well under half
+// the lines of --help-all, which lists every flag but the embedded deployment's (--help-sim).
+// Before, sweep's --help was 193 lines, 83 of them vLLM's flags.
+func TestTheOrdinaryHelpIsShort(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"run", "sweep"} {
+		t.Run(cmd, func(t *testing.T) {
+			brief := helpLines(t, cmd, "--help")
+			all := helpLines(t, cmd, "--help-all")
+			if len(brief) > 80 || 2*len(brief) > len(all) {
+				t.Errorf("--help is %d lines, --help-all %d", len(brief), len(all))
+			}
+			text, every := strings.Join(brief, "\n"), strings.Join(all, "\n")
+			for _, f := range commandFlags(t, cmd) {
+				n := f.Names()[0]
+				cf, ok := f.(cli.CategorizableFlag)
+				if n == "help" || strings.HasPrefix(n, "sim-") || ok && !cf.IsVisible() {
+					continue
+				}
+				listed := regexp.MustCompile(`(?m)^   --` + regexp.QuoteMeta(n) + `[ ,]`)
+				if !listed.MatchString(every) {
+					t.Errorf("--help-all does not list --%s", n)
+				}
+				common := ok && slices.Contains(commonFlags[cf.GetCategory()], n)
+				if common != listed.MatchString(text) && n != helpAllFlag && n != helpSimFlag {
+					t.Errorf("--%s (common: %v) listed in --help: %v", n, common, !common)
+				}
+			}
+			for _, want := range []string{"   --help-all ", "more with --help-all)", "Client limits and scale-out (4)."} {
+				if !strings.Contains(text, want) {
+					t.Errorf("--help lacks %q", want)
+				}
 			}
 		})
 	}

@@ -119,7 +119,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Usage:   "measure the effective capacity of an OpenAI-compatible LLM deployment",
 		Version: version,
 		Description: "Start with `loadcurve sweep` (capacity and a verified operating point) or `loadcurve run` (one tier);\n" +
-			"`loadcurve COMMAND --help` lists a command's flags: target, load, objectives and output first.\n" +
+			"`loadcurve COMMAND --help` lists a command's flags: target, load, objectives and output first (run and sweep:\n" +
+			"the common ones; --help-all lists every one).\n" +
 			"Without --base-url, run and sweep start an embedded simulated deployment (its flags: `loadcurve run --help-sim`).\n" +
 			"Metric definitions: README.md#metrics (they match vLLM's `vllm bench serve` where it defines a metric);\n" +
 			"how a sweep decides: docs/DECISIONS.md.\n" +
@@ -148,6 +149,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{clihelp.Explain(cmd.Flags, err)} }
 		cmd.Flags = clihelp.Fast(cmd.Flags) // first: what follows asks every flag its names
 		helpOptions.AnswerLast(cmd)
+		helpOptions.AnswerAll(cmd)
 		helpOptions.SetHelp(cmd, clihelp.Width(stdout))
 		// No `loadcurve run help`: urfave/cli would add its one shared help command to every
 		// command, and write to it as each runs, a data race when apps run at once (tests).

@@ -24,7 +24,7 @@ func runCommand() *cli.Command {
 			"throughput, and the tier's steady state judged against --target-share. Compliance = success AND every\n" +
 			"--goodput objective met (default, as for sweep: " + sweep.DefaultObjectives + " for a real target, the embedded\n" +
 			"deployment's own without --base-url). Without --base-url it starts the embedded simulated deployment.",
-		Flags: vllm.WithFlags("run", cliparam.Concat(targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
+		Flags: vllm.WithFlags("run", cliparam.Concat([]cli.Flag{helpAll()}, targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 			[]cli.Flag{boundedMemoryFlag("summarise on the fly and keep no records in memory, for long runs")},
 			vllm.SaveFlags(catVLLM), simFlags("sim-"), []cli.Flag{scenarioFlag()})),
 		Before: applyScenario,

@@ -51,7 +51,7 @@ func sweepFlags() []cli.Flag {
 		}
 	}
 	load := cliparam.Concat(knobs[:2], []cli.Flag{burstinessFlag(), seedFlag()}, knobs[2:])
-	return vllm.WithFlags("sweep", cliparam.Concat(targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
+	return vllm.WithFlags("sweep", cliparam.Concat([]cli.Flag{helpAll()}, targetFlags(), load, clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 		[]cli.Flag{boundedMemoryFlag("summarise every tier as its records arrive and keep none in memory, for long tiers")}, simFlags("sim-"),
 		[]cli.Flag{scenarioFlag(), resume.Flag(catOutput)}))
 }

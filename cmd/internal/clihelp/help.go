@@ -34,6 +34,12 @@ type Options struct {
 	// LastIntro heads the list of Last's flags that LastFlag answers with (AnswerLast), given
 	// the command's name and how many flags Last has.
 	LastIntro func(command string, n int) string
+	// AllFlag names a flag that lists every flag of a command (AnswerAll): a command that has
+	// it shows, in its ordinary help, only the flags Common names under their category (and its
+	// uncategorised ones, AllFlag among them), each group headed with how many it leaves for
+	// AllFlag, and the groups left whole named after them. Last stays behind LastFlag in both.
+	AllFlag string
+	Common  map[string][]string
 }
 
 // Width is the width help text written to w is wrapped to: the terminal's, within
@@ -75,10 +81,15 @@ func (o Options) SetHelp(cmd *cli.Command, width int) {
 	cmd.CustomHelpTemplate = lazyTemplate(o, width)
 }
 
-// helpTemplate is cmd's help template with its options rendered.
-func (o Options) helpTemplate(flags []cli.Flag, width int) string {
+// helpTemplate is cmd's help template with its options rendered (all: every flag, as AllFlag
+// answers).
+func (o Options) helpTemplate(flags []cli.Flag, width int, all bool) string {
 	var b strings.Builder
-	o.WriteFlags(&b, flags, width)
+	if all {
+		o.write(&b, flags, modeAll, width)
+	} else {
+		o.WriteFlags(&b, flags, width)
+	}
 	// A Go string literal is a template string constant: the text is printed as it is.
 	return fmt.Sprintf(commandHelpTemplate, strconv.Quote(b.String()))
 }
@@ -139,15 +150,46 @@ func (o Options) groups(flags []cli.Flag) []group {
 }
 
 // WriteFlags writes the options of a command, wrapped to width (0: a flag a line): every
-// group, Last reduced to LastFlag when the command has it.
+// group, Last reduced to LastFlag when the command has it; for a command with AllFlag, only
+// the Common flags of each group, the rest counted.
 func (o Options) WriteFlags(w io.Writer, flags []cli.Flag, width int) {
-	o.write(w, flags, false, width)
+	mode := modeAll
+	if o.brief(flags) {
+		mode = modeBrief
+	}
+	o.write(w, flags, mode, width)
 }
 
 // WriteLast writes the flags of the Last category of a command that has LastFlag, without a
 // heading, wrapped to width (0: a flag a line); nothing for a command without LastFlag.
 func (o Options) WriteLast(w io.Writer, flags []cli.Flag, width int) {
-	o.write(w, flags, true, width)
+	o.write(w, flags, modeLast, width)
+}
+
+// What write writes: every group (Last reduced to LastFlag), the Common flags of each, or Last
+// alone.
+const (
+	modeAll = iota
+	modeBrief
+	modeLast
+)
+
+// brief reports whether a command with flags shows its Common flags only: it has AllFlag.
+func (o Options) brief(flags []cli.Flag) bool {
+	return o.AllFlag != "" && len(o.Common) > 0 && slices.ContainsFunc(flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), o.AllFlag) })
+}
+
+// AnswerAll makes cmd answer AllFlag (AnswerFlag) with its help showing every flag; a command
+// without AllFlag is left as it is.
+func (o Options) AnswerAll(cmd *cli.Command) {
+	if o.AllFlag == "" {
+		return
+	}
+	AnswerFlag(cmd, o.AllFlag, func(c *cli.Context) error {
+		w := c.App.Writer
+		cli.HelpPrinter(w, o.helpTemplate(c.Command.Flags, Width(w), true), c.Command)
+		return nil
+	})
 }
 
 // AnswerLast makes cmd answer LastFlag (AnswerFlag) with LastIntro and its flags of Last
@@ -167,12 +209,17 @@ func (o Options) AnswerLast(cmd *cli.Command) {
 	})
 }
 
-// write writes the options of a command: with last false, every group, Last reduced to
-// LastFlag when the command has it; with last true, Last alone without LastFlag.
-func (o Options) write(w io.Writer, flags []cli.Flag, last bool, width int) {
+// write writes the options of a command in mode: every group, Last reduced to LastFlag when
+// the command has it (modeAll); the same with only the Common flags of each other group, a
+// group's heading saying how many more AllFlag lists and the groups it leaves out named after
+// the others (modeBrief); Last alone without LastFlag (modeLast).
+func (o Options) write(w io.Writer, flags []cli.Flag, mode int, width int) {
+	last := mode == modeLast
 	isLastFlag := func(f cli.Flag) bool { return o.LastFlag != "" && slices.Contains(f.Names(), o.LastFlag) }
 	hasLastFlag := slices.ContainsFunc(flags, isLastFlag)
 	var shown []group
+	var left []string // groups modeBrief leaves out whole: "Client limits (4)"
+	headings := map[string]string{}
 	for _, g := range o.groups(flags) {
 		if g.name == o.Last && hasLastFlag {
 			var keep []cli.Flag
@@ -184,6 +231,20 @@ func (o Options) write(w io.Writer, flags []cli.Flag, last bool, width int) {
 			g.flags = keep
 		} else if last {
 			continue
+		} else if mode == modeBrief && g.name != "" {
+			var keep []cli.Flag
+			for _, f := range g.flags {
+				if slices.Contains(o.Common[g.name], f.Names()[0]) {
+					keep = append(keep, f)
+				}
+			}
+			switch more := len(g.flags) - len(keep); {
+			case len(keep) == 0:
+				left = append(left, fmt.Sprintf("%s (%d)", g.name, len(g.flags)))
+			case more > 0:
+				headings[g.name] = fmt.Sprintf("%s (%d more with --%s)", g.name, more, o.AllFlag)
+			}
+			g.flags = keep
 		}
 		if len(g.flags) > 0 {
 			shown = append(shown, g)
@@ -203,17 +264,36 @@ func (o Options) write(w io.Writer, flags []cli.Flag, last bool, width int) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
+		if len(left) > 0 && g.name == o.Last { // before the last group: what --help-all adds
+			writeText(w, fmt.Sprintf("Also, with --%s: %s.", o.AllFlag, strings.Join(left, ", ")), width)
+			fmt.Fprintln(w)
+			left = nil
+		}
 		if g.name != "" && !last {
-			heading := []string{g.name}
-			if width > 0 {
-				heading = wrapText(g.name, width-3)
+			name := g.name
+			if h, ok := headings[name]; ok {
+				name = h
 			}
-			fmt.Fprintf(w, "   %s\n\n", strings.Join(heading, "\n   "))
+			writeText(w, name, width)
+			fmt.Fprintln(w)
 		}
 		for _, f := range g.flags {
 			writeFlag(w, f, col, width)
 		}
 	}
+	if len(left) > 0 {
+		fmt.Fprintln(w)
+		writeText(w, fmt.Sprintf("Also, with --%s: %s.", o.AllFlag, strings.Join(left, ", ")), width)
+	}
+}
+
+// writeText writes a line of help text indented as a heading, wrapped to width (0: one line).
+func writeText(w io.Writer, s string, width int) {
+	lines := []string{s}
+	if width > 0 {
+		lines = wrapText(s, width-3)
+	}
+	fmt.Fprintf(w, "   %s\n", strings.Join(lines, "\n   "))
 }
 
 // maxNameColumn bounds the names column (and so does three tenths of the width): a longer name

@@ -293,3 +293,50 @@ func TestWidthNotATerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestBriefHelp: a command with AllFlag shows, in its ordinary help, its uncategorised flags and
+// the Common flags of each group, a group's heading saying how many more AllFlag lists, and the
+// groups it leaves out whole named before the last group; AllFlag answers with every flag, as
+// the help is without Common. A command without AllFlag keeps its whole help.
+func TestBriefHelp(t *testing.T) {
+	o := testOptions
+	o.AllFlag = "all"
+	o.Common = map[string][]string{catA: {"alpha"}, catB: {"beta", "word"}}
+	flags := append(testFlags(), &cli.BoolFlag{Name: "all", Usage: "every flag"})
+	var b strings.Builder
+	o.WriteFlags(&b, flags, 0)
+	brief := b.String()
+	for _, want := range []string{"   --all ", "   --plain ", "   " + catA + " (1 more with --all)\n", "   --alpha value, -a value ", "   " + catB + "\n",
+		"   --beta value ", "   --word value ", "   Also, with --all: " + catY + " (1), " + catZ + " (1).\n\n   " + catBig + "\n", "   --help-big "} {
+		if !strings.Contains(brief, want) {
+			t.Errorf("brief help lacks %q:\n%s", want, brief)
+		}
+	}
+	for _, not := range []string{"--a-name-much-wider", "--yankee", "--zulu", "--big-one"} {
+		if strings.Contains(brief, not) {
+			t.Errorf("brief help lists %s:\n%s", not, brief)
+		}
+	}
+	b.Reset()
+	o.WriteFlags(&b, testFlags(), 0) // no --all: the whole help
+	var whole strings.Builder
+	testOptions.WriteFlags(&whole, testFlags(), 0)
+	if b.String() != whole.String() {
+		t.Errorf("without its AllFlag a command's help changed:\n%s", b.String())
+	}
+	// --all answers with every flag, as the help of the same Options without Common.
+	cmd := &cli.Command{Name: "c", Flags: flags, Action: func(*cli.Context) error { return errors.New("ran") }}
+	o.AnswerAll(cmd)
+	var out strings.Builder
+	if err := (&cli.App{Name: "p", Writer: &out, Commands: []*cli.Command{cmd}}).Run([]string{"p", "c", "--all"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"NAME:", "--a-name-much-wider-than-the-names-column", "--yankee", "--zulu", "   " + catA + "\n", "--help-big"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--all lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "--big-one") || strings.Contains(out.String(), "more with --all") {
+		t.Errorf("--all lists the last group, or counts flags it leaves out:\n%s", out.String())
+	}
+}

@@ -36,7 +36,7 @@ func lazyTemplate(o Options, width int) string {
 		cli.HelpPrinter = func(w io.Writer, templ string, data any) {
 			if cmd, ok := data.(*cli.Command); ok {
 				if h, ok := lazyLookup(templ); ok {
-					templ = h.o.helpTemplate(cmd.Flags, h.width)
+					templ = h.o.helpTemplate(cmd.Flags, h.width, false)
 				}
 			}
 			next(w, templ, data)

@@ -31,7 +31,7 @@ func Flag(category string) cli.Flag {
 // freeFlags may differ from the interrupted sweep's: they change how the result is shown or
 // where it goes, not what is measured (the secrets, never written, must be given again).
 var freeFlags = map[string]bool{"out": true, "replace": true, "resume": true, "config": true, "format": true, "verbose": true,
-	"quiet": true, "plot-formats": true, "api-key": true, "header": true, "ready-check-timeout-sec": true, "help": true, "help-sim": true}
+	"quiet": true, "plot-formats": true, "api-key": true, "header": true, "ready-check-timeout-sec": true, "help": true, "help-sim": true, "help-all": true}
 
 // notTaken are the interrupted sweep's flags a resume does not take from its scenario:
 // where it wrote (the resume writes to DIR) and whether it could replace a result.
