@@ -754,19 +754,29 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 	if heavierConfirm != nil && op.HeavierTier != nil && *op.HeavierTier == heavierConfirm.Tier {
 		heavy = heavierConfirm.Rate
 	}
-	op.Verification = verification(op, heavy, a.Params, a.Axis.Unit())
+	heavyName := ""
+	if op.HeavierTier != nil {
+		heavyName = fmt.Sprintf("tier %d", *op.HeavierTier)
+		for _, v := range axis {
+			if v.Tier == *op.HeavierTier && len(v.Pooled) > 1 {
+				heavyName = "tiers " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(v.Pooled)), "+"), "[]")
+			}
+		}
+	}
+	op.Verification = verification(op, heavy, heavyName, a.Params, a.Axis.Unit())
 	a.Notes = append(a.Notes, fmt.Sprintf("operating point %s req/s (%s), expecting about %s tok/s compliant and %s tok/s raw output (the curve interpolated); %s",
 		fmtRate(op.Rate), op.Reason, fmtG(op.ExpectedCompliantThroughput), fmtG(op.ExpectedRawThroughput), op.Verification))
 }
 
 // verification is OperatingPoint.Verification: whether op is verified and why, heavy being the
-// rate at which its heavier tier met the target (when that verified it), in unit.
-func verification(op *OperatingPoint, heavy float64, p Params, unit string) string {
+// rate at which its heavier tier (heavyName: "tier 5", or "tiers 3+8" pooled at one rate) met
+// the target, when that verified it, in unit.
+func verification(op *OperatingPoint, heavy float64, heavyName string, p Params, unit string) string {
 	cf := op.Confirmation
 	switch {
 	case op.VerifiedBy == VerifiedByHeavierTier:
-		s := fmt.Sprintf("verified: tier %d met the target with confidence at %s %s, a heavier load, so every lighter load meets it too (the curve is monotone)",
-			*op.HeavierTier, fmtRate(heavy), unit)
+		s := fmt.Sprintf("verified: %s met the target with confidence at %s %s, a heavier load, so every lighter load meets it too (the curve is monotone)",
+			heavyName, fmtRate(heavy), unit)
 		if cf != nil && cf.AtThisPoint {
 			s += fmt.Sprintf("; confirmation tier %d at the operating point agrees: %s compliant, interval [%s, %s]", cf.Tier, pct(cf.Share), pct(cf.ShareLo), pct(cf.ShareHi))
 			if cf.Verdict != VerdictMeets {

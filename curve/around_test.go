@@ -77,7 +77,7 @@ func TestVerificationSaysWhy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := verification(&tt.op, 5.43, p, "req/s")
+			got := verification(&tt.op, 5.43, "tier 5", p, "req/s")
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("%q lacks %q", got, w)

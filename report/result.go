@@ -411,13 +411,11 @@ func tierVerdict(a curve.Analysis, id records.Tier) string {
 		return fmt.Sprintf("an earlier confirmation: the last one, tier %d, counts", cf.Tier)
 	}
 	for _, v := range a.Points {
-		if v.Tier == id.Tier {
+		if v.Tier == id.Tier && len(v.Pooled) <= 1 {
 			return v.Words(q)
 		}
-		for _, t := range v.Pooled {
-			if t == id.Tier {
-				return fmt.Sprintf("pooled with tier %d: one point, %s", v.Tier, v.Words(q))
-			}
+		if slices.Contains(v.Pooled, id.Tier) || v.Tier == id.Tier {
+			return fmt.Sprintf("%s pooled: one point, %s", tiersOf(a, v.Tier), v.Words(q))
 		}
 	}
 	if math.IsInf(float64(id.RequestRate), 1) {

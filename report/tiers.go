@@ -19,12 +19,16 @@ func TierSummaryTable(r *sweep.Result) Table {
 		pctText(a.Params.TargetShare), pctText(a.Params.Confidence)),
 		Columns: []string{"tier", "role", "rate " + RateUnit(r), "requests", "compliant share [interval]", "verdict"},
 		Align:   []bool{true, false, true, true, false, false}, Highlight: -1,
-		Notes: []string{fmt.Sprintf("compliant share: the share each verdict uses, in the steady-state window (with the shadow queue where it controlled the tier); the interval is its verdict's, at %s confidence",
+		Notes: []string{fmt.Sprintf("compliant share: the share each verdict uses, in the steady-state window (with the shadow queue where it controlled the tier; of all the tiers of a point that pools several); the interval is its verdict's, at %s confidence",
 			pctText(a.Params.Confidence))}}
 	intervals := map[int][2]float64{}
+	pooled := map[int]float64{} // the share of a point that pools several tiers, for each of them
 	for _, v := range a.Points {
 		for _, tier := range append([]int{v.Tier}, v.Pooled...) {
 			intervals[tier] = [2]float64{v.ShareLo, v.ShareHi}
+			if len(v.Pooled) > 1 {
+				pooled[tier] = v.Share
+			}
 		}
 	}
 	if cf := confirmation(a); cf != nil {
@@ -37,6 +41,9 @@ func TierSummaryTable(r *sweep.Result) Table {
 		requests, share := strconv.Itoa(s.Issued), pctShort(s.CompliantRequestShare)
 		if st := s.Steady; st != nil && !math.IsInf(s.NominalRate, 1) {
 			judged, _ := st.Judged()
+			if p, ok := pooled[id.Tier]; ok {
+				judged = p // beside the pooled point's interval, its share
+			}
 			requests, share = strconv.Itoa(st.Requests), pctShort(judged)
 		}
 		if iv, ok := intervals[id.Tier]; ok {
