@@ -201,7 +201,7 @@ func sweepHeadline(r *sweep.Result) *Headline {
 	}
 	hl.Lines = append(hl.Lines, fmt.Sprintf("The decision took %d tiers and %s %s%s.", len(r.Tiers), durText(r.TargetSeconds), result.LoadWords(r.Header), budgetWords(r)))
 	for _, n := range r.BudgetNotes {
-		hl.Lines = append(hl.Lines, "The budget: "+n+".")
+		hl.Lines = append(hl.Lines, upperFirst(n)+".") // what the budget changed, in the sweep's words
 	}
 	if !r.Complete {
 		hl.Lines = append(hl.Lines, "INCOMPLETE: some tiers were interrupted, cut, or had requests canceled at their drain deadline.")
