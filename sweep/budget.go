@@ -31,14 +31,15 @@ func (e *exec) budgetLeft() (time.Duration, bool) {
 // leastGrace is the shortest drain a tier the budget shortens keeps for its stragglers: the
 // longest time in system of the burst probe's requests (the deployment's whole queue at once,
 // longer than a request of any tier it can carry takes), at least a second and at most the
-// Drain; the whole Drain when no burst ran.
+// Drain; when no burst ran (listed rates, users), the Drain, or the shortest cap
+// (MinTierDuration) when that is shorter.
 func (e *exec) leastGrace() time.Duration {
 	var longest time.Duration
 	for _, d := range e.burstE2EL {
 		longest = max(longest, d)
 	}
 	if longest == 0 {
-		return e.cfg.Drain
+		return min(e.cfg.Drain, e.cfg.MinTierDuration)
 	}
 	return min(e.cfg.Drain, max(longest, time.Second))
 }
