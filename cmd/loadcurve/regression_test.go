@@ -580,15 +580,20 @@ func atof(t *testing.T, s string) float64 {
 }
 
 // TestRegressionSweepAnswersFirst (issue 22): without --verbose a sweep's stdout is its answer,
-// first line the capacity, in a few lines; stderr says one short line per tier, no test
-// statistics; --verbose adds the reasoning and the table.
+// first line the capacity, in a few lines, then a compact table of its tiers (issue 40); stderr
+// says one short line per tier, no test statistics; --verbose adds the reasoning and the full
+// table.
 func TestRegressionSweepAnswersFirst(t *testing.T) {
 	t.Parallel()
 	args := append([]string{"sweep", "--request-rates", "30,60", "--duration", "20s", "--goodput", "ttft:100"}, wideVirtualQueue...)
 	stdout, stderr := mustRun(t, append(args, "--out", t.TempDir())...)
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	answer, tiers, _ := strings.Cut(strings.TrimSpace(stdout), "\n\n")
+	lines := strings.Split(answer, "\n")
 	if !strings.HasPrefix(lines[0], "Capacity: ") || len(lines) > 8 {
 		t.Errorf("stdout does not start with the answer in a few lines (%d):\n%s", len(lines), stdout)
+	}
+	if !strings.HasPrefix(tiers, "Tiers (") || strings.Count(tiers, " meets the target") != 3 {
+		t.Errorf("the answer is not followed by the table of its three tiers:\n%s", stdout)
 	}
 	if !strings.HasPrefix(lines[1], "Operating point: ") {
 		t.Errorf("the second line is not the operating point:\n%s", stdout)
