@@ -89,16 +89,16 @@ type Header struct {
 	// Tokenizer is the tokenizer the prompts were sized (or a file's counted) in, "NAME
 	// (sha256:…)": its file and the hash of its contents; "" (absent) when they were counted in
 	// words.
-	Tokenizer string `json:"tokenizer,omitempty"`
-	Arrival             string          `json:"arrival"`
-	Seed                int64           `json:"seed"`
-	MaxConcurrency      int             `json:"max_concurrency"`
-	CachePolicy         string          `json:"cache_policy"`
-	ExtraBody           json.RawMessage `json:"extra_body,omitempty"`
-	TimeoutS            float64         `json:"timeout_s"`
-	Retries             int             `json:"retries,omitempty"` // re-sends allowed per request (0: none)
-	StartWall           time.Time       `json:"start_wall"`
-	Shard               string          `json:"shard,omitempty"`
+	Tokenizer      string          `json:"tokenizer,omitempty"`
+	Arrival        string          `json:"arrival"`
+	Seed           int64           `json:"seed"`
+	MaxConcurrency int             `json:"max_concurrency"`
+	CachePolicy    string          `json:"cache_policy"`
+	ExtraBody      json.RawMessage `json:"extra_body,omitempty"`
+	TimeoutS       float64         `json:"timeout_s"`
+	Retries        int             `json:"retries,omitempty"` // re-sends allowed per request (0: none)
+	StartWall      time.Time       `json:"start_wall"`
+	Shard          string          `json:"shard,omitempty"`
 	// RequestIDPrefix is --request-id-prefix: every request was sent with the header
 	// "X-Request-Id: <prefix><tier>-<id>" (the preflight's "<prefix>preflight"), which joins the
 	// server's logs to these records. Empty: no id was sent.
