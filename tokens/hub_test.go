@@ -73,7 +73,7 @@ func TestResolveFindsModelsWhereHuggingFaceKeepsThem(t *testing.T) {
 		name, hfHome, want, refused string
 	}{
 		{name: "meta-llama/Llama-3.1-8B-Instruct", want: filepath.Join("snapshots", "bbbb", "tokenizer.json")}, // refs/main's
-		{name: "gpt2", want: filepath.Join("models--gpt2", "snapshots", "cccc", "tokenizer.json")},           // no org, no refs
+		{name: "gpt2", want: filepath.Join("models--gpt2", "snapshots", "cccc", "tokenizer.json")},             // no org, no refs
 		{name: "Qwen/Qwen3-8B", hfHome: hfHome, want: filepath.Join(hfHome, "hub", "models--Qwen--Qwen3-8B")},  // $HF_HOME/hub
 		{name: local, want: local},
 		{name: "Qwen/Qwen3-8B", refused: "looked in " + filepath.Join(defaultHub, "models--Qwen--Qwen3-8B")},
