@@ -281,3 +281,32 @@ func commonPrefix(a, b string) int {
 	}
 	return k
 }
+
+// TestShareGPTCountedInTokens: with a tokenizer, a ShareGPT file's prompts and replies are
+// counted in its tokens, as vLLM's loader counts them: InputTokens, the max_tokens a reply
+// gives, and the length filters.
+func TestShareGPTCountedInTokens(t *testing.T) {
+	tk, err := tokens.Load(filepath.Join("testdata", "components", "model-byte-fallback.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "sg.json")
+	// The first reply is 4 words and 16 tokens; the second prompt 4 words and 23 tokens.
+	data := `[{"id": "a", "conversations": [{"from": "human", "value": "what is the capital city"}, {"from": "gpt", "value": "Paris, in France!"}]},
+{"id": "b", "conversations": [{"from": "human", "value": "supercalifragilistic words here"}, {"from": "gpt", "value": "the answer is long enough"}]}]`
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, _, err := workloads.Load("sharegpt:"+file, workloads.LoadOptions{Tokenizer: tk, TimeScale: 1,
+		ShareGPT: workloads.ShareGPTOptions{MinLen: 4, MaxPromptLen: 12, MaxTotalLen: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Requests) != 1 || set.Skipped != 1 || !strings.Contains(strings.Join(set.Notes, " "), "over 12 tokens") {
+		t.Fatalf("%d requests, %d skipped, notes %q", len(set.Requests), set.Skipped, set.Notes)
+	}
+	r := set.Requests[0]
+	if in, out := count(t, tk, "what is the capital city"), count(t, tk, "Paris, in France!"); r.InputTokens != in || r.MaxTokens != out || out == 4 {
+		t.Errorf("input %d, max_tokens %d; want %d and %d tokens (the reply is 4 words)", r.InputTokens, r.MaxTokens, in, out)
+	}
+}

@@ -97,7 +97,7 @@ func Load(spec string, opts LoadOptions) (*Set, *Trace, error) {
 		}
 	case FormatShareGPT:
 		o := opts.ShareGPT
-		o.Max = opts.N
+		o.Max, o.Tokenizer = opts.N, opts.Tokenizer
 		set, err = LoadShareGPT(path, o)
 	case TraceAzure, TraceMooncake:
 		scale := opts.TimeScale
