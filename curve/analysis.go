@@ -177,16 +177,35 @@ type OperatingPoint struct {
 	// VerifiedBy says what verified the operating point: VerifiedByConfirmation (its own tier
 	// met the target with confidence), VerifiedByHeavierTier (a tier at a heavier load met it
 	// with confidence, so by the curve's monotony every lighter load does, and the confirmation
-	// tier agrees), or "" (not verified).
+	// tier agrees), VerifiedByHeavierTiers (the tiers at or above it and below the capacity,
+	// pooled, met it), or "" (not verified).
 	VerifiedBy string `json:"verified_by"`
 	// HeavierTier is the tier that verified it when VerifiedBy is VerifiedByHeavierTier.
 	HeavierTier *int `json:"heavier_tier,omitempty"`
+	// Pool is what verified it when VerifiedBy is VerifiedByHeavierTiers.
+	Pool *VerifyingPool `json:"verifying_pool,omitempty"`
+}
+
+// VerifyingPool is the tiers that verified an operating point together: every stable tier from
+// the operating point up to the capacity estimate, confirmations included. By the curve's
+// monotony each one's share is at most the operating point's, so their pooled share (weighted
+// by effective sample) is too, and a lower bound of it that clears the target is one for the
+// operating point: no tier alone ran long enough for that, together they did.
+type VerifyingPool struct {
+	Tiers             []int   `json:"tiers"`
+	Share             float64 `json:"share"`
+	EffectiveRequests float64 `json:"effective_requests"`
+	ShareLo           float64 `json:"share_lo"`
+	// From and To are the rates of the lightest and the heaviest of them.
+	From float64 `json:"from_rate"`
+	To   float64 `json:"to_rate"`
 }
 
 // What verified an operating point (OperatingPoint.VerifiedBy).
 const (
 	VerifiedByConfirmation = "confirmation"
 	VerifiedByHeavierTier  = "heavier_tier"
+	VerifiedByHeavierTiers = "heavier_tiers"
 )
 
 // Verified reports whether the operating point was verified: its confirmation tier met the
@@ -196,7 +215,7 @@ func (o *OperatingPoint) Verified() bool {
 	if o == nil {
 		return false
 	}
-	if o.VerifiedBy == VerifiedByHeavierTier {
+	if o.VerifiedBy == VerifiedByHeavierTier || o.VerifiedBy == VerifiedByHeavierTiers {
 		return true
 	}
 	return o.Confirmation != nil && o.Confirmation.AtThisPoint && o.Confirmation.Verdict == VerdictMeets
@@ -712,6 +731,10 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 		op.VerifiedBy, op.HeavierTier = VerifiedByHeavierTier, c.LowTier
 	case heavierConfirm != nil:
 		op.VerifiedBy, op.HeavierTier = VerifiedByHeavierTier, &heavierConfirm.Tier
+	default:
+		if pool := a.verifyingPool(axis, confirm, op.Rate, c.Rate); pool != nil {
+			op.VerifiedBy, op.Pool = VerifiedByHeavierTiers, pool
+		}
 	}
 	note := fmt.Sprintf("operating point %s req/s (%s), expecting about %s tok/s compliant and %s tok/s raw output (the curve interpolated)",
 		fmtRate(op.Rate), op.Reason, fmtG(op.ExpectedCompliantThroughput), fmtG(op.ExpectedRawThroughput))
@@ -726,6 +749,13 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 		if cf != nil && cf.AtThisPoint {
 			note += fmt.Sprintf("; the confirmation tier %d at the operating point agrees: %s compliant, interval [%s, %s]", cf.Tier, pct(cf.Share), pct(cf.ShareLo), pct(cf.ShareHi))
 		}
+	case op.VerifiedBy == VerifiedByHeavierTiers:
+		pl := op.Pool
+		note += fmt.Sprintf("; verified: the %d stable tiers from it up to the capacity (%s to %s req/s: tiers %s), pooled, met the target with confidence (%s compliant on %s effective requests, lower bound %s), and each of their loads is at least the operating point's (the curve is monotone)",
+			len(pl.Tiers), fmtRate(pl.From), fmtRate(pl.To), strings.ReplaceAll(tierList(pl.Tiers), "+", ", "), pct(pl.Share), fmtG(pl.EffectiveRequests), pct(pl.ShareLo))
+		if cf != nil && cf.AtThisPoint {
+			note += fmt.Sprintf("; the confirmation tier %d at the operating point alone: %s compliant, interval [%s, %s]", cf.Tier, pct(cf.Share), pct(cf.ShareLo), pct(cf.ShareHi))
+		}
 	case cf == nil:
 		note += "; not verified: no confirmation tier ran"
 	case !cf.AtThisPoint:
@@ -736,6 +766,47 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 		note += fmt.Sprintf("; NOT verified: the confirmation tier %d %s: %s", cf.Tier, cf.Verdict, cf.Reason)
 	}
 	a.Notes = append(a.Notes, note)
+}
+
+// verifyingPool pools the stable, judged tiers (search tiers and confirmations) whose rate lies
+// in [from, to] (within 0.5 % below from): their share weighted by effective sample and its
+// Wilson lower bound on the summed effective sample. It returns the pool when it holds at least
+// two tiers and the bound reaches the target, nil otherwise.
+func (a *Analysis) verifyingPool(axis []*PointVerdict, confirm []measure.Summary, from, to float64) *VerifyingPool {
+	var tiers []int
+	var w, wy float64
+	lo, hi := math.Inf(1), math.Inf(-1)
+	add := func(v *PointVerdict) {
+		rate := v.NominalRate
+		if v.Controlled == nil {
+			rate = v.Rate
+		}
+		if !v.Stable || !(v.EffectiveRequests > 0) || !isFinite(v.Share) || v.Verdict == VerdictExcluded || v.Verdict == VerdictInsufficient ||
+			rate < from*(1-0.005) || rate > to {
+			return
+		}
+		tiers = append(tiers, v.Tier)
+		w += v.EffectiveRequests
+		wy += v.EffectiveRequests * v.Share
+		lo, hi = math.Min(lo, rate), math.Max(hi, rate)
+	}
+	for _, v := range axis {
+		add(v)
+	}
+	for _, s := range confirm {
+		v := judge(s, a.Params)
+		add(&v)
+	}
+	if len(tiers) < 2 {
+		return nil
+	}
+	share := wy / w
+	shareLo, _ := WilsonN(share, w, a.Params.Confidence)
+	if shareLo < a.Params.TargetShare {
+		return nil
+	}
+	slices.Sort(tiers)
+	return &VerifyingPool{Tiers: tiers, Share: share, EffectiveRequests: w, ShareLo: shareLo, From: lo, To: hi}
 }
 
 // confidenceReached is the highest two-sided confidence at which the Wilson interval of share

@@ -228,6 +228,15 @@ func operatingLine(a curve.Analysis, op *curve.OperatingPoint, u string) string 
 		} else {
 			line += fmt.Sprintf("; the curve expects %s there.", delivers(op.ExpectedRawThroughput, op.ExpectedCompliantThroughput))
 		}
+	case op.VerifiedBy == curve.VerifiedByHeavierTiers:
+		pl := op.Pool
+		line += fmt.Sprintf(", verified: the %d tiers from %s to %s %s (at or above it, below the capacity), pooled, were %s compliant, at least %s with %s confidence, so this load meets the target too",
+			len(pl.Tiers), fmtRate(pl.From), fmtRate(pl.To), u, pctText(pl.Share), pctText(pl.ShareLo), pctText(p.Confidence))
+		if cf != nil && cf.AtThisPoint {
+			line += fmt.Sprintf("; tier %d there alone was %s compliant and delivered %s.", cf.Tier, pctText(cf.Share), delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
+		} else {
+			line += fmt.Sprintf("; the curve expects %s there.", delivers(op.ExpectedRawThroughput, op.ExpectedCompliantThroughput))
+		}
 	case cf == nil:
 		line += fmt.Sprintf(", NOT verified: no tier ran there; the curve expects %s.", delivers(op.ExpectedRawThroughput, op.ExpectedCompliantThroughput))
 	case !cf.AtThisPoint:

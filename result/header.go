@@ -118,14 +118,26 @@ func number(v float64) string {
 }
 
 // VirtualTarget is the target a header names when the embedded M/D/c queue was served on the
-// virtual clock (its discrete-event model, no address, nothing sent).
-const VirtualTarget = "the virtual clock (the embedded M/D/c queue's discrete-event model; no HTTP)"
+// virtual clock (its discrete-event model, no address, nothing sent); VirtualEngineTarget when
+// the batching engine was.
+const (
+	VirtualTarget       = "the virtual clock (the embedded M/D/c queue's discrete-event model; no HTTP)"
+	VirtualEngineTarget = "the virtual clock (the embedded batching engine's discrete-event model; no HTTP)"
+)
+
+// IsVirtual reports whether a header's target is the virtual clock.
+func IsVirtual(h records.Header) bool {
+	return h.Target == VirtualTarget || h.Target == VirtualEngineTarget
+}
 
 // LoadWords names a result's target-seconds as people read them after a duration: load on
 // the target, or virtual load when nothing was sent (VirtualTarget).
 func LoadWords(h records.Header) string {
-	if h.Target == VirtualTarget {
+	switch h.Target {
+	case VirtualTarget:
 		return "of virtual load (the queue's model on the virtual clock)"
+	case VirtualEngineTarget:
+		return "of virtual load (the engine's model on the virtual clock)"
 	}
 	return "of load on the target"
 }

@@ -227,12 +227,22 @@ func (s *Session) openVirtual() (*Session, error) {
 	if errs := CheckVirtual(s.opts); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if s.opts.Target.Model == "" {
-		s.opts.Target.Model = s.opts.Queue.ModelName
+	what := "batching engine"
+	if q := s.opts.Queue; q != nil {
+		what = "M/D/c queue"
+		if s.opts.Target.Model == "" {
+			s.opts.Target.Model = q.ModelName
+		}
+	} else if s.opts.Target.Model == "" {
+		s.opts.Target.Model = s.opts.Sim.ModelName
 	}
-	s.logf("no --base-url: serving the embedded M/D/c queue (%s) on the virtual clock: a model of its steady state, not a measurement", s.opts.SimLabel)
+	s.logf("no --base-url: serving the embedded %s (%s) on the virtual clock: a model of its steady state, not a measurement", what, s.opts.SimLabel)
 	var err error
-	s.Header, err = s.header(result.VirtualTarget)
+	target := result.VirtualTarget
+	if s.opts.Queue == nil {
+		target = result.VirtualEngineTarget
+	}
+	s.Header, err = s.header(target)
 	return s, err
 }
 
@@ -324,7 +334,7 @@ type Measured struct {
 // writes; a header written before they were kept names a profile, which is rebuilt (and anything
 // else is an error that says what was found).
 func MeasuredSim(h records.Header) (Measured, error) {
-	m := Measured{Label: h.Sim, PerReplica: max(1, h.SimReplicas), Virtual: h.Target == result.VirtualTarget}
+	m := Measured{Label: h.Sim, PerReplica: max(1, h.SimReplicas), Virtual: result.IsVirtual(h)}
 	if h.SimReplicas > 1 {
 		m.Label = strings.TrimSuffix(h.Sim, clusterSuffix(h.SimReplicas, h.SimBalance))
 	}

@@ -35,17 +35,37 @@ var _ sweep.Runner = (*EngineRunner)(nil)
 func (r *EngineRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
 	id := p.Tier
 	id.StartWall = time.Unix(0, 0).UTC()
-	if err := r.Config.Validate(); err != nil {
-		return id, err
-	}
 	if r.Workload == nil {
 		return id, fmt.Errorf("virtual engine: no workload")
 	}
-	reqs, rejected, fp, err := r.tierRequests(p)
+	set, _, err := r.Workload.TierSet(len(p.Offsets), p.Tier.Seed)
 	if err != nil {
+		return id, fmt.Errorf("virtual engine: %w", err)
+	}
+	fp := set.Fingerprint
+	if set, err = r.Workload.ApplyCache(set, fmt.Sprintf("[run:%016x]", uint64(p.Tier.Seed))); err != nil {
+		return id, fmt.Errorf("virtual engine: %w", err)
+	}
+	id, err = r.RunRequests(ctx, p, set.Requests, sink, stop)
+	id.WorkloadFingerprint = fp
+	return id, err
+}
+
+// RunRequests serves the plan's arrivals with the given requests (one per arrival, in order:
+// a set its cache policy was applied to), as RunTier serves the workload's.
+func (r *EngineRunner) RunRequests(ctx context.Context, p sweep.Plan, set []workloads.Request, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
+	id := p.Tier
+	id.StartWall = time.Unix(0, 0).UTC()
+	if err := r.Config.Validate(); err != nil {
 		return id, err
 	}
-	id.WorkloadFingerprint = fp
+	if len(set) < len(p.Offsets) {
+		return id, fmt.Errorf("virtual engine: %d requests for %d arrivals", len(set), len(p.Offsets))
+	}
+	if workloads.Sessions(set) != nil {
+		return id, fmt.Errorf("virtual engine: a workload of sessions is not supported")
+	}
+	reqs, rejected := r.engineRequests(p, set)
 	emitted, last := 0, time.Duration(0)
 	stopped, stopAt := false, time.Duration(0)
 	var sinkErr error
@@ -65,9 +85,13 @@ func (r *EngineRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sin
 			pending = pending[1:]
 		}
 	}
-	err = sim.SimulateEngine(r.Config, reqs, func(res sim.EngineResult) bool {
+	err := sim.SimulateEngine(r.Config, reqs, func(res sim.EngineResult) bool {
 		flush(res.End())
-		write(engineRecord(id.Tier, res, reqs[res.Index], r.Config.PrefixCacheBlocks > 0))
+		rec := engineRecord(id.Tier, res, reqs[res.Index], r.Config.PrefixCacheBlocks > 0)
+		if n := set[rec.ID].InputTokens; n > 0 && n != rec.InputTokens {
+			rec.RequestedInputTokens = n // the request set's own count, as the HTTP client keeps it
+		}
+		write(rec)
 		if stopped {
 			return false
 		}
@@ -91,21 +115,10 @@ func (r *EngineRunner) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sin
 	return id, nil
 }
 
-// tierRequests makes the tier's requests for the engine, in arrival order (records' ids are the
-// arrivals' indexes), and the records of those the server refuses at once (a prompt that leaves
-// no room for output).
-func (r *EngineRunner) tierRequests(p sweep.Plan) ([]sim.EngineRequest, []records.Record, string, error) {
-	set, _, err := r.Workload.TierSet(len(p.Offsets), p.Tier.Seed)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("virtual engine: %w", err)
-	}
-	fp := set.Fingerprint
-	if set, err = r.Workload.ApplyCache(set, fmt.Sprintf("[run:%016x]", uint64(p.Tier.Seed))); err != nil {
-		return nil, nil, "", fmt.Errorf("virtual engine: %w", err)
-	}
-	if workloads.Sessions(set.Requests) != nil {
-		return nil, nil, "", fmt.Errorf("virtual engine: a workload of sessions is not supported")
-	}
+// engineRequests makes the tier's requests for the engine, in arrival order (records' ids are
+// the arrivals' indexes), and the records of those the server refuses at once (a prompt that
+// leaves no room for output).
+func (r *EngineRunner) engineRequests(p sweep.Plan, set []workloads.Request) ([]sim.EngineRequest, []records.Record) {
 	cfg := r.Config
 	block := 0
 	if cfg.PrefixCacheBlocks > 0 {
@@ -115,7 +128,7 @@ func (r *EngineRunner) tierRequests(p sweep.Plan) ([]sim.EngineRequest, []record
 	var rejected []records.Record
 	var msgs []sim.ChatMessage
 	for i, at := range p.Offsets {
-		q := &set.Requests[i]
+		q := &set[i]
 		var n int
 		var blocks []uint64
 		if r.Chat {
@@ -147,7 +160,7 @@ func (r *EngineRunner) tierRequests(p sweep.Plan) ([]sim.EngineRequest, []record
 		target, _ := cfg.OutputTarget(uint64(p.Tier.Seed)*1_000_003+uint64(i), maxOut, r.IgnoreEOS)
 		out = append(out, sim.EngineRequest{Arrival: at, PromptLen: n, Blocks: blocks, MaxOut: maxOut, Target: target, ID: i})
 	}
-	return out, rejected, fp, nil
+	return out, rejected
 }
 
 // engineRecord is the record of a request the virtual engine served.
