@@ -774,6 +774,9 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	if s.OutputTokensBadUsage > 0 {
 		fmt.Fprintf(w, "WARNING: %d requests had a usage message that cannot be believed (a count beyond both the max_tokens sent and what was streamed, a negative, fractional or absurd count, no completion_tokens, or 0 after output chunks); their output tokens were counted as chunks (usage_rejected in records.jsonl says why).\n", s.OutputTokensBadUsage)
 	}
+	if s.InputTokensBadUsage > 0 {
+		fmt.Fprintf(w, "WARNING: %d requests had a usage.prompt_tokens beyond what the request could carry (a token per byte of its body, and 1,024 for a chat template); their input tokens are the workload's count (usage_rejected in records.jsonl says why).\n", s.InputTokensBadUsage)
+	}
 	if s.Stalls > 0 {
 		fmt.Fprintf(w, "WARNING: %d requests stalled: the server sent nothing on them for 5 s or more (or the whole drain) when the tier's drain deadline ended them; they are counted as timeouts, the server's failure.\n", s.Stalls)
 	}

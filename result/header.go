@@ -44,7 +44,7 @@ type Run struct {
 	// Started is the wall-clock time the header is written for.
 	Started time.Time
 	// Clean, when set, is applied to every name the user or the server chose (the model, the
-	// label, the metadata): it hides secrets and control characters.
+	// label, the metadata, the request-id prefix): it hides secrets and control characters.
 	Clean func(string) string
 }
 
@@ -72,7 +72,7 @@ func NewHeader(r Run) records.Header {
 		Command: r.Command, Target: r.Target, Endpoint: r.Endpoint, Model: clean(r.Model),
 		Workload: r.Workload, Tokenizer: r.Tokenizer, CachePolicy: r.CachePolicy, Seed: r.Seed, MaxConcurrency: r.MaxConcurrency,
 		ExtraBody: r.ExtraBody, TimeoutS: r.Timeout.Seconds(), Retries: r.Retries, StartWall: r.Started, Shard: r.Shard,
-		RequestIDPrefix: r.RequestIDPrefix, Label: clean(r.Label), Settings: r.Settings,
+		RequestIDPrefix: clean(r.RequestIDPrefix), Label: clean(r.Label), Settings: r.Settings,
 	}
 	if r.Unit.Or() != records.UnitOutputTokens {
 		h.Unit = r.Unit

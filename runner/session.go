@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -116,8 +115,6 @@ type Session struct {
 	scraper *servermetrics.Scraper
 	limiter *rate.Limiter
 	writer  *records.Writer
-	// appended is the records file opened by AppendRecords, closed after writer.
-	appended *os.File
 
 	// warmedUp: the --num-warmups requests were sent (before the first tier).
 	warmedUp bool
@@ -422,12 +419,6 @@ func (s *Session) Close() error {
 		err = s.writer.Close()
 		s.writer = nil
 	}
-	if s.appended != nil {
-		if cerr := s.appended.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("close records: %w", cerr)
-		}
-		s.appended = nil
-	}
 	if s.client != nil {
 		s.client.Close()
 	}
@@ -446,12 +437,11 @@ func (s *Session) openRecords() error {
 	}
 	path := filepath.Join(s.opts.OutDir, result.RecordsName)
 	if s.opts.AppendRecords {
-		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		w, err := records.Append(path) // its tiers sealed under the header the file holds
 		if err != nil {
-			return fmt.Errorf("append to records: %w", err)
+			return err
 		}
-		s.writer, s.appended = records.NewWriter(fh, records.DefaultFlushInterval), fh
-		s.writer.AutoFlush()
+		s.writer = w
 		return nil
 	}
 	w, err := records.Create(path, s.Header)

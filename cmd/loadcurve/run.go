@@ -69,7 +69,7 @@ func runAction(c *cli.Context) error {
 	if err := vr.CheckPath(vllm.ArgsOf(c), lc.out.Out, lc.out.Replace); err != nil {
 		return usageError{err}
 	}
-	if err := lc.prepareOut(); err != nil {
+	if err := lc.prepareOut(c); err != nil {
 		return err
 	}
 	s, err := lc.open(c, records.CommandRun, sch)
