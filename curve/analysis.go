@@ -113,6 +113,10 @@ type Capacity struct {
 	High     *float64 `json:"high"`
 	LowTier  *int     `json:"low_tier"`
 	HighTier *int     `json:"high_tier"`
+	// LowPool, when set, is what set Low: the stable tiers from Low up to the estimate, pooled,
+	// met the target with confidence where no one of them alone did (VerifyingPool: by the
+	// curve's monotony each one's share is at most Low's); LowTier is then its lightest tier.
+	LowPool *VerifyingPool `json:"low_pool,omitempty"`
 	// FromTier and ToTier are the tiers Rate is interpolated between (ToTier null for a lower bound).
 	FromTier int  `json:"from_tier"`
 	ToTier   *int `json:"to_tier"`
@@ -634,6 +638,20 @@ func (a *Analysis) kneeAndCapacity(axis []*PointVerdict) {
 			c.Method = CapacityAtTier
 		}
 	}
+	// The lower end from pools: the heaviest tier below the estimate (and below High) whose
+	// pool, it and every stable tier above it up to the estimate, meets the target.
+	if c.Method == CapacityInterpolated {
+		for i := last; i >= 0 && axis[i].Rate > c.Low; i-- {
+			v := axis[i]
+			if !fitted(i) || (c.High != nil && v.Rate >= *c.High) {
+				continue
+			}
+			if pool := a.verifyingPool(axis, nil, v.Rate, c.Rate); pool != nil {
+				c.Low, c.LowTier, c.LowPool = pool.From, &v.Tier, pool
+				break
+			}
+		}
+	}
 	c.Rate = math.Max(c.Rate, c.Low)
 	if c.High != nil {
 		c.Rate = math.Min(c.Rate, *c.High)
@@ -661,6 +679,10 @@ func (a *Analysis) capacityNote(axis []*PointVerdict, last, next int) string {
 			fmtRate(c.Rate), tierName(axis[last]))
 	}
 	switch {
+	case c.LowPool != nil:
+		pl := c.LowPool
+		fmt.Fprintf(&b, "; it meets the target with %s confidence up to %s req/s: the %d stable tiers from there to the estimate, pooled, were %s compliant on %s effective requests (lower bound %s), and each one's load is at least %s req/s (the curve is monotone)",
+			pct(a.Params.Confidence), fmtRate(c.Low), len(pl.Tiers), pct(pl.Share), fmtG(pl.EffectiveRequests), pct(pl.ShareLo), fmtRate(c.Low))
 	case c.Low > 0:
 		fmt.Fprintf(&b, "; it meets the target with %s confidence up to %s req/s", pct(a.Params.Confidence), fmtRate(c.Low))
 	default:

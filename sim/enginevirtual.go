@@ -71,6 +71,7 @@ type EngineRequest struct {
 	MaxOut    int
 	Target    int // tokens to generate, in [1, MaxOut]
 	ID        int // the caller's name for it; SimulateEngine ignores it
+	Requested int // the caller's own count of the prompt; SimulateEngine ignores it
 }
 
 // EngineResult is the outcome of one request of SimulateEngine, in offsets from T0: when each

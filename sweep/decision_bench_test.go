@@ -68,6 +68,24 @@ const (
 // decisionSetFlag chooses the deployments: the M/D/c queues, the batching engines, or both.
 var decisionSetFlag = flag.String("decision-set", "", "deployments of BenchmarkTimeToDecision and TestTimeToDecisionTable: queues, engines or all ('': $LOADCURVE_DECISION_SET, else queues)")
 
+// decisionMethodsFlag keeps only the methods named (by benchmark name, comma-separated).
+var decisionMethodsFlag = flag.String("decision-methods", "", "methods of TestTimeToDecisionTable, by name (auto, autoNoBudget, autoNoShadow, grid10x30s, grid10x120s), comma-separated ('': $LOADCURVE_DECISION_METHODS, else all)")
+
+// chosenMethods are the decision methods -decision-methods keeps.
+func chosenMethods() []decisionMethod {
+	names := cmp.Or(*decisionMethodsFlag, os.Getenv("LOADCURVE_DECISION_METHODS"))
+	if names == "" {
+		return decisionMethods
+	}
+	var out []decisionMethod
+	for _, m := range decisionMethods {
+		if slices.Contains(strings.Split(names, ","), m.name) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // decisionDeployment is a deployment a sweep's decisions are held to, with its truth.
 type decisionDeployment struct {
 	name       string
@@ -441,9 +459,10 @@ func TestTimeToDecisionTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	methods := chosenMethods()
 	// outs[method][deployment][seed−1], filled by GOMAXPROCS workers (the sweeps are independent).
-	outs := make([][][]decisionOutcome, len(decisionMethods))
-	for m := range decisionMethods {
+	outs := make([][][]decisionOutcome, len(methods))
+	for m := range methods {
 		outs[m] = make([][]decisionOutcome, len(deps))
 		for d := range deps {
 			outs[m][d] = make([]decisionOutcome, n)
@@ -457,7 +476,7 @@ func TestTimeToDecisionTable(t *testing.T) {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for j := range jobs {
-				o, err := runDecision(decisionMethods[j.m], deps[j.d], int64(j.s+1))
+				o, err := runDecision(methods[j.m], deps[j.d], int64(j.s+1))
 				mu.Lock()
 				if err != nil {
 					errs = append(errs, fmt.Errorf("%s: %w", deps[j.d].name, err))
@@ -467,7 +486,7 @@ func TestTimeToDecisionTable(t *testing.T) {
 			}
 		})
 	}
-	for m := range decisionMethods {
+	for m := range methods {
 		for d := range deps {
 			for s := range n {
 				jobs <- job{m, d, s}
@@ -495,7 +514,7 @@ func TestTimeToDecisionTable(t *testing.T) {
 			pct(st.certified), pct(st.certifiedIn), times(st.oracleRatio))
 	}
 	for d, qc := range deps {
-		for m, dm := range decisionMethods {
+		for m, dm := range methods {
 			dep, truth := "", ""
 			if m == 0 {
 				dep = fmt.Sprintf("%s (%s = %.3g req/s; oracle %.0f s)", qc.name, qc.scaleLabel, qc.saturation, qc.oracle)
@@ -507,8 +526,8 @@ func TestTimeToDecisionTable(t *testing.T) {
 			row(dep, truth, dm, summariseDecisions(outs[m][d]))
 		}
 	}
-	all := make([]decisionStats, len(decisionMethods))
-	for m, dm := range decisionMethods {
+	all := make([]decisionStats, len(methods))
+	for m, dm := range methods {
 		all[m] = summariseDecisions(slices.Concat(outs[m]...))
 		dep := ""
 		if m == 0 {
@@ -517,7 +536,7 @@ func TestTimeToDecisionTable(t *testing.T) {
 		row(dep, "", dm, all[m])
 	}
 	fmt.Fprintf(&sb, "\nTime to decision at ±%.0f %% / %.0f %% of sweeps:\n\n", 100*decisionTolerance, 100*decisionCoverage)
-	for m, dm := range decisionMethods {
+	for m, dm := range methods {
 		st := all[m]
 		verdict := fmt.Sprintf("reaches %.0f %%", 100*decisionCoverage)
 		if st.within5 < decisionCoverage {

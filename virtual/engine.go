@@ -65,7 +65,18 @@ func (r *EngineRunner) RunRequests(ctx context.Context, p sweep.Plan, set []work
 	if workloads.Sessions(set) != nil {
 		return id, fmt.Errorf("virtual engine: a workload of sessions is not supported")
 	}
-	reqs, rejected := r.engineRequests(p, set)
+	reqs, rejected := r.EngineRequests(p.Tier, p.Offsets, set)
+	return r.RunEngineRequests(ctx, p, reqs, rejected, sink, stop)
+}
+
+// RunEngineRequests serves requests already made for the engine (EngineRequests, their
+// arrivals the plan's), with the records of those refused at once, as RunTier serves a tier.
+func (r *EngineRunner) RunEngineRequests(ctx context.Context, p sweep.Plan, reqs []sim.EngineRequest, rejected []records.Record, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
+	id := p.Tier
+	id.StartWall = time.Unix(0, 0).UTC()
+	if err := r.Config.Validate(); err != nil {
+		return id, err
+	}
 	emitted, last := 0, time.Duration(0)
 	stopped, stopAt := false, time.Duration(0)
 	var sinkErr error
@@ -87,9 +98,10 @@ func (r *EngineRunner) RunRequests(ctx context.Context, p sweep.Plan, set []work
 	}
 	err := sim.SimulateEngine(r.Config, reqs, func(res sim.EngineResult) bool {
 		flush(res.End())
-		rec := engineRecord(id.Tier, res, reqs[res.Index], r.Config.PrefixCacheBlocks > 0)
-		if n := set[rec.ID].InputTokens; n > 0 && n != rec.InputTokens {
-			rec.RequestedInputTokens = n // the request set's own count, as the HTTP client keeps it
+		q := reqs[res.Index]
+		rec := engineRecord(id.Tier, res, q, r.Config.PrefixCacheBlocks > 0)
+		if q.Requested > 0 && q.Requested != rec.InputTokens {
+			rec.RequestedInputTokens = q.Requested // the request set's own count, as the HTTP client keeps it
 		}
 		write(rec)
 		if stopped {
@@ -115,19 +127,19 @@ func (r *EngineRunner) RunRequests(ctx context.Context, p sweep.Plan, set []work
 	return id, nil
 }
 
-// engineRequests makes the tier's requests for the engine, in arrival order (records' ids are
-// the arrivals' indexes), and the records of those the server refuses at once (a prompt that
-// leaves no room for output).
-func (r *EngineRunner) engineRequests(p sweep.Plan, set []workloads.Request) ([]sim.EngineRequest, []records.Record) {
+// EngineRequests makes the requests of tier (arriving at offs) for the engine, in arrival order
+// (records' ids are the arrivals' indexes), and the records of those the server refuses at once
+// (a prompt that leaves no room for output).
+func (r *EngineRunner) EngineRequests(tier records.Tier, offs []time.Duration, set []workloads.Request) ([]sim.EngineRequest, []records.Record) {
 	cfg := r.Config
 	block := 0
 	if cfg.PrefixCacheBlocks > 0 {
 		block = cfg.BlockSize
 	}
-	out := make([]sim.EngineRequest, 0, len(p.Offsets))
+	out := make([]sim.EngineRequest, 0, len(offs))
 	var rejected []records.Record
 	var msgs []sim.ChatMessage
-	for i, at := range p.Offsets {
+	for i, at := range offs {
 		q := &set[i]
 		var n int
 		var blocks []uint64
@@ -146,7 +158,7 @@ func (r *EngineRunner) engineRequests(p sweep.Plan, set []workloads.Request) ([]
 			n, blocks = sim.PromptTokens(q.Text(), block)
 		}
 		if n >= cfg.MaxModelLen || n == 0 {
-			rec := records.NewRecord(p.Tier.Tier, i, at)
+			rec := records.NewRecord(tier.Tier, i, at)
 			rec.Dispatched, rec.Slot, rec.Sent, rec.End = at, at, at, at
 			rec.Outcome, rec.HTTPStatus, rec.Error = records.HTTPError, 400, "HTTP 400: the prompt leaves no room for output in the context"
 			rejected = append(rejected, rec)
@@ -157,8 +169,8 @@ func (r *EngineRunner) engineRequests(p sweep.Plan, set []workloads.Request) ([]
 			maxOut = q.MaxTokens
 		}
 		maxOut = min(maxOut, cfg.MaxModelLen-n)
-		target, _ := cfg.OutputTarget(uint64(p.Tier.Seed)*1_000_003+uint64(i), maxOut, r.IgnoreEOS)
-		out = append(out, sim.EngineRequest{Arrival: at, PromptLen: n, Blocks: blocks, MaxOut: maxOut, Target: target, ID: i})
+		target, _ := cfg.OutputTarget(uint64(tier.Seed)*1_000_003+uint64(i), maxOut, r.IgnoreEOS)
+		out = append(out, sim.EngineRequest{Arrival: at, PromptLen: n, Blocks: blocks, MaxOut: maxOut, Target: target, ID: i, Requested: q.InputTokens})
 	}
 	return out, rejected
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
@@ -27,19 +28,26 @@ func main() {
 	rel := flag.Float64("rel", 0.005, "stop the bisection when its two rates are this close (relative)")
 	seeds := flag.Int("seeds", 4, "seeds to find the capacity with: the truth is the mean of their capacities")
 	out := flag.String("out", "sweep/sweeptest/testdata/engine_truth.json", "the file to write")
+	only := flag.String("only", "", "find the truth of this deployment only (by name), keeping the others' in the file")
 	flag.Parse()
-	if err := run(*n, *oracleN, *rel, *seeds, *out); err != nil {
+	if err := run(*n, *oracleN, *rel, *seeds, *out, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "enginetruth:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, oracleN int, rel float64, seeds int, out string) error {
+func run(n, oracleN int, rel float64, seeds int, out, only string) error {
 	const target, confidence, precision = 0.99, 0.95, 0.1
 	var truths []sweeptest.EngineTruth
+	if data, err := os.ReadFile(out); err == nil {
+		_ = json.Unmarshal(data, &truths) // a file that does not read is written anew
+	}
 	fmt.Println("| deployment | true capacity (± s.e.) | seed 1's bracketing runs (share ± s.e.) | each seed's | variance factor at 0.9·T, 1.1·T | oracle | CPU |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
 	for _, d := range sweeptest.DecisionEngines {
+		if only != "" && d.Name != only {
+			continue
+		}
 		start := time.Now()
 		lo, hi, err := bracket(d, target)
 		if err != nil {
@@ -73,11 +81,24 @@ func run(n, oracleN int, rel float64, seeds int, out string) error {
 		if t.Oracle, err = d.EngineOracle(t.Capacity, target, confidence, precision, oracleN, 1); err != nil {
 			return err
 		}
+		truths = slices.DeleteFunc(truths, func(o sweeptest.EngineTruth) bool { return o.Name == t.Name })
 		truths = append(truths, t)
+		if err := write(out, truths); err != nil {
+			return err
+		}
 		fmt.Printf("| %s | %.4g req/s (± %.2f %%) | %.4g: %.4f ± %.4f, %.4g: %.4f ± %.4f | %s| %.1f, %.1f | %.0f s | %v |\n", d.Name, t.Capacity, 100*t.StdErr/t.Capacity,
 			t.Below.Rate, t.Below.Share, t.Below.StdErr, t.Above.Rate, t.Above.Share, t.Above.StdErr, others,
 			t.Oracle.Below.VarianceFactor, t.Oracle.Above.VarianceFactor, t.Oracle.Seconds, time.Since(start).Round(time.Second))
 	}
+	return nil
+}
+
+// write keeps the truths found so far, in the order of sweeptest.DecisionEngines.
+func write(out string, truths []sweeptest.EngineTruth) error {
+	order := func(name string) int {
+		return slices.IndexFunc(sweeptest.DecisionEngines, func(d sweeptest.DecisionEngine) bool { return d.Name == name })
+	}
+	slices.SortFunc(truths, func(a, b sweeptest.EngineTruth) int { return order(a.Name) - order(b.Name) })
 	data, err := json.MarshalIndent(truths, "", "  ")
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
@@ -123,6 +124,10 @@ func (d DecisionEngine) Share(rate float64, n int, seed int64) (ShareEstimate, e
 		return ShareEstimate{}, err
 	}
 	plan := sweep.Plan{Tier: records.Tier{Kind: records.KindTier, Seed: seed, Planned: n}, Offsets: offs, ArrivalsEnd: offs[len(offs)-1]}
+	reqs, err := d.requests(run, plan)
+	if err != nil {
+		return ShareEstimate{}, err
+	}
 	met := make([]int8, n)
 	sojourn := make([]float64, 0, n)
 	sink := sinkFunc(func(r *records.Record) error {
@@ -132,7 +137,7 @@ func (d DecisionEngine) Share(rate float64, n int, seed int64) (ShareEstimate, e
 		sojourn = append(sojourn, (r.End - r.Planned).Seconds())
 		return nil
 	})
-	if _, err := run.RunTier(context.Background(), plan, sink, nil); err != nil {
+	if _, err := run.RunEngineRequests(context.Background(), plan, reqs, nil, sink, nil); err != nil {
 		return ShareEstimate{}, err
 	}
 	trim := int(truthTrim * float64(n))
@@ -162,6 +167,41 @@ func (d DecisionEngine) Share(rate float64, n int, seed int64) (ShareEstimate, e
 	slices.Sort(sojourn)
 	est.MedianSojournS = sojourn[len(sojourn)/2]
 	return est, nil
+}
+
+// requestsOf keeps the engine's requests of the last run of Share: the bisection runs one
+// request set (one seed) at every rate, only its arrivals scaled, and making the set (writing
+// and counting thousands of prompts) costs more than running it.
+var requestsOf struct {
+	sync.Mutex
+	key  string
+	reqs []sim.EngineRequest
+}
+
+// requests are the engine's requests of plan's tier for d, their arrivals plan's.
+func (d DecisionEngine) requests(run *virtual.EngineRunner, plan sweep.Plan) ([]sim.EngineRequest, error) {
+	key := fmt.Sprintf("%s/%d/%d", d.Fingerprint(), len(plan.Offsets), plan.Tier.Seed)
+	requestsOf.Lock()
+	defer requestsOf.Unlock()
+	if requestsOf.key != key {
+		set, _, err := run.Workload.TierSet(len(plan.Offsets), plan.Tier.Seed)
+		if err == nil {
+			set, err = run.Workload.ApplyCache(set, fmt.Sprintf("[run:%016x]", uint64(plan.Tier.Seed)))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
+		}
+		reqs, rejected := run.EngineRequests(plan.Tier, plan.Offsets, set.Requests)
+		if len(rejected) > 0 {
+			return nil, fmt.Errorf("%s: %d requests too long for the context", d.Name, len(rejected))
+		}
+		requestsOf.key, requestsOf.reqs = key, reqs
+	}
+	out := slices.Clone(requestsOf.reqs)
+	for i := range out {
+		out[i].Arrival = plan.Offsets[i]
+	}
+	return out, nil
 }
 
 type sinkFunc func(*records.Record) error
