@@ -331,3 +331,37 @@ func TestCompareJSONOfBurstRuns(t *testing.T) {
 		t.Errorf("a comparison of two runs at rate inf does not encode: %v", err)
 	}
 }
+
+// TestTokenizersCompareByContents: two results whose prompts were sized (or counted) by
+// tokenizer files of different contents are not comparable; the same file found in two places
+// is the same tokenizer; a result sized in words differs from one sized by a tokenizer.
+func TestTokenizersCompareByContents(t *testing.T) {
+	run := func(tokenizer string) *sweep.Result {
+		r := build(header(records.CommandRun, "poisson(rate=10)", ""), tierSpec{10, 1, 100})
+		r.Header.Tokenizer = tokenizer
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		a, b string
+		same bool
+	}{
+		{"one file in two places", "/a/tokenizer.json (sha256:aaaa)", "/home/b/llama3.json (sha256:aaaa)", true},
+		{"two files", "/a/tokenizer.json (sha256:aaaa)", "/a/tokenizer.json (sha256:bbbb)", false},
+		{"words and a tokenizer", "", "/a/tokenizer.json (sha256:aaaa)", false},
+		{"words on both sides", "", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := compare.Results(side("A", run(tc.a)), side("B", run(tc.b)), compare.Options{})
+			if tc.same {
+				if err != nil || !res.Comparable {
+					t.Errorf("err %v, mismatches %v: want comparable", err, res.Mismatches)
+				}
+				return
+			}
+			if !errors.Is(err, compare.ErrNotComparable) || len(res.Mismatches) != 1 || res.Mismatches[0].Field != compare.FieldTokenizer {
+				t.Errorf("err %v, mismatches %v: want exactly the tokenizer mismatch", err, res.Mismatches)
+			}
+		})
+	}
+}

@@ -113,6 +113,10 @@ type Capacity struct {
 	High     *float64 `json:"high"`
 	LowTier  *int     `json:"low_tier"`
 	HighTier *int     `json:"high_tier"`
+	// LowPool, when set, is what set Low: the stable tiers from Low up to the estimate, pooled,
+	// met the target with confidence where no one of them alone did (VerifyingPool: by the
+	// curve's monotony each one's share is at most Low's); LowTier is then its lightest tier.
+	LowPool *VerifyingPool `json:"low_pool,omitempty"`
 	// FromTier and ToTier are the tiers Rate is interpolated between (ToTier null for a lower bound).
 	FromTier int  `json:"from_tier"`
 	ToTier   *int `json:"to_tier"`
@@ -208,21 +212,40 @@ type OperatingPoint struct {
 	// VerifiedBy says what verified the operating point: VerifiedByConfirmation (its own tier
 	// met the target with confidence), VerifiedByHeavierTier (a tier at a heavier load met it
 	// with confidence, so by the curve's monotony every lighter load does, and the confirmation
-	// tier agrees), or "" (not verified).
+	// tier agrees), VerifiedByHeavierTiers (the tiers at or above it and below the capacity,
+	// pooled, met it), or "" (not verified).
 	VerifiedBy string `json:"verified_by"`
 	// HeavierTier is the tier that verified it when VerifiedBy is VerifiedByHeavierTier.
 	HeavierTier *int `json:"heavier_tier,omitempty"`
+	// Pool is what verified it when VerifiedBy is VerifiedByHeavierTiers.
+	Pool *VerifyingPool `json:"verifying_pool,omitempty"`
 	// Verification says in a sentence whether the operating point was verified and why: by
-	// which tier, with what it measured, or what is missing ("not verified yet: confirmation
-	// tier 9 was 100 % compliant … short of 95 %"). The terminal, report.html and a capacity
-	// plan all state it.
+	// which tier or tiers, with what they measured, or what is missing ("not verified yet:
+	// confirmation tier 9 was 100 % compliant … short of 95 %"). The terminal, report.html and
+	// a capacity plan all state it.
 	Verification string `json:"verification"`
+}
+
+// VerifyingPool is the tiers that verified an operating point together: every stable tier from
+// the operating point up to the capacity estimate, confirmations included. By the curve's
+// monotony each one's share is at most the operating point's, so their pooled share (weighted
+// by effective sample) is too, and a lower bound of it that clears the target is one for the
+// operating point: no tier alone ran long enough for that, together they did.
+type VerifyingPool struct {
+	Tiers             []int   `json:"tiers"`
+	Share             float64 `json:"share"`
+	EffectiveRequests float64 `json:"effective_requests"`
+	ShareLo           float64 `json:"share_lo"`
+	// From and To are the rates of the lightest and the heaviest of them.
+	From float64 `json:"from_rate"`
+	To   float64 `json:"to_rate"`
 }
 
 // What verified an operating point (OperatingPoint.VerifiedBy).
 const (
 	VerifiedByConfirmation = "confirmation"
 	VerifiedByHeavierTier  = "heavier_tier"
+	VerifiedByHeavierTiers = "heavier_tiers"
 )
 
 // Verified reports whether the operating point was verified: its confirmation tier met the
@@ -232,7 +255,7 @@ func (o *OperatingPoint) Verified() bool {
 	if o == nil {
 		return false
 	}
-	if o.VerifiedBy == VerifiedByHeavierTier {
+	if o.VerifiedBy == VerifiedByHeavierTier || o.VerifiedBy == VerifiedByHeavierTiers {
 		return true
 	}
 	return o.Confirmation != nil && o.Confirmation.AtThisPoint && o.Confirmation.Verdict == VerdictMeets
@@ -652,6 +675,20 @@ func (a *Analysis) kneeAndCapacity(axis []*PointVerdict) {
 			c.Method = CapacityAtTier
 		}
 	}
+	// The lower end from pools: the heaviest tier below the estimate (and below High) whose
+	// pool, it and every stable tier above it up to the estimate, meets the target.
+	if c.Method == CapacityInterpolated {
+		for i := last; i >= 0 && axis[i].Rate > c.Low; i-- {
+			v := axis[i]
+			if !fitted(i) || (c.High != nil && v.Rate >= *c.High) {
+				continue
+			}
+			if pool := a.verifyingPool(axis, nil, v.Rate, c.Rate); pool != nil {
+				c.Low, c.LowTier, c.LowPool = pool.From, &v.Tier, pool
+				break
+			}
+		}
+	}
 	c.Rate = math.Max(c.Rate, c.Low)
 	if c.High != nil {
 		c.Rate = math.Min(c.Rate, *c.High)
@@ -679,6 +716,10 @@ func (a *Analysis) capacityNote(axis []*PointVerdict, last, next int) string {
 			fmtRate(c.Rate), tierName(axis[last]))
 	}
 	switch {
+	case c.LowPool != nil:
+		pl := c.LowPool
+		fmt.Fprintf(&b, "; it meets the target with %s confidence up to %s req/s: the %d stable tiers from there to the estimate, pooled, were %s compliant on %s effective requests (lower bound %s), and each one's load is at least %s req/s (the curve is monotone)",
+			pct(a.Params.Confidence), fmtRate(c.Low), len(pl.Tiers), pct(pl.Share), fmtG(pl.EffectiveRequests), pct(pl.ShareLo), fmtRate(c.Low))
 	case c.Low > 0:
 		fmt.Fprintf(&b, "; it meets the target with %s confidence up to %s req/s", pct(a.Params.Confidence), fmtRate(c.Low))
 	default:
@@ -749,6 +790,10 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 		op.VerifiedBy, op.HeavierTier = VerifiedByHeavierTier, c.LowTier
 	case heavierConfirm != nil:
 		op.VerifiedBy, op.HeavierTier = VerifiedByHeavierTier, &heavierConfirm.Tier
+	default:
+		if pool := a.verifyingPool(axis, confirm, op.Rate, c.Rate); pool != nil {
+			op.VerifiedBy, op.Pool = VerifiedByHeavierTiers, pool
+		}
 	}
 	heavy := c.Low
 	if heavierConfirm != nil && op.HeavierTier != nil && *op.HeavierTier == heavierConfirm.Tier {
@@ -784,6 +829,14 @@ func verification(op *OperatingPoint, heavy float64, heavyName string, p Params,
 			}
 		}
 		return s
+	case op.VerifiedBy == VerifiedByHeavierTiers:
+		pl := op.Pool
+		s := fmt.Sprintf("verified: the %d stable tiers from it up to the capacity (%s to %s %s: tiers %s), pooled, met the target with confidence (%s compliant on %s effective requests, lower bound %s), and each of their loads is at least the operating point's (the curve is monotone)",
+			len(pl.Tiers), fmtRate(pl.From), fmtRate(pl.To), unit, strings.ReplaceAll(tierList(pl.Tiers), "+", ", "), pct(pl.Share), fmtG(pl.EffectiveRequests), pct(pl.ShareLo))
+		if cf != nil && cf.AtThisPoint {
+			s += fmt.Sprintf("; the confirmation tier %d at the operating point alone: %s compliant, interval [%s, %s]", cf.Tier, pct(cf.Share), pct(cf.ShareLo), pct(cf.ShareHi))
+		}
+		return s
 	case cf == nil:
 		return "not verified: no confirmation tier ran at it"
 	case !cf.AtThisPoint:
@@ -799,6 +852,47 @@ func verification(op *OperatingPoint, heavy float64, heavyName string, p Params,
 			cf.Tier, pct(cf.Share), pct(cf.ShareLo), pct(cf.ShareHi), cf.EffectiveRequests, reached)
 	}
 	return fmt.Sprintf("NOT verified: confirmation tier %d %s: %s", cf.Tier, cf.Verdict, cf.Reason)
+}
+
+// verifyingPool pools the stable, judged tiers (search tiers and confirmations) whose rate lies
+// in [from, to] (within 0.5 % below from): their share weighted by effective sample and its
+// Wilson lower bound on the summed effective sample. It returns the pool when it holds at least
+// two tiers and the bound reaches the target, nil otherwise.
+func (a *Analysis) verifyingPool(axis []*PointVerdict, confirm []measure.Summary, from, to float64) *VerifyingPool {
+	var tiers []int
+	var w, wy float64
+	lo, hi := math.Inf(1), math.Inf(-1)
+	add := func(v *PointVerdict) {
+		rate := v.NominalRate
+		if v.Controlled == nil {
+			rate = v.Rate
+		}
+		if !v.Stable || !(v.EffectiveRequests > 0) || !isFinite(v.Share) || v.Verdict == VerdictExcluded || v.Verdict == VerdictInsufficient ||
+			rate < from*(1-0.005) || rate > to {
+			return
+		}
+		tiers = append(tiers, v.Tier)
+		w += v.EffectiveRequests
+		wy += v.EffectiveRequests * v.Share
+		lo, hi = math.Min(lo, rate), math.Max(hi, rate)
+	}
+	for _, v := range axis {
+		add(v)
+	}
+	for _, s := range confirm {
+		v := judge(s, a.Params)
+		add(&v)
+	}
+	if len(tiers) < 2 {
+		return nil
+	}
+	share := wy / w
+	shareLo, _ := WilsonN(share, w, a.Params.Confidence)
+	if shareLo < a.Params.TargetShare {
+		return nil
+	}
+	slices.Sort(tiers)
+	return &VerifyingPool{Tiers: tiers, Share: share, EffectiveRequests: w, ShareLo: shareLo, From: lo, To: hi}
 }
 
 // confidenceReached is the highest two-sided confidence at which the Wilson interval of share

@@ -107,6 +107,11 @@ func FuzzStreamBody(f *testing.F) {
 	})
 }
 
+// inputSource reports whether s is a source an input count may have after a usage message.
+func inputSource(s string) bool {
+	return s == records.SourceUsage || s == records.SourceWorkload || s == records.SourceWorkloadBadUsage
+}
+
 // coherent checks the invariants of a record made from a complete 200 event-stream body.
 func coherent(r *records.Record, body []byte) error {
 	switch r.Outcome {
@@ -158,17 +163,22 @@ func coherent(r *records.Record, body []byte) error {
 	if r.OutputTokens < 0 || r.OutputTokens > 1<<30 || r.InputTokens < 0 || r.InputTokens > 1<<30 {
 		return fmt.Errorf("token counts %d in, %d out: beyond belief", r.InputTokens, r.OutputTokens)
 	}
+	// The request's body is a few hundred bytes: a prompt count believed must be within them
+	// and the template's allowance (maxPromptTokens).
+	if r.InputTokensSource == records.SourceUsage && r.InputTokens > maxPromptTokens(1024) || r.CachedTokens > maxPromptTokens(1024) {
+		return fmt.Errorf("%d input tokens (%d cached) believed for a one-word prompt", r.InputTokens, r.CachedTokens)
+	}
 	switch r.OutputTokensSource {
 	case records.SourceChunks:
 		if r.OutputTokens != r.Chunks || r.InputTokensSource != records.SourceWorkload {
 			return fmt.Errorf("%d tokens counted from %d chunks, input from %q", r.OutputTokens, r.Chunks, r.InputTokensSource)
 		}
 	case records.SourceChunksBadUsage: // a usage message came, and could not be believed
-		if r.OutputTokens != r.Chunks || (r.InputTokensSource != records.SourceUsage && r.InputTokensSource != records.SourceWorkload) {
+		if r.OutputTokens != r.Chunks || !inputSource(r.InputTokensSource) {
 			return fmt.Errorf("%d tokens counted from %d chunks after a bad usage, input from %q", r.OutputTokens, r.Chunks, r.InputTokensSource)
 		}
 	case records.SourceUsage:
-		if r.InputTokensSource != records.SourceUsage && r.InputTokensSource != records.SourceWorkload {
+		if !inputSource(r.InputTokensSource) {
 			return fmt.Errorf("output from usage, input from %q", r.InputTokensSource)
 		}
 		if r.OutputTokens == 0 && r.Chunks > 0 {

@@ -216,6 +216,7 @@ func TestEmbeddingsDocument(t *testing.T) {
 		{"usage", list + `,"usage":{"prompt_tokens":11,"total_tokens":11}}`, 0, records.OK, "", 11, records.SourceUsage},
 		{"no usage", list + `}`, 0, records.OK, "", 2, records.SourceWorkload},
 		{"a bad count", list + `,"usage":{"prompt_tokens":-3}}`, 0, records.OK, "", 2, records.SourceWorkload},
+		{"a count no request of its size carries", list + `,"usage":{"prompt_tokens":1000000000}}`, 0, records.OK, "", 2, records.SourceWorkloadBadUsage},
 		{"no data", `{"object":"list","data":[],"usage":{"prompt_tokens":11}}`, 0, records.StreamError, `no embedding: "data" is missing or empty`, 2, records.SourceWorkload},
 		{"an error in a 200", `{"error":{"message":"busy","type":"server_error"}}`, 0, records.StreamError, "an error: busy", 2, records.SourceWorkload},
 		{"not JSON", `<html>`, 0, records.StreamError, "malformed answer", 2, records.SourceWorkload},

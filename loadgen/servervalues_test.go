@@ -104,6 +104,73 @@ func TestUsageCheckedAgainstAskedAndStreamed(t *testing.T) {
 	}
 }
 
+// TestPromptUsageCheckedAgainstTheRequest: a usage.prompt_tokens beyond what the request could
+// carry (a token per byte of its body, plus 1,024 for the chat template) is not believed, as a
+// completion_tokens beyond what was asked and streamed is not (issue 39: prompt_tokens 10^9
+// reported "Total token throughput 14656340626 tok/s", exit 0): the record keeps the
+// workload's count and says why; at the bound itself the usage stands, and so does any count a
+// real template could make.
+func TestPromptUsageCheckedAgainstTheRequest(t *testing.T) {
+	// sent is the body's size, learnt from a first request: the bound is sent + 1,024.
+	_, srv := doOnce(t, loadgen.Target{}, prompt(), contentChunks(2, 2))
+	sent := len(srv.Received()[0].Body)
+	tests := []struct {
+		name     string
+		prompt   int
+		cached   int // prompt_tokens_details.cached_tokens; -1: none sent
+		complete int
+		believed bool
+		why      string // in UsageRejected when not believed
+	}{
+		{name: "a real count", prompt: 5, cached: -1, complete: 2, believed: true},
+		{name: "the issue's: 10^9 prompt tokens", prompt: 1_000_000_000, cached: -1, complete: 2,
+			why: fmt.Sprintf("usage.prompt_tokens 1000000000: beyond the %d a request of %d bytes can carry (a token per byte, and 1024 for the chat template)", sent+1024, sent)},
+		{name: "at the bound: believed", prompt: sent + 1024, cached: -1, complete: 2, believed: true},
+		{name: "one beyond the bound", prompt: sent + 1025, cached: -1, complete: 2, why: fmt.Sprintf("usage.prompt_tokens %d: beyond the %d", sent+1025, sent+1024)},
+		{name: "a bad prompt and a bad completion: both said", prompt: 1 << 29, cached: -1, complete: 1_000_000,
+			why: "streamed carry at most 13 tokens; usage.prompt_tokens 536870912: beyond"},
+		{name: "cached tokens no request carries are not believed either", prompt: 1 << 29, cached: 1 << 28, complete: 2, why: "usage.prompt_tokens 536870912"},
+		{name: "cached tokens within a believed prompt", prompt: 5, cached: 4, complete: 2, believed: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			details := ""
+			if tc.cached >= 0 {
+				details = fmt.Sprintf(`,"prompt_tokens_details":{"cached_tokens":%d}`, tc.cached)
+			}
+			usage := fmt.Sprintf(`{"choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d%s}}`, tc.prompt, tc.complete, details)
+			sc := steps(fakesse.Data(0, fakesse.ChatChunk("ab ", "")), fakesse.Data(0, fakesse.ChatChunk("ab ", "")), fakesse.Data(0, usage), fakesse.Done(0))
+			req := prompt()
+			r, srv := doOnce(t, loadgen.Target{}, req, sc)
+			if got := len(srv.Received()[0].Body); got != sent {
+				t.Fatalf("the body is %d bytes, the first was %d", got, sent)
+			}
+			if r.Outcome != records.OK {
+				t.Fatalf("%v: %s", r.Outcome, r.Error)
+			}
+			if tc.believed {
+				if r.InputTokens != tc.prompt || r.InputTokensSource != records.SourceUsage || r.UsageRejected != "" {
+					t.Errorf("input %d from %q (%q), want the usage's %d", r.InputTokens, r.InputTokensSource, r.UsageRejected, tc.prompt)
+				}
+				if tc.cached >= 0 && (r.CachedTokens != tc.cached || r.CachedTokensSource != records.SourceUsage) {
+					t.Errorf("cached %d from %q, want %d", r.CachedTokens, r.CachedTokensSource, tc.cached)
+				}
+				return
+			}
+			if r.InputTokens != req.InputTokens || r.InputTokensSource != records.SourceWorkloadBadUsage || !strings.Contains(r.UsageRejected, tc.why) {
+				t.Errorf("input %d from %q, why %q; want the workload's %d, why containing %q", r.InputTokens, r.InputTokensSource, r.UsageRejected, req.InputTokens, tc.why)
+			}
+			if r.CachedTokensSource != "" {
+				t.Errorf("cached %d from %q believed beside an unbelievable prompt", r.CachedTokens, r.CachedTokensSource)
+			}
+			var back records.Record
+			if err := json.Unmarshal(r.AppendJSON(nil), &back); err != nil || back.InputTokensSource != r.InputTokensSource || back.UsageRejected != r.UsageRejected {
+				t.Errorf("the record line does not keep the source and why (%v)", err)
+			}
+		})
+	}
+}
+
 // TestRunawayCutUsesMaxTokensSent: with --extra-body max_tokens 6000, a server that streams
 // 6,000 tokens did what it was asked (it was cut at 4,097 chunks, 16 times the workload's 256,
 // as "the server does not stop"); without the override the same stream is a runaway.

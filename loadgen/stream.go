@@ -234,7 +234,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	}
 	sk, ok := c.kind.(streamKind)
 	if !ok {
-		c.readDocument(rctx, resp.Body, t0, req, rec)
+		c.readDocument(rctx, resp.Body, t0, req, rec, maxPromptTokens(len(body)))
 		return res
 	}
 	pr := readerPool.Get().(*pooledReader)
@@ -258,7 +258,8 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		return res
 	}
 
-	st := streamState{kind: sk, rec: rec, t0: t0, needText: req.Expect.NeedsText() || req.Session != 0, maxChunks: maxChunksFor(sentMax), maxTokens: sentMax}
+	st := streamState{kind: sk, rec: rec, t0: t0, needText: req.Expect.NeedsText() || req.Session != 0, maxChunks: maxChunksFor(sentMax), maxTokens: sentMax,
+		maxPrompt: maxPromptTokens(len(body))}
 	if sentMax > 1 {
 		rec.ITL = make([]time.Duration, 0, min(sentMax-1, itlPreallocCap))
 	}
@@ -312,8 +313,9 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 // (within --max-response-mib) and its end is the response's end, and, for an answer, its last
 // moment too (E2EL, last - sent, is then the request's latency); nothing is streamed, so the
 // record has no first token, no chunks and no output tokens. The input tokens are the usage's
-// when the answer reports them, else the workload's count.
-func (c *Client) readDocument(rctx context.Context, body io.Reader, t0 time.Time, req *workloads.Request, rec *records.Record) {
+// when the answer reports them and they are to be believed (within maxPrompt, what the request
+// could carry: maxPromptTokens), else the workload's count.
+func (c *Client) readDocument(rctx context.Context, body io.Reader, t0 time.Time, req *workloads.Request, rec *records.Record, maxPrompt int) {
 	limit := c.target.maxResponseBytes()
 	b, err := io.ReadAll(io.LimitReader(body, limit+1))
 	rec.End = time.Since(t0)
@@ -333,8 +335,7 @@ func (c *Client) readDocument(rctx context.Context, body io.Reader, t0 time.Time
 		} else {
 			rec.Last = rec.End // the answer's last (and only) piece: E2EL is the request's latency
 			if d.promptOK {
-				rec.RequestedInputTokens = req.InputTokens
-				rec.InputTokens, rec.InputTokensSource = d.prompt, records.SourceUsage
+				believePrompt(rec, req, d.prompt, maxPrompt)
 			}
 		}
 	}
@@ -486,6 +487,7 @@ type streamState struct {
 	isError      bool // the current event was announced as "event: error"
 	maxChunks    int  // output chunks beyond which the response is cut as runaway (maxChunksFor)
 	maxTokens    int  // the request's max_tokens, for the cut's message
+	maxPrompt    int  // the most prompt tokens the request could carry (maxPromptTokens)
 	errMsg       string
 	lastAnswer   time.Duration // the last answer-bearing message
 	cached       int           // the last usage's prompt_tokens_details.cached_tokens (when cachedOK)
@@ -752,13 +754,48 @@ func (s *streamState) finish(req *workloads.Request) {
 		rec.OutputTokensSource, rec.UsageRejected = records.SourceChunksBadUsage, records.BoundText(why, records.MaxNoteLen)
 	}
 	if s.promptOK {
-		rec.RequestedInputTokens = req.InputTokens
-		rec.InputTokens, rec.InputTokensSource = s.prompt, records.SourceUsage
+		believePrompt(rec, req, s.prompt, s.maxPrompt)
 	}
-	if s.cachedOK && (!s.promptOK || s.cached <= s.prompt) {
+	if s.cachedOK && s.cached <= s.maxPrompt && (!s.promptOK || s.cached <= s.prompt) {
 		rec.CachedTokens, rec.CachedTokensSource = s.cached, records.SourceUsage
 	}
 	s.finishQuality(req)
+}
+
+// promptTemplateAllowance is the prompt tokens a server may count beyond those of the text the
+// request carried: what its chat template adds that no byte of the request holds. Templates add
+// role markers around each message (a few tokens, fewer than the bytes of the message's JSON
+// syntax, {"role":"user","content":""}, which the body bound counts already) and, in some
+// models, a default system prompt (Llama 3's knowledge-date preamble is about 30 tokens,
+// gpt-oss's harmony system message about 100). 1,024 tokens is several times the largest of
+// these: a real server is never refused, and a count beyond it is one no request carried.
+const promptTemplateAllowance = 1024
+
+// maxPromptTokens is the most prompt tokens a request whose body has sent bytes can carry: a
+// token of the text decodes to at least one byte of it (byte-level BPE; SentencePiece with byte
+// fallback, whose dummy prefix stands for a space the template inserts), JSON never writes a
+// text in fewer bytes than it has (nor a token id of a prompt given as ids in fewer than one),
+// so the body's bytes bound the text's tokens; the template adds promptTemplateAllowance at
+// most. A usage.prompt_tokens beyond it would put tokens in throughputs that no request carried
+// (10^9 prompt tokens once made "Total token throughput 14656340626 tok/s", exit 0).
+func maxPromptTokens(sent int) int { return sent + promptTemplateAllowance }
+
+// believePrompt sets the record's input tokens to the usage's prompt_tokens when they are
+// within what the request could carry (limit), keeping the workload's count beside them; else the
+// workload's count stays, its source says the usage was not believed, and UsageRejected why.
+func believePrompt(rec *records.Record, req *workloads.Request, prompt, limit int) {
+	if prompt <= limit {
+		rec.RequestedInputTokens = req.InputTokens
+		rec.InputTokens, rec.InputTokensSource = prompt, records.SourceUsage
+		return
+	}
+	rec.InputTokens, rec.InputTokensSource = req.InputTokens, records.SourceWorkloadBadUsage
+	why := fmt.Sprintf("usage.prompt_tokens %d: beyond the %d a request of %d bytes can carry (a token per byte, and %d for the chat template)",
+		prompt, limit, limit-promptTemplateAllowance, promptTemplateAllowance)
+	if rec.UsageRejected != "" {
+		why = rec.UsageRejected + "; " + why
+	}
+	rec.UsageRejected = records.BoundText(why, records.MaxNoteLen)
 }
 
 // usageRejection says why the last usage message's completion_tokens cannot be believed, or ""

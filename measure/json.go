@@ -69,6 +69,7 @@ type summaryTail struct {
 	CompliantOutputTokens     int           `json:"compliant_output_tokens"`
 	OutputTokensFromChunks    int           `json:"output_tokens_from_chunks"`
 	OutputTokensBadUsage      int           `json:"output_tokens_bad_usage,omitempty"`
+	InputTokensBadUsage       int           `json:"input_tokens_bad_usage,omitempty"`
 	Stalls                    int           `json:"stalls,omitempty"`
 	CutShort                  int           `json:"cut_short,omitempty"`
 	RawOutputThroughput       Number        `json:"raw_output_throughput"`
@@ -141,7 +142,7 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		Objectives: s.Objectives, GoodRequests: s.GoodRequests, LatencyFailures: s.LatencyFailures,
 		QualityFailures: s.QualityFailures, CompliantRequests: s.CompliantRequests, Unit: s.Unit, RawOutputTokens: s.RawOutputTokens,
 		CompliantOutputTokens: s.CompliantOutputTokens, OutputTokensFromChunks: s.OutputTokensFromChunks, OutputTokensBadUsage: s.OutputTokensBadUsage,
-		Stalls: s.Stalls, CutShort: s.CutShort,
+		InputTokensBadUsage: s.InputTokensBadUsage, Stalls: s.Stalls, CutShort: s.CutShort,
 		RawOutputThroughput: Number(s.RawOutputThroughput), CompliantOutputThroughput: Number(s.CompliantOutputThroughput),
 		CompliantTokenShare: Number(s.CompliantTokenShare), CompliantRequestShare: Number(s.CompliantRequestShare),
 		NominalRate: Number(s.NominalRate), RealisedRate: Number(s.RealisedRate), DeliveredRate: Number(s.DeliveredRate),
@@ -240,7 +241,7 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		Objectives: tail.Objectives, GoodRequests: tail.GoodRequests, LatencyFailures: tail.LatencyFailures,
 		QualityFailures: tail.QualityFailures, CompliantRequests: tail.CompliantRequests, Unit: tail.Unit, RawOutputTokens: tail.RawOutputTokens,
 		CompliantOutputTokens: tail.CompliantOutputTokens, OutputTokensFromChunks: tail.OutputTokensFromChunks, OutputTokensBadUsage: tail.OutputTokensBadUsage,
-		Stalls: tail.Stalls, CutShort: tail.CutShort,
+		InputTokensBadUsage: tail.InputTokensBadUsage, Stalls: tail.Stalls, CutShort: tail.CutShort,
 		RawOutputThroughput: float64(tail.RawOutputThroughput), CompliantOutputThroughput: float64(tail.CompliantOutputThroughput),
 		CompliantTokenShare: float64(tail.CompliantTokenShare), CompliantRequestShare: float64(tail.CompliantRequestShare),
 		NominalRate: float64(tail.NominalRate), RealisedRate: float64(tail.RealisedRate), DeliveredRate: float64(tail.DeliveredRate),

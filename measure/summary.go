@@ -98,6 +98,9 @@ type Summary struct {
 	CompliantOutputTokens  int // compliant requests
 	OutputTokensFromChunks int // issued requests whose output count came from counting chunks, not usage
 	OutputTokensBadUsage   int // of those, the requests whose server sent a usage message that could not be believed (records.Record.UsageRejected says why)
+	// InputTokensBadUsage counts the issued requests whose usage.prompt_tokens could not be
+	// believed (more than the request could carry): their input is the workload's count.
+	InputTokensBadUsage int
 	// Stalls counts the timeouts that were stalls: the tier's drain deadline found the server
 	// silent on them (records.StallPrefix), the server's failure.
 	Stalls int
@@ -342,6 +345,9 @@ func (a *Accumulator) Add(r *records.Record) {
 	case records.SourceChunksBadUsage:
 		s.OutputTokensFromChunks++
 		s.OutputTokensBadUsage++
+	}
+	if r.InputTokensSource == records.SourceWorkloadBadUsage {
+		s.InputTokensBadUsage++
 	}
 	if v, ok := r.ScheduleLag(); ok {
 		a.lag = append(a.lag, v)

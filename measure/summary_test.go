@@ -636,3 +636,39 @@ func TestRequestedBesideServedInput(t *testing.T) {
 		t.Errorf("summary.json round trip: %v, requested %d", err, back.TotalRequestedInputTokens)
 	}
 }
+
+// TestSummaryCountsUnbelievedPromptUsage: requests whose usage.prompt_tokens was not believed
+// (loadgen kept the workload's count, source workload_bad_usage) are counted, in both the exact
+// and the bounded summary and in summary.json, and their input is the workload's count in the
+// totals (a count of 10^9 once made the total token throughput 14.6 G tok/s).
+func TestSummaryCountsUnbelievedPromptUsage(t *testing.T) {
+	rs := []records.Record{
+		rec{outcome: records.OK, planned: 0, dispatched: 0, slot: 0, sent: 0, first: 10, last: 10, end: 11, in: 5, out: 1}.record(0),
+		rec{outcome: records.OK, planned: 10, dispatched: 10, slot: 10, sent: 10, first: 20, last: 40, end: 41, itl: []float64{20}, in: 7, out: 2}.record(1),
+	}
+	rs[0].InputTokensSource = records.SourceUsage
+	rs[1].InputTokensSource, rs[1].UsageRejected = records.SourceWorkloadBadUsage, "usage.prompt_tokens 1000000000: beyond the 1200 a request of 176 bytes can carry"
+	opts := measure.Options{}
+	exact := measure.Summarize(rs, records.Tier{Burstiness: 1, Planned: 2}, opts)
+	acc, err := measure.NewApproxAccumulator(opts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rs {
+		acc.Add(&rs[i])
+	}
+	bounded := acc.Summary(records.Tier{Burstiness: 1, Planned: 2})
+	for name, s := range map[string]measure.Summary{"exact": exact, "bounded": bounded} {
+		if s.InputTokensBadUsage != 1 || s.TotalInputTokens != 12 {
+			t.Errorf("%s: %d unbelieved prompt counts, %d input tokens; want 1 and 12", name, s.InputTokensBadUsage, s.TotalInputTokens)
+		}
+	}
+	b, err := json.Marshal(exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back measure.Summary
+	if err := json.Unmarshal(b, &back); err != nil || back.InputTokensBadUsage != 1 || !bytes.Contains(b, []byte(`"input_tokens_bad_usage":1`)) {
+		t.Errorf("summary.json keeps %d unbelieved prompt counts (%v): %s", back.InputTokensBadUsage, err, b)
+	}
+}

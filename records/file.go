@@ -295,6 +295,9 @@ type TierEnd struct {
 	// RateLimited: the --rate-limit ceiling delayed at least one dispatch, so it, not the
 	// schedule, shaped the load.
 	RateLimited bool `json:"rate_limited,omitempty"`
+	// Seal states the tier's lines as the Writer wrote them (their count and digests); nil in
+	// files of older versions.
+	Seal *Seal `json:"seal,omitempty"`
 }
 
 // Why a tier's arrival phase ended.
@@ -405,6 +408,9 @@ type Visitor struct {
 	TierEnd       func(TierEnd) error
 	Record        func(*Record) error // the record is the function's to keep
 	ServerMetrics func(ServerMetrics) error
+	// Seals, when set, recomputes every tier's seal from the file's lines (Seals.State says
+	// what it found); nil does not (it hashes every line).
+	Seals *Seals
 }
 
 // Scan reads records.jsonl from r one line at a time and hands each object to v, holding no more
@@ -449,6 +455,9 @@ func Scan(r io.Reader, v Visitor) (warnings []string, err error) {
 		}
 		if cerr := chk.check(obj); cerr != nil {
 			return warnings, fmt.Errorf("line %d: %w", lineNo, cerr)
+		}
+		if v.Seals != nil {
+			v.Seals.add(obj, line)
 		}
 		if verr := obj.visit(v); verr != nil {
 			return warnings, fmt.Errorf("line %d: %w", lineNo, verr)
@@ -668,6 +677,9 @@ type Writer struct {
 	err      error
 	stop     chan struct{} // closes the background flusher, when one runs
 	done     chan struct{}
+	// seal follows the lines of every tier whose tier line this Writer wrote, for its closing
+	// line's Seal.
+	seal sealer
 }
 
 // DefaultFlushInterval bounds what a crash can lose.
@@ -687,6 +699,39 @@ func Create(path string, h Header) (*Writer, error) {
 	}
 	w.AutoFlush()
 	return w, nil
+}
+
+// Append opens the records file at path to append tiers to it (a resumed sweep's): the tiers it
+// writes are sealed under the header the file holds (Seal.Header), as if the Writer had written
+// it. The Writer closes the file.
+func Append(path string) (*Writer, error) {
+	header, err := firstLine(path)
+	if err != nil {
+		return nil, err
+	}
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("append to records: %w", err)
+	}
+	w := NewWriter(fh, DefaultFlushInterval)
+	w.c = fh
+	w.seal.header = lineDigest(header)
+	w.AutoFlush()
+	return w, nil
+}
+
+// firstLine reads the header line of the file at path, trimmed as Scan trims it.
+func firstLine(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("append to records: %w", err)
+	}
+	defer fh.Close()
+	line, err := bufio.NewReaderSize(fh, 1<<16).ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("append to records: read the header line of %s: %w", path, err)
+	}
+	return bytes.TrimSpace(line), nil
 }
 
 // AutoFlush starts a background flush every interval, so that records written just before a
@@ -733,7 +778,7 @@ func (w *Writer) WriteHeader(h Header) error {
 	if h.MetricsVersion == "" {
 		h.MetricsVersion = MetricsVersion
 	}
-	return w.writeObject(h)
+	return w.writeObject(h, func(line []byte) { w.seal.header = lineDigest(line) })
 }
 
 // WriteServerMetrics writes a tier's server-side metrics (any JSON-encodable value) and flushes.
@@ -742,30 +787,52 @@ func (w *Writer) WriteServerMetrics(tier int, metrics any) error {
 	if err != nil {
 		return fmt.Errorf("encode server metrics: %w", err)
 	}
-	return w.writeObject(ServerMetrics{Kind: KindServerMetrics, Tier: tier, Metrics: b})
+	return w.writeMetrics(ServerMetrics{Kind: KindServerMetrics, Tier: tier, Metrics: b})
 }
 
-// WriteTier writes a tier line and flushes.
+func (w *Writer) writeMetrics(m ServerMetrics) error {
+	return w.writeObject(m, func(line []byte) {
+		if sum := w.seal.of(m.Tier); sum != nil {
+			sum.add(line)
+		}
+	})
+}
+
+// WriteTier writes a tier line and flushes. The tier's lines are followed from here on, for
+// the seal of its closing line.
 func (w *Writer) WriteTier(t Tier) error {
 	t.Kind = KindTier
-	return w.writeObject(t)
+	return w.writeObject(t, func(line []byte) { w.seal.open(t.Tier, line) })
 }
 
-// WriteTierEnd writes a tier's closing line and flushes.
+// WriteTierEnd writes a tier's closing line and flushes. Its Seal is the Writer's (whatever e
+// holds): the count and digest of the tier's lines it wrote and of the header, or none when it
+// did not write the tier's tier line.
 func (w *Writer) WriteTierEnd(e TierEnd) error {
 	e.Kind = KindTierEnd
-	return w.writeObject(e)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e.Seal = w.seal.close(e.Tier)
+	return w.writeObjectLocked(e, nil)
 }
 
-func (w *Writer) writeObject(v any) error {
+// writeObject writes v as a line and flushes; seal, when set, is given the line's bytes first.
+func (w *Writer) writeObject(v any, seal func(line []byte)) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.writeObjectLocked(v, seal)
+}
+
+func (w *Writer) writeObjectLocked(v any, seal func(line []byte)) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode records line: %w", err)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.err != nil {
 		return w.err
+	}
+	if seal != nil {
+		seal(b)
 	}
 	w.w.Write(b)
 	w.w.WriteByte('\n')
@@ -781,6 +848,10 @@ func (w *Writer) Write(r *Record) error {
 		return w.err
 	}
 	w.buf = r.AppendJSON(w.buf[:0])
+	if sum := w.seal.of(r.Tier); sum != nil {
+		sum.add(w.buf)
+		sum.records++
+	}
 	w.buf = append(w.buf, '\n')
 	if _, err := w.w.Write(w.buf); err != nil {
 		w.err = fmt.Errorf("write records: %w", err)
@@ -857,7 +928,7 @@ func WriteFile(path string, f *File) (err error) {
 			}
 		}
 		if m, ok := f.ServerMetrics[t.Tier]; ok {
-			if err := w.writeObject(ServerMetrics{Kind: KindServerMetrics, Tier: t.Tier, Metrics: m}); err != nil {
+			if err := w.writeMetrics(ServerMetrics{Kind: KindServerMetrics, Tier: t.Tier, Metrics: m}); err != nil {
 				return fmt.Errorf("write records %s: %w", path, err)
 			}
 		}

@@ -118,6 +118,9 @@ const (
 	// output chunks).
 	SourceChunksBadUsage = "chunks_bad_usage"
 	SourceWorkload       = "workload" // input: the workload's own count (no usage was sent)
+	// SourceWorkloadBadUsage: input counted as SourceWorkload because the usage message's
+	// prompt_tokens could not be believed (more than the request could carry).
+	SourceWorkloadBadUsage = "workload_bad_usage"
 )
 
 // Quality is the result of a workload's quality check on a request.
@@ -160,8 +163,10 @@ type Record struct {
 	OutputTokens         int
 	OutputTokensSource   string
 	// UsageRejected says why the server's usage message was not believed (OutputTokensSource
-	// SourceChunksBadUsage; "" otherwise): for example a completion_tokens beyond both the
-	// max_tokens sent and what the streamed output could carry. At most MaxNoteLen bytes.
+	// SourceChunksBadUsage, InputTokensSource SourceWorkloadBadUsage, or both; "" otherwise):
+	// for example a completion_tokens beyond both the max_tokens sent and what the streamed
+	// output could carry, or a prompt_tokens beyond what the request's bytes could carry. At
+	// most MaxNoteLen bytes.
 	UsageRejected string
 	// MaxTokens is the max_tokens the request's body actually carried (the workload's, or
 	// --extra-body's max_tokens or max_completion_tokens, the larger when both were sent); 0 when

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"slices"
@@ -161,7 +162,9 @@ func TestFileRoundTripAndTruncatedLastLine(t *testing.T) {
 		t.Fatalf("unexpected file: %+v", f)
 	}
 	end.Kind = records.KindTierEnd
-	if got := f.Tiers[0].End; got == nil || *got != end {
+	if got := f.Tiers[0].End; got == nil || got.Seal == nil || got.Seal.Records != 2 {
+		t.Errorf("closing line read back as %+v: want it sealed, with its 2 records", got)
+	} else if got.Seal = nil; *got != end {
 		t.Errorf("closing line read back as %+v, want %+v", got, end)
 	}
 	if got := f.Tiers[0].ArrivalsEnd(); got != 1500*time.Millisecond {
@@ -253,6 +256,12 @@ func TestWriteFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	back.Header.StartWall = f.Header.StartWall
+	for i, want := range []int{1, 2} { // the records of each tier, sealed by WriteFile's Writer
+		if e := back.Tiers[i].End; e == nil || e.Seal == nil || e.Seal.Records != want {
+			t.Fatalf("tier %d's closing line %+v: want it sealed with %d records", i, e, want)
+		}
+		back.Tiers[i].End.Seal = nil
+	}
 	if !reflect.DeepEqual(back, f) {
 		t.Errorf("round trip changed the file:\n got %+v\nwant %+v", back, f)
 	}
@@ -421,5 +430,27 @@ func TestScanVisitsEveryObjectInOrder(t *testing.T) {
 	_, err = records.Scan(strings.NewReader(buf.String()), records.Visitor{Record: func(*records.Record) error { return stop }})
 	if !errors.Is(err, stop) || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("visitor error: %v, want it wrapped with line 3", err)
+	}
+}
+
+// BenchmarkWrite writes a request line of 127 ITL gaps (~1.3 kB) as a tier's records are written:
+// encoded, hashed into the tier's seal, buffered.
+func BenchmarkWrite(b *testing.B) {
+	w := records.NewWriter(io.Discard, time.Hour)
+	if err := w.WriteTier(records.Tier{Tier: 0, RequestRate: 4, Burstiness: 1, Planned: 1}); err != nil {
+		b.Fatal(err)
+	}
+	r := sampleRecord()
+	r.Tier = 0
+	r.ITL = make([]time.Duration, 127)
+	for i := range r.ITL {
+		r.ITL[i] = 10*time.Millisecond + time.Duration(i)*12345
+	}
+	b.SetBytes(int64(len(r.AppendJSON(nil)) + 1))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.Write(&r); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

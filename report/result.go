@@ -271,6 +271,15 @@ func operatingLine(a curve.Analysis, op *curve.OperatingPoint, u string) string 
 		} else {
 			line += fmt.Sprintf("; the curve expects %s there.", delivers(op.ExpectedRawThroughput, op.ExpectedCompliantThroughput))
 		}
+	case op.VerifiedBy == curve.VerifiedByHeavierTiers:
+		pl := op.Pool
+		line += fmt.Sprintf(", verified: the %d tiers from %s to %s %s (at or above it, below the capacity), pooled, were %s compliant, at least %s with %s confidence, so this load meets the target too",
+			len(pl.Tiers), fmtRate(pl.From), fmtRate(pl.To), u, pctText(pl.Share), pctText(pl.ShareLo), pctText(p.Confidence))
+		if cf != nil && cf.AtThisPoint {
+			line += fmt.Sprintf("; tier %d there alone was %s compliant and delivered %s.", cf.Tier, pctText(cf.Share), delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
+		} else {
+			line += fmt.Sprintf("; the curve expects %s there.", delivers(op.ExpectedRawThroughput, op.ExpectedCompliantThroughput))
+		}
 	case cf == nil:
 		line += fmt.Sprintf(", NOT verified: no tier ran there; the curve expects %s.", delivers(op.ExpectedRawThroughput, op.ExpectedCompliantThroughput))
 	case !cf.AtThisPoint:
@@ -400,6 +409,8 @@ func tierVerdict(a curve.Analysis, id records.Tier) string {
 			words += "; it ran at another operating point"
 		case op.VerifiedBy == curve.VerifiedByHeavierTier && cf.Verdict != curve.VerdictMeets:
 			words += fmt.Sprintf("; the operating point is verified by the heavier %s", tiersOf(a, *op.HeavierTier))
+		case op.VerifiedBy == curve.VerifiedByHeavierTiers && op.Pool != nil && cf.Verdict != curve.VerdictMeets:
+			words += fmt.Sprintf("; the operating point is verified by %d tiers from it up to the capacity, pooled", len(op.Pool.Tiers))
 		}
 		return words
 	}
@@ -840,6 +851,9 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	}
 	if s.OutputTokensBadUsage > 0 {
 		fmt.Fprintf(w, "WARNING: %d requests had a usage message that cannot be believed (a count beyond both the max_tokens sent and what was streamed, a negative, fractional or absurd count, no completion_tokens, or 0 after output chunks); their output tokens were counted as chunks (usage_rejected in records.jsonl says why).\n", s.OutputTokensBadUsage)
+	}
+	if s.InputTokensBadUsage > 0 {
+		fmt.Fprintf(w, "WARNING: %d requests had a usage.prompt_tokens beyond what the request could carry (a token per byte of its body, and 1,024 for a chat template); their input tokens are the workload's count (usage_rejected in records.jsonl says why).\n", s.InputTokensBadUsage)
 	}
 	if s.Stalls > 0 {
 		fmt.Fprintf(w, "WARNING: %d requests stalled: the server sent nothing on them for 5 s or more (or the whole drain) when the tier's drain deadline ended them; they are counted as timeouts, the server's failure.\n", s.Stalls)

@@ -41,6 +41,9 @@ func TestRunTextWarnsOfServerValues(t *testing.T) {
 	}{
 		{name: "usage not believed", s: measure.Summary{OutputTokensFromChunks: 3, OutputTokensBadUsage: 3},
 			want: "WARNING: 3 requests had a usage message that cannot be believed (a count beyond both the max_tokens sent and what was streamed"},
+		{name: "prompt usage not believed", s: measure.Summary{InputTokensBadUsage: 5},
+			want: "WARNING: 5 requests had a usage.prompt_tokens beyond what the request could carry"},
+		{name: "no prompt usage refused", s: measure.Summary{}, want: "usage.prompt_tokens", absent: true},
 		{name: "stalls", s: measure.Summary{Stalls: 2}, want: "WARNING: 2 requests stalled: the server sent nothing on them"},
 		{name: "cut short", s: measure.Summary{CutShort: 4}, want: `Note: 4 successful replies ended with finish_reason "length" below the max_tokens sent`},
 		{name: "none of them", s: measure.Summary{}, want: "cannot be believed", absent: true},

@@ -44,7 +44,7 @@ type Run struct {
 	// Started is the wall-clock time the header is written for.
 	Started time.Time
 	// Clean, when set, is applied to every name the user or the server chose (the model, the
-	// label, the metadata): it hides secrets and control characters.
+	// label, the metadata, the request-id prefix): it hides secrets and control characters.
 	Clean func(string) string
 }
 
@@ -72,7 +72,7 @@ func NewHeader(r Run) records.Header {
 		Command: r.Command, Target: r.Target, Endpoint: r.Endpoint, Model: clean(r.Model),
 		Workload: r.Workload, Tokenizer: r.Tokenizer, CachePolicy: r.CachePolicy, Seed: r.Seed, MaxConcurrency: r.MaxConcurrency,
 		ExtraBody: r.ExtraBody, TimeoutS: r.Timeout.Seconds(), Retries: r.Retries, StartWall: r.Started, Shard: r.Shard,
-		RequestIDPrefix: r.RequestIDPrefix, Label: clean(r.Label), Settings: r.Settings,
+		RequestIDPrefix: clean(r.RequestIDPrefix), Label: clean(r.Label), Settings: r.Settings,
 	}
 	if r.Unit.Or() != records.UnitOutputTokens {
 		h.Unit = r.Unit
@@ -118,14 +118,26 @@ func number(v float64) string {
 }
 
 // VirtualTarget is the target a header names when the embedded M/D/c queue was served on the
-// virtual clock (its discrete-event model, no address, nothing sent).
-const VirtualTarget = "the virtual clock (the embedded M/D/c queue's discrete-event model; no HTTP)"
+// virtual clock (its discrete-event model, no address, nothing sent); VirtualEngineTarget when
+// the batching engine was.
+const (
+	VirtualTarget       = "the virtual clock (the embedded M/D/c queue's discrete-event model; no HTTP)"
+	VirtualEngineTarget = "the virtual clock (the embedded batching engine's discrete-event model; no HTTP)"
+)
+
+// IsVirtual reports whether a header's target is the virtual clock.
+func IsVirtual(h records.Header) bool {
+	return h.Target == VirtualTarget || h.Target == VirtualEngineTarget
+}
 
 // LoadWords names a result's target-seconds as people read them after a duration: load on
 // the target, or virtual load when nothing was sent (VirtualTarget).
 func LoadWords(h records.Header) string {
-	if h.Target == VirtualTarget {
+	switch h.Target {
+	case VirtualTarget:
 		return "of virtual load (the queue's model on the virtual clock)"
+	case VirtualEngineTarget:
+		return "of virtual load (the engine's model on the virtual clock)"
 	}
 	return "of load on the target"
 }

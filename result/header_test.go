@@ -66,9 +66,10 @@ func TestNewHeader(t *testing.T) {
 					t.Errorf("header %+v, want %+v", h, want)
 				}
 			}},
-		{"names cleaned", result.Run{Model: "mSECRET", Label: "lSECRET", Metadata: records.Metadata{{Key: "kSECRET", Value: "vSECRET"}}, Clean: clean},
+		{"names cleaned", result.Run{Model: "mSECRET", Label: "lSECRET", Metadata: records.Metadata{{Key: "kSECRET", Value: "vSECRET"}}, RequestIDPrefix: "pSECRET-", Clean: clean},
 			func(t *testing.T, h records.Header) {
-				if h.Model != "m[REDACTED]" || h.Label != "l[REDACTED]" || h.Metadata[0].Key != "k[REDACTED]" || h.Metadata[0].Value != "v[REDACTED]" {
+				if h.Model != "m[REDACTED]" || h.Label != "l[REDACTED]" || h.Metadata[0].Key != "k[REDACTED]" || h.Metadata[0].Value != "v[REDACTED]" ||
+					h.RequestIDPrefix != "p[REDACTED]-" {
 					t.Errorf("names not cleaned: %+v", h)
 				}
 			}},

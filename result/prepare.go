@@ -83,11 +83,31 @@ func (e *TakenError) Error() string {
 }
 
 // Prepare makes o.Dir ready for a new result before anything is written (for a run or a sweep,
-// before any load is sent): it refuses a directory that already holds a result of the kind
-// (a *TakenError) unless o.Replace; then, for Measured and Derived, it removes every file of the
-// old result (and nothing else, and not o.Keep), so that the new result is not mixed with pieces
-// of the old one; and it creates the directory.
-func Prepare(o Out) error {
+// before any load is sent) and locks it for this process (LockDir): it creates the directory,
+// refuses it when another writer holds it (a *BusyError); then, under the lock, it refuses a
+// directory that already holds a result of the kind (a *TakenError) unless o.Replace, and, for
+// Measured and Derived, removes every file of the old result (and nothing else, and not
+// o.Keep), so that the new result is not mixed with pieces of the old one. The caller holds the
+// Lock until its result is written; a refusal releases it. The check and the clearing happen
+// under the lock: two commands started at once on one new directory both found it free and
+// both wrote their records into it.
+func Prepare(o Out) (*Lock, error) {
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", o.Dir, err)
+	}
+	lock, err := LockDir(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.clear(); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return lock, nil
+}
+
+// clear is Prepare's refusal or clearing, with the directory locked.
+func (o Out) clear() error {
 	taken, err := o.taken()
 	if err != nil {
 		return err
@@ -103,9 +123,6 @@ func Prepare(o Out) error {
 		if err := Clear(o.Dir, keep); err != nil {
 			return fmt.Errorf("%s: clear the old result: %w", o.Dir, err)
 		}
-	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", o.Dir, err)
 	}
 	return nil
 }

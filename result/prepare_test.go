@@ -69,13 +69,27 @@ func TestPrepare(t *testing.T) {
 			if tc.keep != "" {
 				keep = filepath.Join(dir, tc.keep)
 			}
-			err := result.Prepare(result.Out{Dir: dir, Kind: tc.kind, Replace: tc.replace, Keep: keep})
+			lock, err := result.Prepare(result.Out{Dir: dir, Kind: tc.kind, Replace: tc.replace, Keep: keep})
 			var taken *result.TakenError
 			if got := errors.As(err, &taken); got != tc.refused {
 				t.Fatalf("Prepare: %v, refused %v, want refused %v", err, got, tc.refused)
 			}
 			if !tc.refused && err != nil {
 				t.Fatal(err)
+			}
+			if (lock != nil) == tc.refused {
+				t.Fatalf("Prepare refused %v, lock %v: the lock is held exactly when it prepared the directory", tc.refused, lock)
+			}
+			if lock != nil {
+				// Held: a second writer is refused, and nothing of the directory changes.
+				_, err := result.Prepare(result.Out{Dir: dir, Kind: tc.kind, Replace: true})
+				var busy *result.BusyError
+				if !errors.As(err, &busy) || busy.Dir != dir {
+					t.Errorf("a second Prepare while the first holds the directory: %v, want a BusyError", err)
+				}
+				if err := lock.Release(); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if taken != nil && (taken.Dir != dir || taken.Kind != tc.kind) {
 				t.Errorf("refusal %+v", taken)

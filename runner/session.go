@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -116,8 +115,6 @@ type Session struct {
 	scraper *servermetrics.Scraper
 	limiter *rate.Limiter
 	writer  *records.Writer
-	// appended is the records file opened by AppendRecords, closed after writer.
-	appended *os.File
 
 	// warmedUp: the --num-warmups requests were sent (before the first tier).
 	warmedUp bool
@@ -227,12 +224,22 @@ func (s *Session) openVirtual() (*Session, error) {
 	if errs := CheckVirtual(s.opts); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if s.opts.Target.Model == "" {
-		s.opts.Target.Model = s.opts.Queue.ModelName
+	what := "batching engine"
+	if q := s.opts.Queue; q != nil {
+		what = "M/D/c queue"
+		if s.opts.Target.Model == "" {
+			s.opts.Target.Model = q.ModelName
+		}
+	} else if s.opts.Target.Model == "" {
+		s.opts.Target.Model = s.opts.Sim.ModelName
 	}
-	s.logf("no --base-url: serving the embedded M/D/c queue (%s) on the virtual clock: a model of its steady state, not a measurement", s.opts.SimLabel)
+	s.logf("no --base-url: serving the embedded %s (%s) on the virtual clock: a model of its steady state, not a measurement", what, s.opts.SimLabel)
 	var err error
-	s.Header, err = s.header(result.VirtualTarget)
+	target := result.VirtualTarget
+	if s.opts.Queue == nil {
+		target = result.VirtualEngineTarget
+	}
+	s.Header, err = s.header(target)
 	return s, err
 }
 
@@ -324,7 +331,7 @@ type Measured struct {
 // writes; a header written before they were kept names a profile, which is rebuilt (and anything
 // else is an error that says what was found).
 func MeasuredSim(h records.Header) (Measured, error) {
-	m := Measured{Label: h.Sim, PerReplica: max(1, h.SimReplicas), Virtual: h.Target == result.VirtualTarget}
+	m := Measured{Label: h.Sim, PerReplica: max(1, h.SimReplicas), Virtual: result.IsVirtual(h)}
 	if h.SimReplicas > 1 {
 		m.Label = strings.TrimSuffix(h.Sim, clusterSuffix(h.SimReplicas, h.SimBalance))
 	}
@@ -412,12 +419,6 @@ func (s *Session) Close() error {
 		err = s.writer.Close()
 		s.writer = nil
 	}
-	if s.appended != nil {
-		if cerr := s.appended.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("close records: %w", cerr)
-		}
-		s.appended = nil
-	}
 	if s.client != nil {
 		s.client.Close()
 	}
@@ -436,12 +437,11 @@ func (s *Session) openRecords() error {
 	}
 	path := filepath.Join(s.opts.OutDir, result.RecordsName)
 	if s.opts.AppendRecords {
-		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		w, err := records.Append(path) // its tiers sealed under the header the file holds
 		if err != nil {
-			return fmt.Errorf("append to records: %w", err)
+			return err
 		}
-		s.writer, s.appended = records.NewWriter(fh, records.DefaultFlushInterval), fh
-		s.writer.AutoFlush()
+		s.writer = w
 		return nil
 	}
 	w, err := records.Create(path, s.Header)

@@ -73,18 +73,23 @@ func TestCheckVirtual(t *testing.T) {
 	}{
 		{"not virtual", runner.Options{}, ""},
 		{"the queue", runner.Options{Virtual: true, Queue: q}, ""},
-		{"the engine", runner.Options{Virtual: true}, "only the exact M/D/c queue"},
+		// The batching engine runs on it too, but not as a closed loop of users, on replicas or
+		// for embeddings.
+		{"the engine's users", runner.Options{Virtual: true}, "a closed loop of users is modelled on the M/D/c queue, not on the batching engine"},
 		{"an address", runner.Options{Virtual: true, Queue: q, Target: loadgen.Target{BaseURL: "http://127.0.0.1:1"}}, "not a deployment at an address"},
 		{"a cap", runner.Options{Virtual: true, Queue: q, MaxConcurrency: 4}, "concurrency cap"},
 		{"a rate limit", runner.Options{Virtual: true, Queue: q, RateLimit: 3}, "rate limit"},
 		{"warm-ups", runner.Options{Virtual: true, Queue: q, Warmups: 1}, "warm-up requests"},
-		{"a warm cache", runner.Options{Virtual: true, Queue: q, Workload: warm}, "no prefix cache"},
+		{"a warm cache", runner.Options{Virtual: true, Queue: q, Workload: warm}, "a warm cache needs its warm-up sent to a server"},
 		// Users are refused on replicas or with a waiting-room limit (CheckVirtualUsers).
 		{"replicas", runner.Options{Virtual: true, Queue: q, SimReplicas: 2}, "a closed loop of users is modelled on one queue"},
 		{"a waiting-room limit", runner.Options{Virtual: true, Queue: &sim.QueueConfig{ModelName: "m", Servers: 1, Service: time.Second, OutputTokens: 1, QueueLimit: 4}},
 			"a closed loop of users is modelled on one queue"},
 	} {
 		errs := append(runner.CheckVirtual(tc.opts), runner.CheckVirtualUsers(tc.opts)...)
+		if tc.opts.Virtual && tc.opts.Queue == nil && len(runner.CheckVirtual(tc.opts)) > 0 {
+			t.Errorf("%s: the engine on the virtual clock refused: %v", tc.name, runner.CheckVirtual(tc.opts))
+		}
 		switch {
 		case tc.want == "" && len(errs) > 0:
 			t.Errorf("%s: refused: %v", tc.name, errs)
@@ -95,6 +100,23 @@ func TestCheckVirtual(t *testing.T) {
 			if !errors.As(errs[0], &fe) || fe.Name != runner.FieldVirtual {
 				t.Errorf("%s: %v is not the virtual clock's field error", tc.name, errs[0])
 			}
+		}
+	}
+}
+
+// TestCheckVirtualEngine: on the batching engine's virtual clock, replicas and embeddings are
+// refused (what the engine's model has no part of).
+func TestCheckVirtualEngine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts runner.Options
+		want string
+	}{
+		{"replicas", runner.Options{Virtual: true, SimReplicas: 2}, "replicas of the batching engine"},
+		{"embeddings", runner.Options{Virtual: true, Target: loadgen.Target{Endpoint: loadgen.Embeddings}}, "embeddings are not modelled"},
+	} {
+		if errs := runner.CheckVirtual(tc.opts); len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want) {
+			t.Errorf("%s: %v, want one error saying %q", tc.name, errs, tc.want)
 		}
 	}
 }

@@ -65,6 +65,12 @@ type Config struct {
 	// EOSProbability is the per-token chance of an early end of sequence
 	// (finish_reason "stop"); 0 means every request runs to its max tokens.
 	EOSProbability float64 `json:"eos_probability"`
+	// EOSLengthMean, when > 0, draws the length at which a response ends at EOS from a
+	// log-normal distribution of this mean and EOSLengthCV coefficient of variation (a heavy
+	// tail: most responses short, a few very long) instead of EOSProbability's geometric one;
+	// a length beyond max tokens ends at max tokens (finish_reason "length").
+	EOSLengthMean float64 `json:"eos_length_mean,omitempty"`
+	EOSLengthCV   float64 `json:"eos_length_cv,omitempty"`
 	// ErrorRate is the share of requests answered with HTTP 500 or 503.
 	ErrorRate float64 `json:"error_rate"`
 	// StallRate is the share of streams that stop sending without ending.
@@ -148,6 +154,15 @@ func (c Config) problems() []error {
 		if !(p.v >= 0 && p.v <= 1) {
 			bad(p.name, "%v, must be in [0, 1]", p.v)
 		}
+	}
+	if !(c.EOSLengthMean >= 0) || math.IsInf(c.EOSLengthMean, 0) {
+		bad("eos-length-mean", "%v, must be a finite number of tokens >= 0 (0: none)", c.EOSLengthMean)
+	}
+	if !(c.EOSLengthCV >= 0 && c.EOSLengthCV <= 10) {
+		bad("eos-length-cv", "%v, must be in [0, 10]", c.EOSLengthCV)
+	}
+	if c.EOSLengthMean > 0 && c.EOSProbability > 0 {
+		bad("eos-length-mean", "%v with eos-probability %v: give one of the two ways to end at EOS", c.EOSLengthMean, c.EOSProbability)
 	}
 	if !(c.ReasoningShare >= 0 && c.ReasoningShare < 1) {
 		bad("reasoning-share", "%v, must be in [0, 1)", c.ReasoningShare)
@@ -241,6 +256,8 @@ var params = []param{
 	floatParam("reasoning-share", "share of each chat response's output tokens streamed as reasoning_content before the answer (0: no reasoning)", func(c *Config) *float64 { return &c.ReasoningShare }),
 	boolParam("tool-calls", "answer chat requests that carry tools with a tool call (finish_reason tool_calls)", func(c *Config) *bool { return &c.ToolCalls }),
 	floatParam("eos-probability", "per-token probability of an early stop (0: always run to max tokens)", func(c *Config) *float64 { return &c.EOSProbability }),
+	floatParam("eos-length-mean", "mean length at which a response stops at EOS, log-normal (0: eos-probability decides)", func(c *Config) *float64 { return &c.EOSLengthMean }),
+	floatParam("eos-length-cv", "coefficient of variation of the log-normal EOS length (with eos-length-mean)", func(c *Config) *float64 { return &c.EOSLengthCV }),
 	floatParam("error-rate", "share of requests answered with HTTP 500/503", func(c *Config) *float64 { return &c.ErrorRate }),
 	floatParam("stall-rate", "share of streams that stall until the client leaves", func(c *Config) *float64 { return &c.StallRate }),
 	floatParam("drop-rate", "share of streams whose connection is cut mid-stream", func(c *Config) *float64 { return &c.DropRate }),

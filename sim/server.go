@@ -251,17 +251,8 @@ func (s *Server) usage(q *sequence, p *plan, completion int) usageInfo {
 func (s *Server) decide(idx uint64, maxOut int, ignoreEOS bool) plan {
 	seed := uint64(s.cfg.Seed)
 	p := plan{target: maxOut, finish: "length"}
-	if q := s.cfg.EOSProbability; q > 0 && !ignoreEOS {
-		// Geometric number of tokens up to and including EOS:
-		// P(G = n) = (1-q)^(n-1) q.
-		g := 1
-		if q < 1 {
-			u := unit(mix(seed, idx, saltEOS))
-			g = 1 + int(math.Min(math.Floor(math.Log1p(-u)/math.Log1p(-q)), float64(maxOut)))
-		}
-		if g <= maxOut {
-			p.target, p.finish = g, "stop"
-		}
+	if t, stop := s.cfg.OutputTarget(idx, maxOut, ignoreEOS); stop {
+		p.target, p.finish = t, "stop"
 	}
 	u := unit(mix(seed, idx, saltFault))
 	v := unit(mix(seed, idx, saltFaultPoint))

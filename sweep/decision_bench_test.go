@@ -1,6 +1,7 @@
 package sweep_test
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -64,25 +65,107 @@ const (
 	gridHigh  = 1.2
 )
 
+// decisionSetFlag chooses the deployments: the M/D/c queues, the batching engines, or both.
+var decisionSetFlag = flag.String("decision-set", "", "deployments of BenchmarkTimeToDecision and TestTimeToDecisionTable: queues, engines or all ('': $LOADCURVE_DECISION_SET, else queues)")
+
+// decisionMethodsFlag keeps only the methods named (by benchmark name, comma-separated).
+var decisionMethodsFlag = flag.String("decision-methods", "", "methods of TestTimeToDecisionTable, by name (auto, autoNoBudget, autoNoShadow, grid10x30s, grid10x120s), comma-separated ('': $LOADCURVE_DECISION_METHODS, else all)")
+
+// chosenMethods are the decision methods -decision-methods keeps.
+func chosenMethods() []decisionMethod {
+	names := cmp.Or(*decisionMethodsFlag, os.Getenv("LOADCURVE_DECISION_METHODS"))
+	if names == "" {
+		return decisionMethods
+	}
+	var out []decisionMethod
+	for _, m := range decisionMethods {
+		if slices.Contains(strings.Split(names, ","), m.name) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// decisionDeployment is a deployment a sweep's decisions are held to, with its truth.
+type decisionDeployment struct {
+	name       string
+	objectives measure.Objectives
+	truth      float64 // the true capacity, req/s
+	oracle     float64 // the oracle's seconds to certify it to ±decisionLoose
+	// scale is what the fixed grids are placed by: c/D for a queue; for an engine, where no
+	// closed form gives it, the truth over 0.6 (the queues' capacities lie at 35 to 80 % of c/D).
+	scale, scaleLabel string
+	saturation        float64
+	runner            func() (sweep.Runner, error)
+}
+
+// decisionDeploymentsOf returns the deployments of the set named ("queues", "engines", "all").
+func decisionDeploymentsOf(set string) ([]decisionDeployment, error) {
+	var out []decisionDeployment
+	if set == "queues" || set == "all" {
+		for _, q := range queues {
+			truth, err := q.Capacity(decisionTargetShare)
+			if err != nil {
+				return nil, err
+			}
+			sat := float64(q.Queue.Servers) / q.Queue.Service.Seconds()
+			out = append(out, decisionDeployment{name: q.Name, objectives: measure.Objectives{TTFT: q.Objective}, truth: truth,
+				oracle: oracleSeconds()[q.Name], saturation: sat, scaleLabel: "c/D",
+				runner: func() (sweep.Runner, error) { return &virtual.QueueRunner{Config: q.Queue}, nil }})
+		}
+	}
+	if set == "engines" || set == "all" {
+		truths, err := sweeptest.EngineTruths()
+		if err != nil {
+			return nil, err
+		}
+		for i, e := range sweeptest.DecisionEngines {
+			out = append(out, decisionDeployment{name: e.Name, objectives: e.Objectives, truth: truths[i].Capacity,
+				oracle: truths[i].Oracle.Seconds, saturation: truths[i].Capacity / 0.6, scaleLabel: "T/0.6",
+				runner: func() (sweep.Runner, error) { return e.Runner() }})
+		}
+	}
+	if out == nil {
+		return nil, fmt.Errorf("decision set %q: want queues, engines or all", set)
+	}
+	return out, nil
+}
+
+// decisionDeployments are the deployments -decision-set (or $LOADCURVE_DECISION_SET) names.
+func decisionDeployments() ([]decisionDeployment, error) {
+	set := *decisionSetFlag
+	if set == "" {
+		set = cmp.Or(os.Getenv("LOADCURVE_DECISION_SET"), "queues")
+	}
+	return decisionDeploymentsOf(set)
+}
+
 // decisionMethod is one way of sweeping a deployment.
 type decisionMethod struct {
 	name  string // in benchmark names
 	label string // in the table
 	// config is the sweep of deployment d with seed.
-	config func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error)
+	config func(d decisionDeployment, seed int64) (sweep.Config, error)
+}
+
+// sweepOf is the default sweep of a deployment at its own objectives.
+func sweepOf(d decisionDeployment, seed int64) sweep.Config {
+	cfg := defaultSweep(seed)
+	cfg.Settings.Measure.Objectives = d.objectives
+	return cfg
 }
 
 var decisionMethods = []decisionMethod{
-	{"auto", "automatic (default)", func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error) { return sweepFor(d, seed), nil }},
-	{"autoNoBudget", "automatic, --budget 0", func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error) {
-		cfg := sweepFor(d, seed)
+	{"auto", "automatic (default)", func(d decisionDeployment, seed int64) (sweep.Config, error) { return sweepOf(d, seed), nil }},
+	{"autoNoBudget", "automatic, --budget 0", func(d decisionDeployment, seed int64) (sweep.Config, error) {
+		cfg := sweepOf(d, seed)
 		cfg.Budget = -1
 		return cfg, nil
 	}},
 	// Without the shadow queue: what the control variate contributes (on these deployments the
 	// shadow is the queue's own model, its best case).
-	{"autoNoShadow", "automatic, no shadow queue", func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error) {
-		cfg := sweepFor(d, seed)
+	{"autoNoShadow", "automatic, no shadow queue", func(d decisionDeployment, seed int64) (sweep.Config, error) {
+		cfg := sweepOf(d, seed)
 		cfg.NoShadow = true
 		return cfg, nil
 	}},
@@ -92,15 +175,15 @@ var decisionMethods = []decisionMethod{
 
 // gridSweep is a fixed grid of tiers of length d, confirmed, under the settings of defaultSweep.
 // The rates are written as a user would write them (LO:HI:geom:N) and parsed as the command does.
-func gridSweep(length time.Duration) func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error) {
-	return func(d sweeptest.DecisionQueue, seed int64) (sweep.Config, error) {
-		sat := float64(d.Queue.Servers) / d.Queue.Service.Seconds()
+func gridSweep(length time.Duration) func(d decisionDeployment, seed int64) (sweep.Config, error) {
+	return func(d decisionDeployment, seed int64) (sweep.Config, error) {
+		sat := d.saturation
 		spec := fmt.Sprintf("%s:%s:geom:%d", strconv.FormatFloat(gridLow*sat, 'g', -1, 64), strconv.FormatFloat(gridHigh*sat, 'g', -1, 64), gridTiers)
 		rates, err := sweep.ParseRates(spec)
 		if err != nil {
 			return sweep.Config{}, err
 		}
-		cfg := sweepFor(d, seed)
+		cfg := sweepOf(d, seed)
 		cfg.Rates, cfg.Duration = rates, length
 		return cfg, nil
 	}
@@ -119,11 +202,6 @@ func decisionSeeds() (int, error) {
 		return n, nil
 	}
 	return defaultDecisionSeeds, nil
-}
-
-// decisionTruth is the exact capacity of deployment d at its objective.
-func decisionTruth(d sweeptest.DecisionQueue) (float64, error) {
-	return d.Capacity(decisionTargetShare)
 }
 
 // oracleSeconds is the oracle's time to certify the capacity of d to ±decisionLoose
@@ -165,12 +243,17 @@ type decisionOutcome struct {
 var certifiedWidth = (1 + decisionLoose) / (1 - decisionLoose)
 
 // runDecision runs one sweep of deployment d by method m with seed and judges it.
-func runDecision(m decisionMethod, d sweeptest.DecisionQueue, truth float64, seed int64) (decisionOutcome, error) {
+func runDecision(m decisionMethod, d decisionDeployment, seed int64) (decisionOutcome, error) {
+	truth := d.truth
 	cfg, err := m.config(d, seed)
 	if err != nil {
 		return decisionOutcome{}, err
 	}
-	res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: d.Queue}}).Run(context.Background())
+	runner, err := d.runner()
+	if err != nil {
+		return decisionOutcome{}, err
+	}
+	res, err := (&sweep.Executor{Config: cfg, Runner: runner}).Run(context.Background())
 	if err != nil {
 		return decisionOutcome{}, fmt.Errorf("%s seed %d: %w", m.name, seed, err)
 	}
@@ -193,7 +276,7 @@ func runDecision(m decisionMethod, d sweeptest.DecisionQueue, truth float64, see
 			o.certifiedIn = c.Low >= (1-decisionLoose)*truth && *c.High <= (1+decisionLoose)*truth
 		}
 	}
-	o.oracle = o.certifyS / oracleSeconds()[d.Name]
+	o.oracle = o.certifyS / d.oracle
 	a := res.Analysis
 	if c := a.Capacity; c != nil {
 		o.relErr = c.Rate/truth - 1
@@ -325,19 +408,19 @@ func BenchmarkTimeToDecision(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	deps, err := decisionDeployments()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, m := range decisionMethods {
 		b.Run(m.name, func(b *testing.B) {
-			for _, qc := range queues {
-				b.Run(benchName(qc.Name), func(b *testing.B) {
-					truth, err := decisionTruth(qc)
-					if err != nil {
-						b.Fatal(err)
-					}
+			for _, qc := range deps {
+				b.Run(benchName(qc.name), func(b *testing.B) {
 					var st decisionStats
 					for b.Loop() {
 						outs := make([]decisionOutcome, 0, n)
 						for seed := int64(1); seed <= int64(n); seed++ {
-							o, err := runDecision(m, qc, truth, seed)
+							o, err := runDecision(m, qc, seed)
 							if err != nil {
 								b.Fatal(err)
 							}
@@ -372,17 +455,16 @@ func TestTimeToDecisionTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	truths := make([]float64, len(queues))
-	for i, qc := range queues {
-		if truths[i], err = decisionTruth(qc); err != nil {
-			t.Fatal(err)
-		}
+	deps, err := decisionDeployments()
+	if err != nil {
+		t.Fatal(err)
 	}
+	methods := chosenMethods()
 	// outs[method][deployment][seed−1], filled by GOMAXPROCS workers (the sweeps are independent).
-	outs := make([][][]decisionOutcome, len(decisionMethods))
-	for m := range decisionMethods {
-		outs[m] = make([][]decisionOutcome, len(queues))
-		for d := range queues {
+	outs := make([][][]decisionOutcome, len(methods))
+	for m := range methods {
+		outs[m] = make([][]decisionOutcome, len(deps))
+		for d := range deps {
 			outs[m][d] = make([]decisionOutcome, n)
 		}
 	}
@@ -394,18 +476,18 @@ func TestTimeToDecisionTable(t *testing.T) {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for j := range jobs {
-				o, err := runDecision(decisionMethods[j.m], queues[j.d], truths[j.d], int64(j.s+1))
+				o, err := runDecision(methods[j.m], deps[j.d], int64(j.s+1))
 				mu.Lock()
 				if err != nil {
-					errs = append(errs, fmt.Errorf("%s: %w", queues[j.d].Name, err))
+					errs = append(errs, fmt.Errorf("%s: %w", deps[j.d].name, err))
 				}
 				outs[j.m][j.d][j.s] = o
 				mu.Unlock()
 			}
 		})
 	}
-	for m := range decisionMethods {
-		for d := range queues {
+	for m := range methods {
+		for d := range deps {
 			for s := range n {
 				jobs <- job{m, d, s}
 			}
@@ -421,7 +503,7 @@ func TestTimeToDecisionTable(t *testing.T) {
 	}
 
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Objective: each deployment's TTFT objective for %.0f %% of requests; %d seeds per method and deployment; ±5 %% and ±10 %% are of the true capacity. "+
+	fmt.Fprintf(&sb, "Objective: each deployment's objectives for %.0f %% of requests; %d seeds per method and deployment; ±5 %% and ±10 %% are of the true capacity. "+
 		"Certified: the capacity interval reached High/Low ≤ 1.1/0.9 (±10 %%), the oracle's precision; × oracle is the median of the load until then over the oracle's.\n\n",
 		100*decisionTargetShare, n)
 	sb.WriteString("| deployment | true capacity | method | target-s per sweep: median (max) | of which confirmation (median) | tiers (median) | capacity error: median, 90th pct of \\|error\\| | within ±5 % | within ±10 % | interval covers truth | interval ends, × truth (medians) | operating point below truth | operating point verified | certified ±10 % (of them within ±10 % of truth) | time to certify, × oracle (median) |\n")
@@ -431,28 +513,30 @@ func TestTimeToDecisionTable(t *testing.T) {
 			st.medianS, st.maxS, st.confirmS, st.medianTiers, signedPct(st.medianErr), absPct(st.p90Err), pct(st.within5), pct(st.within10), pct(st.covers), ends(st.medianLow, st.medianHigh), pct(st.below), pct(st.verified),
 			pct(st.certified), pct(st.certifiedIn), times(st.oracleRatio))
 	}
-	for d, qc := range queues {
-		sat := float64(qc.Queue.Servers) / qc.Queue.Service.Seconds()
-		for m, dm := range decisionMethods {
+	for d, qc := range deps {
+		for m, dm := range methods {
 			dep, truth := "", ""
 			if m == 0 {
-				dep = fmt.Sprintf("%s (c/D = %.3g req/s; oracle %.0f s)", qc.Name, sat, oracleSeconds()[qc.Name])
-				truth = fmt.Sprintf("%.3f req/s (%.0f %% of c/D)", truths[d], 100*truths[d]/sat)
+				dep = fmt.Sprintf("%s (%s = %.3g req/s; oracle %.0f s)", qc.name, qc.scaleLabel, qc.saturation, qc.oracle)
+				if o := qc.objectives.String(); qc.scaleLabel != "c/D" {
+					dep = fmt.Sprintf("%s, %s (oracle %.0f s)", qc.name, o, qc.oracle)
+				}
+				truth = fmt.Sprintf("%.3f req/s", qc.truth)
 			}
 			row(dep, truth, dm, summariseDecisions(outs[m][d]))
 		}
 	}
-	all := make([]decisionStats, len(decisionMethods))
-	for m, dm := range decisionMethods {
+	all := make([]decisionStats, len(methods))
+	for m, dm := range methods {
 		all[m] = summariseDecisions(slices.Concat(outs[m]...))
 		dep := ""
 		if m == 0 {
-			dep = fmt.Sprintf("**all %d**", len(queues))
+			dep = fmt.Sprintf("**all %d**", len(deps))
 		}
 		row(dep, "", dm, all[m])
 	}
 	fmt.Fprintf(&sb, "\nTime to decision at ±%.0f %% / %.0f %% of sweeps:\n\n", 100*decisionTolerance, 100*decisionCoverage)
-	for m, dm := range decisionMethods {
+	for m, dm := range methods {
 		st := all[m]
 		verdict := fmt.Sprintf("reaches %.0f %%", 100*decisionCoverage)
 		if st.within5 < decisionCoverage {

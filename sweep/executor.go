@@ -663,7 +663,11 @@ func (e *exec) discard() error {
 	if err := r.Discard(); err != nil {
 		return err
 	}
-	if r.SavedTo != "" {
+	switch {
+	case r.SavedTo == "":
+	case len(r.Dropped) == 0: // no tier, only a line cut by a kill after the kept ones
+		e.logf("removed the last line of %s, cut by a kill; it is kept in %s", result.RecordsName, filepath.Base(r.SavedTo))
+	default:
 		e.logf("removed the interrupted tier %d's %d records from %s; they are kept in %s", r.Dropped[0].Tier, r.DroppedRecords, result.RecordsName, filepath.Base(r.SavedTo))
 	}
 	return nil

@@ -41,6 +41,7 @@ type Resume struct {
 	Warnings []string
 
 	keepBytes int64 // the length of the file's part that holds the header and the kept tiers
+	readSize  int64 // the file's length when it was read
 	discarded bool
 	// SavedTo names the file the discarded part was moved to (Discard), "" before.
 	SavedTo string
@@ -64,7 +65,9 @@ func OpenResume(dir string) (*Resume, error) {
 	r := &Resume{Path: path, Server: map[int]json.RawMessage{}}
 	var tiers []records.Tier
 	counts := map[int]int{}
+	seals := records.NewSeals()
 	r.Warnings, err = records.Scan(fh, records.Visitor{
+		Seals:  seals,
 		Header: func(h records.Header) error { r.Header = h; return nil },
 		Tier:   func(t records.Tier) error { tiers = append(tiers, t); return nil },
 		TierEnd: func(e records.TierEnd) error {
@@ -80,6 +83,9 @@ func OpenResume(dir string) (*Resume, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoSweep, path, err)
+	}
+	if fi, err := fh.Stat(); err == nil {
+		r.readSize = fi.Size()
 	}
 	switch {
 	case !madeBySweep(r.Header):
@@ -99,10 +105,46 @@ func OpenResume(dir string) (*Resume, error) {
 		r.DroppedRecords += counts[t.Tier]
 		delete(r.Server, t.Tier)
 	}
+	if err := r.checkSeals(seals); err != nil {
+		return nil, err
+	}
 	if r.keepBytes, err = keptLength(path, len(r.Kept)); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// checkSeals refuses a kept tier whose lines, or the header, are not the ones it was written
+// with (records.Seal: the count of its request lines and the digests of its lines and of the
+// header, in its closing line): a resumed sweep replays its kept tiers' records into its
+// decisions, so a record deleted, added or changed, or an objective edited in the header,
+// would change the decision without a word. Tiers written by an older loadcurve have no seal:
+// they are kept unchecked, and a warning says so; a tier without a seal after one with a seal
+// lost it to an edit.
+func (r *Resume) checkSeals(seals *records.Seals) error {
+	var unsealed []int
+	sealed := -1
+	for _, t := range r.Kept {
+		switch st, e := seals.State(t.Tier); st {
+		case records.Broken:
+			return fmt.Errorf("%s: %w; a resumed sweep keeps its finished tiers only as they were written (restore the file, or start a new sweep)", r.Path, e)
+		case records.Whole:
+			sealed = t.Tier
+		default:
+			if sealed >= 0 {
+				return fmt.Errorf("%s: tier %d was changed after it finished: its closing line has no seal (the count and digest of its lines), which tier %d's has; a resumed sweep keeps its finished tiers only as they were written", r.Path, t.Tier, sealed)
+			}
+			unsealed = append(unsealed, t.Tier)
+		}
+	}
+	if n := len(unsealed); n > 0 {
+		which := fmt.Sprintf("tier %d was", unsealed[0])
+		if n > 1 {
+			which = fmt.Sprintf("tiers %d-%d were", unsealed[0], unsealed[n-1])
+		}
+		r.Warnings = append(r.Warnings, which+" written by an older loadcurve, whose closing lines do not seal the lines they close: an edit of them, or of the header, cannot be detected; they are kept as they are")
+	}
+	return nil
 }
 
 func orWord(s, alt string) string {
@@ -168,6 +210,11 @@ func (r *Resume) Discard() error {
 		return fmt.Errorf("resume: %w", err)
 	}
 	if fi.Size() > r.keepBytes {
+		if fi.Size() != r.readSize {
+			// What follows the kept tiers was written since the file was read, by another
+			// process (the result directory's lock keeps loadcurve's out): not ours to remove.
+			return fmt.Errorf("resume: %s changed from %d to %d bytes since it was read: another process is writing it", r.Path, r.readSize, fi.Size())
+		}
 		if err := r.saveDiscarded(); err != nil {
 			return err
 		}

@@ -78,16 +78,14 @@ func createRecords(t *testing.T, dir string) *records.Writer {
 // appendRecords opens a records file to append the resumed sweep's tiers (the session's --resume).
 func appendRecords(t *testing.T, dir string) (*records.Writer, func()) {
 	t.Helper()
-	fh, err := os.OpenFile(filepath.Join(dir, result.RecordsName), os.O_WRONLY|os.O_APPEND, 0)
+	w, err := records.Append(filepath.Join(dir, result.RecordsName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := records.NewWriter(fh, time.Hour)
 	return w, func() {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		fh.Close()
 	}
 }
 

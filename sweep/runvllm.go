@@ -100,7 +100,7 @@ var takenKeys = sync.OnceValue(func() map[string]bool {
 	}
 	taken["percentile_metrics"] = true // written when --percentile-metrics is given
 	s := measure.Summary{Percentiles: []float64{50}, Role: records.RoleTier, NotIssued: 1, Interrupted: true, EndReason: "cap",
-		OutputTokensBadUsage: 1, Stalls: 1, CutShort: 1, PercentileError: 0.005, ReasoningResponses: 1, ReasoningTokens: 1, ReasoningTokensFromChunks: 1,
+		OutputTokensBadUsage: 1, InputTokensBadUsage: 1, Stalls: 1, CutShort: 1, PercentileError: 0.005, ReasoningResponses: 1, ReasoningTokens: 1, ReasoningTokensFromChunks: 1,
 		CachedReported: 1, Steady: &measure.Steady{}, Sessions: &measure.Sessions{}}
 	f := RunFile{Summary: s, Server: json.RawMessage("{}"), Verdict: &curve.PointVerdict{}, Peak: &Peak{}}
 	b, err := json.Marshal(f)

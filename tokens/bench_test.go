@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/tokens"
+	"github.com/loadcurve/loadcurve/workloads"
 )
 
 // prompt is a text of n words drawn as loadcurve's synthetic prompts are (words from a small
@@ -46,6 +47,58 @@ func BenchmarkCount(b *testing.B) {
 				tokens += n
 			}
 			b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
+
+// BenchmarkSizePrompts materialises 100,000 synthetic prompts of 1,024 tokens each (vLLM's
+// default --random-input-len) in the default cache mode: sized in the tokenizer's tokens, then
+// the cold-cache nonce made room for. Run it once: go test -bench SizePrompts -benchtime 1x.
+func BenchmarkSizePrompts(b *testing.B) {
+	for _, name := range []string{"llama3", "gemma3"} {
+		b.Run(name, func(b *testing.B) {
+			tk := tokens.Fixture(b, name)
+			const n, length = 100_000, 1024
+			b.ResetTimer()
+			for b.Loop() {
+				set, err := workloads.Synthetic{InputLen: length, OutputLen: 128, Tokenizer: tk}.Generate(n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := workloads.ApplyCold(set, workloads.NewNonce()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n*length*b.N)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
+
+// BenchmarkCountPrompts counts the prompts `loadcurve workload --tokenizer FILE
+// --random-input-len 1024 --num-requests 2000` writes (the same requests: seed 0), which
+// scripts/tokenizer-reference/bench.mjs counts with the references.
+func BenchmarkCountPrompts(b *testing.B) {
+	for _, name := range families {
+		b.Run(name, func(b *testing.B) {
+			tk := tokens.Fixture(b, name)
+			set, err := workloads.Synthetic{InputLen: 1024, OutputLen: 128, Tokenizer: tk}.Generate(2000)
+			if err != nil {
+				b.Fatal(err)
+			}
+			texts := make([]string, len(set.Requests))
+			for i := range texts {
+				texts[i] = set.Requests[i].Text()
+			}
+			total := 0
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				n, err := tk.Count(texts[i%len(texts)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += n
+			}
+			b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "tokens/s")
 		})
 	}
 }

@@ -88,6 +88,35 @@ func run(s string, i int, class func(rune) bool) int {
 	return i
 }
 
+// runLetters is run(s, i, isLetter) with ASCII letters tested in line: most of a prompt is
+// ASCII words.
+func runLetters(s string, i int) int { return runASCII(s, i, clLetter, unicode.IsLetter) }
+
+// runASCII is run(s, i, class) for a class whose ASCII members are those with bit in
+// asciiClass, and whose other members slow reports.
+func runASCII(s string, i int, bit uint8, slow func(rune) bool) int {
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if asciiClass[c]&bit == 0 {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !slow(r) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+func isUpperishWide(r rune) bool {
+	return unicode.In(r, unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M)
+}
+func isLowerishWide(r rune) bool { return unicode.In(r, unicode.Ll, unicode.Lm, unicode.Lo, unicode.M) }
+
 // runUpTo is run, at most max characters long.
 func runUpTo(s string, i int, class func(rune) bool, max int) int {
 	for k := 0; k < max && i < len(s); k++ {
@@ -189,10 +218,10 @@ func (t tiktoken) at(s string, i int) int {
 	r, n := decode(s, i)
 	// [^\r\n\p{L}\p{N}]?\p{L}+
 	if isLetter(r) {
-		return run(s, i, isLetter)
+		return runLetters(s, i)
 	}
 	if isPrefixChar(r) && at(s, i+n, isLetter) {
-		return run(s, i+n, isLetter)
+		return runLetters(s, i+n)
 	}
 	// \p{N}{1,3}
 	if isNumber(r) {
@@ -228,14 +257,14 @@ func isUpperish(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r >= 'A' && r <= 'Z'
 	}
-	return unicode.In(r, unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M)
+	return isUpperishWide(r)
 }
 
 func isLowerish(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r >= 'a' && r <= 'z'
 	}
-	return unicode.In(r, unicode.Ll, unicode.Lm, unicode.Lo, unicode.M)
+	return isLowerishWide(r)
 }
 
 func (c cased) at(s string, i int) int {
@@ -285,9 +314,9 @@ func (c cased) upperThenLower(s string, j int) int {
 	if j >= len(s) {
 		return -1
 	}
-	a := run(s, j, isUpperish)
+	a := runASCII(s, j, clUpper, isUpperishWide)
 	if at(s, a, isLowerish) {
-		return c.suffix(s, run(s, a, isLowerish))
+		return c.suffix(s, runASCII(s, a, clLower, isLowerishWide))
 	}
 	last := -1
 	for k := j; k < a; {
@@ -305,11 +334,11 @@ func (c cased) upperThenLower(s string, j int) int {
 
 // upperRun matches [U]+[L]* at j.
 func (c cased) upperRun(s string, j int) int {
-	a := run(s, j, isUpperish)
+	a := runASCII(s, j, clUpper, isUpperishWide)
 	if a == j {
 		return -1
 	}
-	return c.suffix(s, run(s, a, isLowerish))
+	return c.suffix(s, runASCII(s, a, clLower, isLowerishWide))
 }
 
 // gpt2 matches GPT-2's pattern.
@@ -318,7 +347,13 @@ func gpt2(s string, i int) int {
 		return e
 	}
 	r, n := decode(s, i)
-	for _, class := range [3]func(rune) bool{isLetter, isNumber, isOtherChar} {
+	if isLetter(r) {
+		return runLetters(s, i)
+	}
+	if r == ' ' && at(s, i+n, isLetter) {
+		return runLetters(s, i+n)
+	}
+	for _, class := range [2]func(rune) bool{isNumber, isOtherChar} {
 		if class(r) {
 			return run(s, i, class)
 		}

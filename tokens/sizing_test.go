@@ -200,3 +200,113 @@ func TestShortPromptsAndFilesWithANonce(t *testing.T) {
 		t.Error("the nonce was not counted")
 	}
 }
+
+// TestTracePromptsCountTheirLengths: a Mooncake trace replayed with a tokenizer: every prompt
+// counts its input_length (the nonce of --cache cold made room for), the blocks of a hash id
+// are the same text in every request, and a full block counts 512 tokens.
+func TestTracePromptsCountTheirLengths(t *testing.T) {
+	if racedetector.Enabled {
+		t.Skip("reads the model families' files: natively only")
+	}
+	file := filepath.Join(t.TempDir(), "trace.jsonl")
+	trace := `{"timestamp": 0, "input_length": 1200, "output_length": 10, "hash_ids": [1, 2, 3]}
+{"timestamp": 10, "input_length": 1100, "output_length": 10, "hash_ids": [1, 2, 4]}
+{"timestamp": 20, "input_length": 700, "output_length": 10, "hash_ids": [1, 5]}
+{"timestamp": 30, "input_length": 1500, "output_length": 10, "hash_ids": [1, 2]}
+{"timestamp": 40, "input_length": 300, "output_length": 10, "hash_ids": [6]}
+`
+	if err := os.WriteFile(file, []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lengths := []int{1200, 1100, 700, 1500, 300}
+	for _, name := range []string{"llama3", "gemma3", "deepseek_v3"} {
+		t.Run(name, func(t *testing.T) {
+			tk := tokens.Fixture(t, name)
+			set, _, err := workloads.Load("mooncake:"+file, workloads.LoadOptions{Tokenizer: tk, TimeScale: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if set.Tokenizer == nil || len(set.Notes) > 0 {
+				t.Fatalf("tokenizer %v, notes %q", set.Tokenizer, set.Notes)
+			}
+			for i, r := range set.Requests {
+				if n := count(t, tk, r.Text()); n != lengths[i] || r.InputTokens != lengths[i] {
+					t.Errorf("request %d: counts %d, says %d; want %d", i, n, r.InputTokens, lengths[i])
+				}
+			}
+			// Cold: request 3 has words of its own after its blocks, which make room for the
+			// nonce; the others are blocks alone (the last one cut), kept as every request
+			// sharing them has them, so they are the nonce longer, said so.
+			c := cold(t, set, false)
+			nonce := count(t, tk, c.Nonce)
+			for i, r := range c.Requests {
+				want := lengths[i] + nonce
+				if i == 3 {
+					want = lengths[i]
+				}
+				if n := count(t, tk, r.Text()); n != want || r.InputTokens != want {
+					t.Errorf("cold: request %d: counts %d, says %d; want %d", i, n, r.InputTokens, want)
+				}
+			}
+			if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "4 trace prompts are made of shared blocks alone") {
+				t.Errorf("cold notes %q", c.Notes)
+			}
+			// Requests 0, 1 and 3 share blocks 1 and 2: the same text, 1,024 tokens.
+			texts := make([]string, 4)
+			for i := range texts {
+				texts[i] = set.Requests[i].Text()
+			}
+			common := texts[0]
+			for _, s := range texts[1:] {
+				k := 0
+				for k < len(common) && k < len(s) && common[k] == s[k] {
+					k++
+				}
+				common = common[:k]
+			}
+			if n := count(t, tk, strings.TrimRight(common, " ")); n < 512 {
+				t.Errorf("the requests sharing block 1 share %d tokens of text, want at least 512", n)
+			}
+			if n := count(t, tk, strings.TrimRight(texts[0][:commonPrefix(texts[0], texts[3])], " ")); n < 1024 {
+				t.Errorf("requests 0 and 3 share blocks 1 and 2 but only %d tokens of text", n)
+			}
+		})
+	}
+}
+
+func commonPrefix(a, b string) int {
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	return k
+}
+
+// TestShareGPTCountedInTokens: with a tokenizer, a ShareGPT file's prompts and replies are
+// counted in its tokens, as vLLM's loader counts them: InputTokens, the max_tokens a reply
+// gives, and the length filters.
+func TestShareGPTCountedInTokens(t *testing.T) {
+	tk, err := tokens.Load(filepath.Join("testdata", "components", "model-byte-fallback.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "sg.json")
+	// The first reply is 4 words and 16 tokens; the second prompt 4 words and 23 tokens.
+	data := `[{"id": "a", "conversations": [{"from": "human", "value": "what is the capital city"}, {"from": "gpt", "value": "Paris, in France!"}]},
+{"id": "b", "conversations": [{"from": "human", "value": "supercalifragilistic words here"}, {"from": "gpt", "value": "the answer is long enough"}]}]`
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, _, err := workloads.Load("sharegpt:"+file, workloads.LoadOptions{Tokenizer: tk, TimeScale: 1,
+		ShareGPT: workloads.ShareGPTOptions{MinLen: 4, MaxPromptLen: 12, MaxTotalLen: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Requests) != 1 || set.Skipped != 1 || !strings.Contains(strings.Join(set.Notes, " "), "over 12 tokens") {
+		t.Fatalf("%d requests, %d skipped, notes %q", len(set.Requests), set.Skipped, set.Notes)
+	}
+	r := set.Requests[0]
+	if in, out := count(t, tk, "what is the capital city"), count(t, tk, "Paris, in France!"); r.InputTokens != in || r.MaxTokens != out || out == 4 {
+		t.Errorf("input %d, max_tokens %d; want %d and %d tokens (the reply is 4 words)", r.InputTokens, r.MaxTokens, in, out)
+	}
+}

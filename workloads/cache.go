@@ -133,6 +133,10 @@ func ApplyCold(set *Set, nonce string) (*Set, error) {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d prompts are shorter than the cold-cache nonce (%d tokens or more): they are sent as the nonce alone, longer than asked (--cache replay sends them as asked)",
 			c.short, c.shortest))
 	}
+	if c.blocked > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d trace prompts are made of shared blocks alone, which the cold-cache nonce cannot take room from: they are sent longer than asked by the nonce (--cache replay sends them as asked)",
+			c.blocked))
+	}
 	return &out, nil
 }
 
@@ -142,6 +146,7 @@ type coldCopy struct {
 	fixed    map[string]int // leadTokens of the leads met so far
 	short    int            // prompts the nonce left no room in
 	shortest int            // the fewest tokens such a prompt counts
+	blocked  int            // trace prompts of shared blocks alone, the nonce added to them
 }
 
 // withNonce puts nonce (lead is nonce and a space) in front of r's prompt and first message.
@@ -201,6 +206,10 @@ func (c *coldCopy) refit(g *generated, total int) (*generated, int, error) {
 	n, err := c.tk.Count(string(g.appendText(nil)))
 	if err != nil {
 		return nil, 0, err
+	}
+	if len(g.blocks) > 0 {
+		c.blocked++
+		return g, n, nil
 	}
 	if c.short == 0 || n < c.shortest {
 		c.shortest = n

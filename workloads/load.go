@@ -97,7 +97,7 @@ func Load(spec string, opts LoadOptions) (*Set, *Trace, error) {
 		}
 	case FormatShareGPT:
 		o := opts.ShareGPT
-		o.Max = opts.N
+		o.Max, o.Tokenizer = opts.N, opts.Tokenizer
 		set, err = LoadShareGPT(path, o)
 	case TraceAzure, TraceMooncake:
 		scale := opts.TimeScale
@@ -107,7 +107,7 @@ func Load(spec string, opts LoadOptions) (*Set, *Trace, error) {
 		tr, err = LoadTrace(path, kind, scale)
 		if err == nil {
 			tr = tr.Head(opts.N)
-			set, err = TraceRequests(tr, opts.Seed)
+			set, err = SizedTraceRequests(tr, opts.Seed, opts.Tokenizer)
 		}
 		if err == nil {
 			set.Notes = append(set.Notes, tr.Notes...)

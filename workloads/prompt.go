@@ -28,7 +28,17 @@ type generated struct {
 	// fit, for a prompt sized in a tokenizer's tokens, is the count of its whole text: what
 	// a lead put in front later (ApplyCold's nonce) is made room for within it.
 	fit int
+	// blockFits, for blocks sized in a tokenizer's tokens (a trace's, with one), holds each
+	// block's words and the one-token filler words after them; blockTokens their sum of
+	// tokens; filler the filler word.
+	blockFits   []blockFit
+	blockTokens int
+	filler      string
 }
+
+// blockFit is a block sized in a tokenizer's tokens: its first words of its stream, then fill
+// filler words.
+type blockFit struct{ words, fill int32 }
 
 // newGenerated records words words to be drawn from src's current state, after lead and own,
 // and advances src exactly as writing them would (src must be the source of the stream's
@@ -49,7 +59,13 @@ func (g *generated) appendText(b []byte) []byte {
 		if sep {
 			b = append(b, ' ')
 		}
-		b = appendWords(b, rand.NewPCG(g.blockSeed, uint64(id)), g.blockWords(j))
+		if g.blockFits != nil {
+			f := g.blockFits[j]
+			b = appendWords(b, rand.NewPCG(g.blockSeed, uint64(id)), int(f.words))
+			b = appendFiller(b, g.filler, int(f.fill), f.words == 0)
+		} else {
+			b = appendWords(b, rand.NewPCG(g.blockSeed, uint64(id)), g.blockWords(j))
+		}
 		sep = true
 	}
 	if g.words > 0 {
@@ -67,6 +83,17 @@ func (g *generated) blockWords(j int) int {
 		return g.lastBlock
 	}
 	return MooncakeBlockSize
+}
+
+// appendFiller appends k copies of word, each after a space (the first without one when first).
+func appendFiller(b []byte, word string, k int, first bool) []byte {
+	for i := range k {
+		if i > 0 || !first {
+			b = append(b, ' ')
+		}
+		b = append(b, word...)
+	}
+	return b
 }
 
 // appendWords appends n words of vocabulary drawn from src, separated by single spaces: the

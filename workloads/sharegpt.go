@@ -20,8 +20,8 @@ import (
 // conversations that have at least two, drops pairs whose prompt or completion has fewer than 4
 // tokens, a prompt over 1024 tokens or prompt+completion over 2048 tokens (its
 // is_valid_sequence), and shuffles with its seed. DefaultShareGPTFilter gives the same numbers,
-// here counted in words (CountWords) rather than in the model's tokens; the file order is kept
-// (no shuffle), so the set depends on the file alone.
+// counted in words (CountWords), or with a Tokenizer in its tokens as vLLM counts them; the file
+// order is kept (no shuffle), so the set depends on the file alone.
 //
 // With MultiTurn, every conversation becomes a session (see ReadShareGPT); Max then counts
 // sessions, and the length filters apply to each turn with its history (see ReadShareGPT).
@@ -35,9 +35,14 @@ type ShareGPTOptions struct {
 	// Think is the think time of every session turn after the first (MultiTurn only), rounded
 	// to whole microseconds; at most one day.
 	Think time.Duration
+	// Tokenizer, when set, counts the prompts and replies in its tokens instead of words, as
+	// vLLM's loader does with the model's: the length filters, InputTokens and the max_tokens a
+	// reply gives.
+	Tokenizer Tokenizer
 }
 
-// DefaultShareGPTFilter returns vLLM's ShareGPT length filter (4, 1024, 2048), in words.
+// DefaultShareGPTFilter returns vLLM's ShareGPT length filter (4, 1024, 2048), in words (or a
+// Tokenizer's tokens).
 func DefaultShareGPTFilter() ShareGPTOptions {
 	return ShareGPTOptions{MinLen: 4, MaxPromptLen: 1024, MaxTotalLen: 2048}
 }
@@ -146,8 +151,12 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 		// The exchanges that pass the filters, each with the history before it.
 		history, n := 0, 0
 		var short bool
-		for _, ex := range exs {
-			in, out := CountWords(ex.prompt), CountWords(ex.reply)
+		for k := range exs {
+			ex := &exs[k]
+			if err := ex.count(opts.Tokenizer); err != nil {
+				return nil, fmt.Errorf("%s: entry %d: %w", name, count, err)
+			}
+			in, out := ex.in, ex.out
 			short = in == 0 || out == 0 || in < opts.MinLen || out < opts.MinLen
 			long := opts.MaxPromptLen > 0 && history+in > opts.MaxPromptLen || opts.MaxTotalLen > 0 && history+in+out > opts.MaxTotalLen
 			if short || long {
@@ -178,12 +187,12 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 		}
 		if !opts.MultiTurn {
 			ex := exs[0]
-			reqs = append(reqs, Request{Label: label, Prompt: ex.prompt, InputTokens: CountWords(ex.prompt), MaxTokens: CountWords(ex.reply)})
+			reqs = append(reqs, Request{Label: label, Prompt: ex.prompt, InputTokens: ex.in, MaxTokens: ex.out})
 			continue
 		}
 		for j, ex := range exs[:n] {
-			r := Request{Messages: []Message{{Role: "user", Content: ex.prompt}}, InputTokens: CountWords(ex.prompt),
-				MaxTokens: CountWords(ex.reply), Session: kept, Turn: j + 1, SessionID: label}
+			r := Request{Messages: []Message{{Role: "user", Content: ex.prompt}}, InputTokens: ex.in,
+				MaxTokens: ex.out, Session: kept, Turn: j + 1, SessionID: label}
 			if j > 0 {
 				r.ThinkMS = thinkMS
 			}
@@ -215,18 +224,23 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 	}
 	set := NewSet(source, reqs)
 	set.Skipped = noPair + tooShort + tooLong
+	set.Tokenizer = opts.Tokenizer
+	unit := "words"
+	if opts.Tokenizer != nil {
+		unit = "tokens"
+	}
 	if noPair > 0 {
 		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s without a human→gpt exchange", entries(noPair)))
 	}
 	if tooShort > 0 {
 		why := "an empty prompt or reply"
 		if opts.MinLen > 1 {
-			why = fmt.Sprintf("a prompt or reply under %d words", opts.MinLen)
+			why = fmt.Sprintf("a prompt or reply under %d %s", opts.MinLen, unit)
 		}
 		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s with %s%s", entries(tooShort), why, first))
 	}
 	if tooLong > 0 {
-		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s with a prompt over %d words or prompt and reply over %d%s", entries(tooLong), opts.MaxPromptLen, opts.MaxTotalLen, first))
+		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s with a prompt over %d %s or prompt and reply over %d%s", entries(tooLong), opts.MaxPromptLen, unit, opts.MaxTotalLen, first))
 	}
 	if joined > 0 {
 		set.Notes = append(set.Notes, fmt.Sprintf("joined consecutive human messages into one prompt (a blank line between them) in %s: the prompt starts with the first of them, as vLLM's loader sends a conversation's first message, and keeps the rest",
@@ -259,6 +273,21 @@ type sharegptEntry struct {
 type exchange struct {
 	prompt, reply string
 	joined        bool // the prompt joins consecutive human messages
+	in, out       int  // the prompt's and the reply's length, in words or a tokenizer's tokens (count)
+}
+
+// count measures the exchange in tk's tokens, or in words without one.
+func (ex *exchange) count(tk Tokenizer) error {
+	if tk == nil {
+		ex.in, ex.out = CountWords(ex.prompt), CountWords(ex.reply)
+		return nil
+	}
+	var err error
+	if ex.in, err = tk.Count(ex.prompt); err != nil {
+		return err
+	}
+	ex.out, err = tk.Count(ex.reply)
+	return err
 }
 
 // exchangesOf returns the human→gpt exchanges of a conversation of n messages, in order: every

@@ -89,27 +89,38 @@ func measureCosts(tk Tokenizer) (*wordCosts, error) {
 }
 
 // fitTokens sizes g so that its whole text, lead included, counts exactly total tokens of tk:
-// it keeps the longest run of g's own words that fits after the lead (and g's literal own
-// part) and makes up the rest with one-token filler words. fixed is the count of the lead and
-// own part without their closing space (leadTokens), which callers share between the requests
-// that share a lead. The count of the text written is checked with tk; when it is not total,
-// the filler is adjusted (twice at most) and a prompt still not total is an error. When the
-// lead alone counts total tokens or more, nothing follows it and errTooShort says so: the
-// prompt is then its lead, longer than asked.
+// it keeps the longest run of g's own words that fits after the lead, g's literal own part and
+// its blocks (sized already, blockTokens), and makes up the rest with one-token filler words.
+// fixed is the count of the lead and own part without their closing space (leadTokens), which
+// callers share between the requests that share a lead. The count of the text written is
+// checked with tk; when it is not total, the filler is adjusted (twice at most) and a prompt
+// still not total is errInexact. When what stands before g's own words counts total tokens or
+// more, nothing of its own follows and errTooShort says so: the prompt is then longer than
+// asked (a lead alone, or a trace's blocks).
 func fitTokens(g *generated, total, fixed int, tk Tokenizer) error {
 	wc, err := costs(tk)
 	if err != nil {
 		return err
 	}
-	g.fit = total
+	g.fit, g.filler = total, wc.filler
 	head := g.lead + g.own
-	if head != "" && fixed >= total {
-		g.lead, g.own = strings.TrimRight(head, " "), ""
-		g.blocks, g.words, g.tail, g.fit = nil, 0, "", 0
-		g.size = len(g.lead)
+	after := head != "" || len(g.blocks) > 0 // g's words follow other text, after a space
+	budget := total - fixed - g.blockTokens
+	if budget < 0 || budget == 0 && after {
+		g.words, g.tail = 0, ""
+		if len(g.blocks) == 0 {
+			g.lead, g.own = strings.TrimRight(head, " "), ""
+		}
+		text := g.appendText(nil)
+		g.size = len(text)
+		if n, err := tk.Count(string(text)); err != nil {
+			return err
+		} else if n == total {
+			return nil
+		}
+		g.fit = 0
 		return errTooShort
 	}
-	budget := total - fixed
 	// The words g would write, drawn as appendWords draws them.
 	state := g.state
 	rng := rand.New(&state)
@@ -117,7 +128,7 @@ func fitTokens(g *generated, total, fixed int, tk Tokenizer) error {
 	for ; w < g.words; w++ {
 		i := rng.IntN(len(vocabulary))
 		c := wc.next[i]
-		if w == 0 && head == "" {
+		if w == 0 && !after {
 			c = wc.first[i]
 		}
 		if sum+c > budget {
@@ -129,7 +140,7 @@ func fitTokens(g *generated, total, fixed int, tk Tokenizer) error {
 	fitted.words, fitted.tail = w, ""
 	fill := budget - sum
 	for try := 0; ; try++ {
-		fitted.tail = fillerText(wc.filler, fill, w == 0 && head == "")
+		fitted.tail = fillerText(wc.filler, fill, w == 0 && !after)
 		text := string(fitted.appendText(nil))
 		got, err := tk.Count(text)
 		if err != nil {
@@ -141,9 +152,60 @@ func fitTokens(g *generated, total, fixed int, tk Tokenizer) error {
 			return nil
 		}
 		if try == 2 || fill+total-got < 0 {
-			return fmt.Errorf("tokenizer %s: a prompt sized to %d tokens counts %d: this tokenizer's counts do not add up over words", tk.Name(), total, got)
+			return fmt.Errorf("%w: a prompt sized to %d tokens of %s counts %d", errInexact, total, tk.Name(), got)
 		}
 		fill += total - got
+	}
+}
+
+// errInexact is fitTokens' answer for a prompt it could not bring to the count asked.
+var errInexact = errors.New("this tokenizer's counts do not add up over words")
+
+// fitBlock sizes a trace's block (the words of its stream, (blockSeed, id)) to k tokens of tk
+// as it stands in a prompt: first, or after a space.
+func fitBlock(tk Tokenizer, wc *wordCosts, blockSeed uint64, id int64, k int, first bool) (blockFit, error) {
+	rng := rand.New(rand.NewPCG(blockSeed, uint64(id)))
+	sum, w := 0, 0
+	for ; w < MooncakeBlockSize; w++ {
+		i := rng.IntN(len(vocabulary))
+		c := wc.next[i]
+		if w == 0 && first {
+			c = wc.first[i]
+		}
+		if sum+c > k {
+			break
+		}
+		sum += c
+	}
+	const anchor = "the"
+	base := 0
+	if !first {
+		n, err := tk.Count(anchor)
+		if err != nil {
+			return blockFit{}, err
+		}
+		base = n
+	}
+	f := blockFit{words: int32(w), fill: int32(k - sum)}
+	for try := 0; ; try++ {
+		b := appendWords(nil, rand.NewPCG(blockSeed, uint64(id)), int(f.words))
+		b = appendFiller(b, wc.filler, int(f.fill), f.words == 0)
+		text := string(b)
+		if !first {
+			text = anchor + " " + text
+		}
+		got, err := tk.Count(text)
+		if err != nil {
+			return f, err
+		}
+		got -= base
+		if got == k {
+			return f, nil
+		}
+		if try == 2 || int(f.fill)+k-got < 0 {
+			return f, fmt.Errorf("%w: a block sized to %d tokens of %s counts %d", errInexact, k, tk.Name(), got)
+		}
+		f.fill += int32(k - got)
 	}
 }
 

@@ -447,7 +447,14 @@ func countZero(xs []int) int {
 // prefix word for word. A partial last block uses the first words of its block; a prompt longer
 // than its blocks is completed with fresh words, and one shorter than its ids is cut at
 // InputLens[i] words. The same trace and seed give the same set.
-func TraceRequests(tr *Trace, seed int64) (*Set, error) {
+func TraceRequests(tr *Trace, seed int64) (*Set, error) { return SizedTraceRequests(tr, seed, nil) }
+
+// SizedTraceRequests is TraceRequests with lengths in tk's tokens (words when tk is nil): each
+// block of a hash id counts its tokens wherever it stands, the same text in every request, and
+// each prompt counts its input length, its fresh words sized to make it so. A prompt whose
+// blocks alone do not come to its length (a tokenizer whose counts do not add up over them) is
+// counted as it is, and a note says how many.
+func SizedTraceRequests(tr *Trace, seed int64, tk Tokenizer) (*Set, error) {
 	if tr == nil || tr.Len() == 0 {
 		return nil, fmt.Errorf("trace requests: the trace is empty")
 	}
@@ -504,7 +511,71 @@ func TraceRequests(tr *Trace, seed int64) (*Set, error) {
 		}
 		reqs[i] = Request{gen: g, InputTokens: words, MaxTokens: tr.OutputLens[i]}
 	}
-	return NewSet(fmt.Sprintf("%s, prompts(seed=%d)", tr.Source, seed), reqs), nil
+	source := fmt.Sprintf("%s, prompts(seed=%d)", tr.Source, seed)
+	if tk == nil {
+		return NewSet(source, reqs), nil
+	}
+	inexact, err := sizeTrace(reqs, tk, blockSeed)
+	if err != nil {
+		return nil, fmt.Errorf("trace requests: %w", err)
+	}
+	set := NewSet(fmt.Sprintf("%s, prompts(seed=%d, tokenizer=%s)", tr.Source, seed, ShortID(tk)), reqs)
+	set.Tokenizer = tk
+	if inexact > 0 {
+		set.Notes = append(set.Notes, fmt.Sprintf("%d of %d trace prompts do not count their input length in the tokenizer's tokens (their blocks' counts do not add up); each is counted as it is", inexact, len(reqs)))
+	}
+	return set, nil
+}
+
+// sizeTrace sizes trace prompts in tk's tokens (SizedTraceRequests) and returns how many could
+// not be brought to their length.
+func sizeTrace(reqs []Request, tk Tokenizer, blockSeed uint64) (int, error) {
+	wc, err := costs(tk)
+	if err != nil {
+		return 0, err
+	}
+	type key struct {
+		id    int64
+		k     int
+		first bool
+	}
+	fits := map[key]blockFit{}
+	inexact := 0
+	for i := range reqs {
+		g, total := reqs[i].gen, reqs[i].InputTokens
+		if len(g.blocks) > 0 {
+			g.blockFits = make([]blockFit, len(g.blocks))
+			g.filler = wc.filler
+			for j, id := range g.blocks {
+				kk := key{id, g.blockWords(j), j == 0}
+				f, ok := fits[kk]
+				if !ok {
+					if f, err = fitBlock(tk, wc, blockSeed, id, kk.k, kk.first); err != nil && !errors.Is(err, errInexact) {
+						return 0, err
+					}
+					fits[kk] = f
+				}
+				g.blockFits[j] = f
+				g.blockTokens += kk.k
+			}
+		}
+		err := fitTokens(g, total, 0, tk)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, errInexact) && !errors.Is(err, errTooShort) {
+			return 0, err
+		}
+		text := g.appendText(nil)
+		n, err := tk.Count(string(text))
+		if err != nil {
+			return 0, err
+		}
+		g.fit, g.size = 0, len(text)
+		reqs[i].InputTokens = n
+		inexact++
+	}
+	return inexact, nil
 }
 
 // durationText prints ns as days, hours or a Go duration, whichever reads best.

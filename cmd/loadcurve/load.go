@@ -89,26 +89,31 @@ func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error
 
 // prepareOut checks --out before any load is sent: a directory holding a result is refused
 // unless --replace, which clears it (all of the old result, nothing else).
-func (lc *loadCommand) prepareOut() error {
+func (lc *loadCommand) prepareOut(c *cli.Context) error {
 	if lc.out.Out == "" {
 		return nil
 	}
 	lc.target.OutDir = lc.out.Out
-	return prepareOut(result.Out{Dir: lc.out.Out, Kind: result.Measured, Replace: lc.out.Replace})
+	return prepareOut(c, result.Out{Dir: lc.out.Out, Kind: result.Measured, Replace: lc.out.Replace})
 }
 
 // prepareOut makes --out ready for a result (result.Prepare), for every command that writes
-// one: a directory already holding a result of the kind is refused (exit 2, saying what
-// --replace would do) unless --replace.
-func prepareOut(o result.Out) error {
-	err := result.Prepare(o)
+// one, and holds it locked until the command ends: a directory another loadcurve process is
+// writing into is refused (exit 2, naming it), and one already holding a result of the kind
+// (exit 2, saying what --replace would do) unless --replace.
+func prepareOut(c *cli.Context, o result.Out) error {
+	lock, err := result.Prepare(o)
 	var taken *result.TakenError
-	if errors.As(err, &taken) {
+	var busy *result.BusyError
+	switch {
+	case errors.As(err, &busy):
+		return busyRefusal("out", o.Dir, busy)
+	case errors.As(err, &taken):
 		return usagef("--out %s already holds %s: choose another directory, or pass --replace to %s", o.Dir, o.Kind.What(), o.Kind.Replaces())
-	}
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("--out: %w", err)
 	}
+	holdLock(c, lock)
 	return nil
 }
 
@@ -118,7 +123,7 @@ func writeOut(c *cli.Context, o result.Out, write func(dir string) error) error 
 	if o.Dir == "" {
 		return nil
 	}
-	if err := prepareOut(o); err != nil {
+	if err := prepareOut(c, o); err != nil {
 		return err
 	}
 	if err := write(o.Dir); err != nil {

@@ -91,6 +91,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func runApp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	ctx, release := withHeldDirs(ctx) // the result directories the command writes, locked until it returns
+	defer release()
 	app := newApp(stdout, stderr)
 	err := app.RunContext(ctx, clihelp.FlagsFirst(app, args, multiValueFlags))
 	if err == nil {

@@ -53,7 +53,7 @@ func mergeAction(c *cli.Context) error {
 	if err := shard.CheckOut(out, in); err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)}
 	}
-	if err := prepareOut(result.Out{Dir: out, Kind: result.Measured, Replace: s.Replace}); err != nil {
+	if err := prepareOut(c, result.Out{Dir: out, Kind: result.Measured, Replace: s.Replace}); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	merged, rep, err := shard.MergeInputs(in, s.Options)

@@ -72,7 +72,7 @@ func reportAction(c *cli.Context) error {
 	}
 	if out := o.Out; out != "" {
 		// A replace keeps the records being reported.
-		if err := prepareOut(result.Out{Dir: out, Kind: result.Derived, Replace: o.Replace, Keep: l.Path}); err != nil {
+		if err := prepareOut(c, result.Out{Dir: out, Kind: result.Derived, Replace: o.Replace, Keep: l.Path}); err != nil {
 			return err
 		}
 		if err := report.WriteLoaded(out, l, o.Plots); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +21,8 @@ import (
 // without a sweep is refused (exit 2, naming why) and changes nothing, then resumes it: the
 // first tier is kept as it was (its lines in records.jsonl untouched, not run again), the
 // interrupted one runs again whole, its first attempt is kept aside, and the result is a
-// decision that report reproduces from records.jsonl.
+// decision that report reproduces from records.jsonl. Two resumes started at once: one is
+// refused.
 func TestSweepResumesAfterAnInterrupt(t *testing.T) {
 	t.Parallel() // long, and mostly waiting on real time (see runCLI)
 	if testing.Short() {
@@ -65,10 +67,32 @@ func TestSweepResumesAfterAnInterrupt(t *testing.T) {
 	}
 	kept := raw[:tier1] // the header and tier 0, as they were written
 
+	// The same sweep with one of tier 0's records deleted, and with the header's objectives
+	// edited: a resume keeps finished tiers only as they were written.
+	edited := func(edit func([]byte) []byte) string {
+		d := t.TempDir()
+		scen, err := os.ReadFile(filepath.Join(dir, result.ScenarioName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(d, result.ScenarioName), scen, 0o644)
+		os.WriteFile(filepath.Join(d, result.RecordsName), edit(bytes.Clone(raw)), 0o644)
+		return d
+	}
+	deleted := edited(func(b []byte) []byte {
+		i := bytes.Index(b, []byte(`{"id":`))
+		j := i + bytes.IndexByte(b[i:], '\n') + 1
+		return append(b[:i], b[j:]...)
+	})
+	objective := edited(func(b []byte) []byte {
+		return bytes.Replace(b, []byte(`"objectives":"`), []byte(`"objectives":"ttft:99999 `), 1)
+	})
 	for _, c := range []struct {
 		args []string
 		want []string
 	}{
+		{[]string{"sweep", "--resume", deleted}, []string{"tier 0 was changed after it finished: its closing line counts"}},
+		{[]string{"sweep", "--resume", objective}, []string{"tier 0 was changed after it finished: the header (line 1) is not the one it was written under"}},
 		{[]string{"sweep", "--resume", dir, "--seed", "5", "--request-rates", "20,40"}, []string{"--seed \"5\"", "--request-rates \"20,40\"", "ran with \"20,30\""}},
 		{[]string{"sweep", "--resume", dir, "--out", t.TempDir()}, []string{"leave --out out"}},
 		{[]string{"sweep", "--resume", t.TempDir()}, []string{"no sweep to resume", "holds no records.jsonl"}},
@@ -87,7 +111,31 @@ func TestSweepResumesAfterAnInterrupt(t *testing.T) {
 		t.Fatal("a refused resume changed records.jsonl")
 	}
 
-	stdout, stderr := mustRun(t, "sweep", "--resume", dir)
+	// Two resumes at once (issue 39: one panicked on r.Dropped[0] and cut the other's tier
+	// line): one resumes, the other is refused in one line and changes nothing.
+	var codes [2]int
+	var stdouts, stderrs [2]string
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			codes[i], stdouts[i], stderrs[i] = runCLI(t, "sweep", "--resume", dir)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	won := 0
+	if codes[1] == exitOK {
+		won = 1
+	}
+	if codes[won] != exitOK || codes[1-won] == exitOK {
+		t.Fatalf("two resumes at once: exits %v, want one 0 and one refusal\n%s\n%s", codes, stderrs[0], stderrs[1])
+	}
+	refusedBusy(t, codes[1-won], stderrs[1-won], "resume", dir, 0)
+	stdout, stderr := stdouts[won], stderrs[won]
 	if n := strings.Count(stderr, "(kept)"); n != 1 {
 		t.Errorf("%d tiers kept, want tier 0 alone:\n%s", n, stderr)
 	}

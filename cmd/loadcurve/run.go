@@ -76,7 +76,7 @@ func runAction(c *cli.Context) error {
 	if err := vr.CheckPath(vllm.ArgsOf(c), lc.out.Out, lc.out.Replace); err != nil {
 		return usageError{err}
 	}
-	if err := lc.prepareOut(); err != nil {
+	if err := lc.prepareOut(c); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "loadcurve: %s\n", lc.settings.JudgingTier(whose, bind.Flag))

@@ -290,7 +290,7 @@ func dirTexts(t *testing.T, texts map[string]string, dirs ...string) {
 // "Bearer KEY", a header, the URL's query) as a middle or a tail piece, in upper or lower case,
 // hex, base64 at each alignment, URL-encoded and HTML-escaped, through its error bodies,
 // redirects, error events, malformed chunks, finish_reason and metrics endpoint; the same
-// secrets are typed into --label, --metadata and --extra-body. No piece of eight bytes of any
+// secrets are typed into --label, --metadata, --extra-body and --request-id-prefix. No piece of eight bytes of any
 // of them, in any of those forms, reaches any output: run's records, summary, scenario.yaml,
 // time series, plots and report.html, the --save-result file and its name, a sharded run's
 // merge, report, compare, a sweep's curve.json, plan's plan.json, nor stdout or stderr. A model
@@ -303,7 +303,8 @@ func TestSecretsEchoedEverywhere(t *testing.T) {
 	u, _ := url.Parse(srv.URL)
 	base := fmt.Sprintf("http://%s:%s@%s/v1?api-version=%s", encUser, encPass, u.Host, encQuery)
 	secret := []string{"--api-key", encKey, "--header", "X-Custom: " + encHdr,
-		"--label", "run " + encKey, "--metadata", "note=" + encHdr, "--extra-body", `{"user":"` + encQuery + `","api_key":"` + encPass + `"}`}
+		"--label", "run " + encKey, "--metadata", "note=" + encHdr, "--extra-body", `{"user":"` + encQuery + `","api_key":"` + encPass + `"}`,
+		"--request-id-prefix", "req-" + encKey + "-"}
 	common := append([]string{"--base-url", base, "--model", "m", "--seed", "3", "--goodput", "ttft:2000", "--max-schedule-lag", "1s", "--quiet"}, secret...)
 	root := t.TempDir()
 	dir := func(name string) string { return filepath.Join(root, name) }

@@ -72,7 +72,7 @@ func sweepCommand() *cli.Command {
 			if err := applyScenario(c); err != nil {
 				return err
 			}
-			return usageErrors(resume.Apply(c))
+			return usageErrors(resume.Apply(c, claimResumed))
 		},
 		Action: sweepAction,
 	}
@@ -115,7 +115,7 @@ func sweepAction(c *cli.Context) error {
 		lc.target.OutDir, lc.target.AppendRecords = lc.out.Out, true
 		say(c, resumed.Path+": ", resumed.Warnings...)
 		say(c, "", "resuming the sweep in "+lc.out.Out+": "+resumed.Describe())
-	} else if err := lc.prepareOut(); err != nil {
+	} else if err := lc.prepareOut(c); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "loadcurve: %s\n", lc.settings.Judging(whose, bind.Flag))

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/tokens"
 )
 
@@ -240,5 +241,34 @@ func TestWorkloadSizesInTokens(t *testing.T) {
 	_, again, _ := runCLI(t, "workload", "--workload", out)
 	if !strings.HasPrefix(again, fp) {
 		t.Errorf("the written set loads back as %q, not %s", again, fp)
+	}
+}
+
+// TestVirtualEngineRun: --sim-clock virtual serves the embedded batching engine's model: the
+// run's records are the engine's (every request answered, its prompt counted as the server
+// counts it, a step's tokens a chunk), its header names the virtual clock, and nothing waits.
+func TestVirtualEngineRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "virtual")
+	code, stdout, stderr := runCLI(t, "run", "--sim-clock", "virtual", "--num-requests", "300", "--request-rate", "40",
+		"--random-input-len", "64", "--random-output-len", "32", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Header.Target != result.VirtualEngineTarget || len(f.Records) != 300 {
+		t.Fatalf("target %q, %d records", f.Header.Target, len(f.Records))
+	}
+	for _, r := range f.Records {
+		// Chat: 64 words, the nonce and the template's 4 tokens; the first token, then 31 in
+		// chunks of 8.
+		if r.Outcome != records.OK || r.InputTokens != 69 || r.RequestedInputTokens != 65 || r.OutputTokens != 32 || r.Chunks != 5 || r.Sent != r.Planned {
+			t.Fatalf("record %+v: want 69 prompt tokens (65 requested), 32 tokens in 5 chunks, sent when planned", r)
+		}
+	}
+	if !strings.Contains(stderr, "serving the embedded batching engine") || !strings.Contains(stdout, "Successful requests:") {
+		t.Errorf("output:\n%s\n%s", stdout, stderr)
 	}
 }

@@ -38,20 +38,22 @@ type Oracle struct {
 
 // OracleTier is one of the oracle's two tiers.
 type OracleTier struct {
-	Rate           float64 // requests per second
-	Share          float64 // the exact steady-state compliant share there
-	VarianceFactor float64 // measured over the replications
+	Rate           float64 `json:"rate"`            // requests per second
+	Share          float64 `json:"share"`           // the steady-state compliant share there
+	VarianceFactor float64 `json:"variance_factor"` // measured over the replications
 	// EffectiveRequests is the smallest effective sample whose interval excludes the target;
 	// Requests = EffectiveRequests · VarianceFactor.
-	EffectiveRequests, Requests float64
-	Seconds                     float64 // Requests / Rate, plus the warm-up
+	EffectiveRequests float64 `json:"effective_requests"`
+	Requests          float64 `json:"requests"`
+	Seconds           float64 `json:"seconds"` // Requests / Rate, plus the warm-up
 }
 
 // OracleResult is what the oracle needs: its two tiers and their total time.
 type OracleResult struct {
-	Capacity     float64 // the true capacity T
-	Below, Above OracleTier
-	Seconds      float64 // Below.Seconds + Above.Seconds
+	Capacity float64    `json:"capacity"` // the true capacity T
+	Below    OracleTier `json:"below"`
+	Above    OracleTier `json:"above"`
+	Seconds  float64    `json:"seconds"` // Below.Seconds + Above.Seconds
 }
 
 func (o Oracle) withDefaults() Oracle {

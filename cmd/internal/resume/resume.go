@@ -37,16 +37,20 @@ var freeFlags = map[string]bool{"out": true, "replace": true, "resume": true, "c
 // where it wrote (the resume writes to DIR) and whether it could replace a result.
 var notTaken = map[string]bool{"out": true, "replace": true, "resume": true, "config": true}
 
-// Apply is what sweep's Before does for --resume DIR (nothing without it): DIR must hold a
-// sweep; every flag given (on the command line or by --config) that changes what is measured
+// Apply is what sweep's Before does for --resume DIR (nothing without it): claim first locks
+// DIR for the whole command, or refuses it when another process is writing it (then nothing of
+// it is read); DIR must hold a sweep; every flag given (on the command line or by --config) that changes what is measured
 // must have the value the sweep ran with, else the resume is refused naming each that differs;
 // every flag not given takes the sweep's value from DIR's scenario.yaml; --out becomes DIR.
 // Every problem is returned at once, all of them bad input; warnings go to the command's
 // stderr.
-func Apply(c *cli.Context) []error {
+func Apply(c *cli.Context, claim func(c *cli.Context, dir string) error) []error {
 	dir := c.String("resume")
 	if !c.IsSet("resume") {
 		return nil
+	}
+	if err := claim(c, dir); err != nil {
+		return []error{err} // another process writes it: nothing of it is read
 	}
 	r, err := sweep.OpenResumeIn(dir)
 	if err != nil {
