@@ -349,6 +349,7 @@ func Analyze(tiers []measure.Summary, p Params) Analysis {
 	if a.Axis.Open() { // a closed loop cannot offer more than it completes
 		boundByService(a.Points, tiers)
 	}
+	onlyFailingProbes(a.Points, tiers)
 	a.Notes = append(a.Notes, tierNotes(a.Points)...)
 	axis := a.axis()
 	if len(axis) == 0 {
@@ -484,6 +485,30 @@ func boundByService(pts []PointVerdict, tiers []measure.Summary) {
 		v.Stable, v.Verdict = false, VerdictFails
 		v.Reason = fmt.Sprintf("unstable: arrivals at %s req/s exceed the highest completion rate the deployment reached in this sweep, %s req/s: the queue can only grow, even if the tier ended before that broke the objectives",
 			fmtRate(v.Rate), fmtRate(best))
+	}
+}
+
+// onlyFailingProbes excludes every saturation probe (records.RoleProbe) at a finite rate that
+// did not fail. A probe is short (about a hundred arrivals) and starts on an idle deployment: a
+// batching engine absorbs an overload that short into a growing batch, and finishes it before
+// its queue, its KV cache or its latencies show that the rate cannot be sustained. Its failure
+// is evidence (the load broke the objectives even from idle); its compliance is not, and fitted
+// it would claim a capacity far above the truth.
+func onlyFailingProbes(pts []PointVerdict, tiers []measure.Summary) {
+	probe := map[int]bool{}
+	for _, s := range tiers {
+		if s.Role == records.RoleProbe {
+			probe[s.Tier] = true
+		}
+	}
+	for i := range pts {
+		v := &pts[i]
+		if !probe[v.Tier] || v.Verdict == VerdictExcluded || v.Verdict == VerdictFails {
+			continue
+		}
+		v.Verdict = VerdictExcluded
+		v.Reason = fmt.Sprintf("a saturation probe that did not fail (%s compliant on %d requests): too short, from idle, to show whether its rate can be sustained; a probe counts only when it fails",
+			pct(v.Share), v.Requests)
 	}
 }
 

@@ -208,6 +208,42 @@ func TestBoundByServiceMarksUnsustainableTiers(t *testing.T) {
 	}
 }
 
+// TestOnlyAFailingProbeCounts: a saturation probe is short and starts from idle, so a batching
+// engine can carry it compliant at a rate it cannot sustain. A probe that did not fail is left
+// out of the fit (here it would lift the capacity from 8 to the probe's 12); a failing one caps
+// the curve like any failing tier.
+func TestOnlyAFailingProbeCounts(t *testing.T) {
+	ts := summaries(
+		tier{n: 1, rate: 6, requests: 75, ok: 75, raw: 1000, compliant: 1000, role: records.RoleProbe},
+		tier{n: 2, rate: 12, requests: 75, ok: 75, raw: 1200, compliant: 1200, role: records.RoleProbe},
+		tier{n: 3, rate: 4, requests: 2000, ok: 2000, raw: 400, compliant: 400},
+		tier{n: 4, rate: 8, requests: 2000, ok: 2000, raw: 800, compliant: 800},
+		tier{n: 5, rate: 10, requests: 2000, ok: 1600, raw: 1000, compliant: 800},
+	)
+	a := curve.Analyze(ts, curve.DefaultParams())
+	for _, v := range a.Points {
+		probe := v.Tier <= 2
+		if probe != (v.Verdict == curve.VerdictExcluded) {
+			t.Errorf("tier %d: %s (%s); want excluded exactly for the probes", v.Tier, v.Verdict, v.Reason)
+		}
+		if probe && !strings.Contains(v.Reason, "a probe counts only when it fails") {
+			t.Errorf("tier %d: the reason should say why a compliant probe does not count: %s", v.Tier, v.Reason)
+		}
+	}
+	if c := a.Capacity; c == nil || c.Rate < 8 || c.Rate > 10 || c.High == nil || *c.High != 10 {
+		t.Errorf("capacity %+v: want between 8 and 10, the interval ending at the failing tier 5", c)
+	}
+	// A probe that fails stays a failing point: it caps the curve below the tiers above it.
+	failing := summaries(
+		tier{n: 1, rate: 9, requests: 75, ok: 30, raw: 900, compliant: 360, role: records.RoleProbe},
+		tier{n: 2, rate: 4, requests: 2000, ok: 2000, raw: 400, compliant: 400},
+	)
+	a = curve.Analyze(failing, curve.DefaultParams())
+	if c := a.Capacity; c == nil || c.High == nil || *c.High != 9 {
+		t.Errorf("capacity %+v: the failing probe at 9 req/s should bound its interval", c)
+	}
+}
+
 func TestNoCapacityWhenEvenTheLightestTierFails(t *testing.T) {
 	interrupted := tier{n: 3, rate: 1, requests: 500, ok: 500, raw: 100, compliant: 100}.summary()
 	interrupted.Interrupted = true

@@ -57,7 +57,7 @@ func (s *Settings) Params(embedded bool) []decl.Param {
 	return append(ps,
 		decl.Int(FieldReplicas, &s.Replicas, fmt.Sprintf("serve the simulated deployment as this many replicas behind an in-process load balancer, on one address (1 to %d)", MaxReplicas)),
 		decl.String(FieldBalance, &s.Balance, "how the balancer spreads requests over the replicas: "+strings.Join(BalancePolicies(), " or ")),
-		decl.String(FieldClock, &s.Clock, "real (serve over HTTP in real time) or virtual (serve every tier with the deployment's discrete-event model, the batching engine's or the M/D/c queue's: no HTTP, seconds of CPU a sweep; its steady state and the sweep's decisions on it, with a perfect client)"))
+		decl.String(FieldClock, &s.Clock, fmt.Sprintf("real (serve over HTTP in real time) or virtual (serve every tier with the deployment's discrete-event model, the batching engine's or, with %v mdc, the M/D/c queue's: no HTTP, seconds of CPU a sweep; its steady state and the sweep's decisions on it, with a perfect client)", field.Ref(FieldModel))))
 }
 
 // Params declares every tunable, bound to c and named as in Params (the package function),
