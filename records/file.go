@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Line kinds. Request lines carry no "kind".
@@ -47,7 +48,7 @@ func (r *Rate) UnmarshalJSON(b []byte) error {
 	}
 	var f float64
 	if err := json.Unmarshal(b, &f); err != nil {
-		return fmt.Errorf("rate: want a number or \"inf\", got %s", b)
+		return fmt.Errorf("rate: want a number or \"inf\", got %s", quoteInput(string(b)))
 	}
 	*r = Rate(f)
 	return nil
@@ -168,7 +169,7 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 		key, _ := tok.(string)
 		var v string
 		if err := dec.Decode(&v); err != nil {
-			return fmt.Errorf("metadata: %q: want a string: %w", key, err)
+			return fmt.Errorf("metadata: %s: want a string: %w", quoteInput(key), err)
 		}
 		out = append(out, MetaPair{Key: key, Value: v})
 	}
@@ -432,7 +433,7 @@ func Scan(r io.Reader, v Visitor) (warnings []string, err error) {
 	chk := newChecker()
 	lineNo := 0
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := ReadLine(br)
 		if len(line) == 0 && err == io.EOF {
 			break
 		}
@@ -469,6 +470,54 @@ func Scan(r io.Reader, v Visitor) (warnings []string, err error) {
 	return append(warnings, chk.finish()...), nil
 }
 
+// MaxLineLen bounds a line of a records file, which is read whole: the longest a loadcurve
+// writes is a request's line with the gaps of every chunk of the longest response it keeps
+// (1,048,576 chunks: about 10 MB, twice that with a reasoning model's answer gaps). A longer
+// line is refused as it is read, before it is held whole.
+const MaxLineLen = 64 << 20
+
+// maxLineLen is MaxLineLen, lowered by the tests.
+var maxLineLen = MaxLineLen
+
+// LineTooLongError is the error of a line longer than MaxLineLen.
+type LineTooLongError struct{}
+
+func (*LineTooLongError) Error() string {
+	return fmt.Sprintf("longer than %g MiB: not a line loadcurve writes (a hand-made or corrupted file?)", float64(maxLineLen)/(1<<20))
+}
+
+// ReadLine reads the next line of br, its newline kept, as bufio.Reader.ReadBytes does, but
+// refuses a line longer than MaxLineLen (LineTooLongError) having held no more than that.
+func ReadLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > maxLineLen {
+			return nil, &LineTooLongError{}
+		}
+		line = append(line, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// quoteInput quotes a value read from a file for a message, cut to 40 characters: a message
+// never carries a file's content at length.
+func quoteInput(s string) string {
+	const max = 40
+	if utf8.RuneCountInString(s) <= max {
+		return strconv.Quote(s)
+	}
+	cut, n := 0, 0
+	for cut < len(s) && n < max {
+		_, size := utf8.DecodeRuneInString(s[cut:])
+		cut += size
+		n++
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("…(%d bytes)", len(s))
+}
+
 // KnownMetricsVersions are the metric-definition versions this reader understands. Version 1
 // files have no steady-state keys; they read, and their results are recomputed under the
 // current definitions.
@@ -495,11 +544,11 @@ func (c *checker) check(o object) error {
 	case o.header != nil:
 		h := o.header
 		if h.Tool != "" && h.Tool != "loadcurve" {
-			return fmt.Errorf("header: tool %q: not a loadcurve records file", h.Tool)
+			return fmt.Errorf("header: tool %s: not a loadcurve records file", quoteInput(h.Tool))
 		}
 		if h.MetricsVersion != "" && !slices.Contains(KnownMetricsVersions, h.MetricsVersion) {
-			return fmt.Errorf("header: metric-definition version %q is not one this loadcurve knows (%s): read it with the version that wrote it",
-				h.MetricsVersion, strings.Join(KnownMetricsVersions, ", "))
+			return fmt.Errorf("header: metric-definition version %s is not one this loadcurve knows (%s): read it with the version that wrote it",
+				quoteInput(h.MetricsVersion), strings.Join(KnownMetricsVersions, ", "))
 		}
 		c.sawHeader = true
 	case o.tier != nil:
@@ -660,7 +709,7 @@ func parseLine(n int, line []byte) (object, error) {
 		r.cleanText()
 		return object{record: r}, nil
 	default:
-		return object{}, fmt.Errorf("line %d: unknown kind %q", n, probe.Kind)
+		return object{}, fmt.Errorf("line %d: unknown kind %s", n, quoteInput(probe.Kind))
 	}
 }
 
@@ -727,7 +776,7 @@ func firstLine(path string) ([]byte, error) {
 		return nil, fmt.Errorf("append to records: %w", err)
 	}
 	defer fh.Close()
-	line, err := bufio.NewReaderSize(fh, 1<<16).ReadBytes('\n')
+	line, err := ReadLine(bufio.NewReaderSize(fh, 1<<16))
 	if err != nil {
 		return nil, fmt.Errorf("append to records: read the header line of %s: %w", path, err)
 	}

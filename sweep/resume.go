@@ -167,7 +167,7 @@ func keptLength(path string, kept int) (int64, error) {
 	br := bufio.NewReaderSize(fh, 1<<16)
 	var pos, keep int64
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := records.ReadLine(br)
 		if len(line) > 0 && err == nil {
 			var probe struct {
 				Kind string `json:"kind"`
@@ -241,7 +241,7 @@ func (r *Resume) saveDiscarded() error {
 		return fmt.Errorf("resume: %w", err)
 	}
 	defer in.Close()
-	header, err := bufio.NewReader(in).ReadBytes('\n')
+	header, err := records.ReadLine(bufio.NewReader(in))
 	if err != nil {
 		return fmt.Errorf("resume: read the header of %s: %w", r.Path, err)
 	}
