@@ -144,9 +144,16 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.St
 	if err := runner.WaitReady(c.Context, lc.target.Target, lc.readyCheck, lc.target.Log, bind.Flag); err != nil {
 		return nil, err
 	}
+	lc.plan(cmd, schedule)
+	return runner.Open(c.Context, lc.target)
+}
+
+// plan completes the target's options with what the records header holds of the command: its
+// kind, schedule and settings (open does it; a resumed sweep checks the header they make before
+// it opens the target).
+func (lc *loadCommand) plan(cmd records.Command, schedule fmt.Stringer) {
 	lc.target.Command, lc.target.Schedule, lc.target.Settings = cmd, schedule, lc.settings.Record()
 	lc.target.Tally = !lc.bounded // the time series and a run's peak figures, as the records pass
-	return runner.Open(c.Context, lc.target)
 }
 
 // finish closes the session (the records file is complete: runner.Session.Finish), writes the

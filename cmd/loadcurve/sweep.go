@@ -113,7 +113,23 @@ func sweepAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(stderr, "loadcurve: %s\n", lc.settings.Judging(whose, bind.Flag))
 	say(c, "", runner.ExactCapacityNote(lc.target, lc.settings.Measure.Objectives, lc.settings.Params.TargetShare), cfg.Bounds(lc.target.Virtual, bind.Flag))
-	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: cfg.Rates, Burstiness: float64(spec.Burstiness)})
+	schedule := result.SweepSchedule{Tiers: cfg.Rates, Burstiness: float64(spec.Burstiness)}
+	if resumed != nil {
+		// What the sweep would measure, against what it measured, before the target starts (the
+		// model GET /models names is checked once it has: below).
+		lc.plan(records.CommandSweep, schedule)
+		planned, err := runner.PlannedHeader(lc.target)
+		if err != nil {
+			return err
+		}
+		if planned.Model == "" {
+			planned.Model = resumed.Header.Model
+		}
+		if diffs := resume.HeaderDiffers(lc.out.Out, resumed.Header, planned); len(diffs) > 0 {
+			return usageErrors(diffs)
+		}
+	}
+	s, err := lc.open(c, records.CommandSweep, schedule)
 	if err != nil {
 		return err
 	}
