@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -583,8 +582,8 @@ func WriteFilesSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series,
 		if err := CurveTable(r).CSV(&b); err != nil {
 			return written, err
 		}
-		if err := os.WriteFile(filepath.Join(dir, "curve.csv"), b.Bytes(), 0o644); err != nil {
-			return written, fmt.Errorf("write curve.csv: %w", err)
+		if err := result.WriteFile(filepath.Join(dir, "curve.csv"), b.Bytes()); err != nil {
+			return written, err
 		}
 		written = append(written, "curve.csv")
 	}
@@ -598,8 +597,8 @@ func WriteHTML(dir string, h HTML) error {
 	if err := h.Write(&b); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "report.html"), b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write report.html: %w", err)
+	if err := result.WriteFile(filepath.Join(dir, "report.html"), b.Bytes()); err != nil {
+		return err
 	}
 	return nil
 }
