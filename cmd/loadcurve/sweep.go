@@ -134,15 +134,9 @@ func sweepAction(c *cli.Context) error {
 		return err
 	}
 	defer s.Close()
+	scenario := lc.scenarioFirst(c)
 	tune := func(x *sweep.Executor) {
-		// The scenario is written when the first tier starts, beside the records file: what a
-		// resume of this sweep reads its flags from.
-		x.Runner = sweep.BeforeFirstTier(x.Runner, func() error {
-			if lc.out.Out == "" {
-				return nil
-			}
-			return writeScenario(lc.out.Out, c)
-		})
+		scenario(x)
 		if resumed != nil {
 			x.Resume, x.Fingerprint = resumed, lc.target.Fingerprint
 		}
