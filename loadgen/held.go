@@ -176,8 +176,9 @@ func putHeld(buf []byte) {
 	if c > maxPooledPiece || c < minHeldPiece || c&(c-1) != 0 {
 		return
 	}
-	buf = buf[:0]
-	heldPools[bits.Len(uint(c))-1-minHeldShift].Put(&buf)
+	p := new([]byte) // not &buf: that would move every caller's buffer to the heap
+	*p = buf[:0]
+	heldPools[bits.Len(uint(c))-1-minHeldShift].Put(p)
 }
 
 // lineTooLongError ends a stream whose line (or event) passed the per-stream cap.

@@ -264,12 +264,13 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	}
 
 	st := streamState{kind: sk, rec: rec, t0: t0, needText: req.Expect.NeedsText() || req.Session != 0, maxChunks: maxChunksFor(sentMax), maxTokens: sentMax,
-		maxPrompt: maxPromptTokens(len(body)), held: &h}
+		maxPrompt: maxPromptTokens(len(body)), held: held{b: c.held}}
+	defer st.held.release()
 	if sentMax > 1 {
 		rec.ITL = make([]time.Duration, 0, min(sentMax-1, itlPreallocCap))
 	}
 	done, readErr := st.read(br)
-	st.long, st.pending = h.drop(st.long), h.drop(st.pending) // nothing refers to them any more
+	st.long, st.pending = st.held.drop(st.long), st.held.drop(st.pending) // nothing refers to them any more
 	if done {
 		// Read to the end of the body (the chunked terminator normally follows [DONE] at once) so
 		// the connection goes back to the pool; give up quickly if the server keeps it open.
@@ -491,7 +492,7 @@ type streamState struct {
 	needText     bool
 	text         strings.Builder
 	long         []byte // assembly buffer for lines longer than the reader's buffer, held against held
-	held         *held  // what the request holds beyond its fixed buffers (long, pending, text)
+	held         held   // what the request holds beyond its fixed buffers (long, pending, text)
 	chunk        chunkInfo
 	usageSet     bool // a usage message was received; prompt and complete are its counts
 	prompt       int
