@@ -321,9 +321,10 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 }
 
 // readDocument fills rec from a documentKind's 2xx answer, body: the whole answer is read
-// (within --max-response-mib, held against the client's budget h) and its end is the response's end, and, for an answer, its last
-// moment too (E2EL, last - sent, is then the request's latency); nothing is streamed, so the
-// record has no first token, no chunks and no output tokens. The input tokens are the usage's
+// (within --max-response-mib, held against the client's budget h) and its end is the
+// response's end, and, for an answer, its last moment too (E2EL, last - sent, is then the
+// request's latency); nothing is streamed, so the record has no first token, no chunks and no
+// output tokens. The input tokens are the usage's
 // when the answer reports them and they are to be believed (within maxPrompt, what the request
 // could carry: maxPromptTokens), else the workload's count.
 func (c *Client) readDocument(rctx context.Context, body io.Reader, h *held, t0 time.Time, req *workloads.Request, rec *records.Record, maxPrompt int) {
