@@ -168,7 +168,7 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 	hc := &http.Client{Transport: tr, CheckRedirect: refuseRedirect}
 	c := &Client{
 		target: t, kind: kind, model: t.Model, url: endpoint.String(), header: h, hc: hc, tr: tr,
-		secrets: secretsOf(t), bodyPlan: plan, host: t.Headers.Get("Host"), held: newHeldBudget(t.MaxHeldBytes),
+		secrets: secretsOf(t), bodyPlan: plan, host: t.Headers.Get("Host"), held: newHeldBudget(heldLimit(t)),
 	}
 	return c, nil
 }

@@ -65,9 +65,22 @@ func (b *heldBudget) give(n int64) {
 // requests in flight.
 var errHeldFull = errors.New("the client's memory for long lines and answers is held by other requests")
 
+// heldLimit is the budget of a client for t: t's MaxHeldBytes, or the larger of
+// DefaultMaxHeldBytes and the response cap (MaxResponseBytes), and one read more: one answer as
+// large as the cap is always read whole, and one beyond it is cut as the cap says.
+func heldLimit(t Target) int64 {
+	if t.MaxHeldBytes > 0 {
+		return t.MaxHeldBytes
+	}
+	return max(DefaultMaxHeldBytes, t.maxResponseBytes()) + readerSize
+}
+
 // heldFullError words errHeldFull for a record: what the request needed and the bound.
 func (b *heldBudget) heldFullError(what string, need int) error {
 	b.refused.Add(1)
+	if int64(need) > b.limit {
+		return fmt.Errorf("%s of more than %d bytes: %w, more than the %s the client holds for all of them", what, need, errHeldFull, sizeText(b.limit))
+	}
 	return fmt.Errorf("%s of more than %d bytes: %w (%s in all, %s held now); the servers send such pieces to many streams at once",
 		what, need, errHeldFull, sizeText(b.limit), sizeText(b.used.Load()))
 }

@@ -33,7 +33,8 @@ type Target struct {
 	MaxResponseBytes int64
 	// MaxHeldBytes bounds what the client's requests in flight hold together beyond their fixed
 	// buffers (long SSE lines, event data, reply texts, answers, error bodies); 0 or less is
-	// DefaultMaxHeldBytes. A request that would need more is a stream_error.
+	// DefaultMaxHeldBytes, or MaxResponseBytes when that is larger. A request that would need
+	// more is a stream_error.
 	MaxHeldBytes int64
 	// RequestIDPrefix, when not empty, sends every request with the header
 	// "X-Request-Id: <prefix><tier>-<id>" (RequestID), as vLLM's --request-id-prefix does with
