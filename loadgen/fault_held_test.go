@@ -24,9 +24,10 @@ import (
 // is ok.
 func TestHeldBytesAreBounded(t *testing.T) {
 	const (
+		kib     = 1 << 10
 		mib     = 1 << 20
 		streams = 16
-		timeout = 1500 * time.Millisecond
+		timeout = 2 * time.Second
 	)
 	stall := func(w http.ResponseWriter, r *http.Request, quit <-chan struct{}) { waitGone(r, quit) }
 	tests := []struct {
@@ -38,40 +39,37 @@ func TestHeldBytesAreBounded(t *testing.T) {
 		ok       bool   // every request ok, none refused
 		errHas   string // a refused request's error
 	}{
-		{name: "a line of 1 MiB without its newline, then a stall", budget: 4 * mib, serve: func(w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
+		// Each server's data is written at once: the client, not the server, sets the pace.
+		{name: "a line of 256 KiB without its newline, then a stall", budget: mib, serve: func(w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
 			sseHeaders(w)
-			writeFlush(w, "data: "+repeat('a', mib))
+			writeFlush(w, "data: "+repeat('a', 256*kib))
 			stall(w, r, quit)
 		}, errHas: "an event line of more than"},
-		{name: "1 MiB of data lines that never make a payload, then a stall", budget: 4 * mib, serve: func(w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
+		{name: "256 kB of data lines that never make a payload, then a stall", budget: mib, serve: func(w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
 			sseHeaders(w)
-			line := "data: " + repeat('b', 1000) + "\n"
-			for i := 0; i < 1024 && writeFlush(w, line); i++ {
-			}
+			writeFlush(w, strings.Repeat("data: "+repeat('b', 1000)+"\n", 256))
 			stall(w, r, quit)
 		}, errHas: "an event's data of more than"},
-		{name: "1 MiB of reply text kept for a quality check, then a stall", budget: 4 * mib, expect: &workloads.Expectation{Contains: "never"},
+		{name: "256 kB of reply text kept for a quality check, then a stall", budget: mib, expect: &workloads.Expectation{Contains: "never"},
 			serve: func(w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
 				sseHeaders(w)
-				chunk := "data: " + fakesse.ChatChunk(repeat('c', 1000), "") + "\n\n"
-				for i := 0; i < 1024 && writeFlush(w, chunk); i++ {
-				}
+				writeFlush(w, strings.Repeat("data: "+fakesse.ChatChunk(repeat('c', 1000), "")+"\n\n", 256))
 				stall(w, r, quit)
 			}, errHas: "a reply's text of more than"},
-		{name: "an embeddings answer of 1 MiB that stalls", budget: 4 * mib, endpoint: loadgen.Embeddings,
+		{name: "an embeddings answer of 256 KiB that stalls", budget: mib, endpoint: loadgen.Embeddings,
 			serve: func(w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
 				w.Header().Set("Content-Type", "application/json")
-				writeFlush(w, `{"object":"list","data":[{"embedding":[`+strings.Repeat("0.125,", mib/6))
+				writeFlush(w, `{"object":"list","data":[{"embedding":[`+strings.Repeat("0.125,", 256*kib/6))
 				stall(w, r, quit)
 			}, errHas: "an answer of more than"},
-		{name: "error bodies of 60 kB that stall", budget: 256 << 10, serve: func(w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
+		{name: "error bodies of 60 kB that stall", budget: 256 * kib, serve: func(w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			writeFlush(w, repeat('e', 60_000))
 			stall(w, r, quit)
 		}},
-		{name: "lines of 100 kB that end, within the budget", budget: 4 * mib, ok: true, serve: func(w http.ResponseWriter, _ *http.Request, _ <-chan struct{}) {
+		{name: "lines of 20 kB that end, within the budget", budget: mib, ok: true, serve: func(w http.ResponseWriter, _ *http.Request, _ <-chan struct{}) {
 			sseHeaders(w)
-			big := "data: " + fakesse.ChatChunk(repeat('d', 100_000), "") + "\n\n"
+			big := "data: " + fakesse.ChatChunk(repeat('d', 20_000), "") + "\n\n"
 			writeFlush(w, big+big+"data: [DONE]\n\n")
 		}},
 	}
