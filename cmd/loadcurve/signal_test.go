@@ -262,6 +262,7 @@ func TestOutOfFileDescriptors(t *testing.T) {
 // temporary file is, every result file written is whole, and report says the file was cut
 // short by a failed write, not by a kill.
 func TestRecordsFileFullMidRun(t *testing.T) {
+	t.Parallel() // two child processes, waited for
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh to set the child's limit")
 	}
@@ -284,6 +285,7 @@ func TestRecordsFileFullMidRun(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir, shell := tc.setup(t)
 			cmd := exec.Command("sh", append([]string{"-c", shell + ` && exec "$0" "$@"`, os.Args[0]}, append(run, "--out", dir)...)...)
 			cmd.Env = append(os.Environ(), "LOADCURVE_TEST_AS_MAIN=1")
