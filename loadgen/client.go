@@ -63,6 +63,9 @@ type Client struct {
 	// host is a --header Host value ("" when none): net/http sends req.Host and ignores a
 	// Host entry of the header map, so it is set on every request instead.
 	host string
+	// held bounds what the requests in flight hold beyond their fixed buffers, together
+	// (Target.MaxHeldBytes).
+	held *heldBudget
 }
 
 // idHeader is the header of one request that carries an id: the shared header's entries (their
@@ -125,6 +128,9 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 		// HTTP/1.1, one connection per stream, as vLLM's benchmark client does: HTTP/2 would
 		// multiplex every stream over one TCP connection and its flow control.
 		ForceAttemptHTTP2: false,
+		// A response's headers are held until they end: a server that sends megabytes of them
+		// and stalls would otherwise make every stalled stream hold its 10 MB default.
+		MaxResponseHeaderBytes: MaxResponseHeaderBytes,
 	}
 	base, err := url.Parse(t.BaseURL)
 	if err != nil {
@@ -162,7 +168,7 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 	hc := &http.Client{Transport: tr, CheckRedirect: refuseRedirect}
 	c := &Client{
 		target: t, kind: kind, model: t.Model, url: endpoint.String(), header: h, hc: hc, tr: tr,
-		secrets: secretsOf(t), bodyPlan: plan, host: t.Headers.Get("Host"),
+		secrets: secretsOf(t), bodyPlan: plan, host: t.Headers.Get("Host"), held: newHeldBudget(heldLimit(t)),
 	}
 	return c, nil
 }

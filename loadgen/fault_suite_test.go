@@ -177,6 +177,13 @@ func faultCases() []faultCase {
 			time.Sleep(5 * time.Millisecond)
 			writeFlush(w, "\ndata: [DONE]\r\n\r\n")
 		}), outcome: records.OK, status: 200, chunks: 2},
+		{name: "response headers beyond 32 KiB are refused, not held", fault: func(*testing.T) faultFunc {
+			return func(w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
+				w.Header().Set("X-Padding", repeat('h', 40<<10))
+				sseHeaders(w)
+				waitGone(r, quit)
+			}
+		}, outcome: records.StreamError, errHas: "no response: the response's headers passed 32768 bytes"},
 		{name: "slow headers within the deadline", fault: func(*testing.T) faultFunc {
 			return func(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) {
 				time.Sleep(100 * time.Millisecond)

@@ -87,13 +87,14 @@ func BenchmarkSSELines(b *testing.B) {
 	t0 := time.Now()
 	rec := records.NewRecord(0, 0, 0)
 	rec.ITL = make([]time.Duration, 0, chunks)
+	budget := newHeldBudget(0)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(stream)))
 	for b.Loop() {
 		src.Reset(stream)
 		br.Reset(src)
 		rec.First, rec.ITL, rec.Chunks = records.Unset, rec.ITL[:0], 0
-		st := streamState{rec: &rec, t0: t0}
+		st := streamState{kind: chatKind{}, rec: &rec, t0: t0, held: held{b: budget}}
 		if done, err := st.read(br); !done || err != nil || rec.Chunks != chunks {
 			b.Fatalf("done %v, err %v, %d chunks", done, err, rec.Chunks)
 		}

@@ -219,22 +219,26 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	rec.HTTPStatus = resp.StatusCode
 	res.status = resp.StatusCode
 
+	h := held{b: c.held} // what the request holds beyond its fixed buffers
+	defer h.release()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		res.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // a short read still has the status
+		// A short read (cut, or the client's memory for bodies held by others) still has the status.
+		b, _ := h.readHeld(resp.Body, maxErrorBody-1, "an error body")
 		rec.End = time.Since(t0)
 		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 			res.serverMsg = c.clean(redirectMessage(resp))
 		} else {
 			res.serverMsg = c.clean(serverMessage(b))
 		}
+		h.drop(b)
 		rec.Outcome = records.HTTPError
 		rec.Error = c.clean((&statusError{resp.StatusCode, res.serverMsg}).Error())
 		return res
 	}
 	sk, ok := c.kind.(streamKind)
 	if !ok {
-		c.readDocument(rctx, resp.Body, t0, req, rec, maxPromptTokens(len(body)))
+		c.readDocument(rctx, resp.Body, &h, t0, req, rec, maxPromptTokens(len(body)))
 		return res
 	}
 	pr := readerPool.Get().(*pooledReader)
@@ -247,23 +251,26 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		readerPool.Put(pr)
 	}()
 	if isJSONMediaType(resp.Header.Get("Content-Type")) && !startsAsEventStream(br) {
-		b, _ := io.ReadAll(io.LimitReader(br, maxErrorBody))
+		b, _ := h.readHeld(br, maxErrorBody-1, "a JSON answer")
 		rec.End = time.Since(t0)
 		rec.Outcome = records.StreamError
 		msg := "the server answered with a JSON document, not an event stream (does it support \"stream\": true?)"
 		if m := serverMessage(b); m != "" && bytes.Contains(b, []byte(`"error"`)) {
 			msg += ": " + m
 		}
+		h.drop(b)
 		rec.Error = c.clean(msg)
 		return res
 	}
 
 	st := streamState{kind: sk, rec: rec, t0: t0, needText: req.Expect.NeedsText() || req.Session != 0, maxChunks: maxChunksFor(sentMax), maxTokens: sentMax,
-		maxPrompt: maxPromptTokens(len(body))}
+		maxPrompt: maxPromptTokens(len(body)), held: held{b: c.held}}
+	defer st.held.release()
 	if sentMax > 1 {
 		rec.ITL = make([]time.Duration, 0, min(sentMax-1, itlPreallocCap))
 	}
 	done, readErr := st.read(br)
+	st.long, st.pending = st.held.drop(st.long), st.held.drop(st.pending) // nothing refers to them any more
 	if done {
 		// Read to the end of the body (the chunked terminator normally follows [DONE] at once) so
 		// the connection goes back to the pool; give up quickly if the server keeps it open.
@@ -279,6 +286,10 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		rec.Outcome, rec.Error = c.ctxFailure(rctx, rec)
 	case readErr == nil:
 		// read stopped on a malformed or error-carrying event: outcome and text already set
+	case errors.Is(readErr, errHeldFull) || errors.As(readErr, new(*lineTooLongError)):
+		// A line (or an event) the stream cannot be let hold: the server's, as a broken stream.
+		rec.Outcome = records.StreamError
+		rec.Error = fmt.Sprintf("stream cut after %d output chunks: %v", rec.Chunks, readErr)
 	case errors.Is(readErr, errResponseCap):
 		rec.Outcome = records.StreamError
 		rec.Error = fmt.Sprintf("response cut at %s (--max-response-mib) after %d output chunks: the server does not stop", sizeText(c.target.maxResponseBytes()), rec.Chunks)
@@ -310,19 +321,23 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 }
 
 // readDocument fills rec from a documentKind's 2xx answer, body: the whole answer is read
-// (within --max-response-mib) and its end is the response's end, and, for an answer, its last
-// moment too (E2EL, last - sent, is then the request's latency); nothing is streamed, so the
-// record has no first token, no chunks and no output tokens. The input tokens are the usage's
+// (within --max-response-mib, held against the client's budget h) and its end is the
+// response's end, and, for an answer, its last moment too (E2EL, last - sent, is then the
+// request's latency); nothing is streamed, so the record has no first token, no chunks and no
+// output tokens. The input tokens are the usage's
 // when the answer reports them and they are to be believed (within maxPrompt, what the request
 // could carry: maxPromptTokens), else the workload's count.
-func (c *Client) readDocument(rctx context.Context, body io.Reader, t0 time.Time, req *workloads.Request, rec *records.Record, maxPrompt int) {
+func (c *Client) readDocument(rctx context.Context, body io.Reader, h *held, t0 time.Time, req *workloads.Request, rec *records.Record, maxPrompt int) {
 	limit := c.target.maxResponseBytes()
-	b, err := io.ReadAll(io.LimitReader(body, limit+1))
+	b, err := h.readHeld(body, limit, "an answer")
+	defer h.drop(b) // what the answer holds is copied into the record
 	rec.End = time.Since(t0)
 	rec.InputTokens, rec.InputTokensSource = req.InputTokens, records.SourceWorkload
 	switch {
 	case err != nil && rctx.Err() != nil:
 		rec.Outcome, rec.Error = c.ctxFailure(rctx, rec)
+	case errors.Is(err, errHeldFull):
+		rec.Outcome, rec.Error = records.StreamError, "answer not read whole: "+err.Error()
 	case err != nil:
 		rec.Outcome, rec.Error = records.StreamError, "answer broken: "+describeTransportError(err)
 	case int64(len(b)) > limit:
@@ -331,7 +346,7 @@ func (c *Client) readDocument(rctx context.Context, body io.Reader, t0 time.Time
 	default:
 		var d document
 		if err := c.kind.(documentKind).readDocument(b, &d); err != nil {
-			rec.Outcome, rec.Error = records.StreamError, fmt.Sprintf("malformed answer (%v): %s", err, b)
+			rec.Outcome, rec.Error = records.StreamError, fmt.Sprintf("malformed answer (%v): %s", err, excerpt(b))
 		} else {
 			rec.Last = rec.End // the answer's last (and only) piece: E2EL is the request's latency
 			if d.promptOK {
@@ -343,6 +358,11 @@ func (c *Client) readDocument(rctx context.Context, body io.Reader, t0 time.Time
 		rec.Error = c.clean(rec.Error)
 	}
 }
+
+// excerpt is the head of b that an error text may quote: the client bounds the text to
+// maxErrorLen once secrets are hidden, so a few times that is all it ever shows, and a payload
+// of megabytes is not copied into a message only to be cut.
+func excerpt(b []byte) []byte { return b[:min(len(b), 4*maxErrorLen)] }
 
 // sizeText prints a byte count in MiB when it is a whole number of them.
 func sizeText(n int64) string {
@@ -472,7 +492,8 @@ type streamState struct {
 	t0           time.Time
 	needText     bool
 	text         strings.Builder
-	long         []byte // assembly buffer for lines longer than the reader's buffer
+	long         []byte // assembly buffer for lines longer than the reader's buffer, held against held
+	held         held   // what the request holds beyond its fixed buffers (long, pending, text)
 	chunk        chunkInfo
 	usageSet     bool // a usage message was received; prompt and complete are its counts
 	prompt       int
@@ -511,6 +532,7 @@ func (s *streamState) read(br *bufio.Reader) (done bool, err error) {
 		}
 		if len(line) > 0 {
 			stop, isDone := s.line(line, now)
+			s.settle()
 			if isDone {
 				rec.End = now
 				return true, nil
@@ -534,21 +556,44 @@ func (s *streamState) read(br *bufio.Reader) (done bool, err error) {
 }
 
 // readLine returns the next line without its line ending. The slice is valid until the next call.
+// A line longer than the reader's buffer is assembled in s.long, read in pieces of at most that
+// buffer, each piece's room taken from the client's budget before it is copied: a line longer
+// than maxLineLen, or one the budget cannot hold, ends the stream (lineTooLongError,
+// errHeldFull) without more of it being read.
 func (s *streamState) readLine(br *bufio.Reader) ([]byte, error) {
 	line, err := br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
-		s.long = append(s.long[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			line, err = br.ReadSlice('\n')
-			s.long = append(s.long, line...)
-			if len(s.long) > maxLineLen {
-				return nil, fmt.Errorf("an event line longer than %d bytes", maxLineLen)
+		s.long = s.long[:0]
+		for {
+			var gerr error
+			if s.long, gerr = s.held.grow(s.long, len(line), maxLineLen, "an event line"); gerr != nil {
+				return nil, gerr
 			}
+			s.long = append(s.long, line...)
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+			line, err = br.ReadSlice('\n')
 		}
 		line = s.long
 	}
 	line = bytes.TrimRight(line, "\r\n")
 	return line, err
+}
+
+// keepHeld is the capacity a stream keeps of a buffer held against the client's budget once
+// the line or event that grew it is done; a larger one is given back.
+const keepHeld = 64 << 10
+
+// settle gives back what the stream no longer holds: the long-line buffer and the pending data's
+// buffer, when they are empty and large.
+func (s *streamState) settle() {
+	if cap(s.long) > keepHeld {
+		s.long = s.held.drop(s.long)
+	}
+	if len(s.pending) == 0 && cap(s.pending) > keepHeld {
+		s.pending = s.held.drop(s.pending)
+	}
 }
 
 // line handles one non-empty SSE line received at now. stop reports a stream ended as broken;
@@ -589,10 +634,19 @@ func (s *streamState) data(value []byte, now time.Duration) (stop, done bool) {
 		if err == nil {
 			return s.payload(payload, now)
 		}
+		var gerr error
+		if s.pending, gerr = s.held.grow(s.pending, len(payload), 0, "an event's data"); gerr != nil {
+			return s.cut(gerr), false
+		}
 		s.pending, s.pendingErr = append(s.pending, payload...), err
 		return false, false
 	}
-	joined := append(append(s.pending, '\n'), value...)
+	// The joined data is at most maxLineLen and one line more (the check below).
+	grown, gerr := s.held.grow(s.pending, 1+len(value), 0, "an event's data")
+	if gerr != nil {
+		return s.cut(gerr), false
+	}
+	joined := append(append(grown, '\n'), value...)
 	s.pending = joined
 	if s.kind.parseEvent(joined, &s.chunk) == nil {
 		s.pending = joined[:0]
@@ -615,10 +669,18 @@ func (s *streamState) endEvent() (stop bool) {
 	return s.malformed(s.pendingErr, s.pending)
 }
 
+// cut ends the stream as broken by data it cannot be let hold (errHeldFull).
+func (s *streamState) cut(err error) bool {
+	s.rec.Outcome = records.StreamError
+	s.rec.Error = fmt.Sprintf("stream cut after %d output chunks: %v", s.rec.Chunks, err)
+	s.pending = s.pending[:0]
+	return true
+}
+
 // malformed ends the stream as broken by a payload that is not a chunk.
 func (s *streamState) malformed(err error, payload []byte) bool {
 	s.rec.Outcome = records.StreamError
-	s.rec.Error = fmt.Sprintf("malformed event data (%v): %s", err, payload) // redacted, then bounded, by the client
+	s.rec.Error = fmt.Sprintf("malformed event data (%v): %s", err, excerpt(payload)) // redacted, then bounded, by the client
 	s.pending = s.pending[:0]
 	return true
 }
@@ -655,6 +717,9 @@ func (s *streamState) payload(payload []byte, now time.Duration) (stop, done boo
 			return true, false
 		}
 		if s.needText {
+			if err := s.holdText(len(payload)); err != nil {
+				return s.cut(err), false
+			}
 			s.kind.appendText(payload, &s.text)
 		}
 	}
@@ -665,6 +730,27 @@ func (s *streamState) payload(payload []byte, now time.Duration) (stop, done boo
 		s.cached, s.cachedOK, s.reasoning, s.reasonOK = ci.cached, ci.cachedOK, ci.reasoning, ci.reasonOK
 	}
 	return false, ci.done
+}
+
+// holdText makes room in s.text for the text of a payload of n bytes (its text is no longer
+// than its JSON), its growth taken from the client's budget before the text grows.
+func (s *streamState) holdText(n int) error {
+	before, need := s.text.Cap(), s.text.Len()+n
+	if need <= before {
+		return nil
+	}
+	charged := before + n // strings.Builder.Grow(n) makes the capacity 2·cap+n
+	if err := s.held.take(charged, "a reply's text", need); err != nil {
+		return err
+	}
+	s.text.Grow(n)
+	switch d := s.text.Cap() - before - charged; { // a size class other than computed
+	case d > 0:
+		return s.held.take(d, "a reply's text", need)
+	case d < 0:
+		s.held.give(-d)
+	}
+	return nil
 }
 
 // answerOrReasoning files an output message received at now (already counted in Chunks, ITL and
@@ -938,6 +1024,8 @@ func describeTransportError(err error) string {
 		return "connection reset by the server"
 	case errors.Is(err, io.EOF):
 		return "connection closed by the server before it answered"
+	case strings.Contains(err.Error(), "server response headers exceeded"): // net/http's words, unexported
+		return fmt.Sprintf("the response's headers passed %d bytes (a server's are a few hundred): not read further", MaxResponseHeaderBytes)
 	}
 	return err.Error()
 }

@@ -31,6 +31,11 @@ type Target struct {
 	// memory. A response with more output chunks than 16 times its max_tokens (at least 4,096)
 	// is cut too.
 	MaxResponseBytes int64
+	// MaxHeldBytes bounds what the client's requests in flight hold together beyond their fixed
+	// buffers (long SSE lines, event data, reply texts, answers, error bodies); 0 or less is
+	// DefaultMaxHeldBytes, or MaxResponseBytes when that is larger. A request that would need
+	// more is a stream_error.
+	MaxHeldBytes int64
 	// RequestIDPrefix, when not empty, sends every request with the header
 	// "X-Request-Id: <prefix><tier>-<id>" (RequestID), as vLLM's --request-id-prefix does with
 	// "<prefix><index>", so that the server's logs can be joined to the records, which hold tier
@@ -97,6 +102,11 @@ func checkRequestIDPrefix(p string) string {
 	}
 	return ""
 }
+
+// MaxResponseHeaderBytes bounds the headers of a response: 32 KiB, eight times what nginx lets
+// an upstream send by default (proxy_buffer_size, 4 or 8 KiB); an LLM server's are a few hundred
+// bytes. A response with more is a stream_error ("no response: …headers exceeded…").
+const MaxResponseHeaderBytes = 32 << 10
 
 // DefaultMaxResponseBytes is the default cap on one response: 64 MiB, about 250,000 chunks of
 // vLLM's ~250-byte chat chunks, far above any max_tokens loadcurve sends by default.

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Line kinds. Request lines carry no "kind".
@@ -23,6 +24,9 @@ const (
 	KindTier          = "tier"
 	KindTierEnd       = "tier_end"
 	KindServerMetrics = "server_metrics"
+	// KindCut is the last line of a file whose writing failed (a full disk, a file-size limit):
+	// the file is whole up to it, and it says why the file ends there (Cut).
+	KindCut = "cut"
 )
 
 // Rate is a request rate in requests per second that encodes +Inf as the JSON string "inf".
@@ -47,7 +51,7 @@ func (r *Rate) UnmarshalJSON(b []byte) error {
 	}
 	var f float64
 	if err := json.Unmarshal(b, &f); err != nil {
-		return fmt.Errorf("rate: want a number or \"inf\", got %s", b)
+		return fmt.Errorf("rate: want a number or \"inf\", got %s", quoteInput(string(b)))
 	}
 	*r = Rate(f)
 	return nil
@@ -168,7 +172,7 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 		key, _ := tok.(string)
 		var v string
 		if err := dec.Decode(&v); err != nil {
-			return fmt.Errorf("metadata: %q: want a string: %w", key, err)
+			return fmt.Errorf("metadata: %s: want a string: %w", quoteInput(key), err)
 		}
 		out = append(out, MetaPair{Key: key, Value: v})
 	}
@@ -316,6 +320,31 @@ type ServerMetrics struct {
 	Metrics json.RawMessage `json:"metrics"`
 }
 
+// Cut is the line a Writer ends a file with when writing it failed: after the file's last whole
+// line (or the last whole line it could make room after), the error, and the tier it was
+// writing, whose lines end there without a closing line.
+type Cut struct {
+	Kind  string `json:"kind"`
+	Tier  *int   `json:"tier,omitempty"` // the tier being written; nil between tiers
+	Error string `json:"error"`
+	// Dropped is the number of the tier's last request (or server-metrics) lines removed to make
+	// room for this line on a disk that had none.
+	Dropped int `json:"dropped,omitempty"`
+}
+
+// Why is the cut's account for a person: that the file was cut short by a failed write, not by
+// a kill, and what the error was.
+func (c *Cut) Why() string {
+	s := "cut short by a failed write (" + c.Error + "), not by a kill"
+	switch {
+	case c.Dropped == 1:
+		s += "; its last request line was removed to make room for the note that says so"
+	case c.Dropped > 1:
+		s += fmt.Sprintf("; its last %d request lines were removed to make room for the note that says so", c.Dropped)
+	}
+	return s
+}
+
 // File is a whole records.jsonl read back.
 type File struct {
 	Header        Header
@@ -323,6 +352,8 @@ type File struct {
 	Records       []Record
 	ServerMetrics map[int]json.RawMessage // by tier
 	Warnings      []string                // e.g. a truncated last line that was ignored
+	// Cut, when set, is the line the file ends with because writing it failed (Cut.Why).
+	Cut *Cut
 }
 
 // TierRecords returns the records of tier t, in file order.
@@ -386,6 +417,7 @@ func Read(r io.Reader) (*File, error) {
 			return nil
 		},
 		Record: func(r *Record) error { f.Records = append(f.Records, *r); return nil },
+		Cut:    func(c Cut) error { f.Cut = &c; return nil },
 		ServerMetrics: func(m ServerMetrics) error {
 			if f.ServerMetrics == nil {
 				f.ServerMetrics = map[int]json.RawMessage{}
@@ -408,6 +440,7 @@ type Visitor struct {
 	TierEnd       func(TierEnd) error
 	Record        func(*Record) error // the record is the function's to keep
 	ServerMetrics func(ServerMetrics) error
+	Cut           func(Cut) error // the line a file whose writing failed ends with
 	// Seals, when set, recomputes every tier's seal from the file's lines (Seals.State says
 	// what it found); nil does not (it hashes every line).
 	Seals *Seals
@@ -422,7 +455,8 @@ type Visitor struct {
 //   - every tier is declared once, with planned ≥ 0 and a finite rate > 0 (or inf);
 //   - every request line belongs to a declared tier, and no request id appears twice in a tier;
 //   - a tier's closing line follows its tier line once, and does not plan more than it;
-//   - a tier holds no more records than it planned.
+//   - a tier holds no more records than it planned;
+//   - nothing follows the line a file whose writing failed ends with (KindCut).
 //
 // A last line without a newline that does not parse is taken as cut by a crash: it is ignored,
 // with a warning. Tiers without a closing line (the run was killed, or an older file) are read
@@ -432,7 +466,7 @@ func Scan(r io.Reader, v Visitor) (warnings []string, err error) {
 	chk := newChecker()
 	lineNo := 0
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := ReadLine(br)
 		if len(line) == 0 && err == io.EOF {
 			break
 		}
@@ -456,6 +490,9 @@ func Scan(r io.Reader, v Visitor) (warnings []string, err error) {
 		if cerr := chk.check(obj); cerr != nil {
 			return warnings, fmt.Errorf("line %d: %w", lineNo, cerr)
 		}
+		if obj.cut != nil {
+			chk.cutLine = lineNo
+		}
 		if v.Seals != nil {
 			v.Seals.add(obj, line)
 		}
@@ -469,6 +506,54 @@ func Scan(r io.Reader, v Visitor) (warnings []string, err error) {
 	return append(warnings, chk.finish()...), nil
 }
 
+// MaxLineLen bounds a line of a records file, which is read whole: the longest a loadcurve
+// writes is a request's line with the gaps of every chunk of the longest response it keeps
+// (1,048,576 chunks: about 10 MB, twice that with a reasoning model's answer gaps). A longer
+// line is refused as it is read, before it is held whole.
+const MaxLineLen = 64 << 20
+
+// maxLineLen is MaxLineLen, lowered by the tests.
+var maxLineLen = MaxLineLen
+
+// LineTooLongError is the error of a line longer than MaxLineLen.
+type LineTooLongError struct{}
+
+func (*LineTooLongError) Error() string {
+	return fmt.Sprintf("longer than %g MiB: not a line loadcurve writes (a hand-made or corrupted file?)", float64(maxLineLen)/(1<<20))
+}
+
+// ReadLine reads the next line of br, its newline kept, as bufio.Reader.ReadBytes does, but
+// refuses a line longer than MaxLineLen (LineTooLongError) having held no more than that.
+func ReadLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > maxLineLen {
+			return nil, &LineTooLongError{}
+		}
+		line = append(line, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// quoteInput quotes a value read from a file for a message, cut to 40 characters: a message
+// never carries a file's content at length.
+func quoteInput(s string) string {
+	const max = 40
+	if utf8.RuneCountInString(s) <= max {
+		return strconv.Quote(s)
+	}
+	cut, n := 0, 0
+	for cut < len(s) && n < max {
+		_, size := utf8.DecodeRuneInString(s[cut:])
+		cut += size
+		n++
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("…(%d bytes)", len(s))
+}
+
 // KnownMetricsVersions are the metric-definition versions this reader understands. Version 1
 // files have no steady-state keys; they read, and their results are recomputed under the
 // current definitions.
@@ -480,6 +565,8 @@ type checker struct {
 	sawHeader bool
 	tiers     map[int]*tierCheck
 	order     []int
+	cut       *Cut // the file's cut line, once read
+	cutLine   int
 }
 
 type tierCheck struct {
@@ -491,15 +578,18 @@ type tierCheck struct {
 func newChecker() *checker { return &checker{tiers: map[int]*tierCheck{}} }
 
 func (c *checker) check(o object) error {
+	if c.cut != nil {
+		return fmt.Errorf("a line after the line %d that ends the file (%s)", c.cutLine, c.cut.Why())
+	}
 	switch {
 	case o.header != nil:
 		h := o.header
 		if h.Tool != "" && h.Tool != "loadcurve" {
-			return fmt.Errorf("header: tool %q: not a loadcurve records file", h.Tool)
+			return fmt.Errorf("header: tool %s: not a loadcurve records file", quoteInput(h.Tool))
 		}
 		if h.MetricsVersion != "" && !slices.Contains(KnownMetricsVersions, h.MetricsVersion) {
-			return fmt.Errorf("header: metric-definition version %q is not one this loadcurve knows (%s): read it with the version that wrote it",
-				h.MetricsVersion, strings.Join(KnownMetricsVersions, ", "))
+			return fmt.Errorf("header: metric-definition version %s is not one this loadcurve knows (%s): read it with the version that wrote it",
+				quoteInput(h.MetricsVersion), strings.Join(KnownMetricsVersions, ", "))
 		}
 		c.sawHeader = true
 	case o.tier != nil:
@@ -533,6 +623,8 @@ func (c *checker) check(o object) error {
 			return fmt.Errorf("tier %d: arrivals_end_s %v is outside [0, %g]", e.Tier, e.ArrivalsEndS, maxSeconds)
 		}
 		tc.ended, tc.planned = true, e.Planned
+	case o.cut != nil:
+		c.cut = o.cut
 	case o.record != nil:
 		r := o.record
 		tc, ok := c.tiers[r.Tier]
@@ -566,11 +658,19 @@ func (c *checker) finish() []string {
 			open = append(open, strconv.Itoa(t))
 		}
 	}
-	if len(open) == 0 {
-		return nil
+	var out []string
+	if c.cut != nil {
+		out = append(out, fmt.Sprintf("the file ends at line %d, %s", c.cutLine, c.cut.Why()))
 	}
-	return []string{fmt.Sprintf("tier(s) %s have no closing line: the run was killed during them, or the file is from an older loadcurve; they are read as they are",
-		strings.Join(open, ", "))}
+	switch {
+	case len(open) == 0:
+	case c.cut != nil:
+		out = append(out, fmt.Sprintf("tier(s) %s have no closing line: the file was cut short while they ran; they are read as they are", strings.Join(open, ", ")))
+	default:
+		out = append(out, fmt.Sprintf("tier(s) %s have no closing line: the run was killed during them, or the file is from an older loadcurve; they are read as they are",
+			strings.Join(open, ", ")))
+	}
+	return out
 }
 
 // object is one parsed line: exactly one field is set.
@@ -580,6 +680,7 @@ type object struct {
 	end     *TierEnd
 	record  *Record
 	metrics *ServerMetrics
+	cut     *Cut
 }
 
 func (o object) visit(v Visitor) error {
@@ -594,6 +695,8 @@ func (o object) visit(v Visitor) error {
 		return v.Record(o.record)
 	case o.metrics != nil && v.ServerMetrics != nil:
 		return v.ServerMetrics(*o.metrics)
+	case o.cut != nil && v.Cut != nil:
+		return v.Cut(*o.cut)
 	}
 	return nil
 }
@@ -652,6 +755,13 @@ func parseLine(n int, line []byte) (object, error) {
 			return object{}, fmt.Errorf("line %d: server metrics: %w", n, err)
 		}
 		return object{metrics: &m}, nil
+	case probe.Kind == KindCut:
+		var c Cut
+		if err := json.Unmarshal(line, &c); err != nil {
+			return object{}, fmt.Errorf("line %d: cut: %w", n, err)
+		}
+		c.Error = cleanNote(c.Error)
+		return object{cut: &c}, nil
 	case probe.Kind == "":
 		r := new(Record)
 		if err := json.Unmarshal(line, r); err != nil {
@@ -660,41 +770,83 @@ func parseLine(n int, line []byte) (object, error) {
 		r.cleanText()
 		return object{record: r}, nil
 	default:
-		return object{}, fmt.Errorf("line %d: unknown kind %q", n, probe.Kind)
+		return object{}, fmt.Errorf("line %d: unknown kind %s", n, quoteInput(probe.Kind))
 	}
 }
 
 // Writer writes records.jsonl through a buffer that is flushed at least every FlushInterval, so a
 // crash loses at most that much. It is safe for concurrent use; Write does not wait for the disk
 // unless a flush is due.
+//
+// When a write fails (a full disk, a file-size limit), the Writer stops writing and, in a file it
+// opened, cuts what the failed write left of a line and ends the file with a Cut line naming the
+// error, so that the file is whole and says it was cut short; on a disk without room for that
+// line it removes the open tier's last request lines first (at most 64: their records are in
+// memory, and the tier, without its closing line, is run again by a resume), or, when even
+// that does not make room, leaves the file ending with its last whole line.
 type Writer struct {
-	mu       sync.Mutex
-	w        *bufio.Writer
-	c        io.Closer
-	buf      []byte
-	interval time.Duration
-	last     time.Time
-	err      error
-	stop     chan struct{} // closes the background flusher, when one runs
-	done     chan struct{}
+	mu  sync.Mutex
+	out io.Writer
+	c   io.Closer
+	// file is the file the Writer opened (Create, Append), cut back when a write fails; nil
+	// otherwise.
+	file cuttable
+	pend []byte    // whole lines not yet written
+	ends []lineEnd // where each line of pend ends
+	at   int64     // the offset in out of pend[0]
+	// whole is the end of the last line written whole; recent the ends of the open tier's request
+	// and server-metrics lines written since floor (the end of the line before the first of
+	// them), newest last: where a cut may go back to, dropping those lines.
+	whole, floor int64
+	recent       []int64
+	openTier     int // the tier whose tier line was written and whose closing line was not; -1: none
+	buf          []byte
+	interval     time.Duration
+	last         time.Time
+	err          error
+	stop         chan struct{} // closes the background flusher, when one runs
+	done         chan struct{}
 	// seal follows the lines of every tier whose tier line this Writer wrote, for its closing
 	// line's Seal.
 	seal sealer
 }
 
+// cuttable is what a Writer needs of the file it opened to cut it back: an *os.File's methods
+// (a test's file that fills up, too).
+type cuttable interface {
+	Truncate(size int64) error
+	Seek(offset int64, whence int) (int64, error)
+	Write(p []byte) (int, error)
+}
+
+// lineEnd is the end of a pending line in Writer.pend, and whether a cut may drop it (a line of
+// the open tier that is not its tier line).
+type lineEnd struct {
+	end       int
+	droppable bool
+}
+
+const (
+	// flushSize is how much is buffered before a write, at the latest.
+	flushSize = 1 << 16
+	// maxDropped bounds the lines a cut drops to make room for its note.
+	maxDropped = 64
+)
+
 // DefaultFlushInterval bounds what a crash can lose.
 const DefaultFlushInterval = time.Second
 
-// Create makes path and writes the header line.
+// Create makes path and writes the header line. A header that cannot be written leaves no file.
 func Create(path string, h Header) (*Writer, error) {
 	fh, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("create records: %w", err)
 	}
 	w := NewWriter(fh, DefaultFlushInterval)
-	w.c = fh
+	w.c, w.file = fh, fh
 	if err := w.WriteHeader(h); err != nil {
 		fh.Close()
+		os.Remove(path)
 		return nil, err
 	}
 	w.AutoFlush()
@@ -713,8 +865,14 @@ func Append(path string) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("append to records: %w", err)
 	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("append to records: %w", err)
+	}
 	w := NewWriter(fh, DefaultFlushInterval)
-	w.c = fh
+	w.c, w.file = fh, fh
+	w.at, w.whole, w.floor = st.Size(), st.Size(), st.Size()
 	w.seal.header = lineDigest(header)
 	w.AutoFlush()
 	return w, nil
@@ -727,7 +885,7 @@ func firstLine(path string) ([]byte, error) {
 		return nil, fmt.Errorf("append to records: %w", err)
 	}
 	defer fh.Close()
-	line, err := bufio.NewReaderSize(fh, 1<<16).ReadBytes('\n')
+	line, err := ReadLine(bufio.NewReaderSize(fh, 1<<16))
 	if err != nil {
 		return nil, fmt.Errorf("append to records: read the header line of %s: %w", path, err)
 	}
@@ -753,7 +911,7 @@ func (w *Writer) AutoFlush() {
 			select {
 			case <-t.C:
 				w.mu.Lock()
-				if w.w.Buffered() > 0 && time.Since(w.last) >= w.interval {
+				if len(w.pend) > 0 && time.Since(w.last) >= w.interval {
 					w.flushLocked()
 				}
 				w.mu.Unlock()
@@ -766,7 +924,7 @@ func (w *Writer) AutoFlush() {
 
 // NewWriter writes to out, flushing every interval.
 func NewWriter(out io.Writer, interval time.Duration) *Writer {
-	return &Writer{w: bufio.NewWriterSize(out, 1<<16), interval: interval, last: time.Now()}
+	return &Writer{out: out, pend: make([]byte, 0, flushSize), interval: interval, last: time.Now(), openTier: -1}
 }
 
 // WriteHeader writes the header line (Kind, Tool and MetricsVersion are filled in) and flushes.
@@ -778,7 +936,7 @@ func (w *Writer) WriteHeader(h Header) error {
 	if h.MetricsVersion == "" {
 		h.MetricsVersion = MetricsVersion
 	}
-	return w.writeObject(h, func(line []byte) { w.seal.header = lineDigest(line) })
+	return w.writeObject(h, -1, func(line []byte) { w.seal.header = lineDigest(line) })
 }
 
 // WriteServerMetrics writes a tier's server-side metrics (any JSON-encodable value) and flushes.
@@ -791,7 +949,7 @@ func (w *Writer) WriteServerMetrics(tier int, metrics any) error {
 }
 
 func (w *Writer) writeMetrics(m ServerMetrics) error {
-	return w.writeObject(m, func(line []byte) {
+	return w.writeObject(m, m.Tier, func(line []byte) {
 		if sum := w.seal.of(m.Tier); sum != nil {
 			sum.add(line)
 		}
@@ -802,7 +960,13 @@ func (w *Writer) writeMetrics(m ServerMetrics) error {
 // the seal of its closing line.
 func (w *Writer) WriteTier(t Tier) error {
 	t.Kind = KindTier
-	return w.writeObject(t, func(line []byte) { w.seal.open(t.Tier, line) })
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.writeObjectLocked(t, -1, func(line []byte) { w.seal.open(t.Tier, line) }); err != nil {
+		return err
+	}
+	w.openTier = t.Tier
+	return nil
 }
 
 // WriteTierEnd writes a tier's closing line and flushes. Its Seal is the Writer's (whatever e
@@ -813,17 +977,24 @@ func (w *Writer) WriteTierEnd(e TierEnd) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	e.Seal = w.seal.close(e.Tier)
-	return w.writeObjectLocked(e, nil)
+	if err := w.writeObjectLocked(e, -1, nil); err != nil {
+		return err
+	}
+	if w.openTier == e.Tier {
+		w.openTier = -1
+	}
+	return nil
 }
 
 // writeObject writes v as a line and flushes; seal, when set, is given the line's bytes first.
-func (w *Writer) writeObject(v any, seal func(line []byte)) error {
+// tier is the tier v is a droppable line of (server metrics), -1 for none.
+func (w *Writer) writeObject(v any, tier int, seal func(line []byte)) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.writeObjectLocked(v, seal)
+	return w.writeObjectLocked(v, tier, seal)
 }
 
-func (w *Writer) writeObjectLocked(v any, seal func(line []byte)) error {
+func (w *Writer) writeObjectLocked(v any, tier int, seal func(line []byte)) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode records line: %w", err)
@@ -834,8 +1005,8 @@ func (w *Writer) writeObjectLocked(v any, seal func(line []byte)) error {
 	if seal != nil {
 		seal(b)
 	}
-	w.w.Write(b)
-	w.w.WriteByte('\n')
+	w.pend = append(append(w.pend, b...), '\n')
+	w.ends = append(w.ends, lineEnd{end: len(w.pend), droppable: tier >= 0 && tier == w.openTier})
 	w.flushLocked()
 	return w.err
 }
@@ -852,22 +1023,94 @@ func (w *Writer) Write(r *Record) error {
 		sum.add(w.buf)
 		sum.records++
 	}
-	w.buf = append(w.buf, '\n')
-	if _, err := w.w.Write(w.buf); err != nil {
-		w.err = fmt.Errorf("write records: %w", err)
-		return w.err
-	}
-	if time.Since(w.last) >= w.interval {
+	w.pend = append(append(w.pend, w.buf...), '\n')
+	w.ends = append(w.ends, lineEnd{end: len(w.pend), droppable: r.Tier == w.openTier})
+	if len(w.pend) >= flushSize || time.Since(w.last) >= w.interval {
 		w.flushLocked()
 	}
 	return w.err
 }
 
+// flushLocked writes the pending lines; on a failure it cuts the file back (cutBack).
 func (w *Writer) flushLocked() {
-	if err := w.w.Flush(); err != nil && w.err == nil {
-		w.err = fmt.Errorf("write records: %w", err)
-	}
 	w.last = time.Now()
+	if w.err != nil || len(w.pend) == 0 {
+		return
+	}
+	n, err := w.out.Write(w.pend)
+	if err == nil && n < len(w.pend) {
+		err = io.ErrShortWrite
+	}
+	for _, e := range w.ends {
+		if e.end > n {
+			break
+		}
+		w.wrote(w.at+int64(e.end), e.droppable)
+	}
+	w.at += int64(n)
+	w.pend, w.ends = w.pend[:0], w.ends[:0]
+	if err != nil {
+		w.err = fmt.Errorf("write records: %w", err)
+		w.cutBack()
+	}
+}
+
+// wrote notes a line written whole, ending at end.
+func (w *Writer) wrote(end int64, droppable bool) {
+	switch {
+	case !droppable:
+		w.floor, w.recent = end, w.recent[:0]
+	case len(w.recent) == maxDropped:
+		w.floor = w.recent[0]
+		w.recent = append(w.recent[:0], w.recent[1:]...)
+		fallthrough
+	default:
+		w.recent = append(w.recent, end)
+	}
+	w.whole = end
+}
+
+// cutBack ends a file the Writer opened, after its writing failed (w.err), with a Cut line after
+// its last whole line, or, when the disk has no room for it there, after an earlier line of the
+// open tier; failing that, with its last whole line.
+func (w *Writer) cutBack() {
+	if w.file == nil {
+		return
+	}
+	note := Cut{Kind: KindCut, Error: BoundText(w.err.Error(), MaxNoteLen)}
+	if w.openTier >= 0 {
+		t := w.openTier
+		note.Tier = &t
+	}
+	at := []int64{w.whole}
+	for i := len(w.recent) - 1; i >= 0; i-- {
+		if w.recent[i] < w.whole {
+			at = append(at, w.recent[i])
+		}
+	}
+	if len(w.recent) > 0 && w.floor < at[len(at)-1] {
+		at = append(at, w.floor)
+	}
+	for dropped, end := range at {
+		note.Dropped = dropped
+		b, _ := json.Marshal(note)
+		if w.writeAt(end, append(b, '\n')) {
+			return
+		}
+	}
+	_ = w.file.Truncate(w.whole) // no room even for the note: the file ends whole
+}
+
+// writeAt cuts the file at end and writes line there; false when it could not.
+func (w *Writer) writeAt(end int64, line []byte) bool {
+	if w.file.Truncate(end) != nil {
+		return false
+	}
+	if _, err := w.file.Seek(end, io.SeekStart); err != nil {
+		return false
+	}
+	n, err := w.file.Write(line)
+	return err == nil && n == len(line)
 }
 
 // Flush writes out everything buffered.

@@ -1,6 +1,8 @@
 package records_test
 
 import (
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -48,3 +50,69 @@ func TestHandEditedRecordsAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileRecordsFilesAreRefusedBriefly: a records file made to cost its reader (values of
+// 100 kB where loadcurve writes a word) is refused with the line and
+// what is wrong in a message of at most a few hundred bytes: the value is quoted cut, never
+// whole.
+func TestHostileRecordsFilesAreRefusedBriefly(t *testing.T) {
+	const head = `{"kind":"header","tool":"loadcurve","model":"m"}` + "\n" + `{"kind":"tier","tier":0,"request_rate":4,"planned":2}` + "\n"
+	big := strings.Repeat("x", 100_000)
+	for _, tc := range []struct {
+		name, file string
+		says       []string
+	}{
+		{"a kind of 10 MB", head + `{"kind":"` + big + `"}` + "\n", []string{"line 3: unknown kind \"xxxx", "…(100000 bytes)"}},
+		{"a tool of 10 MB", `{"kind":"header","tool":"` + big + `"}` + "\n", []string{"line 1: header: tool \"xxx", "not a loadcurve records file"}},
+		{"a metric-definition version of 10 MB", `{"kind":"header","metric_definition_version":"` + big + `"}` + "\n", []string{"line 1: header: metric-definition version \"xxx"}},
+		{"an outcome of 10 MB", head + `{"id":0,"tier":0,"outcome":"` + big + `"}` + "\n", []string{"line 3:", "unknown outcome \"xxx"}},
+		{"a gap of 10 MB", head + `{"id":0,"tier":0,"outcome":"ok","planned_s":0,"itl_ms":[1,1` + strings.Repeat("1", 100_000) + `]}` + "\n", []string{"line 3:", "is not a number"}},
+		{"a rate of 10 MB", `{"kind":"header","tool":"loadcurve"}` + "\n" + `{"kind":"tier","tier":0,"request_rate":"` + big + `","planned":2}` + "\n", []string{"line 2:", "rate: want a number or \"inf\""}},
+		{"a metadata key of 10 MB", `{"kind":"header","tool":"loadcurve","metadata":{"` + big + `":1}}` + "\n", []string{"line 1:", "metadata: \"xxx"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := records.Read(strings.NewReader(tc.file))
+			if err == nil {
+				t.Fatal("read, want a refusal")
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("%.300q lacks %q", err, s)
+				}
+			}
+			if len(err.Error()) > 400 {
+				t.Errorf("a message of %d bytes", len(err.Error()))
+			}
+		})
+	}
+}
+
+// TestAnEndlessLineIsRefused: a records file whose line never ends is refused once the line
+// passes the bound on a line (lowered here from records.MaxLineLen to 1 MiB), having read
+// little more than that (the reader would otherwise hold the whole file).
+func TestAnEndlessLineIsRefused(t *testing.T) {
+	defer records.SetMaxLineLen(1 << 20)()
+	src := &endless{}
+	_, err := records.Read(io.MultiReader(strings.NewReader(`{"kind":"header","tool":"loadcurve"}`+"\n"+`{"kind":"tier","note":"`), src))
+	var long *records.LineTooLongError
+	if !errors.As(err, &long) || !strings.Contains(err.Error(), "line 2: longer than 1 MiB") {
+		t.Fatalf("%v, want line 2 refused as too long", err)
+	}
+	if src.n > 2<<20 {
+		t.Errorf("%d bytes read of an endless line", src.n)
+	}
+}
+
+// endless reads as an endless run of 'a's.
+type endless struct{ n int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		n += copy(p[n:], aaaa)
+	}
+	e.n += n
+	return n, nil
+}
+
+var aaaa = []byte(strings.Repeat("a", 64<<10))

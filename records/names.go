@@ -23,3 +23,7 @@ func (r *Record) cleanText() {
 	r.FinishReason = redact.StripControl(r.FinishReason)
 	r.Error = redact.StripControl(r.Error)
 }
+
+// cleanNote is a note read from a file (a cut line's error), without control characters and
+// bounded to MaxNoteLen bytes.
+func cleanNote(s string) string { return BoundText(redact.StripControl(s), MaxNoteLen) }

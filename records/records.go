@@ -66,7 +66,7 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown outcome %q (want one of ok, http_error, timeout, stream_error, canceled)", b)
+	return fmt.Errorf("unknown outcome %s (want one of ok, http_error, timeout, stream_error, canceled)", quoteInput(string(b)))
 }
 
 // ClientResourcesPrefix starts the Error of a request that failed because the client ran out of
@@ -617,7 +617,7 @@ func parseGaps(raw json.RawMessage) ([]float64, error) {
 		}
 		v, err := strconv.ParseFloat(string(item), 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", item)
+			return nil, fmt.Errorf("%s is not a number", quoteInput(string(item)))
 		}
 		out = append(out, v)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/loadcurve/loadcurve/cost"
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -152,8 +152,8 @@ func WriteCompareFiles(dir string, res compare.Result, a, b *sweep.Result, plots
 	if err := tables[0].CSV(&buf); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "compare.csv"), buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write compare.csv: %w", err)
+	if err := result.WriteFile(filepath.Join(dir, "compare.csv"), buf.Bytes()); err != nil {
+		return err
 	}
 	c := compareCurve(res, a, b)
 	c.Title = "A vs B"

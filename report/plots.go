@@ -23,6 +23,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // Plot size. PNG files are rendered at PNGDPI dots per inch, so a PNG is
@@ -874,7 +875,7 @@ func WritePlots(dir string, c Curve, formats PlotFormats) ([]string, error) {
 				return paths, fmt.Errorf("report: plot %s: %w", j.name, err)
 			}
 			path := filepath.Join(dir, j.name+"."+ext)
-			if err := os.WriteFile(path, b, 0o644); err != nil {
+			if err := result.WriteFile(path, b); err != nil {
 				return paths, fmt.Errorf("report: write plot: %w", err)
 			}
 			paths = append(paths, path)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -661,8 +660,8 @@ func WriteFilesSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series,
 		if err := CurveCSV(&b, r); err != nil {
 			return written, err
 		}
-		if err := os.WriteFile(filepath.Join(dir, "curve.csv"), b.Bytes(), 0o644); err != nil {
-			return written, fmt.Errorf("write curve.csv: %w", err)
+		if err := result.WriteFile(filepath.Join(dir, "curve.csv"), b.Bytes()); err != nil {
+			return written, err
 		}
 		written = append(written, "curve.csv")
 	}
@@ -676,8 +675,8 @@ func WriteHTML(dir string, h HTML) error {
 	if err := h.Write(&b); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "report.html"), b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write report.html: %w", err)
+	if err := result.WriteFile(filepath.Join(dir, "report.html"), b.Bytes()); err != nil {
+		return err
 	}
 	return nil
 }

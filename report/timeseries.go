@@ -15,6 +15,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
 )
@@ -126,8 +127,8 @@ func writeTimeSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series) 
 			return written, err
 		}
 		name := TimeSeriesName(tr.Tier.Tier)
-		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
-			return written, fmt.Errorf("write %s: %w", name, err)
+		if err := result.WriteFile(filepath.Join(dir, name), b.Bytes()); err != nil {
+			return written, err
 		}
 		written = append(written, name)
 	}

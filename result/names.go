@@ -105,18 +105,35 @@ func Clear(dir, keep string) error {
 	return nil
 }
 
-// WriteJSON writes v as indented JSON to dir/name, through a temporary file renamed into place.
+// WriteJSON writes v as indented JSON to dir/name (WriteFile).
 func WriteJSON(dir, name string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	path := filepath.Join(dir, name)
-	tmp := filepath.Join(dir, "."+name+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	return WriteFile(filepath.Join(dir, name), append(b, '\n'))
+}
+
+// WriteFile writes data to path whole or not at all: through a temporary file beside it
+// (.NAME.tmp), renamed into place once complete, and removed when anything fails (a full disk,
+// a file-size limit), so that a result directory never holds a cut file, nor a temporary one.
+// An existing file at path is replaced only by a complete one.
+func WriteFile(path string, data []byte) error {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	err := os.WriteFile(tmp, data, 0o644)
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err != nil {
+		os.Remove(tmp)
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch { // the temporary file's name tells the reader nothing
+		case errors.As(err, &pe):
+			err = pe.Err
+		case errors.As(err, &le):
+			err = le.Err
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

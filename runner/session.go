@@ -211,12 +211,43 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		s.Close()
 		return nil, err // loadgen's preflight errors name the request and the target
 	}
-	s.Header, err = s.header(loadgen.SanitizeURL(t.BaseURL))
+	s.Header, err = s.header(loadgen.SanitizeURL(t.BaseURL), s.sim != nil)
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// PlannedHeader is the records header Open would build from opts, as far as it is known before
+// anything starts: the embedded deployment's address is not known yet (it is not what a
+// header's comparison looks at), nor, when opts names no model, the model GET /models will name
+// (the header's Model is then empty). A resumed sweep is checked against it before the target
+// is opened.
+func PlannedHeader(opts Options) (records.Header, error) {
+	s := &Session{opts: opts}
+	if opts.Virtual {
+		target, model := virtualTarget(opts)
+		s.opts.Target.Model = model
+		return s.header(target, true)
+	}
+	return s.header(loadgen.SanitizeURL(opts.Target.BaseURL), opts.Target.BaseURL == "")
+}
+
+// virtualTarget is the target a session on the virtual clock names in its header, and its model:
+// the one given, or the queue's or engine's own.
+func virtualTarget(opts Options) (target, model string) {
+	model = opts.Target.Model
+	if q := opts.Queue; q != nil {
+		if model == "" {
+			model = q.ModelName
+		}
+		return result.VirtualTarget, model
+	}
+	if model == "" {
+		model = opts.Sim.ModelName
+	}
+	return result.VirtualEngineTarget, model
 }
 
 // openVirtual opens a session on the virtual clock: nothing started, nothing sent.
@@ -225,26 +256,20 @@ func (s *Session) openVirtual() (*Session, error) {
 		return nil, errors.Join(errs...)
 	}
 	what := "batching engine"
-	if q := s.opts.Queue; q != nil {
+	if s.opts.Queue != nil {
 		what = "M/D/c queue"
-		if s.opts.Target.Model == "" {
-			s.opts.Target.Model = q.ModelName
-		}
-	} else if s.opts.Target.Model == "" {
-		s.opts.Target.Model = s.opts.Sim.ModelName
 	}
+	var target string
+	target, s.opts.Target.Model = virtualTarget(s.opts)
 	s.logf("no --base-url: serving the embedded %s (%s) on the virtual clock: a model of its steady state, not a measurement", what, s.opts.SimLabel)
 	var err error
-	target := result.VirtualTarget
-	if s.opts.Queue == nil {
-		target = result.VirtualEngineTarget
-	}
-	s.Header, err = s.header(target)
+	s.Header, err = s.header(target, true)
 	return s, err
 }
 
-// header builds the records header of the session, whose target is named target.
-func (s *Session) header(target string) (records.Header, error) {
+// header builds the records header of the session, whose target is named target; embedded: the
+// target is the embedded deployment (started, or on the virtual clock).
+func (s *Session) header(target string, embedded bool) (records.Header, error) {
 	opts, t := s.opts, s.opts.Target
 	src := opts.Workload
 	run := result.Run{
@@ -255,7 +280,7 @@ func (s *Session) header(target string) (records.Header, error) {
 		Settings: opts.Settings, Started: time.Now(), Clean: s.Clean,
 	}
 	var err error
-	if s.sim != nil || opts.Virtual {
+	if embedded {
 		run.Sim = &result.Sim{Name: opts.SimLabel}
 		if opts.SimReplicas > 1 {
 			run.Sim.Replicas, run.Sim.Balance = opts.SimReplicas, cmpOr(opts.SimBalance, sim.BalanceRoundRobin)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -51,11 +52,70 @@ type Entry struct {
 	ValueErr  error
 }
 
+// MaxFileSize bounds a scenario file, and MaxItems the lines and list items it may hold, both
+// checked before it is parsed: a resolved scenario of every flag of a sweep is a few kB and a
+// few hundred lines. The YAML decoder costs about 200 bytes of memory per byte of a file of
+// short items (a 1 MB list of one-letter items took 170 MB), so the count is what bounds it:
+// at most MaxItems items cost a few MB.
+const (
+	MaxFileSize = 1 << 20
+	MaxItems    = 10_000
+)
+
+// ReadFile reads the scenario file at path, refusing one larger than MaxFileSize before reading
+// it (or, for a file that grows or has no size, such as a pipe, as soon as it passes the bound).
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tooBig := func(n int64) error {
+		return fmt.Errorf("%s: %s, more than a scenario file holds (at most %d MiB): not read", path, sizeWords(n), MaxFileSize>>20)
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxFileSize {
+		return nil, tooBig(st.Size())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > MaxFileSize {
+		return nil, tooBig(int64(len(b)))
+	}
+	return b, nil
+}
+
+// sizeWords says how large n bytes are, as more than MaxFileSize when only that much was read.
+func sizeWords(n int64) string {
+	if n > MaxFileSize+1 {
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("more than %d MiB", MaxFileSize>>20)
+}
+
+// items bounds the YAML nodes b can make: every node of a scenario starts a line or follows a
+// ',', '[' or '{' (a value on its key's line is the line's second).
+func items(b []byte) int {
+	n := 1
+	for _, c := range b {
+		switch c {
+		case '\n', ',', '[', '{':
+			n++
+		}
+	}
+	return n
+}
+
 // Parse reads a scenario file's content. An empty file, or one holding only null, is an empty
 // scenario. A file that is not YAML, holds a second document or is not a mapping is refused with
 // an *Error; an entry whose key or value is malformed is returned with NameOK false or
-// ValueErr set, for the caller to report with its other problems.
+// ValueErr set, for the caller to report with its other problems. A file of more than MaxItems
+// lines and list items is refused before it is decoded.
 func Parse(b []byte) ([]Entry, error) {
+	if n := items(b); n > MaxItems {
+		return nil, &Error{Err: fmt.Errorf("%d lines and list items, more than a scenario holds (at most %d): not read", n, MaxItems)}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {

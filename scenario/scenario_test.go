@@ -2,6 +2,8 @@ package scenario_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -145,5 +147,48 @@ func TestEncodeEmptyAndBad(t *testing.T) {
 	}
 	if _, err := scenario.Encode(scenario.Resolved{Settings: []scenario.Setting{{Name: "seed", Values: []string{"1", "2"}}}}); err == nil || !strings.Contains(err.Error(), "seed has 2 values") {
 		t.Errorf("two values of a single setting: %v", err)
+	}
+}
+
+// TestBoundsCheckedBeforeParsing: a scenario file larger than MaxFileSize (or a device that never
+// ends) is refused before it is read whole, and one of more than MaxItems lines and list items
+// before it is decoded (the YAML decoder's nodes cost ~200 bytes of memory per byte of such a
+// file); files at the bounds are read.
+func TestBoundsCheckedBeforeParsing(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		path    string // a file to write content to, or a device
+		content string
+		want    string // a substring of the error; "" to read it
+	}{
+		{name: "larger than the bound", content: "seed: 1\n" + strings.Repeat("#", scenario.MaxFileSize), want: "1.0 MiB, more than a scenario file holds (at most 1 MiB)"},
+		{name: "a device that never ends", path: "/dev/zero", want: "more than 1 MiB, more than a scenario file holds"},
+		{name: "too many lines", content: strings.Repeat("# comment\n", scenario.MaxItems), want: "10001 lines and list items, more than a scenario holds (at most 10000)"},
+		{name: "too many list items", content: "header: [" + strings.Repeat("a,", scenario.MaxItems) + "a]", want: "lines and list items, more than a scenario holds"},
+		{name: "at the bounds", content: "seed: 1\n" + strings.Repeat("#", scenario.MaxFileSize-9-scenario.MaxItems+2) + strings.Repeat("\n", scenario.MaxItems-2)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tc.path
+			if path == "" {
+				path = filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".yaml")
+				if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else if _, err := os.Stat(path); err != nil {
+				t.Skip(err)
+			}
+			b, err := scenario.ReadFile(path)
+			if err == nil {
+				_, err = scenario.Parse(b)
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -105,7 +105,7 @@ func WriteResult(dir string, in []Input, merged *records.File, rep MergeReport) 
 	if err != nil {
 		return fmt.Errorf("encode merge.json: %w", err)
 	}
-	return os.WriteFile(filepath.Join(dir, result.MergeName), append(b, '\n'), 0o644)
+	return result.WriteFile(filepath.Join(dir, result.MergeName), append(b, '\n'))
 }
 
 // samePath reports whether a and b name the same file (b need not exist).

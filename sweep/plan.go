@@ -72,7 +72,8 @@ type Runner interface {
 type RecordsLostError struct{ Err error }
 
 func (e *RecordsLostError) Error() string {
-	return "the records file is incomplete (" + e.Err.Error() + "): the tier ran to its end, and its summary, from the records in memory, is whole"
+	return "the records file is incomplete (" + e.Err.Error() + "): it ends with its last whole line, and a line saying it was cut short where the disk had room for one; " +
+		"the tier ran to its end, and its summary, from the records in memory, is whole"
 }
 
 func (e *RecordsLostError) Unwrap() error { return e.Err }

@@ -39,6 +39,9 @@ type Resume struct {
 	DroppedRecords int
 	// Warnings are the reader's (a line cut by a crash, a tier without its closing line).
 	Warnings []string
+	// Cut is the line the records file ends with when its writing failed (a full disk), nil
+	// otherwise.
+	Cut *records.Cut
 
 	keepBytes int64 // the length of the file's part that holds the header and the kept tiers
 	readSize  int64 // the file's length when it was read
@@ -80,6 +83,7 @@ func OpenResume(dir string) (*Resume, error) {
 		},
 		Record:        func(rec *records.Record) error { counts[rec.Tier]++; return nil },
 		ServerMetrics: func(m records.ServerMetrics) error { r.Server[m.Tier] = m.Metrics; return nil },
+		Cut:           func(c records.Cut) error { r.Cut = &c; return nil },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoSweep, path, err)
@@ -167,7 +171,7 @@ func keptLength(path string, kept int) (int64, error) {
 	br := bufio.NewReaderSize(fh, 1<<16)
 	var pos, keep int64
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := records.ReadLine(br)
 		if len(line) > 0 && err == nil {
 			var probe struct {
 				Kind string `json:"kind"`
@@ -241,7 +245,7 @@ func (r *Resume) saveDiscarded() error {
 		return fmt.Errorf("resume: %w", err)
 	}
 	defer in.Close()
-	header, err := bufio.NewReader(in).ReadBytes('\n')
+	header, err := records.ReadLine(bufio.NewReader(in))
 	if err != nil {
 		return fmt.Errorf("resume: read the header of %s: %w", r.Path, err)
 	}
@@ -299,7 +303,10 @@ func (r *Resume) Describe() string {
 	}
 	d := r.Dropped[0]
 	why := "interrupted"
-	if d.End == nil {
+	switch {
+	case d.End == nil && r.Cut != nil:
+		why = "never closed: the records file was cut short by a failed write"
+	case d.End == nil:
 		why = "never closed: the sweep was killed"
 	}
 	return fmt.Sprintf("%s; tier %d (%s, %s, %d records) is discarded and runs again", kept, d.Tier, d.Role, why, r.DroppedRecords)

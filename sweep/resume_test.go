@@ -311,6 +311,33 @@ func TestOpenResumeSaysWhatCannotBeResumed(t *testing.T) {
 	if err != nil || len(aside.Records) != 1 || len(aside.Warnings) == 0 {
 		t.Errorf("the discarded part: %v, %+v", err, aside)
 	}
+
+	// A file cut short by a full disk (records.Writer's last line says so), in a tier or between
+	// two: the cut tier is discarded as a killed one is, said to be the disk's, and the cut line
+	// is never kept.
+	for _, c := range []struct {
+		name, rest string
+		dropped    int
+		says       string
+	}{
+		{"in a tier", tier(1) + rec(1, 0) + `{"kind":"cut","tier":1,"error":"write records: no space left on device"}` + "\n", 1, "cut short by a failed write"},
+		{"between tiers", `{"kind":"cut","error":"write records: no space left on device"}` + "\n", 0, "no tier was interrupted"},
+	} {
+		dir := write(kept, c.rest)
+		r, err := sweep.OpenResume(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(r.Kept) != 1 || len(r.Dropped) != c.dropped || r.Cut == nil || !strings.Contains(r.Describe(), c.says) {
+			t.Errorf("%s: kept %d, dropped %d, cut %+v: %s", c.name, len(r.Kept), len(r.Dropped), r.Cut, r.Describe())
+		}
+		if err := r.Discard(); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, result.RecordsName)); string(b) != kept {
+			t.Errorf("%s: records.jsonl after the discard:\n%s\nwant:\n%s", c.name, b, kept)
+		}
+	}
 }
 
 // TestResumeObjectives: the objectives a resumed sweep measures against are the ones its records

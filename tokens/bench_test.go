@@ -2,6 +2,7 @@ package tokens_test
 
 import (
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,6 +100,23 @@ func BenchmarkCountPrompts(b *testing.B) {
 				total += n
 			}
 			b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
+
+// BenchmarkParse parses a family's tokenizer.json (decompressed before the timer): what
+// --tokenizer costs once per command, the file's shape checked before it is decoded.
+func BenchmarkParse(b *testing.B) {
+	for _, name := range []string{"llama3", "gemma3"} {
+		b.Run(name, func(b *testing.B) {
+			data := readXZ(b, filepath.Join("testdata", "models", name+".json.xz"))
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tokens.Parse(name+".json", data); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -86,6 +86,10 @@ type pipeline struct {
 }
 
 func parse(data []byte) (*pipeline, error) {
+	// Refused before anything is decoded: an unknown model, lists of millions of entries.
+	if err := checkShape(data); err != nil {
+		return nil, err
+	}
 	var f fileJSON
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, jsonError(err)

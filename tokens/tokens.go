@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,21 +73,36 @@ func Load(path string) (*Tokenizer, error) {
 			return nil, fmt.Errorf("%s is a directory without a %s: give the tokenizer file, or the model directory that holds it", path, FileName)
 		}
 	}
-	if st, err = os.Stat(file); err != nil {
-		return nil, fmt.Errorf("read the tokenizer: %w", err)
-	}
-	if st.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%s: %d MB, more than a tokenizer file holds (at most %d MB): not read", file, st.Size()>>20, MaxFileSize>>20)
-	}
-	data, err := os.ReadFile(file)
+	data, err := readBounded(file)
 	if err != nil {
-		return nil, fmt.Errorf("read the tokenizer: %w", err)
+		return nil, err
 	}
 	t, err := Parse(file, data)
 	if err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// readBounded reads the tokenizer file at path, refusing one larger than MaxFileSize before
+// reading it, or, when its size is not known ahead (a pipe, a device), once it passes the bound.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the tokenizer: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s: %d MB, more than a tokenizer file holds (at most %d MB): not read", path, st.Size()>>20, MaxFileSize>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the tokenizer: %w", err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: more than a tokenizer file holds (at most %d MB): not read", path, MaxFileSize>>20)
+	}
+	return data, nil
 }
 
 // Parse reads a tokenizer from the contents of a tokenizer.json file; name names it in

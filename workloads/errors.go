@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"unicode/utf8"
 )
 
 // LineError is one problem of an input file, located by its 1-based line number (0 when the
@@ -73,4 +75,25 @@ func (p *problems) err() error {
 		errs = append(errs[:len(errs):len(errs)], fmt.Errorf("%s: %d more problems not shown", p.path, p.more))
 	}
 	return errors.Join(errs...)
+}
+
+// quoteValue quotes a value read from a file for a message, cut to 40 characters (clip): a
+// message never carries a file's content at length.
+func quoteValue(s string) string {
+	if c := clip(s); c != s {
+		return strconv.Quote(c) + fmt.Sprintf("…(%d bytes)", len(s))
+	}
+	return strconv.Quote(s)
+}
+
+// clip is s cut to its first 40 characters.
+func clip(s string) string {
+	const max = 40
+	cut, n := 0, 0
+	for cut < len(s) && n < max {
+		_, size := utf8.DecodeRuneInString(s[cut:])
+		cut += size
+		n++
+	}
+	return s[:cut]
 }

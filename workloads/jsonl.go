@@ -67,7 +67,7 @@ func LoadJSONL(path string) (*Set, error) {
 // validated before anything is returned, and every problem is reported (up to ten, then a count),
 // each a *LineError joined with errors.Join.
 func ReadJSONL(r io.Reader, name string) (*Set, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReader(&lineCapped{r: r})
 	p := &problems{path: name}
 	var (
 		reqs  []Request
@@ -233,7 +233,7 @@ func parseRequestLine(line []byte, lineNo, index int, p *problems) (Request, tur
 			if key == "timestamp" || key == "input_length" || key == "hash_ids" {
 				hint = " (this looks like a Mooncake trace: use mooncake:FILE)"
 			}
-			bad("unknown field %q; a request line may have %s%s", key, requestKeys, hint)
+			bad("unknown field %s; a request line may have %s%s", quoteValue(key), requestKeys, hint)
 		}
 	}
 	if e := obj["expected"]; e != nil && !isNull(e) {
@@ -243,13 +243,13 @@ func parseRequestLine(line []byte, lineNo, index int, p *problems) (Request, tur
 			}
 			b, _ := stringValue(fr)
 			if json.Unmarshal(e, &a) == nil && a.FinishReason != "" && a.FinishReason != b {
-				bad(`"expected.finish_reason" %q and "expected_finish_reason" %q disagree`, a.FinishReason, b)
+				bad(`"expected.finish_reason" %s and "expected_finish_reason" %s disagree`, quoteValue(a.FinishReason), quoteValue(b))
 			}
 		}
 	}
 	if hasIDLabel {
 		if obj["label"] != nil && !isNull(obj["label"]) && req.Label != idLabel {
-			bad(`both "id" and "label" name the request (%q, %q): give one`, idLabel, req.Label)
+			bad(`both "id" and "label" name the request (%s, %s): give one`, quoteValue(idLabel), quoteValue(req.Label))
 		}
 		req.Label = idLabel
 	}
@@ -262,7 +262,7 @@ func parseRequestLine(line []byte, lineNo, index int, p *problems) (Request, tur
 			case "assistant":
 				bad(`a session turn's messages are what the user adds; the assistant's replies are the server's`)
 			default:
-				bad(`messages[%d]: role %q in a session turn, whose messages are user messages (and a system message opening the first turn)`, i, m.Role)
+				bad(`messages[%d]: role %s in a session turn, whose messages are user messages (and a system message opening the first turn)`, i, quoteValue(m.Role))
 			}
 		}
 	} else {
@@ -391,7 +391,7 @@ func groupSessions(reqs []Request, turns []turnLine, p *problems) []Request {
 				}
 			}
 			if j == 0 && tl.think {
-				p.add(tl.lineNo, `"think_ms" on the first turn of session %q: a think time is the wait after the previous turn's reply, and a first turn has none`, s.label)
+				p.add(tl.lineNo, `"think_ms" on the first turn of session %s: a think time is the wait after the previous turn's reply, and a first turn has none`, quoteValue(s.label))
 			}
 			userSeen := false
 			for m, role := range tl.roles {
@@ -399,7 +399,7 @@ func groupSessions(reqs []Request, turns []turnLine, p *problems) []Request {
 				case role == "user":
 					userSeen = true
 				case j > 0:
-					p.add(tl.lineNo, `messages[%d]: a %s message in turn %d of session %q: only the first turn may open with one`, m, role, j+1, s.label)
+					p.add(tl.lineNo, `messages[%d]: a %s message in turn %d of session %s: only the first turn may open with one`, m, clip(role), j+1, quoteValue(s.label))
 				case userSeen:
 					p.add(tl.lineNo, `messages[%d]: a %s message after a user message: it may only open the session's first turn`, m, role)
 				}
@@ -418,10 +418,10 @@ func orderTurns(label string, lines []int, turns []turnLine, p *problems) bool {
 		tl := &turns[i]
 		switch {
 		case numbered && tl.turn == 0:
-			p.add(tl.lineNo, `session %q: no "turn" here, but line %d numbers its turn: number every turn of a session or none`, label, turns[lines[0]].lineNo)
+			p.add(tl.lineNo, `session %s: no "turn" here, but line %d numbers its turn: number every turn of a session or none`, quoteValue(label), turns[lines[0]].lineNo)
 			return false
 		case !numbered && tl.turn > 0:
-			p.add(tl.lineNo, `session %q: "turn" here, but line %d has none: number every turn of a session or none`, label, turns[lines[0]].lineNo)
+			p.add(tl.lineNo, `session %s: "turn" here, but line %d has none: number every turn of a session or none`, quoteValue(label), turns[lines[0]].lineNo)
 			return false
 		}
 	}
@@ -433,10 +433,10 @@ func orderTurns(label string, lines []int, turns []turnLine, p *problems) bool {
 		tl := &turns[i]
 		switch {
 		case j > 0 && tl.turn == turns[lines[j-1]].turn:
-			p.add(tl.lineNo, `session %q has turn %d twice (line %d and here)`, label, tl.turn, turns[lines[j-1]].lineNo)
+			p.add(tl.lineNo, `session %s has turn %d twice (line %d and here)`, quoteValue(label), tl.turn, turns[lines[j-1]].lineNo)
 			return false
 		case tl.turn != j+1:
-			p.add(tl.lineNo, `session %q: turn %d, but the session has no turn %d (a session's turns are numbered 1, 2, … without gaps)`, label, tl.turn, j+1)
+			p.add(tl.lineNo, `session %s: turn %d, but the session has no turn %d (a session's turns are numbered 1, 2, … without gaps)`, quoteValue(label), tl.turn, j+1)
 			return false
 		}
 	}
@@ -498,7 +498,7 @@ func parseMessages(raw json.RawMessage, bad func(string, ...any)) []Message {
 					m.Content = s
 				}
 			default:
-				bad(`messages[%d]: unknown field %q (only "role" and "content" are sent)`, i, key)
+				bad(`messages[%d]: unknown field %s (only "role" and "content" are sent)`, i, quoteValue(key))
 				ok = false
 			}
 		}
@@ -555,11 +555,11 @@ func parseExpected(raw json.RawMessage, bad func(string, ...any)) *Expectation {
 			}
 			continue
 		default:
-			bad(`"expected": unknown field %q; it may have exact, contains, regex, finish_reason, min_tokens`, key)
+			bad(`"expected": unknown field %s; it may have exact, contains, regex, finish_reason, min_tokens`, quoteValue(key))
 			continue
 		}
 		if s, ok := stringValue(v); !ok {
-			bad(`"expected.%s" must be a string, got %s`, key, describe(v))
+			bad(`"expected.%s" must be a string, got %s`, clip(key), describe(v))
 		} else {
 			*dst = s
 		}

@@ -375,7 +375,7 @@ func sharegptExchanges(raw json.RawMessage, n, line int, p *problems, all bool) 
 			p.add(line, "%s: \"id\" must be a string or a number, got %s", where, describe(id))
 			return nil, "", false
 		}
-		where = fmt.Sprintf("entry %d (id %q)", n, label)
+		where = fmt.Sprintf("entry %d (id %s)", n, quoteValue(label))
 	}
 	conv := obj["conversations"]
 	if conv == nil || isNull(conv) {
@@ -452,6 +452,10 @@ func tokenKind(tok json.Token) string {
 
 // jsonLineError locates a decoding error of a streamed JSON file by line.
 func jsonLineError(name string, lr *lineTracker, dec *json.Decoder, err error) error {
+	var long *LineTooLongError
+	if errors.As(err, &long) {
+		return fmt.Errorf("%s: %w", name, err)
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return &LineError{Path: name, Line: lr.lineAt(se.Offset), Msg: "not valid JSON: " + se.Error()}
@@ -474,11 +478,15 @@ type lineTracker struct {
 	lines int    // newlines before base
 	cur   int    // a position in buf ...
 	curNL int    // ... and the newlines in buf[:cur]
+	entry int64  // offset of the entry being read (the last trim point)
 }
 
 func (t *lineTracker) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	t.buf = append(t.buf, p[:n]...)
+	if t.base+int64(len(t.buf))-t.entry > int64(maxLineLen)+64<<10 { // the decoder reads a little ahead
+		return n, &LineTooLongError{Line: t.lineAt(t.entry), Entry: true}
+	}
 	return n, err
 }
 
@@ -501,6 +509,7 @@ func (t *lineTracker) newlinesBefore(k int) int {
 // trim forgets the bytes before off (off >= the last trim point) once they are at least half of
 // what is kept, so the copying stays linear in the file size.
 func (t *lineTracker) trim(off int64) {
+	t.entry = off
 	k := t.index(off)
 	if k < len(t.buf)/2 {
 		return

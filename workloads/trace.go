@@ -138,7 +138,7 @@ func ReadTrace(r io.Reader, name, format string, timeScale float64) (*Trace, err
 		tr.Offsets[i] = time.Duration(math.Round(d))
 	}
 	if rows.sessionKey != "" {
-		tr.Notes = append(tr.Notes, fmt.Sprintf("the trace's rows carry %q: multi-turn structure in Mooncake traces is replayed as independent requests, at their timestamps", rows.sessionKey))
+		tr.Notes = append(tr.Notes, fmt.Sprintf("the trace's rows carry %s: multi-turn structure in Mooncake traces is replayed as independent requests, at their timestamps", quoteValue(rows.sessionKey)))
 	}
 	if n := countZero(rows.out); n > 0 {
 		tr.Notes = append(tr.Notes, fmt.Sprintf("%d of %d trace requests have no output length: they are sent without max_tokens", n, len(rows.out)))
@@ -165,7 +165,7 @@ const MaxReplaySpan = 31 * 24 * time.Hour
 var azureColumns = [3]string{"TIMESTAMP", "ContextTokens", "GeneratedTokens"}
 
 func readAzure(r io.Reader, name string) (*traceRows, error) {
-	cr := csv.NewReader(bufio.NewReader(r))
+	cr := csv.NewReader(bufio.NewReader(&lineCapped{r: r}))
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1
 	p := &problems{path: name}
@@ -218,21 +218,21 @@ func readAzure(r io.Reader, name string) (*traceRows, error) {
 		at, isNum, ok := parseTraceTime(ts)
 		switch {
 		case !ok:
-			p.add(line, "TIMESTAMP %q is neither a date-time like 2023-11-16 18:15:46.6805900 nor a number of seconds", ts)
+			p.add(line, "TIMESTAMP %s is neither a date-time like 2023-11-16 18:15:46.6805900 nor a number of seconds", quoteValue(ts))
 		case haveFirst && isNum != numeric:
-			p.add(line, "TIMESTAMP %q: the first row's TIMESTAMP is %s, and all rows must be alike", ts, map[bool]string{true: "a number", false: "a date-time"}[numeric])
+			p.add(line, "TIMESTAMP %s: the first row's TIMESTAMP is %s, and all rows must be alike", quoteValue(ts), map[bool]string{true: "a number", false: "a date-time"}[numeric])
 			ok = false
 		case haveFirst && at < prev:
-			p.add(line, "TIMESTAMP %s is earlier than the previous row's %s: timestamps must not decrease", ts, prevText)
+			p.add(line, "TIMESTAMP %s is earlier than the previous row's %s: timestamps must not decrease", clip(ts), clip(prevText))
 			ok = false
 		}
 		in, okIn := nonNegInt(rec[col[1]])
 		if !okIn {
-			p.add(line, "ContextTokens must be a non-negative integer, got %q", rec[col[1]])
+			p.add(line, "ContextTokens must be a non-negative integer, got %s", quoteValue(rec[col[1]]))
 		}
 		out, okOut := nonNegInt(rec[col[2]])
 		if !okOut {
-			p.add(line, "GeneratedTokens must be a non-negative integer, got %q", rec[col[2]])
+			p.add(line, "GeneratedTokens must be a non-negative integer, got %s", quoteValue(rec[col[2]]))
 		}
 		if ok {
 			if !haveFirst {
@@ -303,7 +303,7 @@ func nonNegInt(s string) (int, bool) {
 }
 
 func readMooncake(r io.Reader, name string) (*traceRows, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReader(&lineCapped{r: r})
 	p := &problems{path: name}
 	rows := &traceRows{}
 	hasHashes, havePrev := false, false
@@ -316,7 +316,7 @@ func readMooncake(r io.Reader, name string) (*traceRows, error) {
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
 			at, atText, in, out, hashes, ok := parseMooncakeLine(trimmed, lineNo, p, &rows.sessionKey)
 			if ok && havePrev && at < prev {
-				p.add(lineNo, "timestamp %s is earlier than the previous line's %s: timestamps must not decrease", atText, prevText)
+				p.add(lineNo, "timestamp %s is earlier than the previous line's %s: timestamps must not decrease", clip(atText), clip(prevText))
 			}
 			if ok {
 				prev, prevText, havePrev = at, atText, true

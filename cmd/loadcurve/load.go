@@ -33,6 +33,27 @@ type loadCommand struct {
 	readyCheck time.Duration
 	// recordsLost: the records file is not whole, so finish must not read it back.
 	recordsLost bool
+	// scenarioWritten: the scenario was written beside the records when the first tier started
+	// (scenarioFirst), so finish need not write it again.
+	scenarioWritten bool
+}
+
+// scenarioFirst has the executor write the scenario the command runs with into --out when its
+// first tier starts, beside the records file: what a resume reads its flags from, and there
+// before a disk that fills up during the run has no room left for it.
+func (lc *loadCommand) scenarioFirst(c *cli.Context) func(*sweep.Executor) {
+	return func(x *sweep.Executor) {
+		x.Runner = sweep.BeforeFirstTier(x.Runner, func() error {
+			if lc.out.Out == "" {
+				return nil
+			}
+			if err := writeScenario(lc.out.Out, c); err != nil {
+				return err
+			}
+			lc.scenarioWritten = true
+			return nil
+		})
+	}
 }
 
 // readLoadCommand reads every flag run and sweep share, returning every problem at once.
@@ -145,9 +166,16 @@ func (lc *loadCommand) open(c *cli.Context, cmd records.Command, schedule fmt.St
 	if err := runner.WaitReady(c.Context, lc.target.Target, lc.readyCheck, lc.target.Log, bind.Flag); err != nil {
 		return nil, err
 	}
+	lc.plan(cmd, schedule)
+	return runner.Open(c.Context, lc.target)
+}
+
+// plan completes the target's options with what the records header holds of the command: its
+// kind, schedule and settings (open does it; a resumed sweep checks the header they make before
+// it opens the target).
+func (lc *loadCommand) plan(cmd records.Command, schedule fmt.Stringer) {
 	lc.target.Command, lc.target.Schedule, lc.target.Settings = cmd, schedule, lc.settings.Record()
 	lc.target.Tally = !lc.bounded // the time series and a run's peak figures, as the records pass
-	return runner.Open(c.Context, lc.target)
 }
 
 // finish closes the session (the records file is complete: runner.Session.Finish), writes the
@@ -162,8 +190,8 @@ func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Resu
 			fmt.Fprintln(stderr, "loadcurve: --bounded-memory: no per-second time series (they hold a tier's records); `loadcurve report DIR --out OTHER` writes them")
 		}
 		writeErr = report.WriteResultSeries(lc.out.Out, res, series, lc.out.Plots)
-		if writeErr == nil {
-			writeErr = writeScenario(lc.out.Out, c)
+		if !lc.scenarioWritten {
+			writeErr = errors.Join(writeErr, writeScenario(lc.out.Out, c))
 		}
 		if writeErr != nil {
 			writeErr = fmt.Errorf("write the result to %s: %w (the result printed is whole: it comes from the records in memory)", lc.out.Out, writeErr)

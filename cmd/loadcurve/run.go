@@ -85,7 +85,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer s.Close()
-	res, err := runExecutor(c.Context, c, s, cfg, vr.Tap())
+	res, err := runExecutor(c.Context, c, s, cfg, lc.scenarioFirst(c), vr.Tap())
 	if lost := sweep.RecordsLost(err); lost != nil && res != nil && len(res.Tiers) > 0 {
 		// The tiers that ran are whole in memory: show and save what can be, then fail.
 		lc.recordsLost = true

@@ -250,33 +250,101 @@ func TestOutOfFileDescriptors(t *testing.T) {
 	}
 }
 
-// TestRecordsFileFullMidRun runs the real process with a 50 KiB limit on the size of a file
-// (ulimit -f: the same error path as a full disk): records.jsonl fails part-way through the
-// tier. The tier must still run to its end, its summary be printed from the records in memory,
-// and the exit status and message say the records file is incomplete.
+// TestRecordsFileFullMidRun runs the real process on a disk that fills up during its tier, two
+// ways: with a 50 KiB limit on the size of a file (ulimit -f 100: every write past it fails, as
+// on a full disk, with EFBIG; no privilege needed), and, where this process may mount one (as
+// root), on a real tmpfs of 128 KiB that fills up (ENOSPC). records.jsonl fails part-way
+// through the tier. The tier must still run to its end, its summary be printed from the records
+// in memory, the exit status (1) and message say the records file is incomplete; and what is
+// left is whole and says what it is (issue 37: scenario.yaml was missing, a 0-byte
+// .summary.json.tmp was left and report said "the run was probably killed"): records.jsonl
+// reads, ending with the line that names the failed write, scenario.yaml is there, no
+// temporary file is, every result file written is whole, and report says the file was cut
+// short by a failed write, not by a kill.
 func TestRecordsFileFullMidRun(t *testing.T) {
+	t.Parallel() // two child processes, waited for
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh to set the child's limit")
 	}
-	dir := filepath.Join(t.TempDir(), "out")
-	cmd := exec.Command("sh", "-c", `ulimit -f 100 && exec "$0" "$@"`, os.Args[0], "run", "--num-requests", "600", "--request-rate", "300",
-		"--random-input-len", "32", "--random-output-len", "16", "--out", dir, "--quiet")
-	cmd.Env = append(os.Environ(), "LOADCURVE_TEST_AS_MAIN=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if exitCode(err) != exitFailure {
-		t.Fatalf("exit %d, want %d\n%s", exitCode(err), exitFailure, stderr.String())
+	run := []string{"run", "--num-requests", "600", "--request-rate", "300", "--random-input-len", "32", "--random-output-len", "16", "--quiet"}
+	tests := []struct {
+		name  string
+		setup func(t *testing.T) (dir string, shell string) // the --out directory, what sh runs first
+	}{
+		{"a file-size limit of 50 KiB", func(t *testing.T) (string, string) {
+			return filepath.Join(t.TempDir(), "out"), "ulimit -f 100"
+		}},
+		{"a tmpfs of 128 KiB", func(t *testing.T) (string, string) {
+			mnt := t.TempDir()
+			if err := exec.Command("mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", mnt).Run(); err != nil {
+				t.Skipf("cannot mount a tmpfs here (%v): the file-size limit stands in for a full disk", err)
+			}
+			t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+			return filepath.Join(mnt, "out"), "true"
+		}},
 	}
-	if !strings.Contains(stderr.String(), "the records file is incomplete") {
-		t.Errorf("stderr does not say the records file is incomplete:\n%s", stderr.String())
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir, shell := tc.setup(t)
+			cmd := exec.Command("sh", append([]string{"-c", shell + ` && exec "$0" "$@"`, os.Args[0]}, append(run, "--out", dir)...)...)
+			cmd.Env = append(os.Environ(), "LOADCURVE_TEST_AS_MAIN=1")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if exitCode(err) != exitFailure {
+				t.Fatalf("exit %d, want %d\n%s", exitCode(err), exitFailure, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "the records file is incomplete") {
+				t.Errorf("stderr does not say the records file is incomplete:\n%s", stderr.String())
+			}
+			if !regexp.MustCompile(`Planned / issued requests: +600 / 600`).MatchString(stdout.String()) ||
+				!strings.Contains(stdout.String(), "Successful requests:") {
+				t.Errorf("the tier's result was not printed whole:\n%s", stdout.String())
+			}
+			f, err := records.ReadFile(filepath.Join(dir, "records.jsonl"))
+			if err != nil {
+				t.Fatalf("records.jsonl does not read: %v", err)
+			}
+			if f.Cut == nil || f.Cut.Tier == nil || *f.Cut.Tier != 0 || len(f.Records) == 0 || len(f.Records) >= 600 {
+				t.Errorf("records.jsonl: %d records, cut %+v: want some of tier 0's, and the line saying it was cut", len(f.Records), f.Cut)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "scenario.yaml")); err != nil {
+				t.Errorf("no scenario.yaml: %v", err)
+			}
+			wholeFiles(t, dir)
+			code, _, rstderr := runCLI(t, "report", dir)
+			if code != exitOK || !strings.Contains(rstderr, "cut short by a failed write") || strings.Contains(rstderr, "killed") {
+				t.Errorf("report: exit %d, stderr:\n%s", code, rstderr)
+			}
+		})
 	}
-	if !regexp.MustCompile(`Planned / issued requests: +600 / 600`).MatchString(stdout.String()) ||
-		!strings.Contains(stdout.String(), "Successful requests:") {
-		t.Errorf("the tier's result was not printed whole:\n%s", stdout.String())
+}
+
+// wholeFiles checks that dir holds no temporary file and that each result file it holds is whole:
+// its JSON decodes, its HTML and SVG end as such documents do.
+func wholeFiles(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if fi, err := os.Stat(filepath.Join(dir, "records.jsonl")); err != nil || fi.Size() > 100*512 {
-		t.Errorf("records.jsonl: %v, %v bytes (the limit should have cut it)", err, fi)
+	for _, e := range entries {
+		name := e.Name()
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ext := filepath.Ext(name); {
+		case strings.HasSuffix(name, ".tmp"):
+			t.Errorf("a temporary file is left: %s (%d bytes)", name, len(b))
+		case ext == ".json" && !json.Valid(b):
+			t.Errorf("%s is not whole JSON (%d bytes)", name, len(b))
+		case ext == ".html" && !bytes.HasSuffix(bytes.TrimSpace(b), []byte("</html>")):
+			t.Errorf("%s is cut (%d bytes)", name, len(b))
+		case ext == ".svg" && !bytes.HasSuffix(bytes.TrimSpace(b), []byte("</svg>")):
+			t.Errorf("%s is cut (%d bytes)", name, len(b))
+		}
 	}
 }
 

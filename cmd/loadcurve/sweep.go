@@ -120,20 +120,30 @@ func sweepAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(stderr, "loadcurve: %s\n", lc.settings.Judging(whose, bind.Flag))
 	say(c, "", runner.ExactCapacityNote(lc.target, lc.settings.Measure.Objectives, lc.settings.Params.TargetShare), cfg.Bounds(lc.target.Virtual, bind.Flag))
-	s, err := lc.open(c, records.CommandSweep, result.SweepSchedule{Tiers: cfg.Rates, Burstiness: float64(spec.Burstiness)})
+	schedule := result.SweepSchedule{Tiers: cfg.Rates, Burstiness: float64(spec.Burstiness)}
+	if resumed != nil {
+		// What the sweep would measure, against what it measured, before the target starts (the
+		// model GET /models names is checked once it has: below).
+		lc.plan(records.CommandSweep, schedule)
+		planned, err := runner.PlannedHeader(lc.target)
+		if err != nil {
+			return err
+		}
+		if planned.Model == "" {
+			planned.Model = resumed.Header.Model
+		}
+		if diffs := resume.HeaderDiffers(lc.out.Out, resumed.Header, planned); len(diffs) > 0 {
+			return usageErrors(diffs)
+		}
+	}
+	s, err := lc.open(c, records.CommandSweep, schedule)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	scenario := lc.scenarioFirst(c)
 	tune := func(x *sweep.Executor) {
-		// The scenario is written when the first tier starts, beside the records file: what a
-		// resume of this sweep reads its flags from.
-		x.Runner = sweep.BeforeFirstTier(x.Runner, func() error {
-			if lc.out.Out == "" {
-				return nil
-			}
-			return writeScenario(lc.out.Out, c)
-		})
+		scenario(x)
 		if resumed != nil {
 			x.Resume, x.Fingerprint = resumed, lc.target.Fingerprint
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -110,6 +111,7 @@ func UnknownCommand(app *cli.App, name string) error {
 // "--duration 10: give a unit, e.g. 10s or 2m". reason is what the parser said ("parse
 // error", "value out of range").
 func ValueProblem(f cli.Flag, name, value, reason string) string {
+	value, reason = Excerpt(value), Excerpt(reason) // a file's value may be megabytes long
 	head := fmt.Sprintf("--%s %s", name, value)
 	if value == "" || strings.ContainsAny(value, " \t") {
 		head = fmt.Sprintf("--%s %q", name, value)
@@ -179,6 +181,22 @@ func FindFlag(flags []cli.Flag, name string) cli.Flag {
 		}
 	}
 	return nil
+}
+
+// Excerpt is s for a message: itself when it has at most 80 bytes, else its first 60 characters
+// and how long it was, so that no message carries a value (a file's, most often) at length.
+func Excerpt(s string) string {
+	const keep, limit = 60, 80
+	if len(s) <= limit {
+		return s
+	}
+	cut, n := 0, 0
+	for cut < len(s) && n < keep {
+		_, size := utf8.DecodeRuneInString(s[cut:])
+		cut += size
+		n++
+	}
+	return fmt.Sprintf("%s…(%d bytes)", strings.ToValidUTF8(s[:cut], "\uFFFD"), len(s))
 }
 
 // NearestFlags names the flags of flags that typed was probably meant to be, as a message says

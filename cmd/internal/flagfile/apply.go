@@ -66,9 +66,9 @@ func Apply(c *cli.Context, path, self string, entries []scenario.Entry) error {
 			continue
 		case !ok:
 			if sg := clihelp.NearestFlags(name, c.Command.Flags); sg != "" {
-				bad(e.Line, "%s %s has no flag --%s; did you mean %s?", c.App.Name, c.Command.Name, name, sg)
+				bad(e.Line, "%s %s has no flag --%s; did you mean %s?", c.App.Name, c.Command.Name, clihelp.Excerpt(name), sg)
 			} else {
-				bad(e.Line, "%s %s has no flag --%s", c.App.Name, c.Command.Name, name)
+				bad(e.Line, "%s %s has no flag --%s", c.App.Name, c.Command.Name, clihelp.Excerpt(name))
 			}
 			continue
 		case seen[canonical] > 0:
@@ -80,7 +80,7 @@ func Apply(c *cli.Context, path, self string, entries []scenario.Entry) error {
 			continue // "label: null" (or ~, or nothing) leaves the flag unset, as YAML means it
 		}
 		if e.ValueErr != nil {
-			bad(e.ValueLine, "--%s: %v", name, e.ValueErr)
+			bad(e.ValueLine, "--%s: %v", clihelp.Excerpt(name), e.ValueErr)
 			continue
 		}
 		if onCommandLine[canonical] {

@@ -3,7 +3,6 @@ package flagfile
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,7 +17,7 @@ func ApplyFile(c *cli.Context, self string) error {
 	if path == "" {
 		return nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := scenario.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("--%s: %w", self, err)
 	}

@@ -101,17 +101,22 @@ func ByName(cmd *cli.Command) map[string]cli.Flag {
 	return m
 }
 
-// Quoted writes values for a message: one quoted, several as a list, none as alt.
+// Quoted writes values for a message: one quoted, several as a list (at most ten, then a
+// count), none as alt; each cut to a few dozen characters (clihelp.Excerpt).
 func Quoted(vals []string, alt string) string {
+	const most = 10
 	switch len(vals) {
 	case 0:
 		return alt
 	case 1:
-		return strconv.Quote(vals[0])
+		return strconv.Quote(clihelp.Excerpt(vals[0]))
 	}
-	q := make([]string, len(vals))
-	for i, v := range vals {
-		q[i] = strconv.Quote(v)
+	q := make([]string, 0, min(len(vals), most)+1)
+	for _, v := range vals[:min(len(vals), most)] {
+		q = append(q, strconv.Quote(clihelp.Excerpt(v)))
+	}
+	if len(vals) > most {
+		q = append(q, fmt.Sprintf("and %d more", len(vals)-most))
 	}
 	return strings.Join(q, " ")
 }

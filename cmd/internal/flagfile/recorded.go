@@ -3,11 +3,11 @@ package flagfile
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/scenario"
 )
 
@@ -21,11 +21,11 @@ type Recorded struct {
 }
 
 // Read reads the recorded scenario at path for a command whose flags are flags (a name the
-// flags lack is kept as it is). A file that cannot be read returns os.ReadFile's error (test it
-// with errors.Is, e.g. os.ErrNotExist); one that is not a scenario, or holds a value that is
+// flags lack is kept as it is). A file that cannot be read returns scenario.ReadFile's error (test
+// it with errors.Is, e.g. os.ErrNotExist); one that is not a scenario, or holds a value that is
 // neither a value nor a list, an error with its line.
 func Read(path string, flags []cli.Flag) (*Recorded, error) {
-	b, err := os.ReadFile(path)
+	b, err := scenario.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func Read(path string, flags []cli.Flag) (*Recorded, error) {
 	}
 	for _, e := range entries {
 		if e.ValueErr != nil {
-			return nil, fmt.Errorf("%s:%d: --%s: %v", path, e.ValueLine, e.Name, e.ValueErr)
+			return nil, fmt.Errorf("%s:%d: --%s: %v", path, e.ValueLine, clihelp.Excerpt(e.Name), e.ValueErr)
 		}
 		name := e.Name
 		if canonical, ok := names[name]; ok {
@@ -126,7 +126,7 @@ func (r *Recorded) Take(c *cli.Context, skip map[string]bool) []error {
 		}
 		for _, v := range r.values[name] {
 			if err := c.Set(canonical, v); err != nil {
-				errs = append(errs, fmt.Errorf("%s:%d: --%s %s: %v", r.Path, r.lines[name], canonical, v, err))
+				errs = append(errs, fmt.Errorf("%s:%d: --%s %s: %s", r.Path, r.lines[name], canonical, clihelp.Excerpt(v), clihelp.Excerpt(err.Error())))
 			}
 		}
 	}

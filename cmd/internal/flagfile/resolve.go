@@ -2,7 +2,6 @@ package flagfile
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/scenario"
 )
 
@@ -83,8 +83,5 @@ func (r Resolution) Write(c *cli.Context, dir, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return nil
+	return result.WriteFile(filepath.Join(dir, name), b)
 }

@@ -23,6 +23,15 @@ const MaxNames = 3
 // three), else those it abbreviates (at least three characters long). Nothing is offered for a
 // name that is none of these: a far suggestion misleads more than none.
 func Names(typed string, candidates []string) []string {
+	longest := 0
+	for _, c := range candidates {
+		longest = max(longest, len(c))
+	}
+	if len(typed) > 4*longest+3 {
+		// Further than 3 edits from every candidate, and the prefix of none: a name of megabytes
+		// (a hostile file's key) is not compared letter by letter with each.
+		return nil
+	}
 	typed = strings.ToLower(typed)
 	limit := min(max(len([]rune(typed))/3, 1), 3)
 	type hit struct {
