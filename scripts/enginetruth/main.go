@@ -8,6 +8,7 @@
 //
 //	go run ./scripts/enginetruth                 # about 15 minutes on 2 cores
 //	go run ./scripts/enginetruth -seeds 3        # the capacity again with seeds 2 and 3
+//	go run ./scripts/enginetruth -oracle-precision 0.05   # the oracle for ±5 % of the truths in the file (about 10 minutes)
 package main
 
 import (
@@ -29,7 +30,15 @@ func main() {
 	seeds := flag.Int("seeds", 4, "seeds to find the capacity with: the truth is the mean of their capacities")
 	out := flag.String("out", "sweep/sweeptest/testdata/engine_truth.json", "the file to write")
 	only := flag.String("only", "", "find the truth of this deployment only (by name), keeping the others' in the file")
+	oraclePrecision := flag.Float64("oracle-precision", 0, "only print the oracle's least load to certify the truths in the file to ±this (e.g. 0.05), writing nothing")
 	flag.Parse()
+	if *oraclePrecision > 0 {
+		if err := oracleOnly(*out, *oracleN, *oraclePrecision); err != nil {
+			fmt.Fprintln(os.Stderr, "enginetruth:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*n, *oracleN, *rel, *seeds, *out, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "enginetruth:", err)
 		os.Exit(1)
@@ -89,6 +98,35 @@ func run(n, oracleN int, rel float64, seeds int, out, only string) error {
 		fmt.Printf("| %s | %.4g req/s (± %.2f %%) | %.4g: %.4f ± %.4f, %.4g: %.4f ± %.4f | %s| %.1f, %.1f | %.0f s | %v |\n", d.Name, t.Capacity, 100*t.StdErr/t.Capacity,
 			t.Below.Rate, t.Below.Share, t.Below.StdErr, t.Above.Rate, t.Above.Share, t.Above.StdErr, others,
 			t.Oracle.Below.VarianceFactor, t.Oracle.Above.VarianceFactor, t.Oracle.Seconds, time.Since(start).Round(time.Second))
+	}
+	return nil
+}
+
+// oracleOnly prints, for every truth in the file at out, the oracle's least load to certify it
+// to ±precision: what any method judging requests by whether they complied needs at least.
+func oracleOnly(out string, oracleN int, precision float64) error {
+	const target, confidence = 0.99, 0.95
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return err
+	}
+	var truths []sweeptest.EngineTruth
+	if err := json.Unmarshal(data, &truths); err != nil {
+		return fmt.Errorf("read %s: %w", out, err)
+	}
+	fmt.Printf("| deployment | true capacity | share at %.2g·T, variance factor, seconds | share at %.2g·T, variance factor, seconds | oracle for ±%.3g %% |\n", 1-precision, 1+precision, 100*precision)
+	fmt.Println("| --- | --- | --- | --- | --- |")
+	for _, d := range sweeptest.DecisionEngines {
+		i := slices.IndexFunc(truths, func(t sweeptest.EngineTruth) bool { return t.Name == d.Name })
+		if i < 0 {
+			return fmt.Errorf("%s: no truth in %s (run enginetruth without -oracle-precision first)", d.Name, out)
+		}
+		o, err := d.EngineOracle(truths[i].Capacity, target, confidence, precision, oracleN, 1)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("| %s | %.4g req/s | %.5f, %.1f, %.0f s | %.5f, %.1f, %.0f s | %.0f s |\n", d.Name, truths[i].Capacity,
+			o.Below.Share, o.Below.VarianceFactor, o.Below.Seconds, o.Above.Share, o.Above.VarianceFactor, o.Above.Seconds, o.Seconds)
 	}
 	return nil
 }
