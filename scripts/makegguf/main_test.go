@@ -13,8 +13,8 @@ import (
 )
 
 // tiny is a model small enough to write in a test: the vocabulary makes most of it
-// (151,669 × 16 F16 values, 4.9 MB).
-var tiny = config{layers: 2, dim: 16, heads: 4, kvHeads: 2, ffn: 24, ctx: 256, seed: 7, typ: tensorF16, ropeBase: 1e6, rmsEps: 1e-6}
+// (151,669 × 8 F16 values, 2.4 MB).
+var tiny = config{layers: 2, dim: 8, heads: 2, kvHeads: 1, ffn: 24, ctx: 256, seed: 7, typ: tensorF16, ropeBase: 1e6, rmsEps: 1e-6}
 
 var (
 	qwenOnce  sync.Once
@@ -355,11 +355,11 @@ func TestLayout(t *testing.T) {
 		"general.file_type":                      uint32(1),
 		"llama.vocab_size":                       uint32(nv),
 		"llama.context_length":                   uint32(256),
-		"llama.embedding_length":                 uint32(16),
+		"llama.embedding_length":                 uint32(8),
 		"llama.block_count":                      uint32(2),
 		"llama.feed_forward_length":              uint32(24),
-		"llama.attention.head_count":             uint32(4),
-		"llama.attention.head_count_kv":          uint32(2),
+		"llama.attention.head_count":             uint32(2),
+		"llama.attention.head_count_kv":          uint32(1),
 		"llama.rope.dimension_count":             uint32(4),
 		"llama.rope.freq_base":                   float32(1e6),
 		"llama.attention.layer_norm_rms_epsilon": float32(1e-6),
