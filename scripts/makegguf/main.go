@@ -66,6 +66,7 @@ type config struct {
 	seed                                  uint64
 	typ                                   tensorType
 	ropeBase, rmsEps                      float32
+	noSuppress                            bool // write no tokenizer.ggml.suppress_tokens
 }
 
 func (c config) validate() error {
@@ -95,12 +96,14 @@ func main() {
 	ffn := flag.Int("ffn", 1536, "feed-forward size")
 	ctx := flag.Int("ctx", 8192, "the context length the model declares (llama-server's -c is shared among its slots)")
 	typ := flag.String("type", "f16", "the matrices' type: f16 or f32 (norms are always f32)")
+	noSuppress := flag.Bool("no-suppress", false, "let the model generate every token, stray bytes and chat markup included (llama-server then answers many completions with HTTP 500)")
+	writeTok := flag.Bool("write-tokenizer", true, "also write the tokenizer.json, decompressed, beside -out (a model directory as Hugging Face lays it out, for loadcurve --tokenizer)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fail(2, fmt.Errorf("unexpected arguments %q", flag.Args()))
 	}
 	c := config{layers: *layers, dim: *dim, heads: *heads, kvHeads: *kvHeads, ffn: *ffn, ctx: *ctx,
-		seed: *seed, typ: tensorF16, ropeBase: 1e6, rmsEps: 1e-6}
+		seed: *seed, typ: tensorF16, ropeBase: 1e6, rmsEps: 1e-6, noSuppress: *noSuppress}
 	switch *typ {
 	case "f16":
 	case "f32":
@@ -125,6 +128,13 @@ func main() {
 	}
 	fmt.Fprintf(os.Stderr, "makegguf: wrote %s: %d bytes (%.1f MB), %d parameters, %d tokens, sha256 %s\n",
 		*out, n, float64(n)/1e6, c.parameters(len(v.tokens)), len(v.tokens), sum)
+	if *writeTok {
+		p := filepath.Join(filepath.Dir(*out), "tokenizer.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			fail(1, err)
+		}
+		fmt.Fprintf(os.Stderr, "makegguf: wrote %s (the vocabulary's tokenizer.json, for loadcurve --tokenizer)\n", p)
+	}
 }
 
 func fail(code int, err error) {
@@ -185,7 +195,7 @@ func metadata(c config, v *vocab) ([]kv, error) {
 		return nil, err
 	}
 	u := func(n int) uint32 { return uint32(n) }
-	return []kv{
+	kvs := []kv{
 		{"general.architecture", "llama"},
 		{"general.name", fmt.Sprintf("loadcurve random llama %dx%d seed %d", c.layers, c.dim, c.seed)},
 		{"general.description", "seeded random weights with Qwen3's vocabulary, written by loadcurve's scripts/makegguf; generates noise"},
@@ -211,7 +221,11 @@ func metadata(c config, v *vocab) ([]kv, error) {
 		{"tokenizer.ggml.padding_token_id", eot},
 		{"tokenizer.ggml.add_bos_token", false},
 		{"tokenizer.chat_template", chatTemplate},
-	}, nil
+	}
+	if !c.noSuppress {
+		kvs = append(kvs, kv{"tokenizer.ggml.suppress_tokens", v.suppressed("<|im_end|>", "<|endoftext|>")})
+	}
+	return kvs, nil
 }
 
 // tensors is the model's tensors in llama.cpp's names, dims in ggml's order (a row's length

@@ -410,6 +410,42 @@ func TestLayout(t *testing.T) {
 	if merges[0] != "Ġ Ġ" || merges[2] != "i n" {
 		t.Errorf("merges start %q", merges[:3])
 	}
+
+	// Suppressed: the 1,448 tokens of Qwen3's that are not UTF-8 by themselves (the 128 lone
+	// bytes 0x80-0xff among them) and the added tokens but <|im_end|> and <|endoftext|>.
+	sup, _ := f.kvs["tokenizer.ggml.suppress_tokens"].([]int32)
+	in := map[int32]bool{}
+	for i, id := range sup {
+		if i > 0 && id <= sup[i-1] {
+			t.Fatalf("suppress_tokens not ascending at %d", i)
+		}
+		in[id] = true
+	}
+	if len(sup) != 1448+24 {
+		t.Errorf("%d suppressed tokens, want 1472", len(sup))
+	}
+	for tok, want := range map[string]bool{"ä": true, "į": true, "Ģ": true, "!": false, "Ġthe": false, "é": true, "Ã©": false,
+		"<|im_end|>": false, "<|endoftext|>": false, "<|im_start|>": true, "<think>": true, "<tool_call>": true} {
+		if id := int32(v.ids[tok]); in[id] != want {
+			t.Errorf("token %q (%d) suppressed %v, want %v", tok, id, in[id], want)
+		}
+	}
+	lone := 0
+	for b := 0x80; b <= 0xff; b++ {
+		for r, bb := range byteLevel {
+			if int(bb) == b && in[int32(v.ids[string(r)])] {
+				lone++
+			}
+		}
+	}
+	if lone != 128 {
+		t.Errorf("%d of the 128 lone bytes 0x80-0xff suppressed", lone)
+	}
+	none := tiny
+	none.noSuppress = true
+	if g, err := parseGGUF(model(t, none)); err != nil || g.kvs["tokenizer.ggml.suppress_tokens"] != nil {
+		t.Errorf("-no-suppress wrote suppress_tokens (%v)", err)
+	}
 }
 
 func TestF16(t *testing.T) {

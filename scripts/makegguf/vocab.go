@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ulikunitz/xz"
 )
@@ -30,6 +32,61 @@ type vocab struct {
 	types  []int32
 	merges []string // "left right", in rank order
 	ids    map[string]int
+}
+
+// byteLevel maps the characters of a byte-level BPE token back to its bytes: GPT-2's table,
+// which keeps the printable bytes '!'..'~', '¡'..'¬' and '®'..'ÿ' as themselves and moves the
+// other 68 bytes, in order, to U+0100 and up.
+var byteLevel = func() map[rune]byte {
+	m := make(map[rune]byte, 256)
+	next := rune(256)
+	for b := 0; b < 256; b++ {
+		if b >= '!' && b <= '~' || b >= 0xa1 && b <= 0xac || b >= 0xae {
+			m[rune(b)] = byte(b)
+		} else {
+			m[next] = byte(b)
+			next++
+		}
+	}
+	return m
+}()
+
+// tokenBytes returns the bytes a byte-level token stands for, or false if a character of it
+// is not in the table.
+func tokenBytes(tok string) ([]byte, bool) {
+	out := make([]byte, 0, len(tok))
+	for _, r := range tok {
+		b, ok := byteLevel[r]
+		if !ok {
+			return nil, false
+		}
+		out = append(out, b)
+	}
+	return out, true
+}
+
+// suppressed lists the tokens a model of random weights should never generate, for
+// tokenizer.ggml.suppress_tokens (llama.cpp's sampler gives them a logit of -inf): a model
+// token whose bytes are not UTF-8 by themselves (a stray byte or a piece of a character: a
+// real model completes the character, random weights seldom do, and llama-server answers a
+// completion whose text holds such bytes with HTTP 500, "The model produced output that does
+// not match the expected ... format"), and the added tokens but keep (chat markup such as
+// <|im_start|> or <tool_call>, which the server's output parsers would act on).
+func (v *vocab) suppressed(keep ...string) []int32 {
+	var out []int32
+	for id, tok := range v.tokens {
+		switch v.types[id] {
+		case tokenNormal:
+			if b, ok := tokenBytes(tok); !ok || !utf8.Valid(b) {
+				out = append(out, int32(id))
+			}
+		case tokenControl, tokenUserDefined:
+			if !slices.Contains(keep, tok) {
+				out = append(out, int32(id))
+			}
+		}
+	}
+	return out
 }
 
 // tokenizerFile is the part of a Hugging Face tokenizer.json read here.
