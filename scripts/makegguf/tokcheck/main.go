@@ -3,7 +3,8 @@
 // line of a corpus (a JSON string a line), the ids of the engine's POST /tokenize (no BOS, special
 // tokens parsed: what a prompt gets) against tokens.Encode, and, for every -usage'th line, the
 // prompt_tokens of a one-token /v1/completions as well. It prints each line that differs and a
-// summary.
+// summary. With -nfc the engine is sent each text in NFC, the normalization Qwen3's
+// tokenizer.json asks for and llama.cpp's gpt2 tokenizer does not do.
 //
 //	go run ./scripts/makegguf/tokcheck -url http://127.0.0.1:8090 -corpus tokens/testdata/corpus.jsonl
 package main
@@ -23,6 +24,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/tokens"
 	"github.com/ulikunitz/xz"
+	"golang.org/x/text/unicode/norm"
 )
 
 func main() {
@@ -32,14 +34,15 @@ func main() {
 	limit := flag.Int("n", 0, "check only the first n lines (0: all)")
 	usage := flag.Int("usage", 50, "also check usage.prompt_tokens of /v1/completions for every usage'th line (0: never)")
 	verbose := flag.Bool("v", false, "print the ids of each difference")
+	nfc := flag.Bool("nfc", false, "send the engine each text in Unicode NFC, as Qwen3's tokenizer.json normalizes it before splitting and llama.cpp does not: what differs then is not normalization")
 	flag.Parse()
-	if err := run(*url, *corpus, *tok, *limit, *usage, *verbose); err != nil {
+	if err := run(*url, *corpus, *tok, *limit, *usage, *verbose, *nfc); err != nil {
 		fmt.Fprintln(os.Stderr, "tokcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(url, corpus, tokPath string, limit, usageEvery int, verbose bool) error {
+func run(url, corpus, tokPath string, limit, usageEvery int, verbose, nfc bool) error {
 	data, err := readMaybeXZ(tokPath)
 	if err != nil {
 		return err
@@ -70,10 +73,14 @@ func run(url, corpus, tokPath string, limit, usageEvery int, verbose bool) error
 			fmt.Printf("line %d: ours: %v\n", n, err)
 			continue
 		}
+		sent := s
+		if nfc {
+			sent = norm.NFC.String(s)
+		}
 		var resp struct {
 			Tokens []int `json:"tokens"`
 		}
-		if err := post(c, url+"/tokenize", map[string]any{"content": s}, &resp); err != nil {
+		if err := post(c, url+"/tokenize", map[string]any{"content": sent}, &resp); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
 		lines++
@@ -99,7 +106,7 @@ func run(url, corpus, tokPath string, limit, usageEvery int, verbose bool) error
 					PromptTokens int `json:"prompt_tokens"`
 				} `json:"usage"`
 			}
-			if err := post(c, url+"/v1/completions", map[string]any{"prompt": s, "max_tokens": 1}, &cr); err != nil {
+			if err := post(c, url+"/v1/completions", map[string]any{"prompt": sent, "max_tokens": 1}, &cr); err != nil {
 				return fmt.Errorf("line %d: %w", n, err)
 			}
 			usageChecked++
