@@ -23,11 +23,20 @@
 // tied to the token embedding (no output.weight), as in small Qwen3 models, which keeps the file
 // at about 2·151,669·dim bytes plus the layers.
 //
-// The defaults, 4 layers of dim 512 (8 heads of 64, 4 KV heads, FFN 1536, context 8192):
-// 180 MB, a 130M-parameter model whose cost per generated token is mostly the tied 151,669×512
-// output matrix and the sampler over the whole vocabulary. Measured on this repository's 2-core
-// machine with llama-server from llama.cpp (node-llama-cpp 3.21.1's bundle), --parallel 4, CPU
-// only, the engine's own timings: see README.md beside this file.
+// The defaults, 8 layers of dim 128 (4 heads of 32, 2 KV heads, FFN 512, context 8192) and
+// seed 1, make a 48.7 MB file of 21.4M parameters, 19.4M of them the 151,669×128 embedding, which
+// as the tied output matrix, with the sampler over the whole vocabulary, is most of the cost of a
+// generated token. They were chosen by measuring llama-server (llama.cpp as node-llama-cpp 3.21.1
+// bundles it, CPU) on this repository's 2-core machine, shared with other work (load average 2
+// to 5), with enginespeed beside this file: prompts of 100 to 300 tokens, 32 to 128 generated,
+// `llama-server --parallel 4 -c 8192 --threads 1`, the engine's own timings:
+//
+//	one request at a time:  1.26 requests/s, prompt 4,700 tokens/s, 7.1 ms a generated token
+//	four at a time:         2.64 requests/s (554 prompt, 207 generated tokens/s), 18 ms a token
+//
+// Dim 512 (4 layers, FFN 1536) made 0.80 requests/s at four at a time, dim 256 1.62, dim 128 with
+// 4 layers 3.05. With --threads 2 and the cores busy with other work, ggml's spinning threads
+// collapse (four at a time: 0.24 requests/s, 96 ms a token): use --threads 1 on a shared machine.
 package main
 
 import (
@@ -89,11 +98,11 @@ func main() {
 	out := flag.String("out", "out/engine/model.gguf", "the GGUF file to write")
 	tok := flag.String("tokenizer", "tokens/testdata/models/qwen3.json.xz", "the byte-level BPE tokenizer.json (or .json.xz) whose vocabulary the model gets; a relative path not found here is taken from the module's root")
 	seed := flag.Uint64("seed", 1, "the seed of the weights")
-	layers := flag.Int("layers", 4, "transformer blocks")
-	dim := flag.Int("dim", 512, "embedding size")
-	heads := flag.Int("heads", 8, "attention heads")
-	kvHeads := flag.Int("kv-heads", 4, "key-value heads (grouped-query attention)")
-	ffn := flag.Int("ffn", 1536, "feed-forward size")
+	layers := flag.Int("layers", 8, "transformer blocks")
+	dim := flag.Int("dim", 128, "embedding size")
+	heads := flag.Int("heads", 4, "attention heads")
+	kvHeads := flag.Int("kv-heads", 2, "key-value heads (grouped-query attention)")
+	ffn := flag.Int("ffn", 512, "feed-forward size")
 	ctx := flag.Int("ctx", 8192, "the context length the model declares (llama-server's -c is shared among its slots)")
 	typ := flag.String("type", "f16", "the matrices' type: f16 or f32 (norms are always f32)")
 	noSuppress := flag.Bool("no-suppress", false, "let the model generate every token, stray bytes and chat markup included (llama-server then answers many completions with HTTP 500)")
