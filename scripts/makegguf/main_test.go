@@ -548,3 +548,37 @@ func TestValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestF32IsF16Unrounded(t *testing.T) {
+	// -type f32 writes the same draws unrounded: each F16 weight is the F32 one rounded.
+	c32 := tiny
+	c32.typ = tensorF32
+	b16, b32 := model(t, tiny), model(t, c32)
+	f16, err := parseGGUF(b16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f32, err := parseGGUF(b32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f32.kvs["general.file_type"] != uint32(0) || len(f32.tensors) != len(f16.tensors) {
+		t.Fatalf("file_type %v, %d tensors", f32.kvs["general.file_type"], len(f32.tensors))
+	}
+	for i, a := range f16.tensors {
+		b := f32.tensors[i]
+		if a.name != b.name || len(a.dims) == 1 {
+			continue
+		}
+		if b.typ != tensorF32 || b.bytes() != 2*a.bytes() {
+			t.Fatalf("%s: type %d, %d bytes (F16: %d)", b.name, b.typ, b.bytes(), a.bytes())
+		}
+		d16, d32 := b16[f16.dataStart+int64(a.offset):], b32[f32.dataStart+int64(b.offset):]
+		for j := int64(0); j < a.bytes()/2; j++ {
+			w := math.Float32frombits(binary.LittleEndian.Uint32(d32[4*j:]))
+			if h := binary.LittleEndian.Uint16(d16[2*j:]); h != f32ToF16(w) {
+				t.Fatalf("%s[%d]: F16 %#04x, F32 %g rounds to %#04x", a.name, j, h, w, f32ToF16(w))
+			}
+		}
+	}
+}
