@@ -71,7 +71,8 @@ func tokenBytes(tok string) ([]byte, bool) {
 // real model completes the character, random weights seldom do, and llama-server answers a
 // completion whose text holds such bytes with HTTP 500, "The model produced output that does
 // not match the expected ... format"), and the added tokens but keep (chat markup such as
-// <|im_start|> or <tool_call>, which the server's output parsers would act on).
+// <|im_start|> or <tool_call>, which a served model does not put in its content: the control
+// ones stream as empty text, the others as markup).
 func (v *vocab) suppressed(keep ...string) []int32 {
 	var out []int32
 	for id, tok := range v.tokens {
