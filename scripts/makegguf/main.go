@@ -13,9 +13,15 @@
 // look special (<|...|>) as CONTROL, the other added tokens (<think>, <tool_call>, ...) as
 // USER_DEFINED, the merges, bos 151643 and pad 151643 (<|endoftext|>), eos 151645
 // (<|im_end|>), no BOS added (Qwen3's config.json and tokenizer_config.json), and a ChatML chat
-// template, so /v1/chat/completions works. So llama-server counts a prompt's tokens as
-// loadcurve's --tokenizer does with that tokenizer.json (scripts/makegguf/README.md says how
-// closely).
+// template, so /v1/chat/completions works. llama-server then counts a prompt's tokens as
+// loadcurve's --tokenizer does with that tokenizer.json, except where Unicode NFC changes the
+// text (llama.cpp does not normalize) or the text holds "</s>" (llama.cpp makes Qwen3's plain
+// "</s>" token a control token): README.md beside this file has the figures.
+//
+// tokenizer.ggml.suppress_tokens lists the tokens random weights must not generate (-no-suppress
+// writes none): the 1,448 whose bytes are not UTF-8 by themselves, since llama-server answers a
+// completion holding a stray byte with HTTP 500, and the added tokens but <|im_end|> and
+// <|endoftext|>.
 //
 // The weights: every matrix F16 (or F32 with -type f32), uniform in ±0.02·√3 (standard
 // deviation 0.02), the norms 1, drawn from a splitmix64 stream seeded by -seed and the tensor's
@@ -27,15 +33,15 @@
 // seed 1, make a 48.7 MB file of 21.4M parameters, 19.4M of them the 151,669×128 embedding, which
 // as the tied output matrix, with the sampler over the whole vocabulary, is most of the cost of a
 // generated token. They were chosen by measuring llama-server (llama.cpp as node-llama-cpp 3.21.1
-// bundles it, CPU) on this repository's 2-core machine, shared with other work (load average 2
-// to 5), with enginespeed beside this file: prompts of 100 to 300 tokens, 32 to 128 generated,
+// bundles it, CPU) on this repository's 2-core machine, shared with other work (load average
+// 2.4), with enginespeed beside this file: prompts of 100 to 300 tokens, 32 to 128 generated,
 // `llama-server --parallel 4 -c 8192 --threads 1`, the engine's own timings:
 //
 //	one request at a time:  1.26 requests/s, prompt 4,700 tokens/s, 7.1 ms a generated token
 //	four at a time:         2.64 requests/s (554 prompt, 207 generated tokens/s), 18 ms a token
 //
-// Dim 512 (4 layers, FFN 1536) made 0.80 requests/s at four at a time, dim 256 1.62, dim 128 with
-// 4 layers 3.05. With --threads 2 and the cores busy with other work, ggml's spinning threads
+// At load average 6.5, four at a time made 1.39 requests/s. Dim 512 (4 layers, FFN 1536) made
+// 0.80 requests/s four at a time, dim 256 1.62, dim 128 with 4 layers 3.05. With --threads 2 and the cores busy with other work, ggml's spinning threads
 // collapse (four at a time: 0.24 requests/s, 96 ms a token): use --threads 1 on a shared machine.
 package main
 
