@@ -132,3 +132,54 @@ func TestTimedReadAllocatesNothing(t *testing.T) {
 		t.Errorf("a write and a timed read allocate %.1f times, want 0", n)
 	}
 }
+
+// A line's moment is its bytes' arrival only when that lies between the stream's previous
+// moment (sent, for the first line) and the client's reading of it: a stamp after the read, or
+// before what came before it (the real-time clock stepped), is not believed, and the read's
+// return is the moment. Either way a latency is never longer than timed at the read, and the
+// moments never run backwards.
+func TestMomentIsBelievedOnlyInOrder(t *testing.T) {
+	const sec = time.Second
+	for _, tc := range []struct {
+		name                 string
+		stamped              bool
+		floor, arrived, read time.Duration // offsets from T0; the client reads the line at 10 s
+		wantArrival          bool
+	}{
+		{"no stamp: the read", false, 0, 0, 0, false},
+		{"arrived before it was read", true, 9 * sec, 9500 * time.Millisecond, 9600 * time.Millisecond, true},
+		{"arrived at the previous moment", true, 9 * sec, 9 * sec, 9600 * time.Millisecond, true},
+		{"arrived before the previous moment", true, 9 * sec, 8 * sec, 9600 * time.Millisecond, false},
+		{"arrived before the request was sent", true, 9 * sec, -sec, 9600 * time.Millisecond, false},
+		{"arrived after it was read", true, 9 * sec, 11 * sec, 9600 * time.Millisecond, false},
+		{"the connection read after the stream did", true, 9 * sec, 9500 * time.Millisecond, 11 * sec, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t0 := time.Now().Add(-10 * sec)
+			s := streamState{t0: t0, floor: tc.floor}
+			if tc.stamped {
+				c := &timedConn{}
+				base := sinceBase(t0)
+				c.read.Store(base + int64(tc.arrived))
+				c.readAt.Store(base + int64(tc.read))
+				s.clock = newSocketClock(c, t0)
+			}
+			got := s.moment()
+			if got > s.readAt {
+				t.Errorf("moment %v after the read %v", got, s.readAt)
+			}
+			if got < tc.floor {
+				t.Errorf("moment %v before the previous one %v", got, tc.floor)
+			}
+			if tc.wantArrival && got != tc.arrived {
+				t.Errorf("moment %v, want the arrival %v", got, tc.arrived)
+			}
+			if !tc.wantArrival && got != s.readAt {
+				t.Errorf("moment %v, want the read %v", got, s.readAt)
+			}
+			if s.floor != got {
+				t.Errorf("the next line's floor is %v, want this moment %v", s.floor, got)
+			}
+		})
+	}
+}

@@ -267,7 +267,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		return res
 	}
 
-	st := streamState{kind: sk, rec: rec, t0: t0, clock: clock, needText: req.Expect.NeedsText() || req.Session != 0, maxChunks: maxChunksFor(sentMax), maxTokens: sentMax,
+	st := streamState{kind: sk, rec: rec, t0: t0, clock: clock, floor: max(rec.Sent, rec.Written), needText: req.Expect.NeedsText() || req.Session != 0, maxChunks: maxChunksFor(sentMax), maxTokens: sentMax,
 		maxPrompt: maxPromptTokens(len(body))}
 	if sentMax > 1 {
 		rec.ITL = make([]time.Duration, 0, min(sentMax-1, itlPreallocCap))
@@ -481,6 +481,7 @@ type streamState struct {
 	t0           time.Time
 	clock        socketClock   // when the bytes of each read arrived
 	readAt       time.Duration // when the client read the current line (its moment may be earlier)
+	floor        time.Duration // the earliest moment the next line may have: the previous one's, or sent
 	needText     bool
 	text         strings.Builder
 	long         []byte // assembly buffer for lines longer than the reader's buffer
@@ -548,12 +549,20 @@ func (s *streamState) read(br *bufio.Reader) (done bool, err error) {
 // moment is when the line just read arrived: when the bytes of the connection's last read
 // arrived (the read that brought the line's last byte), or, without socket stamps, now. The
 // client's own reading, later on a busy machine, is kept in s.readAt.
+//
+// An arrival is believed only between the stream's previous moment (or the request's sent
+// moment, for its first line) and the read: never later than the read, so timing at the socket
+// can only take the client's own delay out of a latency, and never earlier than what came
+// before it (the real-time clock the kernel stamps with stepped forward), so it cannot make the
+// deployment look faster than its bytes were.
 func (s *streamState) moment() time.Duration {
 	s.readAt = time.Since(s.t0)
-	if arrived, read, ok := s.clock.arrived(); ok && arrived <= s.readAt && read <= s.readAt {
-		return arrived
+	at := s.readAt
+	if arrived, read, ok := s.clock.arrived(); ok && arrived <= s.readAt && read <= s.readAt && arrived >= s.floor {
+		at = arrived
 	}
-	return s.readAt
+	s.floor = at
+	return at
 }
 
 // readLine returns the next line without its line ending. The slice is valid until the next call.
