@@ -18,8 +18,11 @@ import (
 )
 
 // MetricsVersion names the metric definitions (METRICS.md) these records and their summaries follow.
-// Results with different versions are never compared silently.
-const MetricsVersion = "loadcurve-metrics/2"
+// Results with different versions are never compared silently. Version 3 times a stream's
+// messages when their bytes arrived at the client's socket (the kernel's receive timestamp, on
+// Linux), not when the client read them (version 2): the same moment on an idle client, earlier
+// by the client's own delay on a busy one.
+const MetricsVersion = "loadcurve-metrics/3"
 
 // Unset marks a moment that never came (for example first for a request that failed before any
 // output). Every real offset is >= 0.
