@@ -717,6 +717,9 @@ func tierLine(t TierResult, stop *stopRule, p curve.Params) string {
 		if !st.Stationary {
 			line += "; " + st.Note
 		}
+		if c := st.Client; c != nil {
+			line += fmt.Sprintf("; %s; of %d requests timed at the socket, p50 %.3g ms to write, %.3g ms to read", c.Text(), c.Requests, c.SendP50, c.ReadP50)
+		}
 	} else {
 		line += fmt.Sprintf(", %.3g req/s completed", s.RequestThroughput)
 	}
@@ -779,6 +782,9 @@ func shortTierLine(t TierResult, stop *stopRule, p curve.Params) string {
 	if s.Stalls > 0 {
 		// The server's failure, not the run's: said where the tier is, not only in its files.
 		ended += fmt.Sprintf("; %s requests stalled (the server sent nothing on them until the drain deadline: timeouts)", count(s.Stalls))
+	}
+	if c := st.Client; c != nil && c.Notable() {
+		ended += "; " + c.Text() // what the client's own delays may have added, said with the verdict
 	}
 	return fmt.Sprintf("%s%s: %s requests, %s: %s%s", name, at, count(st.Requests), share, verdict, ended)
 }
