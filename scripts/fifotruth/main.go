@@ -5,8 +5,9 @@
 //
 //	go run ./scripts/fifotruth -log fifo.jsonl                       # the true capacity
 //	go run ./scripts/fifotruth -log fifo.jsonl -sweep out/sweep      # and the sweep held to it
-//	go run ./scripts/fifotruth -log fifo.jsonl -sweep out/sweep -server-timed out/st
+//	go run ./scripts/fifotruth -log fifo.jsonl -sweep out/sweep -server-timed out/st -as-read out/read
 //	loadcurve report out/st                                          # the sweep, judged on the server's TTFT
+//	loadcurve report out/read                                        # judged on its first tokens as read
 //
 // The true capacity is the highest Poisson arrival rate at which -target of the requests meet
 // the objective: for M/D/c exactly (sim.MDCCapacity) and by brute force (a FIFO queue simulated
@@ -21,7 +22,9 @@
 // processes' monotonic clocks differ by a constant; the error is half the smallest round trip).
 // The -server-timed records are the sweep's own, every first token moved to when the server
 // timed it (sent + server TTFT): `loadcurve report` on them is the sweep's answer had the client
-// added nothing.
+// added nothing. The -as-read records have every first token timed when the client read it
+// (first_read_s), as loadcurve timed it before it took the socket's arrival (metric definitions
+// version 2): `loadcurve report` on them is the sweep's answer had its reading been counted.
 package main
 
 import (
@@ -52,8 +55,9 @@ func main() {
 	n := flag.Int("n", 1_000_000, "arrivals of each brute-force run")
 	reps := flag.Int("reps", 6, "brute-force runs (seeds) of each capacity")
 	st := flag.String("server-timed", "", "write the sweep's records with the server's TTFT into this directory")
+	asRead := flag.String("as-read", "", "write the sweep's records with every first token timed when the client read it into this directory")
 	flag.Parse()
-	if err := run(os.Stdout, *logPath, *dir, *objective, *target, *n, *reps, *st); err != nil {
+	if err := run(os.Stdout, *logPath, *dir, *objective, *target, *n, *reps, *st, *asRead); err != nil {
 		fmt.Fprintln(os.Stderr, "fifotruth:", err)
 		os.Exit(1)
 	}
@@ -68,7 +72,7 @@ func parseObjective(s string) (time.Duration, error) {
 	return time.Duration(v * float64(time.Millisecond)), nil
 }
 
-func run(w io.Writer, logPath, dir, objectiveText string, target float64, n, reps int, serverTimed string) error {
+func run(w io.Writer, logPath, dir, objectiveText string, target float64, n, reps int, serverTimed, asRead string) error {
 	if logPath == "" {
 		return errors.New("-log is required")
 	}
@@ -103,7 +107,12 @@ func run(w io.Writer, logPath, dir, objectiveText string, target float64, n, rep
 	printTiers(w, tiers, tr)
 	printAnswer(w, cf, tr)
 	if serverTimed != "" {
-		return writeServerTimed(w, filepath.Join(dir, "records.jsonl"), serverTimed, l, f.Header.RequestIDPrefix)
+		if err := writeServerTimed(w, filepath.Join(dir, "records.jsonl"), serverTimed, l, f.Header.RequestIDPrefix); err != nil {
+			return err
+		}
+	}
+	if asRead != "" {
+		return writeAsRead(w, filepath.Join(dir, "records.jsonl"), asRead)
 	}
 	return nil
 }
@@ -401,6 +410,31 @@ func verifiedWord(by string) string {
 // writeServerTimed copies the records file at path into dir, every joined ok request's first
 // token (and the moments after it) moved so that its TTFT is the server's.
 func writeServerTimed(w io.Writer, path, dir string, l *serverLog, prefix string) error {
+	return rewrite(w, path, dir, "timed by the server", func(m map[string]any) bool { return shifted(m, l, prefix) })
+}
+
+// writeAsRead copies the records file at path into dir, every ok request whose first token the
+// client read after it arrived timed at that read (first_read_s, then dropped; its last token no
+// earlier).
+func writeAsRead(w io.Writer, path, dir string) error {
+	return rewrite(w, path, dir, "timed when read", func(m map[string]any) bool {
+		read, ok1 := m["first_read_s"].(float64)
+		first, ok2 := m["first_s"].(float64)
+		if !ok1 || !ok2 || read < first {
+			return false
+		}
+		m["first_s"] = read
+		delete(m, "first_read_s")
+		if last, ok := m["last_s"].(float64); ok && last < read {
+			m["last_s"] = read
+		}
+		return true
+	})
+}
+
+// rewrite copies the records file at path into dir, each ok request's line passed to change
+// (rewritten when it says so).
+func rewrite(w io.Writer, path, dir, what string, change func(map[string]any) bool) error {
 	in, err := os.Open(path)
 	if err != nil {
 		return err
@@ -421,7 +455,7 @@ func writeServerTimed(w io.Writer, path, dir string, l *serverLog, prefix string
 		line := sc.Bytes()
 		var m map[string]any
 		if json.Unmarshal(line, &m) == nil && m["kind"] == nil && m["outcome"] == "ok" {
-			if shifted(m, l, prefix) {
+			if change(m) {
 				moved++
 				if line, err = json.Marshal(m); err != nil {
 					return err
@@ -437,7 +471,7 @@ func writeServerTimed(w io.Writer, path, dir string, l *serverLog, prefix string
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nwrote %s: %d requests timed by the server\n", filepath.Join(dir, "records.jsonl"), moved)
+	fmt.Fprintf(w, "\nwrote %s: %d requests %s\n", filepath.Join(dir, "records.jsonl"), moved, what)
 	return out.Close()
 }
 

@@ -94,6 +94,10 @@ func TestClientAndServerAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	rewritten := readRecords(t, filepath.Join(dir, "st", "records.jsonl"))
+	if err := writeAsRead(io.Discard, path, filepath.Join(dir, "read")); err != nil {
+		t.Fatal(err)
+	}
+	asRead := readRecords(t, filepath.Join(dir, "read", "records.jsonl"))
 
 	const slack = time.Millisecond // the kernel's real-time stamp turned into a monotonic reading
 	for i, r := range out.recs {
@@ -117,6 +121,14 @@ func TestClientAndServerAgree(t *testing.T) {
 		}
 		if got := (st.First - st.Sent).Seconds(); math.Abs(got-server) > 1e-6 {
 			t.Errorf("request %d rewritten: TTFT %.6f s, want the server's %.6f", r.ID, got, server)
+		}
+		// As read: the first token when the client read it, never before it arrived.
+		read, want := asRead[i], r.First
+		if r.FirstRead != records.Unset {
+			want = r.FirstRead
+		}
+		if d := read.First - want; read.ID != r.ID || d < -time.Microsecond || d > time.Microsecond || read.FirstRead != records.Unset || read.Last < read.First {
+			t.Errorf("request %d as read: first %v (read %v, last %v), want %v", r.ID, read.First, read.FirstRead, read.Last, want)
 		}
 	}
 }

@@ -159,7 +159,7 @@ func (l *serverLog) models(objective time.Duration) (configured, asServed queueM
 	}
 	for i := range l.Requests {
 		s := &l.Requests[i]
-		if !!c.Spread() && s.Service > 0 {
+		if c.Spread() && s.Service > 0 {
 			configured.Services = append(configured.Services, s.Service)
 		}
 		if s.OK() && s.FirstDue != nil && (l.latenessOf == nil || l.latenessOf[s.ID]) {
