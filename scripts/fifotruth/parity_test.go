@@ -122,6 +122,9 @@ func TestClientAndServerAgree(t *testing.T) {
 		if got := (st.First - st.Sent).Seconds(); math.Abs(got-server) > 1e-6 {
 			t.Errorf("request %d rewritten: TTFT %.6f s, want the server's %.6f", r.ID, got, server)
 		}
+		if st.Written != records.Unset || st.FirstRead != records.Unset {
+			t.Errorf("request %d rewritten keeps the client's moments: written %v, read %v", r.ID, st.Written, st.FirstRead)
+		}
 		// As read: the first token when the client read it, never before it arrived.
 		read, want := asRead[i], r.First
 		if r.FirstRead != records.Unset {
