@@ -682,7 +682,7 @@ func (a *Analysis) kneeAndCapacity(axis []*PointVerdict) {
 		return
 	case next >= 0:
 		l, n := axis[last], axis[next]
-		c.Rate = l.Rate + (l.Fit-q)/(l.Fit-n.Fit)*(n.Rate-l.Rate)
+		c.Rate, _ = Crossing(l, n, q)
 		c.Method, c.FromTier, c.ToTier = CapacityInterpolated, l.Tier, &n.Tier
 	case unstable >= 0 && (unstable == 0 || last == unstable-1):
 		u := axis[unstable]
@@ -726,14 +726,45 @@ func (a *Analysis) kneeAndCapacity(axis []*PointVerdict) {
 	a.monotonyNotes(axis)
 }
 
+// MinLogMisses is the fewest misses, in a point's effective sample, at which Crossing takes the
+// logarithm of its miss rate (whose relative standard error is then at most 0.7).
+const MinLogMisses = 2
+
+// Crossing is where the fitted share crosses q between l, whose fit meets it, and n, the next
+// heavier point, whose fit does not: interpolated in log(miss rate) against log(rate), in which a
+// queue's miss rate near its capacity is close to a straight line (it grows like a power of the
+// rate). Linear in share, the chord of a share that falls ever faster, it crossed q too close to
+// l: on an M/D/8 queue whose share is 99.35 % at 10.27 req/s and 98 % at 12.6, at 10.87 req/s
+// against the true 11.23 (−3.2 %), where this puts it at 11.11 (−1.1 %). The logarithms need
+// both miss rates measured well: a point with fewer than MinLogMisses misses in its effective
+// sample (short tiers of a fixed grid), or a lighter point that missed less than a quarter of
+// the target's miss rate, says little of where its logarithm lies, and a small error in it moves
+// the crossing far; the crossing is then interpolated linearly, as when there are no two rates
+// to span.
+// inLogs says which: true in the logarithms, false linearly.
+func Crossing(l, n *PointVerdict, q float64) (rate float64, inLogs bool) {
+	linear := l.Rate + (l.Fit-q)/(l.Fit-n.Fit)*(n.Rate-l.Rate)
+	m0, m1 := 1-l.Fit, 1-n.Fit
+	if !(l.Rate > 0 && n.Rate > l.Rate && m1 > 1-q && 1-q >= m0 && m0 >= (1-q)/4 &&
+		m0*l.EffectiveRequests >= MinLogMisses && m1*n.EffectiveRequests >= MinLogMisses) {
+		return linear, false
+	}
+	t := math.Log((1-q)/m0) / math.Log(m1/m0)
+	return l.Rate * math.Pow(n.Rate/l.Rate, t), true
+}
+
 func (a *Analysis) capacityNote(axis []*PointVerdict, last, next int) string {
 	c, q := a.Capacity, a.Params.TargetShare
 	var b strings.Builder
 	switch c.Method {
 	case CapacityInterpolated:
 		l, n := axis[last], axis[next]
-		fmt.Fprintf(&b, "capacity %s req/s: the monotone fit of the share crosses %s between %s (fitted %s) and %s (fitted %s), interpolated linearly in rate",
-			fmtRate(c.Rate), pct(q), tierName(l), pct(l.Fit), tierName(n), pct(n.Fit))
+		how := "interpolated linearly in rate (too few misses to place the miss rates' logarithms)"
+		if _, logs := Crossing(l, n, q); logs {
+			how = "interpolated in log(miss rate) against log(rate)"
+		}
+		fmt.Fprintf(&b, "capacity %s req/s: the monotone fit of the share crosses %s between %s (fitted %s) and %s (fitted %s), %s",
+			fmtRate(c.Rate), pct(q), tierName(l), pct(l.Fit), tierName(n), pct(n.Fit), how)
 	case CapacityAtTier:
 		fmt.Fprintf(&b, "capacity %s req/s, at %s: the next tier never settled, so no rate above it is claimed", fmtRate(c.Rate), tierName(axis[last]))
 	default:

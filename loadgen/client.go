@@ -109,10 +109,12 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 	}
 	tr := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
-		DialContext: (&net.Dialer{
+		// Every connection stamps its writes and reads (socket.go), so that a request's moments
+		// are those of its bytes, not of the client's goroutines.
+		DialContext: dialTimed(&net.Dialer{
 			Timeout:   30 * time.Second,
 			KeepAlive: 30 * time.Second,
-		}).DialContext,
+		}),
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: t.Insecure}, //nolint:gosec // the user asked for it
 		TLSHandshakeTimeout: 10 * time.Second,
 		// Keep one idle connection per possible stream so that a finished stream's connection is

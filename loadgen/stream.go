@@ -11,6 +11,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
@@ -178,7 +179,11 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		rctx, cancel = context.WithCancel(ctx)
 	}
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
+	// The connection the request goes out on tells when its bytes moved (socket.go).
+	trace := sockTraces.Get().(*sockTrace)
+	trace.conn = nil
+	defer sockTraces.Put(trace) // after the body is closed: the defers below run first
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(rctx, &trace.trace), http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil { // only an invalid method or URL, both fixed and validated
 		rec.Outcome, rec.Error = records.StreamError, c.clean("build request: "+err.Error())
 		return res
@@ -216,6 +221,10 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		return res
 	}
 	defer resp.Body.Close()
+	clock := newSocketClock(trace.conn, t0)
+	if w, ok := clock.written(); ok && w >= rec.Sent {
+		rec.Written = w // the request's last bytes went to the socket: its response has begun
+	}
 	rec.HTTPStatus = resp.StatusCode
 	res.status = resp.StatusCode
 
@@ -263,7 +272,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		return res
 	}
 
-	st := streamState{kind: sk, rec: rec, t0: t0, needText: req.Expect.NeedsText() || req.Session != 0, maxChunks: maxChunksFor(sentMax), maxTokens: sentMax,
+	st := streamState{kind: sk, rec: rec, t0: t0, clock: clock, floor: max(rec.Sent, rec.Written), needText: req.Expect.NeedsText() || req.Session != 0, maxChunks: maxChunksFor(sentMax), maxTokens: sentMax,
 		maxPrompt: maxPromptTokens(len(body)), held: held{b: c.held}}
 	defer st.held.release()
 	if sentMax > 1 {
@@ -490,6 +499,9 @@ type streamState struct {
 	kind         streamKind
 	rec          *records.Record
 	t0           time.Time
+	clock        socketClock   // when the bytes of each read arrived
+	readAt       time.Duration // when the client read the current line (its moment may be earlier)
+	floor        time.Duration // the earliest moment the next line may have: the previous one's, or sent
 	needText     bool
 	text         strings.Builder
 	long         []byte // assembly buffer for lines longer than the reader's buffer, held against held
@@ -523,11 +535,12 @@ func (s *streamState) read(br *bufio.Reader) (done bool, err error) {
 	rec := s.rec
 	for {
 		line, err := s.readLine(br)
-		now := time.Since(s.t0)
+		now := s.moment()
 		if err != nil && !errors.Is(err, io.EOF) {
 			// The read was cut (the request's deadline, a cancel, a reset): what came of the
-			// last line is a fragment, and parsing it would blame the server for the cut.
-			rec.End = now
+			// last line is a fragment, and parsing it would blame the server for the cut. The
+			// stream ended when the client saw it end, not when its last bytes arrived.
+			rec.End = s.readAt
 			return false, err
 		}
 		if len(line) > 0 {
@@ -546,13 +559,32 @@ func (s *streamState) read(br *bufio.Reader) (done bool, err error) {
 			return false, nil
 		}
 		if err != nil {
-			rec.End = now
-			if s.endEvent() { // the stream ended inside an event
+			rec.End = s.readAt // the end of the stream, seen when the read returned it
+			if s.endEvent() {  // the stream ended inside an event
 				return false, nil
 			}
 			return false, err
 		}
 	}
+}
+
+// moment is when the line just read arrived: when the bytes of the connection's last read
+// arrived (the read that brought the line's last byte), or, without socket stamps, now. The
+// client's own reading, later on a busy machine, is kept in s.readAt.
+//
+// An arrival is believed only between the stream's previous moment (or the request's sent
+// moment, for its first line) and the read: never later than the read, so timing at the socket
+// can only take the client's own delay out of a latency, and never earlier than what came
+// before it (the real-time clock the kernel stamps with stepped forward), so it cannot make the
+// deployment look faster than its bytes were.
+func (s *streamState) moment() time.Duration {
+	s.readAt = time.Since(s.t0)
+	at := s.readAt
+	if arrived, read, ok := s.clock.arrived(); ok && arrived <= s.readAt && read <= s.readAt && arrived >= s.floor {
+		at = arrived
+	}
+	s.floor = at
+	return at
 }
 
 // readLine returns the next line without its line ending. The slice is valid until the next call.
@@ -704,6 +736,9 @@ func (s *streamState) payload(payload []byte, now time.Duration) (stop, done boo
 	if ci.output {
 		if rec.First == records.Unset {
 			rec.First = now
+			if s.readAt > now {
+				rec.FirstRead = s.readAt // the client read it later than it arrived
+			}
 		} else {
 			rec.ITL = append(rec.ITL, now-rec.Last)
 		}

@@ -117,6 +117,8 @@ type steadyJSON struct {
 	Trend                     Trend       `json:"trend"`
 	Controlled                *Controlled `json:"controlled,omitempty"`
 	ControlNote               string      `json:"control_note,omitempty"`
+	// Client is what the client's own delays may have done (ClientDelays).
+	Client *ClientDelays `json:"client_delays,omitempty"`
 }
 
 // MarshalJSON writes summary.json: one flat object, keys in a fixed order (summaryHead, the
@@ -169,7 +171,7 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 			RawOutputThroughput: Number(st.RawOutputThroughput), CompliantOutputThroughput: Number(st.CompliantOutputThroughput),
 			CompliantShare: Number(st.CompliantShare), VarianceFactor: Number(st.VarianceFactor),
 			EffectiveRequests: Number(st.EffectiveRequests), Stationary: st.Stationary, TooShort: st.TooShort, Note: st.Note, Trend: st.Trend,
-			Controlled: st.Controlled, ControlNote: st.ControlNote}
+			Controlled: st.Controlled, ControlNote: st.ControlNote, Client: st.Client}
 	}
 	hb, err := json.Marshal(head)
 	if err != nil {
@@ -270,7 +272,7 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 			RawOutputThroughput: float64(st.RawOutputThroughput), CompliantOutputThroughput: float64(st.CompliantOutputThroughput),
 			CompliantShare: float64(st.CompliantShare), VarianceFactor: float64(st.VarianceFactor),
 			EffectiveRequests: float64(st.EffectiveRequests), Stationary: st.Stationary, TooShort: st.TooShort, Note: st.Note, Trend: st.Trend,
-			Controlled: st.Controlled, ControlNote: st.ControlNote,
+			Controlled: st.Controlled, ControlNote: st.ControlNote, Client: st.Client,
 			Arrivals: st.Arrivals}
 		if st.Arrivals == 0 {
 			out.Steady.Arrivals = st.Requests

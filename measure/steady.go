@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,6 +90,75 @@ type Steady struct {
 	// on it (Judged). ControlNote says why a tier with a shadow was not controlled.
 	Controlled  *Controlled
 	ControlNote string
+	// Client is what the client's own delays may have done to the window's requests; nil when
+	// its records do not say (a virtual clock's client has none).
+	Client *ClientDelays
+}
+
+// ClientDelays is what a tier's client, busy, may have added to the latencies of the requests
+// in its window, and what timing their tokens at the socket took out. Dispatch lag (dispatched
+// − planned) is not in a latency counted from sent; it changes what the deployment was offered,
+// which the summary's client-bound rule judges.
+type ClientDelays struct {
+	// Requests is how many of the window's requests say when they were written to the socket.
+	Requests int `json:"requests"`
+	// SendP50 and SendP99 are the percentiles of written − sent, ms: the client's own time to
+	// get a connection and write each request, inside TTFT and E2EL.
+	SendP50 float64 `json:"send_p50_ms"`
+	SendP99 float64 `json:"send_p99_ms"`
+	// ReadP50 and ReadP99 are the percentiles of first_read − first, ms: how long after its
+	// arrival the client read each first token; not in TTFT, which is timed at the arrival.
+	ReadP50 float64 `json:"read_p50_ms"`
+	ReadP99 float64 `json:"read_p99_ms"`
+	// SendMisses is how many missed the objectives and would have met them counted from their
+	// written moment: at most this many of the window's misses are the client's, so the share
+	// without its delays is at most (compliant + SendMisses) / requests.
+	SendMisses int `json:"send_misses"`
+	// ReadMisses is how many met the objectives and would have missed them had their first
+	// token been timed when the client read it: the misses timing at the socket took out.
+	ReadMisses int `json:"read_misses"`
+}
+
+// ShareWithout is the most the window's compliant share could have been without the client's
+// send delays (Requests of the window, Compliant of them compliant).
+func (c *ClientDelays) ShareWithout(compliant, requests int) float64 {
+	return ratio(float64(compliant+c.SendMisses), float64(requests))
+}
+
+// Text says what the client's delays did, in a clause: "the client's own delays: p99 0.49 ms
+// from sent to the request written (inside TTFT and E2EL; at most 2 of the misses would have
+// met the objectives without it), p99 6.2 ms from a first token's arrival to its reading (not
+// counted: tokens are timed at their arrival; timed when read, 5 more would have missed)".
+func (c *ClientDelays) Text() string {
+	s := fmt.Sprintf("the client's own delays: p99 %s ms from sent to the request written (inside TTFT and E2EL; ", msText(c.SendP99))
+	if c.SendMisses > 0 {
+		s += fmt.Sprintf("at most %d of the misses would have met the objectives without it", c.SendMisses)
+	} else {
+		s += "no miss would have met the objectives without it"
+	}
+	s += fmt.Sprintf("), p99 %s ms from a first token's arrival to its reading (not counted: tokens are timed at their arrival", msText(c.ReadP99))
+	if c.ReadMisses > 0 {
+		s += fmt.Sprintf("; timed when read, %d more would have missed", c.ReadMisses)
+	}
+	return s + ")"
+}
+
+// Notable reports whether the client's delays are worth saying beside a tier's verdict: a
+// miss they may have made or that timing at the socket took out, or a p99 of a millisecond or
+// more inside the latencies (writing). Reading late is not counted in them, so its p99 alone is
+// not: on a busy machine it is milliseconds in every tier.
+func (c *ClientDelays) Notable() bool {
+	return c.SendMisses > 0 || c.ReadMisses > 0 || c.SendP99 >= 1
+}
+
+func msText(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
 // Controlled is a window's share controlled with its shadow queue: an unbiased estimate of the
@@ -155,9 +225,14 @@ type Obs struct {
 	// Slack is how close the request came to missing its latency objectives (Objectives.Slack),
 	// when Flags has ObsSlack.
 	Slack float32
-	Flags uint8 // ObsOK | ObsCompliant | ObsSlack | ObsLaterTurn
 	// Session is the request's session (records.Record.Session; 0: not a turn).
 	Session int32
+	// Send and Read are the client's own delays, in ms, when Flags has ObsClientTimed: from sent
+	// to its request's last bytes written to the socket (inside the latencies counted from
+	// sent), and from its first token's arrival at the socket to its reading of it (not inside
+	// them).
+	Send, Read float32
+	Flags      uint8 // ObsOK | ObsCompliant | ObsSlack | ObsLaterTurn | ObsAtEnd | ObsClientTimed | ObsSendMiss | ObsReadMiss
 }
 
 // Flags of an Obs.
@@ -172,6 +247,16 @@ const (
 	// ObsAtEnd marks Tokens delivered whole at End, not streamed from First to Last: the input
 	// tokens of an embeddings request (ObserveIn).
 	ObsAtEnd
+	// ObsClientTimed: the record says when its request was written to the socket (Send and Read
+	// are set).
+	ObsClientTimed
+	// ObsSendMiss: the request missed its objectives, and would have met them had its latencies
+	// been counted from when it was written to the socket: the client's own delay may have made
+	// the miss.
+	ObsSendMiss
+	// ObsReadMiss: the request met its objectives, and would have missed them had its first
+	// token been timed when the client read it: what timing tokens at their arrival took out.
+	ObsReadMiss
 )
 
 // Observe is the observation of an issued record under objectives o: its compliance and, when
@@ -180,8 +265,33 @@ func (o Objectives) Observe(r *records.Record) Obs {
 	x := ObsOf(r, o.Compliant(r))
 	if !o.IsZero() {
 		x.Slack, x.Flags = o.Slack(r), x.Flags|ObsSlack
+		x.Flags |= o.clientMisses(r, x.Flags&ObsCompliant != 0)
 	}
 	return x
+}
+
+// clientMisses says whether the client's own delays decided r's compliance (ObsSendMiss,
+// ObsReadMiss): r judged on a copy whose latencies count from its written moment, or whose first
+// token is timed when it was read.
+func (o Objectives) clientMisses(r *records.Record, compliant bool) uint8 {
+	switch {
+	case !compliant && r.Written != records.Unset && r.Sent != records.Unset && r.Written > r.Sent:
+		c := *r
+		c.Sent = r.Written
+		if o.Compliant(&c) {
+			return ObsSendMiss
+		}
+	case compliant && r.FirstRead != records.Unset && r.FirstRead > r.First:
+		c := *r
+		c.First = r.FirstRead
+		if c.ReasoningChunks == 0 && c.FirstAnswer == records.Unset {
+			c.Last = max(c.Last, c.First)
+		}
+		if !o.Compliant(&c) {
+			return ObsReadMiss
+		}
+	}
+	return 0
 }
 
 // ObserveIn is Observe for a result whose throughputs count u (records.Header.Unit): under
@@ -207,6 +317,13 @@ func ObsOf(r *records.Record, compliant bool) Obs {
 	}
 	if r.Turn > 1 {
 		o.Flags |= ObsLaterTurn
+	}
+	if r.Written != records.Unset && r.Sent != records.Unset {
+		o.Flags |= ObsClientTimed
+		o.Send = float32(r.Written-r.Sent) / 1e6
+		if r.FirstRead != records.Unset && r.First != records.Unset {
+			o.Read = float32(r.FirstRead-r.First) / 1e6
+		}
 	}
 	return o
 }
@@ -305,8 +422,24 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 	xs := make([]float64, 0, len(win))
 	tis := make([]float64, 0, len(win))
 	var tps, tvs []float64
+	var sends, reads []float64
+	client := ClientDelays{}
 	misses := 0
 	for _, o := range win {
+		if o.Flags&ObsClientTimed != 0 {
+			if sends == nil {
+				sends, reads = make([]float64, 0, len(win)), make([]float64, 0, len(win))
+			}
+			client.Requests++
+			sends = append(sends, float64(o.Send))
+			reads = append(reads, float64(o.Read))
+			if o.Flags&ObsSendMiss != 0 {
+				client.SendMisses++
+			}
+			if o.Flags&ObsReadMiss != 0 {
+				client.ReadMisses++
+			}
+		}
 		if o.Flags&ObsLaterTurn == 0 {
 			arrivals++
 		}
@@ -355,6 +488,13 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 	}
 	st.EffectiveRequests = float64(st.Requests) / st.VarianceFactor
 	st.Trend = TrendTest(tps, tvs)
+	if client.Requests > 0 {
+		slices.Sort(sends)
+		slices.Sort(reads)
+		client.SendP50, client.SendP99 = Percentile(sends, 50), Percentile(sends, 99)
+		client.ReadP50, client.ReadP99 = Percentile(reads, 50), Percentile(reads, 99)
+		st.Client = &client
+	}
 
 	if w.Shadow != nil && len(win) > 0 {
 		control(st, obs, lo, hi, w.Shadow)

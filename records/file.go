@@ -556,8 +556,9 @@ func quoteInput(s string) string {
 
 // KnownMetricsVersions are the metric-definition versions this reader understands. Version 1
 // files have no steady-state keys; they read, and their results are recomputed under the
-// current definitions.
-var KnownMetricsVersions = []string{"loadcurve-metrics/1", MetricsVersion}
+// current definitions. Version 2 files timed every message when the client read it, and have
+// no written_s or first_read_s; they read as they are.
+var KnownMetricsVersions = []string{"loadcurve-metrics/1", "loadcurve-metrics/2", MetricsVersion}
 
 // checker holds what Scan's cross-line checks need: per tier its planned count, its record
 // count and a bitset of the request ids seen.

@@ -30,6 +30,10 @@ func TestHandEditedRecordsAreRefused(t *testing.T) {
 		{"first token before sent", strings.Replace(good, `"first_s":0.6`, `"first_s":0.1`, 1), []string{"line 3:", "first_s 0.1 is before sent_s 0.5"}},
 		{"last token after the end", strings.Replace(good, `"last_s":0.9`, `"last_s":1.5`, 1), []string{"line 3:", "end_s 1 is before last_s 1.5"}},
 		{"last token before the first", strings.Replace(good, `"last_s":0.9`, `"last_s":0.55`, 1), []string{"line 3:", "last_s 0.55 is before first_s 0.6"}},
+		{"written and read, as the socket times them", strings.Replace(good, `"first_s":0.6`, `"written_s":0.51,"first_s":0.6,"first_read_s":0.95`, 1), nil},
+		{"written before sent", strings.Replace(good, `"first_s":0.6`, `"written_s":0.45,"first_s":0.6`, 1), []string{"line 3:", "written_s 0.45 is before sent_s 0.5"}},
+		{"written after the first token", strings.Replace(good, `"first_s":0.6`, `"written_s":0.7,"first_s":0.6`, 1), []string{"line 3:", "first_s 0.6 is before written_s 0.7"}},
+		{"the first token read before it arrived", strings.Replace(good, `"first_s":0.6`, `"first_s":0.6,"first_read_s":0.55`, 1), []string{"line 3:", "first_read_s 0.55"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := records.Read(strings.NewReader(head + tc.line + "\n"))

@@ -18,8 +18,11 @@ import (
 )
 
 // MetricsVersion names the metric definitions (METRICS.md) these records and their summaries follow.
-// Results with different versions are never compared silently.
-const MetricsVersion = "loadcurve-metrics/2"
+// Results with different versions are never compared silently. Version 3 times a stream's
+// messages when their bytes arrived at the client's socket (the kernel's receive timestamp, on
+// Linux), not when the client read them (version 2): the same moment on an idle client, earlier
+// by the client's own delay on a busy one.
+const MetricsVersion = "loadcurve-metrics/3"
 
 // Unset marks a moment that never came (for example first for a request that failed before any
 // output). Every real offset is >= 0.
@@ -146,10 +149,18 @@ type Record struct {
 	Dispatched time.Duration // released by the dispatcher
 	Slot       time.Duration // admitted by the max-concurrency gate
 	Sent       time.Duration // just before the HTTP request was written
+	// Written is when the request's last bytes were handed to the socket (the start of the
+	// write that carried them): Sent plus the client's own time to get a connection and write.
+	Written    time.Duration
 	FirstEvent time.Duration // first SSE message with a choices entry
 	First      time.Duration // first output-bearing message
 	Last       time.Duration // last output-bearing message
 	End        time.Duration // stream closed
+	// FirstRead is when the client read the first output-bearing message, kept when it is later
+	// than First: the messages' moments are when their bytes arrived at the socket (the kernel's
+	// receive timestamp, where the system gives one), and FirstRead − First is how long the
+	// client, busy, took to read the first token after it had arrived.
+	FirstRead time.Duration
 
 	ITL    []time.Duration // gaps between consecutive output-bearing messages after the first
 	Chunks int             // output-bearing messages received
@@ -207,8 +218,8 @@ type Record struct {
 // NewRecord returns a record with every moment Unset.
 func NewRecord(tier, id int, planned time.Duration) Record {
 	return Record{ID: id, Tier: tier, Outcome: OK, Planned: planned,
-		Dispatched: Unset, Slot: Unset, Sent: Unset, FirstEvent: Unset, First: Unset, Last: Unset, End: Unset,
-		FirstAnswer: Unset}
+		Dispatched: Unset, Slot: Unset, Sent: Unset, Written: Unset, FirstEvent: Unset, First: Unset, Last: Unset, End: Unset,
+		FirstRead: Unset, FirstAnswer: Unset}
 }
 
 // TTFA, the time to the first answer token, is FirstAnswer - Sent: what the user of a reasoning
@@ -280,8 +291,10 @@ func (r *Record) AppendJSON(b []byte) []byte {
 	b = appendSeconds(b, `,"dispatched_s":`, r.Dispatched)
 	b = appendSeconds(b, `,"slot_s":`, r.Slot)
 	b = appendSeconds(b, `,"sent_s":`, r.Sent)
+	b = appendSeconds(b, `,"written_s":`, r.Written)
 	b = appendSeconds(b, `,"first_event_s":`, r.FirstEvent)
 	b = appendSeconds(b, `,"first_s":`, r.First)
+	b = appendSeconds(b, `,"first_read_s":`, r.FirstRead)
 	b = appendSeconds(b, `,"last_s":`, r.Last)
 	b = appendSeconds(b, `,"end_s":`, r.End)
 	b = append(b, `,"chunks":`...)
@@ -437,8 +450,10 @@ type wireRecord struct {
 	Dispatched         *float64        `json:"dispatched_s"`
 	Slot               *float64        `json:"slot_s"`
 	Sent               *float64        `json:"sent_s"`
+	Written            *float64        `json:"written_s"`
 	FirstEvent         *float64        `json:"first_event_s"`
 	First              *float64        `json:"first_s"`
+	FirstRead          *float64        `json:"first_read_s"`
 	Last               *float64        `json:"last_s"`
 	End                *float64        `json:"end_s"`
 	Chunks             int             `json:"chunks"`
@@ -485,7 +500,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	case w.Planned == nil:
 		return fmt.Errorf("request line has no \"planned_s\"")
 	}
-	for _, v := range []*float64{w.Planned, w.Dispatched, w.Slot, w.Sent, w.FirstEvent, w.First, w.Last, w.End, w.FirstAnswer} {
+	for _, v := range []*float64{w.Planned, w.Dispatched, w.Slot, w.Sent, w.Written, w.FirstEvent, w.First, w.FirstRead, w.Last, w.End, w.FirstAnswer} {
 		if v != nil && !(*v >= 0 && *v <= maxSeconds) {
 			return fmt.Errorf("a moment of %v s is outside [0, %g] s", *v, maxSeconds)
 		}
@@ -515,7 +530,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	*r = Record{
 		ID: *w.ID, Tier: w.Tier, Shard: w.Shard, Outcome: *w.Outcome,
 		Planned: seconds(w.Planned), Dispatched: seconds(w.Dispatched), Slot: seconds(w.Slot),
-		Sent: seconds(w.Sent), FirstEvent: seconds(w.FirstEvent), First: seconds(w.First),
+		Sent: seconds(w.Sent), Written: seconds(w.Written), FirstEvent: seconds(w.FirstEvent), First: seconds(w.First), FirstRead: seconds(w.FirstRead),
 		Last: seconds(w.Last), End: seconds(w.End), Chunks: w.Chunks,
 		InputTokens: w.InputTokens, InputTokensSource: w.InputTokensSource, RequestedInputTokens: w.RequestedInput,
 		OutputTokens: w.OutputTokens, OutputTokensSource: w.OutputTokensSource,
@@ -547,14 +562,17 @@ func checkOrder(w *wireRecord) error {
 	order := []struct {
 		name string
 		v    *float64
-	}{{"sent_s", w.Sent}, {"first_s", w.First}, {"last_s", w.Last}, {"end_s", w.End}}
+	}{{"sent_s", w.Sent}, {"written_s", w.Written}, {"first_s", w.First}, {"last_s", w.Last}, {"end_s", w.End}}
 	for i, a := range order {
 		for _, b := range order[i+1:] {
 			if a.v != nil && b.v != nil && *b.v < *a.v {
-				return fmt.Errorf("%s %v is before %s %v: a request's moments come in the order sent, first token, last token, end (a hand-edited line?)",
+				return fmt.Errorf("%s %v is before %s %v: a request's moments come in the order sent, written, first token, last token, end (a hand-edited line?)",
 					b.name, *b.v, a.name, *a.v)
 			}
 		}
+	}
+	if w.FirstRead != nil && (w.First == nil || *w.FirstRead < *w.First) {
+		return fmt.Errorf("first_read_s %v without a first_s before it: the first token is read after it arrives (a hand-edited line?)", *w.FirstRead)
 	}
 	return nil
 }

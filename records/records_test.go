@@ -22,8 +22,10 @@ func sampleRecord() records.Record {
 	r.Dispatched = r.Planned + 120*time.Microsecond
 	r.Slot = r.Dispatched
 	r.Sent = r.Slot + 7
+	r.Written = r.Sent + 90*time.Microsecond + 3
 	r.FirstEvent = r.Sent + 20*time.Millisecond
 	r.First = r.FirstEvent + 1
+	r.FirstRead = r.First + 4*time.Millisecond + 1
 	r.Last = r.First + 90*time.Millisecond
 	r.End = r.Last + time.Millisecond
 	r.ITL = []time.Duration{30 * time.Millisecond, 30*time.Millisecond + 1, 29999999}

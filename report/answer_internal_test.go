@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // TestCapacityLine: the answer's first line says what the capacity is, how it was found, and
@@ -74,5 +76,53 @@ func TestThePageSaysWhyVerified(t *testing.T) {
 	op.VerifiedBy, op.HeavierTier, op.Verification = "", nil, "not verified yet: confirmation tier 7 was 100 % compliant"
 	if f := operatingFact(a, "req/s"); f.Badge != "NOT verified" || !strings.Contains(f.Detail, "not verified yet") {
 		t.Errorf("fact %+v", f)
+	}
+}
+
+// TestClientLine: the answer says what the client's own delays may have done to the curve's
+// tiers: the largest p99 of its writing (inside the latencies) and of its reading (not counted),
+// the misses its writing may have made of all the tiers' misses, and those timing at the socket
+// took out; the probes are left out, and without socket timing nothing is said.
+func TestClientLine(t *testing.T) {
+	tier := func(role records.Role, requests, compliant int, c *measure.ClientDelays) sweep.TierResult {
+		return sweep.TierResult{Tier: records.Tier{Role: role},
+			Summary: measure.Summary{Steady: &measure.Steady{Requests: requests, Compliant: compliant, Client: c}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		tiers []sweep.TierResult
+		want  []string
+		not   []string
+	}{
+		{"no socket timing", []sweep.TierResult{tier(records.RoleTier, 1000, 990, nil)}, nil, nil},
+		{"the probes only", []sweep.TierResult{tier(records.RoleProbe, 100, 0, &measure.ClientDelays{Requests: 100, SendP99: 40})}, nil, nil},
+		{"two tiers, no miss the client's", []sweep.TierResult{
+			tier(records.RoleProbe, 100, 0, &measure.ClientDelays{Requests: 100, SendP99: 40, ReadP99: 90, SendMisses: 7}),
+			tier(records.RoleTier, 1000, 990, &measure.ClientDelays{Requests: 1000, SendP99: 0.5, ReadP99: 3.25}),
+			tier(records.RoleConfirm, 2000, 1995, &measure.ClientDelays{Requests: 2000, SendP99: 1.5, ReadP99: 2}),
+		}, []string{"in the 2 tiers of the curve", "p99 at most 1.50 ms from sent", "none of their 15 misses", "3.25 ms from a first token's arrival"}, []string{"more would have missed", "40", "90"}},
+		{"misses it may have made and took out", []sweep.TierResult{
+			tier(records.RoleTier, 1000, 980, &measure.ClientDelays{Requests: 1000, SendP99: 12, ReadP99: 30, SendMisses: 3, ReadMisses: 4}),
+		}, []string{"in the 1 tier of the curve", "at most 3 of their 20 misses", "timed when read, 4 more would have missed"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := clientLine(&sweep.Result{Tiers: tc.tiers})
+			if tc.want == nil {
+				if line != "" {
+					t.Errorf("said %q, want nothing", line)
+				}
+				return
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(line, w) {
+					t.Errorf("%q lacks %q", line, w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(line, n) {
+					t.Errorf("%q has %q", line, n)
+				}
+			}
+		})
 	}
 }

@@ -200,6 +200,9 @@ func sweepHeadline(r *sweep.Result) *Headline {
 			s.N, fmtRate(s.Min), fmtRate(s.Max), u, spreadPct(s.RelativeStdDev), s.VerifiedOperations))
 	}
 	hl.Lines = append(hl.Lines, fmt.Sprintf("The decision took %d tiers and %s %s%s.", len(r.Tiers), durText(r.TargetSeconds), result.LoadWords(r.Header), budgetWords(r)))
+	if c := clientLine(r); c != "" {
+		hl.Lines = append(hl.Lines, c)
+	}
 	for _, n := range r.BudgetNotes {
 		hl.Lines = append(hl.Lines, upperFirst(n)+".") // what the budget changed, in the sweep's words
 	}

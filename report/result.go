@@ -147,6 +147,9 @@ func Answer(w io.Writer, r *sweep.Result) {
 	}
 	fmt.Fprintf(w, "Judged by: %s for at least %s of requests, at %s confidence; the decision cost %d tiers, %s %s%s.\n",
 		obj, pctText(p.TargetShare), pctText(p.Confidence), len(r.Tiers), durText(r.TargetSeconds), result.LoadWords(r.Header), budgetWords(r))
+	if c := clientLine(r); c != "" {
+		fmt.Fprintln(w, c)
+	}
 	if len(r.BudgetNotes) > 0 {
 		fmt.Fprintln(w, "What the budget changed:")
 		for _, n := range r.BudgetNotes {
@@ -156,6 +159,46 @@ func Answer(w io.Writer, r *sweep.Result) {
 	if !r.Complete {
 		fmt.Fprintln(w, "INCOMPLETE: some tiers were interrupted, cut, or had requests canceled at their drain deadline.")
 	}
+}
+
+// clientLine says what the client's own delays may have done to the curve's tiers (their
+// measure.ClientDelays; the probes, which overload the deployment, left out): the largest p99 of
+// its writing, inside every latency counted from sent, with how many of the misses would have
+// met the objectives without it, and the largest p99 of its reading, which tokens timed at their
+// arrival leave out. "" when no tier's records say (a virtual clock's, or older records).
+func clientLine(r *sweep.Result) string {
+	var send, read float64
+	made, took, misses, tiers := 0, 0, 0, 0
+	for _, t := range r.Tiers {
+		st := t.Summary.Steady
+		if t.Tier.Role == records.RoleProbe || st == nil || st.Client == nil {
+			continue
+		}
+		c := st.Client
+		tiers++
+		send, read = max(send, c.SendP99), max(read, c.ReadP99)
+		made, took, misses = made+c.SendMisses, took+c.ReadMisses, misses+st.Requests-st.Compliant
+	}
+	if tiers == 0 {
+		return ""
+	}
+	madeWords := fmt.Sprintf("at most %d of their %d misses", made, misses)
+	if made == 0 {
+		madeWords = fmt.Sprintf("none of their %d misses", misses)
+	}
+	line := fmt.Sprintf("Client: its own delays in the %s, p99 at most %s ms from sent to a request written (inside TTFT and E2EL: %s would have met the objectives without it) and %s ms from a first token's arrival to its reading (not counted: tokens are timed at their arrival at the socket",
+		tierWord(tiers), FormatFloat(send, 2), madeWords, FormatFloat(read, 2))
+	if took > 0 {
+		line += fmt.Sprintf("; timed when read, %d more would have missed", took)
+	}
+	return line + ")."
+}
+
+func tierWord(n int) string {
+	if n == 1 {
+		return "1 tier of the curve"
+	}
+	return fmt.Sprintf("%d tiers of the curve", n)
 }
 
 // budgetWords says the budget the load was held to (", within its budget of 1h0m0s"), "" when the
@@ -830,6 +873,10 @@ func RunText(w io.Writer, f sweep.RunFile) {
 		}
 		if st.Note != "" {
 			fmt.Fprintf(w, "  %s\n", st.Note)
+		}
+		if c := st.Client; c != nil {
+			line("Client's delays, write / read p99 (ms):", FormatFloat(c.SendP99, 2)+" / "+FormatFloat(c.ReadP99, 2))
+			line("  misses they may have made / took out:", fmt.Sprintf("%d / %d (share without them at most %s)", c.SendMisses, c.ReadMisses, FormatFloat(c.ShareWithout(st.Compliant, st.Requests), 4)))
 		}
 	}
 	fmt.Fprintln(w, strings.Repeat("=", 57))

@@ -30,7 +30,8 @@ func (e *exec) budgetLeft() (time.Duration, bool) {
 
 // leastGrace is the shortest drain a tier the budget shortens keeps for its stragglers: the
 // longest time in system of the burst probe's requests (the deployment's whole queue at once,
-// longer than a request of any tier it can carry takes), at least a second and at most the
+// longer than a request of any tier it can carry takes; from each one's written moment,
+// burstTimes), at least a second and at most the
 // Drain; when no burst ran (listed rates, users), the Drain, or the shortest cap
 // (MinTierDuration) when that is shorter.
 func (e *exec) leastGrace() time.Duration {
