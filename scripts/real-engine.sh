@@ -14,17 +14,27 @@
 # Settings (environment; the defaults in brackets):
 #   LOADCURVE_ENGINE_DIR       where the package, the sources and the build go [out/engine];
 #                              a directory that already holds llama.cpp/build/bin/llama-server
-#                              (e.g. one built by hand) is reused as it is
+#                              (e.g. one built by hand) is reused as it is. The model and the
+#                              running server's files stay in out/engine of this checkout.
 #   LOADCURVE_ENGINE_PORT      the loopback port [8089]
 #   LOADCURVE_ENGINE_PARALLEL  llama-server's --parallel, its slots [4]
 #   LOADCURVE_ENGINE_CTX       llama-server's -c, the context of all slots together [4096]
-#   LOADCURVE_ENGINE_THREADS   llama-server's --threads [2]
-#   LOADCURVE_ENGINE_MODEL     the GGUF file served [$LOADCURVE_ENGINE_DIR/model.gguf]
+#   LOADCURVE_ENGINE_THREADS   llama-server's --threads [1]: on 2 shared cores, 2 threads spin at each
+#                              barrier while other work holds a core; measured 352 ms a token
+#                              with 2, 32-70 ms with 1, load average 4
+#   LOADCURVE_ENGINE_MODEL     the GGUF file served [out/engine/model.gguf]
 #   LOADCURVE_ENGINE_MODEL_FLAGS  flags for go run ./scripts/makegguf when it makes the model [none]
+#   LOADCURVE_ENGINE_ALIAS     the model's name in the API (--alias) [tiny-random-qwen3vocab]
+#   LOADCURVE_ENGINE_VALID_UTF8  1: bias away (--logit-bias ID-100) the 1,448 tokens of the vocabulary
+#                              whose bytes are no valid UTF-8 by themselves [1]. A random model
+#                              strings them at random, and llama-server ends such a response with
+#                              an error event instead of its last chunk (its chat parser refuses
+#                              invalid UTF-8: "does not match the expected Content-only format"),
+#                              about 30 % of 32-token responses; 0 serves the model as it is
 #   LOADCURVE_ENGINE_ARGS      more llama-server flags [none]
 #   LOADCURVE_ENGINE_JOBS      build parallelism [2]
 #
-# The state of a started server is in $LOADCURVE_ENGINE_DIR/run/: server.pid, server.log (the
+# The state of a started server is in out/engine/run/: server.pid, server.log (the
 # server's own log, with its per-request timings: prompt eval and eval times), and
 # qwen3-tokenizer.json beside the model (loadcurve's --tokenizer for the model's vocabulary).
 #
@@ -48,12 +58,14 @@ case "$dir" in /*) ;; *) dir="$root/$dir" ;; esac
 port="${LOADCURVE_ENGINE_PORT:-8089}"
 parallel="${LOADCURVE_ENGINE_PARALLEL:-4}"
 ctx="${LOADCURVE_ENGINE_CTX:-4096}"
-threads="${LOADCURVE_ENGINE_THREADS:-2}"
+threads="${LOADCURVE_ENGINE_THREADS:-1}"
 jobs="${LOADCURVE_ENGINE_JOBS:-2}"
+alias="${LOADCURVE_ENGINE_ALIAS:-tiny-random-qwen3vocab}"
+valid_utf8="${LOADCURVE_ENGINE_VALID_UTF8:-1}"
 src="$dir/llama.cpp"
 server="$src/build/bin/llama-server"
-rundir="$dir/run"
-model="${LOADCURVE_ENGINE_MODEL:-$dir/model.gguf}"
+rundir="$root/out/engine/run"
+model="${LOADCURVE_ENGINE_MODEL:-$root/out/engine/model.gguf}"
 pidfile="$rundir/server.pid"
 log="$rundir/server.log"
 
@@ -119,11 +131,37 @@ start() {
 		xz -dc tokens/testdata/models/qwen3.json.xz >"$rundir/qwen3-tokenizer.json.tmp"
 		mv "$rundir/qwen3-tokenizer.json.tmp" "$rundir/qwen3-tokenizer.json"
 	fi
-	say "starting llama-server on 127.0.0.1:$port (--parallel $parallel, -c $ctx, --threads $threads; log: $log)"
+	local bias=()
+	if [ "$valid_utf8" = 1 ]; then
+		# The byte-level vocabulary (GPT-2's byte-to-character map) decoded to bytes: the ids
+		# whose bytes do not decode as UTF-8 on their own.
+		mapfile -t bias < <(python3 - "$rundir/qwen3-tokenizer.json" <<'PY'
+import json, sys
+vocab = json.load(open(sys.argv[1], encoding="utf-8"))["model"]["vocab"]
+bs = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
+cs, n = bs[:], 0
+for b in range(256):
+    if b not in bs:
+        bs.append(b)
+        cs.append(256 + n)
+        n += 1
+byte = {chr(c): b for b, c in zip(bs, cs)}
+for tok, i in sorted(vocab.items(), key=lambda kv: kv[1]):
+    try:
+        bytes(byte[ch] for ch in tok).decode("utf-8")
+    except KeyError:
+        pass
+    except UnicodeDecodeError:
+        print("--logit-bias")
+        print(f"{i}-100")
+PY
+		)
+	fi
+	say "starting llama-server on 127.0.0.1:$port (--parallel $parallel, -c $ctx, --threads $threads, $((${#bias[@]} / 2)) tokens biased away; log: $log)"
 	# setsid: the server has its own process group, so a Ctrl-C in this shell does not reach it.
 	# shellcheck disable=SC2086 # LOADCURVE_ENGINE_ARGS are words
-	setsid "$server" -m "$model" --host 127.0.0.1 --port "$port" --parallel "$parallel" -c "$ctx" \
-		--threads "$threads" --threads-http 4 --metrics --slots --no-webui --log-timestamps \
+	setsid "$server" -m "$model" --alias "$alias" --host 127.0.0.1 --port "$port" --parallel "$parallel" -c "$ctx" \
+		--threads "$threads" --metrics --slots --no-webui --log-timestamps "${bias[@]}" \
 		${LOADCURVE_ENGINE_ARGS:-} >"$log" 2>&1 </dev/null &
 	echo $! >"$pidfile"
 	for _ in $(seq 1 600); do # at most 60 s
