@@ -213,3 +213,29 @@ func TestLlamaCppClosesAfterStreamedResponse(t *testing.T) {
 		t.Errorf("the server answered %d requests, want %d", got, n)
 	}
 }
+
+// While it loads the model, llama-server answers every request with HTTP 503 (no Retry-After,
+// Connection: close) and the recorded body; --ready-check-timeout-sec waits it out, saying why.
+func TestLlamaCppLoadingModel(t *testing.T) {
+	body := string(recorded(t, "loading-model-503.json"))
+	var n atomic.Int64
+	srv := fakesse.New(func(fakesse.Received) fakesse.Script {
+		if n.Add(1) <= 2 {
+			return fakesse.Script{Status: 503, Body: body}
+		}
+		return fakesse.Stream{Chunks: 1, Usage: true}.Script()
+	})
+	t.Cleanup(srv.Close)
+	c := newClient(t, loadgen.Target{BaseURL: srv.URL, Model: "tiny-random-qwen3vocab"}, 1)
+	var notes []string
+	err := c.WaitReady(context.Background(), 20*time.Second, func(_ time.Duration, why string) { notes = append(notes, why) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) == 0 || !strings.Contains(notes[0], "503") || !strings.Contains(notes[0], "Loading model") {
+		t.Errorf("notes %q: want the 503 and the server's Loading model", notes)
+	}
+	if got := n.Load(); got != 3 {
+		t.Errorf("%d probes, want 3 (two 503s, then the answer)", got)
+	}
+}
