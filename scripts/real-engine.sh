@@ -100,9 +100,9 @@ setup() {
 		rm -rf "$dir/pkg" && mkdir -p "$dir/pkg"
 		tar -xzf "$tgz" -C "$dir/pkg" package/llama/gitRelease.bundle package/llama/binariesGithubRelease.json
 		say "cloning llama.cpp from the package's git bundle"
-		git clone --quiet "$dir/pkg/package/llama/gitRelease.bundle" "$src"
+		git -c advice.detachedHead=false clone --quiet "$dir/pkg/package/llama/gitRelease.bundle" "$src"
 	fi
-	say "building llama-server with $jobs jobs (about 15-25 minutes on 2 cores; log: $dir/build.log)"
+	say "building llama-server with $jobs jobs (about 30 minutes on 2 cores; log: $dir/build.log)"
 	cmake -S "$src" -B "$src/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
 		-DGGML_NATIVE=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF >"$dir/build.log" 2>&1 ||
 		die "cmake configure failed: see $dir/build.log"
