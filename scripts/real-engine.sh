@@ -123,6 +123,7 @@ start() {
 	fi
 	mkdir -p "$rundir"
 	if [ ! -f "$model" ]; then
+		[ -d scripts/makegguf ] || die "no $model, and no scripts/makegguf to make it with"
 		say "making the model: go run ./scripts/makegguf -out $model ${LOADCURVE_ENGINE_MODEL_FLAGS:-}"
 		# shellcheck disable=SC2086 # the flags are words
 		go run ./scripts/makegguf -out "$model" ${LOADCURVE_ENGINE_MODEL_FLAGS:-}
