@@ -156,6 +156,17 @@ func NewClient(t Target, maxConcurrency int) (*Client, error) {
 	if t.APIKey != "" {
 		h.Set("Authorization", "Bearer "+t.APIKey)
 	}
+	// A request written on a kept-alive connection that the server closes before answering
+	// anything is sent again on a new one by net/http, which it does for a POST only when the
+	// request is marked idempotent; a nil value marks it without sending the header. llama.cpp's
+	// server closes the connection after every streamed response while announcing
+	// "Keep-Alive: timeout=5, max=100": a request sent at once on it (the next request of a
+	// concurrency-capped or back-to-back load) met the close, and was recorded as the server's
+	// failure ("connection closed by the server before it answered") for a request the server
+	// never read (docs/REAL-ENGINE.md). Nothing of the answer had come, so nothing is counted
+	// twice; the re-send is inside the request's sent..end, which it lengthens by the failed
+	// write (a fraction of a millisecond on loopback) and a new connection's handshake.
+	h[idempotencyKey] = nil
 	for k, vs := range t.Headers {
 		h.Del(k)
 		for _, v := range vs {
@@ -698,3 +709,7 @@ func notReadyStatus(status int) bool {
 	}
 	return false
 }
+
+// idempotencyKey is the header net/http reads to re-send a non-idempotent request whose
+// kept-alive connection the server closed before answering (http.Transport's documentation).
+const idempotencyKey = "Idempotency-Key"

@@ -31,6 +31,22 @@
 //	requests_finished  vllm:request_success_total (every finished_reason)       sglang:num_requests_total           (vLLM's)
 //	requests_received  -                                                        -                                   sim_requests_received_total
 //
+// llama.cpp's server (llama-server --metrics), whose page has no labels:
+//
+//	running            llamacpp:requests_processing (slots busy)
+//	waiting            llamacpp:requests_deferred (requests waiting for a slot)
+//	kv_usage           llamacpp:kv_cache_usage_ratio (older servers; the newer page has none)
+//	prefix_queries     llamacpp:prompt_tokens_total + llamacpp:prompt_tokens_cached_total
+//	prefix_hits        llamacpp:prompt_tokens_cached_total
+//	generation_tokens  llamacpp:tokens_predicted_total
+//	prompt_tokens      llamacpp:prompt_tokens_total + llamacpp:prompt_tokens_cached_total
+//
+// llama.cpp's prompt_tokens_total counts the prompt tokens it processed, not those it reused
+// from a slot's cache, so its prompt tokens are the sum of the two counters (read only when
+// both are exported). It adds a request's generated tokens to tokens_predicted_total when the
+// request ends, so a tier's generated tokens include those of requests begun in the tier
+// before and exclude those still running at its end.
+//
 // Queries and hits are counted in prompt tokens. SGLang counts a request's
 // prompt and cached tokens when it finishes, and creates its cached-tokens
 // series at the first hit; its retractions are its preemptions. The step

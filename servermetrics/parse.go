@@ -30,10 +30,11 @@ const (
 
 // Sources, as detected from the metric names.
 const (
-	SourceVLLM    = "vllm"
-	SourceSGLang  = "sglang"
-	SourceSim     = "sim"
-	SourceUnknown = "unknown"
+	SourceVLLM     = "vllm"
+	SourceSGLang   = "sglang"
+	SourceLlamaCpp = "llamacpp"
+	SourceSim      = "sim"
+	SourceUnknown  = "unknown"
 )
 
 // stepLatenessMetric is the sim's step-lateness histogram, in seconds.
@@ -50,7 +51,10 @@ const (
 )
 
 // canonical maps one canonical name to the server metrics it is read from,
-// in order of preference.
+// in order of preference. An entry "a+b" is the sum of the families a and b,
+// used only when the server exports both (llama.cpp counts the prompt tokens
+// it processed and those it reused from its cache apart; vLLM's and SGLang's
+// prompt-token counters hold both).
 type canonical struct {
 	name    string
 	agg     aggregation
@@ -59,18 +63,23 @@ type canonical struct {
 
 // canonicals is the mapping table of the package documentation.
 var canonicals = []canonical{
-	{NameRunning, aggSum, []string{"vllm:num_requests_running", "sglang:num_running_reqs"}},
-	{NameWaiting, aggSum, []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs"}},
-	{NameKVUsage, aggMean, []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"}},
-	{NamePrefixQueries, aggSum, []string{"vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total", "sglang:prompt_tokens_total"}},
-	{NamePrefixHits, aggSum, []string{"vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total", "sglang:cached_tokens_total"}},
+	{NameRunning, aggSum, []string{"vllm:num_requests_running", "sglang:num_running_reqs", "llamacpp:requests_processing"}},
+	{NameWaiting, aggSum, []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "llamacpp:requests_deferred"}},
+	{NameKVUsage, aggMean, []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", "llamacpp:kv_cache_usage_ratio"}},
+	{NamePrefixQueries, aggSum, []string{"vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total", "sglang:prompt_tokens_total", llamaCppPromptTokens}},
+	{NamePrefixHits, aggSum, []string{"vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total", "sglang:cached_tokens_total", "llamacpp:prompt_tokens_cached_total"}},
 	{NamePrefixHitRate, aggMean, []string{"vllm:gpu_prefix_cache_hit_rate", "sglang:cache_hit_rate"}},
 	{NamePreemptions, aggSum, []string{"vllm:num_preemptions_total", "sglang:num_retracted_requests_total"}},
-	{NameGenerationTokens, aggSum, []string{"vllm:generation_tokens_total", "sglang:generation_tokens_total"}},
-	{NamePromptTokens, aggSum, []string{"vllm:prompt_tokens_total", "sglang:prompt_tokens_total"}},
+	{NameGenerationTokens, aggSum, []string{"vllm:generation_tokens_total", "sglang:generation_tokens_total", "llamacpp:tokens_predicted_total"}},
+	{NamePromptTokens, aggSum, []string{"vllm:prompt_tokens_total", "sglang:prompt_tokens_total", llamaCppPromptTokens}},
 	{NameRequestsFinished, aggSum, []string{"vllm:request_success_total", "sglang:num_requests_total"}},
 	{NameRequestsReceived, aggSum, []string{"sim_requests_received_total"}},
 }
+
+// llamaCppPromptTokens is every prompt token llama.cpp's server was given:
+// those it processed (its prompt_tokens_total excludes the cached ones) and
+// those it reused from a slot's cache.
+const llamaCppPromptTokens = "llamacpp:prompt_tokens_total+llamacpp:prompt_tokens_cached_total"
 
 // Bucket is one cumulative histogram bucket.
 type Bucket struct {
@@ -85,7 +94,7 @@ type Snapshot struct {
 	// Values maps canonical names to values aggregated over the label sets
 	// that match the model (see the package documentation).
 	Values map[string]float64 `json:"values"`
-	// Source is "vllm", "sglang", "sim" or "unknown".
+	// Source is "vllm", "sglang", "llamacpp", "sim" or "unknown".
 	Source string `json:"source"`
 	// StepLateness is the sim's cumulative step-lateness histogram
 	// (seconds), nil when not exported. Not in JSON (its last bound is +Inf).
@@ -142,20 +151,39 @@ func reduce(fams map[string]*dto.MetricFamily, model string) Snapshot {
 	}
 	for _, c := range canonicals {
 		for _, name := range c.metrics {
-			mf := lookup(fams, name)
-			if mf == nil {
-				continue
+			if v, found, ok := read(fams, name, c.agg, match); found {
+				if ok {
+					snap.Values[c.name] = v
+				}
+				break
 			}
-			if v, ok := aggregate(mf, c.agg, match); ok {
-				snap.Values[c.name] = v
-			}
-			break
 		}
 	}
 	if mf := lookup(fams, stepLatenessMetric); mf != nil {
 		snap.StepLateness = mergeHistograms(mf, match)
 	}
 	return snap
+}
+
+// read is the value of one entry of a canonical's list: a family, or the sum
+// of the families joined by "+" (found only when every one is exported; ok
+// when every one has a matching usable sample).
+func read(fams map[string]*dto.MetricFamily, entry string, agg aggregation, match func(*dto.Metric) bool) (v float64, found, ok bool) {
+	names := strings.Split(entry, "+")
+	mfs := make([]*dto.MetricFamily, len(names))
+	for i, name := range names {
+		if mfs[i] = lookup(fams, name); mfs[i] == nil {
+			return 0, false, false
+		}
+	}
+	for _, mf := range mfs {
+		x, ok := aggregate(mf, agg, match)
+		if !ok {
+			return 0, true, false
+		}
+		v += x
+	}
+	return v, true, true
 }
 
 // lookup finds a family by name; a name ending in _total also finds the
@@ -176,16 +204,19 @@ func detectSource(fams map[string]*dto.MetricFamily) string {
 	if lookup(fams, "sim_requests_received_total") != nil || lookup(fams, "sim_steps_total") != nil {
 		return SourceSim
 	}
-	vllm, sglang := false, false
+	vllm, sglang, llamacpp := false, false, false
 	for name := range fams {
 		vllm = vllm || strings.HasPrefix(name, "vllm:")
 		sglang = sglang || strings.HasPrefix(name, "sglang:")
+		llamacpp = llamacpp || strings.HasPrefix(name, "llamacpp:")
 	}
 	switch {
 	case vllm:
 		return SourceVLLM
 	case sglang:
 		return SourceSGLang
+	case llamacpp:
+		return SourceLlamaCpp
 	}
 	return SourceUnknown
 }

@@ -87,6 +87,19 @@ func TestParseFixtures(t *testing.T) {
 				sm.NameRequestsFinished: 9 + 1,
 				sm.NameRequestsReceived: 11,
 			}},
+		// Recorded from llama.cpp's llama-server (node-llama-cpp 3.21.1's llama.cpp, --metrics,
+		// --parallel 4) mid-run, 4 slots busy and 2 requests deferred (docs/REAL-ENGINE.md). Its
+		// prompt_tokens_total excludes the tokens reused from a slot's cache, which
+		// prompt_tokens_cached_total counts: the prompt tokens are their sum, as vLLM counts them.
+		{name: "llama.cpp: requests_processing/deferred, processed plus cached prompt tokens", file: "llamacpp.txt", model: "tiny-random-qwen3vocab",
+			wantSource: sm.SourceLlamaCpp, want: map[string]float64{
+				sm.NameRunning:          4,
+				sm.NameWaiting:          2,
+				sm.NamePrefixQueries:    1159 + 339,
+				sm.NamePrefixHits:       339,
+				sm.NamePromptTokens:     1159 + 339,
+				sm.NameGenerationTokens: 644,
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,6 +132,13 @@ func TestParseEdgeCases(t *testing.T) {
 		wantSource        string
 		want              map[string]float64
 	}{
+		{
+			name: "llama.cpp's prompt tokens need both counters: one alone is no count",
+			text: "# TYPE llamacpp:prompt_tokens_total counter\nllamacpp:prompt_tokens_total 10\n" +
+				"# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing 1\n",
+			wantSource: sm.SourceLlamaCpp,
+			want:       map[string]float64{sm.NameRunning: 1},
+		},
 		{
 			name: "model filter keeps its series and unlabelled ones",
 			text: "# TYPE vllm:num_requests_running gauge\n" +

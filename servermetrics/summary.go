@@ -11,7 +11,7 @@ import (
 // out of JSON) when the server does not export the metric or the tier gave
 // too few scrapes to compute it.
 type TierMetrics struct {
-	// Source is "vllm", "sglang", "sim" or "unknown", detected from the
+	// Source is "vllm", "sglang", "llamacpp", "sim" or "unknown", detected from the
 	// metric names of the last successful scrape.
 	Source string `json:"source"`
 	// Scrapes counts successful scrapes, Failures failed ones; LastError is
