@@ -243,9 +243,9 @@ func TestRetryStopsWhenTheRunStops(t *testing.T) {
 	srv := newFaultServer(t, nil, answers...)
 	c := newClient(t, loadgen.Target{BaseURL: srv.URL}, 1)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(150*time.Millisecond, cancel)
 	sink := &memSink{}
-	start := time.Now()
+	start := time.Now() // before the timer: the stop comes 150 ms after it at the earliest
+	time.AfterFunc(150*time.Millisecond, cancel)
 	if _, err := loadgen.Run(ctx, c, loadgen.Tier{
 		Offsets: make([]time.Duration, 1), Requests: requests(1), Retries: 1000,
 	}, sink, nil); err != nil {
