@@ -21,11 +21,16 @@ import (
 // sharded one, whose tiers run in fixed slots that every shard must keep (Validate refuses a
 // stated budget they exceed); never a run.
 func (e *exec) budgetLeft() (time.Duration, bool) {
-	c := e.cfg
-	if c.Budget <= 0 || c.Schedule != nil || !c.StartAt.IsZero() {
+	if !e.cfg.budgetBounds() {
 		return 0, false
 	}
-	return c.Budget - e.spent(), true
+	return e.cfg.Budget - e.spent(), true
+}
+
+// budgetBounds reports whether the Budget bounds the sweep's tiers: it is set, and the sweep is
+// not sharded (its tiers then run in fixed slots, StartAt and Schedule).
+func (c Config) budgetBounds() bool {
+	return c.Budget > 0 && c.Schedule == nil && c.StartAt.IsZero()
 }
 
 // leastGrace is the shortest drain a tier the budget shortens keeps for its stragglers: the

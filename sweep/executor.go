@@ -105,7 +105,7 @@ func (x *Executor) Run(ctx context.Context) (*Result, error) {
 		h = x.Header()
 	}
 	res := Build(h, cfg.Settings, e.tiers)
-	if cfg.Schedule == nil && cfg.StartAt.IsZero() && cfg.Budget > 0 {
+	if cfg.budgetBounds() {
 		res.Budget = cfg.Budget
 	}
 	res.BudgetNotes = e.notes
