@@ -55,6 +55,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/loadcurve/loadcurve/scripts/makegguf/tokfile"
 )
 
 // The Qwen3 chat format, ChatML: each message as <|im_start|>role\ncontent<|im_end|>\n, then
@@ -129,7 +131,7 @@ func main() {
 	if err := c.validate(); err != nil {
 		fail(2, err)
 	}
-	data, err := readTokenizerFile(findTokenizer(*tok))
+	data, err := tokfile.Read(findTokenizer(*tok))
 	if err != nil {
 		fail(1, err)
 	}

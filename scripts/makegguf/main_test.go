@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/loadcurve/loadcurve/scripts/makegguf/tokfile"
 )
 
 // tiny is a model small enough to write in a test: the vocabulary makes most of it
@@ -27,7 +29,7 @@ func qwen3(t *testing.T) *vocab {
 	t.Helper()
 	qwenOnce.Do(func() {
 		var data []byte
-		if data, qwenErr = readTokenizerFile("../../tokens/testdata/models/qwen3.json.xz"); qwenErr == nil {
+		if data, qwenErr = tokfile.Read("../../tokens/testdata/models/qwen3.json.xz"); qwenErr == nil {
 			qwenVocab, qwenErr = parseVocab(data)
 		}
 	})

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/ulikunitz/xz"
 )
 
 // llama.cpp's token types (enum llama_token_type in include/llama.h), which the
@@ -103,26 +99,6 @@ type tokenizerFile struct {
 		Merges json.RawMessage `json:"merges"`
 	} `json:"model"`
 	PreTokenizer json.RawMessage `json:"pre_tokenizer"`
-}
-
-// readTokenizerFile reads a tokenizer.json, or one compressed with xz (a name ending .xz).
-func readTokenizerFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var r io.Reader = bufio.NewReader(f)
-	if strings.HasSuffix(path, ".xz") {
-		if r, err = xz.NewReader(r); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return data, nil
 }
 
 // findTokenizer resolves a relative path that does not exist from the working directory

@@ -9,7 +9,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -24,8 +23,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loadcurve/loadcurve/scripts/makegguf/tokfile"
 	"github.com/loadcurve/loadcurve/tokens"
-	"github.com/ulikunitz/xz"
 )
 
 // words are common English words, most of them one Qwen3 token with their leading space.
@@ -112,7 +111,7 @@ func run(url, tokPath string, parallel, requests int, promptRange, outputRange s
 	if err != nil {
 		return err
 	}
-	data, err := readMaybeXZ(tokPath)
+	data, err := tokfile.Read(tokPath)
 	if err != nil {
 		return err
 	}
@@ -234,19 +233,4 @@ func send(c *http.Client, url, prompt string, maxTokens int) (result, error) {
 		res.finishReasons = out.Choices[0].FinishReason
 	}
 	return res, nil
-}
-
-func readMaybeXZ(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var r io.Reader = bufio.NewReader(f)
-	if strings.HasSuffix(path, ".xz") {
-		if r, err = xz.NewReader(r); err != nil {
-			return nil, err
-		}
-	}
-	return io.ReadAll(r)
 }

@@ -19,11 +19,10 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/loadcurve/loadcurve/scripts/makegguf/tokfile"
 	"github.com/loadcurve/loadcurve/tokens"
-	"github.com/ulikunitz/xz"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -43,7 +42,7 @@ func main() {
 }
 
 func run(url, corpus, tokPath string, limit, usageEvery int, verbose, nfc bool) error {
-	data, err := readMaybeXZ(tokPath)
+	data, err := tokfile.Read(tokPath)
 	if err != nil {
 		return err
 	}
@@ -143,21 +142,6 @@ func post(c *http.Client, url string, body, out any) error {
 		return fmt.Errorf("%s: %s: %s", url, resp.Status, bytes.TrimSpace(data))
 	}
 	return json.Unmarshal(data, out)
-}
-
-func readMaybeXZ(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var r io.Reader = bufio.NewReader(f)
-	if strings.HasSuffix(path, ".xz") {
-		if r, err = xz.NewReader(r); err != nil {
-			return nil, err
-		}
-	}
-	return io.ReadAll(r)
 }
 
 func clip(s string) string {
