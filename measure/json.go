@@ -92,7 +92,14 @@ type summaryTail struct {
 	CachedTokens              *int          `json:"cached_prompt_tokens,omitempty"`
 	CachedShare               *Number       `json:"cached_prompt_share,omitempty"`
 	Sessions                  *Sessions     `json:"sessions,omitempty"`
+	CPU                       *cpuJSON      `json:"cpu,omitempty"`
 	Steady                    *steadyJSON   `json:"steady_state,omitempty"`
+}
+
+// cpuJSON is the tier's CPU (records.TierCPU) on the wire, with the client's cores.
+type cpuJSON struct {
+	records.TierCPU
+	ClientCores Number `json:"client_cores"`
 }
 
 // steadyJSON is Steady on the wire.
@@ -152,6 +159,9 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		PercentileError:    Number(s.PercentileError),
 		ReasoningResponses: s.ReasoningResponses, ReasoningTokens: s.ReasoningTokens, ReasoningTokensFromChunks: s.ReasoningTokensFromChunks,
 		CachedReported: s.CachedReported, Sessions: s.Sessions,
+	}
+	if s.CPU != nil {
+		tail.CPU = &cpuJSON{TierCPU: *s.CPU, ClientCores: Number(s.CPU.Cores())}
 	}
 	if s.ReasoningResponses > 0 {
 		answer := s.AnswerTokens
@@ -251,6 +261,10 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		PercentileError:    float64(tail.PercentileError),
 		ReasoningResponses: tail.ReasoningResponses, ReasoningTokens: tail.ReasoningTokens, ReasoningTokensFromChunks: tail.ReasoningTokensFromChunks,
 		CachedReported: tail.CachedReported, CachedPromptShare: math.NaN(), Sessions: tail.Sessions,
+	}
+	if tail.CPU != nil {
+		c := tail.CPU.TierCPU
+		out.CPU = &c
 	}
 	out.AnswerTokens = out.TotalOutputTokens - out.ReasoningTokens
 	if tail.AnswerTokens != nil {

@@ -160,6 +160,10 @@ type Summary struct {
 	// Sessions summarises the turns of conversations (nil when the tier had none).
 	Sessions *Sessions
 
+	// CPU is what the client's process and the machine's CPUs spent over the tier (its closing
+	// line's); nil where not read (a virtual clock's tier, older records).
+	CPU *records.TierCPU
+
 	ClientBound          bool
 	ClientBoundReason    string
 	ClientBoundThreshold float64 // ms: the floor on the p99 of schedule_lag that was applied
@@ -445,6 +449,7 @@ func (a *Accumulator) Summary(tier records.Tier) Summary {
 	s.Recorded = a.n
 	if tier.End != nil {
 		s.EndReason = tier.End.Reason
+		s.CPU = tier.End.CPU
 		s.Interrupted = tier.End.Reason == records.EndedInterrupted
 	}
 	s.Complete = a.allIssued >= s.Planned && a.canceled == 0 && !s.Interrupted

@@ -389,6 +389,11 @@ func TestSummaryJSONRoundTrip(t *testing.T) {
 		{"no records: everything undefined", measure.Summarize(nil, records.Tier{Burstiness: 1}, noObj)},
 		{"rate inf, no objectives", measure.Summarize(atOnce, infRate, noObj)},
 		{"zero value", measure.Summary{}},
+		{"with the tier's CPU", func() measure.Summary {
+			s := measure.Summarize(goldenRecords(), goldenInfo, goldenOptions(t))
+			s.CPU = &records.TierCPU{WallS: 12.5, ProcessS: 0.25, InProcessTarget: true, MachineCPUs: 2, MachineBusy: 0.625}
+			return s
+		}()},
 		{"a selection of metrics", func() measure.Summary {
 			o := goldenOptions(t)
 			o.Metrics = []string{"ttft", "e2el"}

@@ -302,6 +302,33 @@ type TierEnd struct {
 	// Seal states the tier's lines as the Writer wrote them (their count and digests); nil in
 	// files of older versions.
 	Seal *Seal `json:"seal,omitempty"`
+	// CPU is what the client's process and the machine's CPUs spent over the tier; nil where it
+	// was not read (a virtual clock's tier, files of older versions).
+	CPU *TierCPU `json:"cpu,omitempty"`
+}
+
+// TierCPU is the CPU spent over a tier, from its start (T0) to its closing line: the client's
+// own, so that a result says how much of the cores the load generator took from a target that
+// shares them, and the machine's, so that it says how busy those cores were.
+type TierCPU struct {
+	WallS float64 `json:"wall_s"`
+	// ProcessS is the client process's user plus system CPU time, s.
+	ProcessS float64 `json:"process_cpu_s"`
+	// InProcessTarget: the target ran in the client's process (the embedded deployment), so its
+	// CPU is in ProcessS.
+	InProcessTarget bool `json:"in_process_target,omitempty"`
+	// MachineCPUs and MachineBusy are the machine's CPUs and the share of their time that was
+	// busy (0–1, everything on the machine, the client included); 0 where not read.
+	MachineCPUs int     `json:"machine_cpus,omitempty"`
+	MachineBusy float64 `json:"machine_busy,omitempty"`
+}
+
+// Cores is the client's CPU time over the wall time: the cores it kept busy on average.
+func (c *TierCPU) Cores() float64 {
+	if c == nil || c.WallS <= 0 {
+		return 0
+	}
+	return c.ProcessS / c.WallS
 }
 
 // Why a tier's arrival phase ended.

@@ -182,17 +182,55 @@ func clientLine(r *sweep.Result) string {
 	if tiers == 0 {
 		return ""
 	}
-	madeWords := fmt.Sprintf("at most %d of their %d misses", made, misses)
-	if made == 0 {
-		madeWords = fmt.Sprintf("none of their %d misses", misses)
+	madeWords := fmt.Sprintf("at most %d of their %d misses would have met the objectives without it", made, misses)
+	switch {
+	case misses == 0:
+		madeWords = "they had no miss"
+	case made == 0:
+		madeWords = fmt.Sprintf("none of their %d misses would have met the objectives without it", misses)
 	}
-	line := fmt.Sprintf("Client: its own delays in the %s, p99 at most %s ms from sent to a request written (inside TTFT and E2EL: %s would have met the objectives without it) and %s ms from a first token's arrival to its reading (not counted: tokens are timed at their arrival at the socket",
+	line := fmt.Sprintf("Client: its own delays in the %s, p99 at most %s ms from sent to a request written (inside TTFT and E2EL: %s) and %s ms from a first token's arrival to its reading (not counted: tokens are timed at their arrival at the socket",
 		tierWord(tiers), FormatFloat(send, 2), madeWords, FormatFloat(read, 2))
 	if took > 0 {
 		line += fmt.Sprintf("; timed when read, %d more would have missed", took)
 	}
-	return line + ")."
+	return line + ")." + cpuClause(r)
 }
+
+// cpuClause says, after the Client line, the most CPU the client took in a tier of the curve and
+// how busy the machine's CPUs were at most (" Its CPU: at most 0.9 % of one core in a tier; the
+// machine's 2 CPUs at most 54 % busy."); "" when no tier read it.
+func cpuClause(r *sweep.Result) string {
+	var cores, busy float64
+	cpus, tiers := 0, 0
+	inProcess := false
+	for _, t := range r.Tiers {
+		c := t.Summary.CPU
+		if t.Tier.Role == records.RoleProbe || c == nil {
+			continue
+		}
+		tiers++
+		cores = max(cores, c.Cores())
+		inProcess = inProcess || c.InProcessTarget
+		if c.MachineCPUs > 0 {
+			cpus, busy = c.MachineCPUs, max(busy, c.MachineBusy)
+		}
+	}
+	if tiers == 0 {
+		return ""
+	}
+	s := " Its CPU: at most " + pctCPU(cores) + " of one core in a tier"
+	if inProcess {
+		s += " (the embedded deployment's included)"
+	}
+	if cpus > 0 {
+		s += fmt.Sprintf("; the machine's %d CPUs at most %s busy", cpus, pctCPU(busy))
+	}
+	return s + "."
+}
+
+// pctCPU writes a CPU share as a percentage with one decimal ("0.9 %", "54.2 %").
+func pctCPU(v float64) string { return FormatFloat(100*v, 1) + " %" }
 
 func tierWord(n int) string {
 	if n == 1 {
@@ -856,6 +894,15 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	}
 	if ss := s.Sessions; ss != nil {
 		sessionText(w, rule, line, ss)
+	}
+	if c := s.CPU; c != nil {
+		line("Client's CPU (one core = 100 %):", pctCPU(c.Cores()))
+		if c.InProcessTarget {
+			why("the embedded deployment runs in the client's process: its CPU is included")
+		}
+		if c.MachineCPUs > 0 {
+			line(fmt.Sprintf("Machine's CPUs busy (%d CPUs):", c.MachineCPUs), pctCPU(c.MachineBusy))
+		}
 	}
 	if st := s.Steady; st != nil {
 		rule("Steady State (the decisions' figures)")

@@ -564,6 +564,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 		}
 	}
 	id.StartWall = time.Now() // T0 (loadgen takes it within microseconds of this)
+	cpu0 := loadgen.SampleCPU()
 	if s.writer != nil {
 		if err := s.writer.WriteTier(id); err != nil {
 			return id, err
@@ -592,6 +593,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 		Users: id.Users, Think: time.Duration(id.ThinkS * float64(time.Second)), StopAfter: p.StopAfter,
 	}, tee, &prog)
 	done()
+	cpu := loadgen.SampleCPU().Since(cpu0, s.sim != nil)
 	if sampler != nil {
 		var raw json.RawMessage
 		raw, merr := json.Marshal(sampler.Stop())
@@ -614,7 +616,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 		return id, fmt.Errorf("writing records: %w", res.SinkErr)
 	}
 	end := records.TierEnd{Kind: records.KindTierEnd, Tier: id.Tier, Planned: id.Planned, Reason: records.EndedSchedule,
-		ArrivalsEndS: p.ArrivalsEnd.Seconds(), RateLimited: res.RateLimited}
+		ArrivalsEndS: p.ArrivalsEnd.Seconds(), RateLimited: res.RateLimited, CPU: cpu}
 	if closed {
 		// A closed loop planned what its users sent, until the last of it (or the stop time).
 		end.Planned, end.ArrivalsEndS = res.Planned, res.ArrivalsEnd.Seconds()

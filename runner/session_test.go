@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -279,7 +281,7 @@ func TestStartWallIsT0AfterTheBaselineScrape(t *testing.T) {
 	if !line.StartWall.Equal(id.StartWall) {
 		t.Errorf("records.jsonl's tier line has start_wall %v, RunTier returned %v", line.StartWall, id.StartWall)
 	}
-	if line.End == nil || id.End == nil || *line.End != *id.End {
+	if line.End == nil || id.End == nil || !reflect.DeepEqual(*line.End, *id.End) {
 		t.Errorf("closing line %+v, RunTier's %+v", line.End, id.End)
 	} else if line.End.Reason != records.EndedSchedule || line.End.Planned != len(p.Offsets) {
 		t.Errorf("closing line %+v: want the schedule's end with %d planned", *line.End, len(p.Offsets))
@@ -309,11 +311,27 @@ func TestStopEndsTheTierAsDecided(t *testing.T) {
 	}
 	line, recs := tierLine(t, dir)
 	end := line.End
-	if end == nil || id.End == nil || *end != *id.End {
+	if end == nil || id.End == nil || !reflect.DeepEqual(*end, *id.End) {
 		t.Fatalf("closing line %+v, RunTier's %+v", end, id.End)
 	}
 	if end.Reason != records.EndedDecided {
 		t.Errorf("closing line reason %q, want %q", end.Reason, records.EndedDecided)
+	}
+	// The closing line states the CPU spent from T0 to it: wall time at least the arrivals'
+	// (the drain follows), the process's CPU (this test's whole process, the server included,
+	// which the session does not know runs here), the machine's CPUs where /proc/stat is read.
+	if c := end.CPU; c == nil {
+		t.Errorf("closing line has no CPU")
+	} else {
+		if c.WallS < end.ArrivalsEndS || c.WallS > 60 {
+			t.Errorf("cpu wall_s %g, want at least the arrivals' %g s", c.WallS, end.ArrivalsEndS)
+		}
+		if c.ProcessS <= 0 || c.InProcessTarget {
+			t.Errorf("cpu process_cpu_s %g (want > 0: the client parsed 3+ streams), in_process_target %v (want false: a base URL was given)", c.ProcessS, c.InProcessTarget)
+		}
+		if _, err := os.Stat("/proc/stat"); err == nil && (c.MachineCPUs < 1 || c.MachineBusy < 0 || c.MachineBusy > 1) {
+			t.Errorf("machine_cpus %d, machine_busy %g: want the machine's CPUs and a share in [0, 1] (a tenth of a second can fall between two clock ticks)", c.MachineCPUs, c.MachineBusy)
+		}
 	}
 	if end.Planned != len(recs) || end.Planned != sink.count() {
 		t.Errorf("closing line plans %d requests; the file holds %d records, the sink got %d", end.Planned, len(recs), sink.count())

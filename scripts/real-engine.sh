@@ -32,6 +32,9 @@
 #                              invalid UTF-8: "does not match the expected Content-only format"),
 #                              about 30 % of 32-token responses; 0 serves the model as it is
 #   LOADCURVE_ENGINE_ARGS      more llama-server flags [none]
+#   LOADCURVE_ENGINE_CPUS      the CPUs the server may run on (taskset -c LIST) [any]: give it a core
+#                              of its own (e.g. 0, and run loadcurve with taskset -c 1) so that a
+#                              truth measured on it does not move with the machine's other work
 #   LOADCURVE_ENGINE_JOBS      build parallelism [2]
 #
 # The state of a started server is in out/engine/run/: server.pid, server.log (the
@@ -161,7 +164,13 @@ PY
 	say "starting llama-server on 127.0.0.1:$port (--parallel $parallel, -c $ctx, --threads $threads, $((${#bias[@]} / 2)) tokens biased away; log: $log)"
 	# setsid: the server has its own process group, so a Ctrl-C in this shell does not reach it.
 	# shellcheck disable=SC2086 # LOADCURVE_ENGINE_ARGS are words
-	setsid "$server" -m "$model" --alias "$alias" --host 127.0.0.1 --port "$port" --parallel "$parallel" -c "$ctx" \
+	pin=()
+	if [ -n "${LOADCURVE_ENGINE_CPUS:-}" ]; then
+		command -v taskset >/dev/null || die "LOADCURVE_ENGINE_CPUS needs taskset (Debian's util-linux)"
+		pin=(taskset -c "$LOADCURVE_ENGINE_CPUS")
+		say "pinned to CPUs $LOADCURVE_ENGINE_CPUS"
+	fi
+	setsid "${pin[@]}" "$server" -m "$model" --alias "$alias" --host 127.0.0.1 --port "$port" --parallel "$parallel" -c "$ctx" \
 		--threads "$threads" --metrics --slots --no-webui --log-timestamps "${bias[@]}" \
 		${LOADCURVE_ENGINE_ARGS:-} >"$log" 2>&1 </dev/null &
 	echo $! >"$pidfile"

@@ -786,6 +786,9 @@ func shortTierLine(t TierResult, stop *stopRule, p curve.Params) string {
 	if c := st.Client; c != nil && c.Notable() {
 		ended += "; " + c.Text() // what the client's own delays may have added, said with the verdict
 	}
+	if b := measure.BusyText(s.CPU); b != "" {
+		ended += "; " + b
+	}
 	return fmt.Sprintf("%s%s: %s requests, %s: %s%s", name, at, count(st.Requests), share, verdict, ended)
 }
 
