@@ -118,6 +118,40 @@ func TestLlamaCppRecordedStreams(t *testing.T) {
 				}
 			},
 		},
+		{
+			// Several tokens in one chunk, multi-byte characters made of byte tokens, and chunks
+			// of no text: a model made with -no-suppress, its output held to a string of
+			// multi-byte characters by a grammar (the request's "grammar"), so that it picks byte
+			// tokens the server holds back until the character is whole. 13 tokens (the end of
+			// sequence one of them) in 6 chunks of text, then two of "" before the finish.
+			name: "completions, several tokens a chunk", endpoint: loadgen.Completions, file: "completions-multibyte-grammar.sse", maxTok: 16,
+			check: func(t *testing.T, r records.Record) {
+				if r.Outcome != records.OK || r.Chunks != 6 || len(r.ITL) != 5 {
+					t.Errorf("outcome %s, %d chunks, %d gaps: want ok, the 6 chunks of text, 5 gaps (%s)", r.Outcome, r.Chunks, len(r.ITL), r.Error)
+				}
+				if r.OutputTokens != 13 || r.OutputTokensSource != records.SourceUsage || r.FinishReason != "stop" {
+					t.Errorf("output %d (%s), finish %q: want the usage's 13, stop", r.OutputTokens, r.OutputTokensSource, r.FinishReason)
+				}
+				tpot, ok := r.TPOT()
+				ttft, _ := r.TTFT()
+				e2el, _ := r.E2EL()
+				if want := (e2el - ttft) / 12; !ok || tpot != want {
+					t.Errorf("TPOT %v (%v): want (E2EL - TTFT) / (13 - 1) = %v, the usage's tokens, not the chunks", tpot, ok, want)
+				}
+			},
+		},
+		{
+			// The same through the chat endpoint: 15 tokens in 10 chunks of content.
+			name: "chat, several tokens a chunk", endpoint: loadgen.Chat, file: "chat-multibyte-grammar.sse", maxTok: 16,
+			check: func(t *testing.T, r records.Record) {
+				if r.Outcome != records.OK || r.Chunks != 10 || len(r.ITL) != 9 {
+					t.Errorf("outcome %s, %d chunks, %d gaps: want ok, 10, 9 (%s)", r.Outcome, r.Chunks, len(r.ITL), r.Error)
+				}
+				if r.OutputTokens != 15 || r.OutputTokensSource != records.SourceUsage {
+					t.Errorf("output %d (%s): want the usage's 15", r.OutputTokens, r.OutputTokensSource)
+				}
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
