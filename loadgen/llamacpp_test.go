@@ -218,10 +218,13 @@ func (s *closingServer) serve(c net.Conn) {
 		return
 	}
 	_, _ = io.Copy(io.Discard, req.Body)
+	// Counted before the write: once the client has read the answer it may check the count
+	// before this goroutine runs again, so a count after the write can lag the last answer.
+	s.answered.Add(1)
 	if _, err := c.Write(s.raw); err != nil {
+		s.answered.Add(-1)
 		return
 	}
-	s.answered.Add(1)
 	_ = c.SetReadDeadline(time.Now().Add(time.Second))
 	_, _ = br.Peek(1) // the next request's first byte, or a second: then close without answering
 }
