@@ -3,11 +3,13 @@ package report_test
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/report"
 )
 
@@ -93,5 +95,47 @@ func TestTheAnswerEndsWithTheTiers(t *testing.T) {
 				t.Errorf("row %q: a judged tier without its interval", row)
 			}
 		}
+	}
+}
+
+// TestTablesShowTheVerdictsShare: where the shadow queue controlled a tier, its verdict rests on
+// the controlled share, and both tables (the answer's and report.html's) print that share beside
+// that interval; the window's own share, outside the interval, printed beside it, read as a
+// contradiction (a llama.cpp sweep: 0.9747 beside [0.7190, 0.8554]).
+func TestTablesShowTheVerdictsShare(t *testing.T) {
+	pageResults(t)
+	res := *ratePage.res
+	res.Tiers = append(res.Tiers[:0:0], res.Tiers...)
+	tier := -1
+	for i, tr := range res.Tiers {
+		if st := tr.Summary.Steady; st != nil && tr.Tier.Role != "probe" && st.CompliantShare > 0.5 {
+			tier = i
+			break
+		}
+	}
+	if tier < 0 {
+		t.Fatal("the fixture has no judged tier")
+	}
+	st := *res.Tiers[tier].Summary.Steady
+	controlled := st.CompliantShare - 0.123
+	st.Controlled = &measure.Controlled{Share: controlled, EffectiveRequests: 100}
+	res.Tiers[tier].Summary.Steady = &st
+	want := strconv.FormatFloat(controlled, 'f', 4, 64)
+	curve := report.CurveTable(&res)
+	col := -1
+	for i, c := range curve.Columns {
+		if c == "compl. req. share" {
+			col = i
+		}
+	}
+	if col < 0 {
+		t.Fatalf("no share column in %q", curve.Columns)
+	}
+	if got := curve.Rows[tier][col]; got != want {
+		t.Errorf("report.html's table: tier %d's share %s, want the controlled %s its verdict uses", tier, got, want)
+	}
+	summary := report.TierSummaryTable(&res)
+	if got, w := summary.Rows[tier][4], strconv.FormatFloat(math.Round(10000*controlled)/100, 'f', -1, 64)+" %"; !strings.HasPrefix(got, w+" [") {
+		t.Errorf("the answer's table: tier %d's share %q, want the controlled %s %%", tier, got, w)
 	}
 }

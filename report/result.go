@@ -418,7 +418,8 @@ func capacityWhy(a curve.Analysis) string {
 
 // CurveTable is the one-row-per-tier table of a result, in the order the tiers ran, with the
 // confirmation tier marked. Rates and throughputs are steady-state figures; "compl. req. share"
-// is the compliant *request* share (the cost ledger prices the token share, in the JSON).
+// is the compliant *request* share its verdict uses (TierSummaryTable's), beside that verdict's
+// interval (the cost ledger prices the token share, in the JSON).
 func CurveTable(r *sweep.Result) Table {
 	a := r.Analysis
 	t := Table{
@@ -429,11 +430,9 @@ func CurveTable(r *sweep.Result) Table {
 		Align:          []bool{true, false, true, true, true, true, false, false, true, true, true, false},
 		Highlight:      -1,
 		HighlightLabel: "◀ operating point verified here",
+		Notes:          []string{"compl. req. share: the share each verdict uses, in the steady-state window (with the shadow queue where it controlled the tier; of all the tiers of a point that pools several), beside its verdict's interval; the window's own share is curve.csv's compliant_share"},
 	}
-	verdicts := map[int]curve.PointVerdict{}
-	for _, v := range a.Points {
-		verdicts[v.Tier] = v
-	}
+	vs := verdictSharesOf(a)
 	withServer := false
 	for _, tr := range r.Tiers {
 		withServer = withServer || tr.Server != nil
@@ -448,8 +447,8 @@ func CurveTable(r *sweep.Result) Table {
 		row := []string{strconv.Itoa(id.Tier), roleText(id), curve.LevelCell(s, rateCell)}
 		st := s.Steady
 		verdict, interval := tierVerdict(a, id), "—"
-		if v, ok := verdicts[id.Tier]; ok {
-			interval = fmt.Sprintf("[%s, %s]", f(v.ShareLo, 4), f(v.ShareHi, 4))
+		if iv, ok := vs.intervals[id.Tier]; ok {
+			interval = fmt.Sprintf("[%s, %s]", f(iv[0], 4), f(iv[1], 4))
 		}
 		if id.Role == records.RoleConfirm {
 			if cf := confirmationOf(a, id.Tier); cf != nil {
@@ -460,7 +459,7 @@ func CurveTable(r *sweep.Result) Table {
 			}
 		}
 		if st != nil && !math.IsInf(s.NominalRate, 1) {
-			row = append(row, f(st.RealisedRate, 2), strconv.Itoa(st.Requests), f(st.CompliantShare, 4), interval, verdict,
+			row = append(row, f(st.RealisedRate, 2), strconv.Itoa(st.Requests), f(vs.share(id.Tier, st), 4), interval, verdict,
 				f(st.RawOutputThroughput, 0), f(st.CompliantOutputThroughput, 0))
 		} else {
 			row = append(row, NaNText, strconv.Itoa(s.Issued), f(s.CompliantRequestShare, 4), "—", verdict,

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -21,37 +22,55 @@ func TierSummaryTable(r *sweep.Result) Table {
 		Align:   []bool{true, false, true, true, false, false}, Highlight: -1,
 		Notes: []string{fmt.Sprintf("compliant share: the share each verdict uses, in the steady-state window (with the shadow queue where it controlled the tier; of all the tiers of a point that pools several); the interval is its verdict's, at %s confidence",
 			pctText(a.Params.Confidence))}}
-	intervals := map[int][2]float64{}
-	pooled := map[int]float64{} // the share of a point that pools several tiers, for each of them
-	for _, v := range a.Points {
-		for _, tier := range append([]int{v.Tier}, v.Pooled...) {
-			intervals[tier] = [2]float64{v.ShareLo, v.ShareHi}
-			if len(v.Pooled) > 1 {
-				pooled[tier] = v.Share
-			}
-		}
-	}
-	if cf := confirmation(a); cf != nil {
-		for _, tier := range append([]int{cf.Tier}, cf.Pooled...) {
-			intervals[tier] = [2]float64{cf.ShareLo, cf.ShareHi}
-		}
-	}
+	vs := verdictSharesOf(a)
 	for _, tr := range r.Tiers {
 		s, id := tr.Summary, tr.Tier
 		requests, share := strconv.Itoa(s.Issued), pctShort(s.CompliantRequestShare)
 		if st := s.Steady; st != nil && !math.IsInf(s.NominalRate, 1) {
-			judged, _ := st.Judged()
-			if p, ok := pooled[id.Tier]; ok {
-				judged = p // beside the pooled point's interval, its share
-			}
-			requests, share = strconv.Itoa(st.Requests), pctShort(judged)
+			requests, share = strconv.Itoa(st.Requests), pctShort(vs.share(id.Tier, st))
 		}
-		if iv, ok := intervals[id.Tier]; ok {
+		if iv, ok := vs.intervals[id.Tier]; ok {
 			share += fmt.Sprintf(" [%s, %s]", pctShort(iv[0]), pctShort(iv[1]))
 		}
 		t.Rows = append(t.Rows, []string{strconv.Itoa(id.Tier), roleText(id), curve.LevelCell(s, rateCell), requests, share, tierVerdict(a, id)})
 	}
 	return t
+}
+
+// verdictShares says, tier by tier, what a tier's verdict rests on: the interval of its point
+// (of the confirmation for the tiers it pools), and for a tier of a point that pools several,
+// the pooled share, so that a table never prints a share beside an interval that is not its own.
+type verdictShares struct {
+	intervals map[int][2]float64
+	pooled    map[int]float64
+}
+
+func verdictSharesOf(a curve.Analysis) verdictShares {
+	vs := verdictShares{intervals: map[int][2]float64{}, pooled: map[int]float64{}}
+	for _, v := range a.Points {
+		for _, tier := range append([]int{v.Tier}, v.Pooled...) {
+			vs.intervals[tier] = [2]float64{v.ShareLo, v.ShareHi}
+			if len(v.Pooled) > 1 {
+				vs.pooled[tier] = v.Share
+			}
+		}
+	}
+	if cf := confirmation(a); cf != nil {
+		for _, tier := range append([]int{cf.Tier}, cf.Pooled...) {
+			vs.intervals[tier] = [2]float64{cf.ShareLo, cf.ShareHi}
+		}
+	}
+	return vs
+}
+
+// share is the share tier's verdict uses: the pooled point's when it pools several tiers, else
+// the window's judged share (controlled by the shadow queue where it was).
+func (vs verdictShares) share(tier int, st *measure.Steady) float64 {
+	if p, ok := vs.pooled[tier]; ok {
+		return p
+	}
+	judged, _ := st.Judged()
+	return judged
 }
 
 // pctShort writes a share as a percentage with two decimals at most ("99.92 %", "100 %"), as
