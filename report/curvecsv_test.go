@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
 )
 
@@ -108,7 +109,7 @@ func TestTablesShowTheVerdictsShare(t *testing.T) {
 	res.Tiers = append(res.Tiers[:0:0], res.Tiers...)
 	tier := -1
 	for i, tr := range res.Tiers {
-		if st := tr.Summary.Steady; st != nil && tr.Tier.Role != "probe" && st.CompliantShare > 0.5 {
+		if st := tr.Summary.Steady; st != nil && tr.Tier.Role != records.RoleProbe && st.CompliantShare > 0.5 {
 			tier = i
 			break
 		}

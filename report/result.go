@@ -430,7 +430,7 @@ func CurveTable(r *sweep.Result) Table {
 		Align:          []bool{true, false, true, true, true, true, false, false, true, true, true, false},
 		Highlight:      -1,
 		HighlightLabel: "◀ operating point verified here",
-		Notes:          []string{"compl. req. share: the share each verdict uses, in the steady-state window (with the shadow queue where it controlled the tier; of all the tiers of a point that pools several), beside its verdict's interval; the window's own share is curve.csv's compliant_share"},
+		Notes:          []string{"compl. req. share: " + verdictShareText + ", beside its verdict's interval; the window's own share is curve.csv's compliant_share"},
 	}
 	vs := verdictSharesOf(a)
 	withServer := false

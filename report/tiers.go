@@ -20,8 +20,7 @@ func TierSummaryTable(r *sweep.Result) Table {
 		pctText(a.Params.TargetShare), pctText(a.Params.Confidence)),
 		Columns: []string{"tier", "role", "rate " + RateUnit(r), "requests", "compliant share [interval]", "verdict"},
 		Align:   []bool{true, false, true, true, false, false}, Highlight: -1,
-		Notes: []string{fmt.Sprintf("compliant share: the share each verdict uses, in the steady-state window (with the shadow queue where it controlled the tier; of all the tiers of a point that pools several); the interval is its verdict's, at %s confidence",
-			pctText(a.Params.Confidence))}}
+		Notes: []string{fmt.Sprintf("compliant share: %s; the interval is its verdict's, at %s confidence", verdictShareText, pctText(a.Params.Confidence))}}
 	vs := verdictSharesOf(a)
 	for _, tr := range r.Tiers {
 		s, id := tr.Summary, tr.Tier
@@ -36,6 +35,9 @@ func TierSummaryTable(r *sweep.Result) Table {
 	}
 	return t
 }
+
+// verdictShareText says what both tiers tables print as a tier's share.
+const verdictShareText = "the share each verdict uses, in the steady-state window (with the shadow queue where it controlled the tier; of all the tiers of a point that pools several)"
 
 // verdictShares says, tier by tier, what a tier's verdict rests on: the interval of its point
 // (of the confirmation for the tiers it pools), and for a tier of a point that pools several,
