@@ -33,6 +33,18 @@ const (
 	// fraction of the median value in the tier's first fifth, that counts as
 	// growing.
 	TrendMinGrowthFraction = 0.25
+	// TrendMinSlopeMsPerS is the smallest slope that counts as growing. A
+	// queue fed faster than it serves grows its wait by (λ − μ)/μ seconds a
+	// second, so 5 ms/s is an arrival rate 0.5 % above what the deployment
+	// completes. Below it, over a long tier, the two size rules above are
+	// met by a stationary queue near its capacity drifting between the slow
+	// stretches its bursts make: on a prefill-bound batching engine, tiers at
+	// 0.85 to 0.94 of the capacity with every request compliant drifted by
+	// 0.27 to 0.6 ms/s, 105 to 170 ms over 280 to 430 s, significant against
+	// the autocorrelation correction (which sees only the short-range part
+	// of a queue's memory), and were judged unstable; their tiers of truly
+	// growing queues drifted by 84 to 1,300 ms/s.
+	TrendMinSlopeMsPerS = 5
 )
 
 // Trend is the verdict of [TrendTest] on one tier.
@@ -50,9 +62,9 @@ type Trend struct {
 	// PValue is the one-sided (growing) p-value of the Mann–Kendall test
 	// with its autocorrelation correction; 1 when not tested.
 	PValue float64 `json:"p_value"`
-	// Growing is true when PValue < TrendAlpha and Growth exceeds both
-	// TrendMinGrowthMs and TrendMinGrowthFraction of the first fifth's
-	// median.
+	// Growing is true when PValue < TrendAlpha, SlopeMsPerS reaches
+	// TrendMinSlopeMsPerS and Growth exceeds both TrendMinGrowthMs and
+	// TrendMinGrowthFraction of the first fifth's median.
 	Growing bool `json:"growing"`
 	// Reason says the verdict in words, with its numbers.
 	Reason string `json:"reason,omitempty"`
@@ -84,7 +96,10 @@ type Trend struct {
 //   - Statistical significance alone is not enough: with thousands of
 //     requests a 5 ms drift is "significant". The verdict also needs the
 //     growth over the tier to exceed TrendMinGrowthMs and
-//     TrendMinGrowthFraction of the median of the tier's first fifth.
+//     TrendMinGrowthFraction of the median of the tier's first fifth, and
+//     the slope to reach TrendMinSlopeMsPerS, the growth of a queue fed
+//     0.5 % faster than it serves (a long tier otherwise accumulates a
+//     stationary queue's slow drift into a growth above both).
 //
 // Tiers longer than TrendMaxPoints requests are tested on block medians.
 // Fewer than TrendMinPoints pairs, or all planned at one instant, give an
@@ -151,12 +166,12 @@ func TrendTest(plannedS, valueMs []float64) Trend {
 
 	threshold := math.Max(TrendMinGrowthMs, TrendMinGrowthFraction*base)
 	significant := tr.PValue < TrendAlpha
-	large := tr.Growth > threshold
+	large := tr.Growth > threshold && slope >= TrendMinSlopeMsPerS
 	tr.Growing = significant && large
 	stats := fmt.Sprintf("Theil–Sen %s ms/s, %s ms over %s s; Mann–Kendall S = %d, one-sided p = %.2g "+
-		"(variance ×%.3g for autocorrelation, the larger of Hamed–Rao ×%.3g and AR(1) ×%.3g; level %g); growth threshold %s ms (max of %g ms and %g %% of the first fifth's median %s ms); n = %d",
+		"(variance ×%.3g for autocorrelation, the larger of Hamed–Rao ×%.3g and AR(1) ×%.3g; level %g); growth threshold %s ms (max of %g ms and %g %% of the first fifth's median %s ms) at a slope of at least %g ms/s; n = %d",
 		fmtSig(slope), fmtSig(tr.Growth), fmtSig(span), s, tr.PValue, inflation, hr, ar1, TrendAlpha,
-		fmtSig(threshold), float64(TrendMinGrowthMs), 100*TrendMinGrowthFraction, fmtSig(base), n)
+		fmtSig(threshold), float64(TrendMinGrowthMs), 100*TrendMinGrowthFraction, fmtSig(base), float64(TrendMinSlopeMsPerS), n)
 	switch {
 	case tr.Growing:
 		tr.Reason = "growing: " + stats

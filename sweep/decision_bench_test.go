@@ -71,6 +71,13 @@ var decisionSetFlag = flag.String("decision-set", "", "deployments of BenchmarkT
 // decisionMethodsFlag keeps only the methods named (by benchmark name, comma-separated).
 var decisionMethodsFlag = flag.String("decision-methods", "", "methods of TestTimeToDecisionTable, by name (auto, autoNoBudget, autoNoShadow, autoBudget20m, grid10x30s, grid10x120s), comma-separated ('': $LOADCURVE_DECISION_METHODS, else all)")
 
+// decisionOnlyFlag keeps only the deployments whose name contains it.
+var decisionOnlyFlag = flag.String("decision-only", "", "deployments of TestTimeToDecisionTable whose name contains this ('': $LOADCURVE_DECISION_ONLY, else all of the set)")
+
+// decisionDumpFlag prints, for every sweep of TestTimeToDecisionTable, its outcome and its
+// tiers (rate over the truth, share, effective requests, interval, verdict).
+var decisionDumpFlag = flag.Bool("decision-dump", false, "print every sweep of TestTimeToDecisionTable with its tiers")
+
 // chosenMethods are the decision methods -decision-methods keeps.
 func chosenMethods() []decisionMethod {
 	names := cmp.Or(*decisionMethodsFlag, os.Getenv("LOADCURVE_DECISION_METHODS"))
@@ -137,7 +144,14 @@ func decisionDeployments() ([]decisionDeployment, error) {
 	if set == "" {
 		set = cmp.Or(os.Getenv("LOADCURVE_DECISION_SET"), "queues")
 	}
-	return decisionDeploymentsOf(set)
+	deps, err := decisionDeploymentsOf(set)
+	if only := cmp.Or(*decisionOnlyFlag, os.Getenv("LOADCURVE_DECISION_ONLY")); only != "" && err == nil {
+		deps = slices.DeleteFunc(deps, func(d decisionDeployment) bool { return !strings.Contains(d.name, only) })
+		if len(deps) == 0 {
+			return nil, fmt.Errorf("-decision-only %q: no deployment of the set %q has it in its name", only, set)
+		}
+	}
+	return deps, err
 }
 
 // decisionMethod is one way of sweeping a deployment.
@@ -244,6 +258,8 @@ type decisionOutcome struct {
 	certifiedIn bool
 	// oracle is certifyS over the oracle's time for the deployment.
 	oracle float64
+	// dump is the sweep and its tiers in words (-decision-dump).
+	dump string
 }
 
 // certifiedWidth is the largest High/Low of an interval certified to ±decisionLoose.
@@ -297,7 +313,24 @@ func runDecision(m decisionMethod, d decisionDeployment, seed int64) (decisionOu
 		o.below = op.Rate < truth
 		o.verified = op.Verified()
 	}
+	if *decisionDumpFlag {
+		o.dump = dumpDecision(d, seed, o, a)
+	}
 	return o, nil
+}
+
+// dumpDecision is one sweep's outcome and its points, rates as multiples of the truth.
+func dumpDecision(d decisionDeployment, seed int64, o decisionOutcome, a curve.Analysis) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s seed %d: error %+.1f %%, interval %.3f–%.3f× covers %v, verified %v, %.0f target-s\n", d.name, seed, 100*o.relErr, o.low, o.high, o.covers, o.verified, o.targetS)
+	for _, p := range a.Points {
+		fmt.Fprintf(&sb, "  tier %2d %.3f×T share %.4f [%.4f, %.4f] n %d eff %.0f fit %.4f [%.4f, %.4f] %s\n",
+			p.Tier, p.Rate/d.truth, p.Share, p.ShareLo, p.ShareHi, p.Requests, p.EffectiveRequests, p.Fit, p.FitLo, p.FitHi, p.Verdict)
+		if !p.Stable || (p.Verdict == curve.VerdictFails && p.Share >= 0.99) {
+			fmt.Fprintf(&sb, "    why: %s\n", p.Reason)
+		}
+	}
+	return sb.String()
 }
 
 // decisionStats summarise the outcomes of one method on one or more deployments.
@@ -507,6 +540,15 @@ func TestTimeToDecisionTable(t *testing.T) {
 	}
 	if len(errs) > 0 {
 		return
+	}
+	if *decisionDumpFlag {
+		for m := range outs {
+			for d := range outs[m] {
+				for _, o := range outs[m][d] {
+					fmt.Printf("[%s] %s", methods[m].name, o.dump)
+				}
+			}
+		}
 	}
 
 	var sb strings.Builder
