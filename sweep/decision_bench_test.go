@@ -276,7 +276,12 @@ func runDecision(m decisionMethod, d decisionDeployment, seed int64) (decisionOu
 	if err != nil {
 		return decisionOutcome{}, err
 	}
-	res, err := (&sweep.Executor{Config: cfg, Runner: runner}).Run(context.Background())
+	x := &sweep.Executor{Config: cfg, Runner: runner}
+	var detail strings.Builder
+	if *decisionDumpFlag {
+		x.Detail = func(format string, a ...any) { fmt.Fprintf(&detail, "    · "+format+"\n", a...) }
+	}
+	res, err := x.Run(context.Background())
 	if err != nil {
 		return decisionOutcome{}, fmt.Errorf("%s seed %d: %w", m.name, seed, err)
 	}
@@ -314,7 +319,7 @@ func runDecision(m decisionMethod, d decisionDeployment, seed int64) (decisionOu
 		o.verified = op.Verified()
 	}
 	if *decisionDumpFlag {
-		o.dump = dumpDecision(d, seed, o, a)
+		o.dump = dumpDecision(d, seed, o, a) + detail.String()
 	}
 	return o, nil
 }
