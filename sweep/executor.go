@@ -222,8 +222,8 @@ func (e *exec) confirm(ctx context.Context) error {
 		return e.confirmUsers(ctx, a)
 	}
 	cap, why := e.cfg.tierCap(op.Rate, true, e.confirmNeed), confirmWhy(e.confirmNeed, e.cfg)
-	if op.Verified() || (a.Capacity != nil && a.Capacity.Low >= op.Rate) {
-		cap = min(max(time.Duration(float64(e.cfg.TierRequests)/2/op.Rate*float64(time.Second)), e.cfg.MinTierDuration), e.cfg.MaxTierDuration)
+	if light, ok := e.lightConfirmation(a); ok {
+		cap = light
 		why = "a heavier tier already met the target with confidence, so it measures what the operating point delivers"
 	}
 	if left, bounded := e.budgetLeft(); bounded && e.cfg.Requests == 0 && e.cfg.Duration == 0 {
@@ -251,6 +251,18 @@ func (e *exec) confirm(ctx context.Context) error {
 	}
 	_, err := e.tierFor(ctx, records.RoleConfirm, op.Rate, cap, 0)
 	return err
+}
+
+// lightConfirmation is the cap of a confirmation that only measures what the operating point
+// delivers: when analysis a already verifies its operating point (a heavier tier, or a pool of
+// them, met the target with confidence), every lighter load meets it too, and half the usual
+// tier's requests say what the point delivers. ok is false when the point still needs verifying.
+func (e *exec) lightConfirmation(a curve.Analysis) (time.Duration, bool) {
+	op := a.OperatingPoint
+	if op == nil || !(op.Rate > 0) || !(op.Verified() || (a.Capacity != nil && a.Capacity.Low >= op.Rate)) {
+		return 0, false
+	}
+	return min(max(time.Duration(float64(e.cfg.TierRequests)/2/op.Rate*float64(time.Second)), e.cfg.MinTierDuration), e.cfg.MaxTierDuration), true
 }
 
 // confirmWhy says how the confirmation was sized.
@@ -296,8 +308,22 @@ func (e *exec) search(ctx context.Context) error {
 			return nil
 		}
 	}
+	released := false
 	for ctx.Err() == nil {
 		step, ok := pl.Next(e.summaries(), e.spent())
+		if !ok && step.Budget && !released && pl.Budget > 0 {
+			// The search's share is spent, but the tiers so far already verify the operating
+			// point: the confirmation will only measure it, and what the reserve holds beyond
+			// that goes to the search, once.
+			released = true
+			if light, lok := e.lightConfirmation(curve.Analyze(e.summaries(), cfg.Settings.Params)); lok {
+				if more := cfg.Budget - light - e.leastGrace() - pl.Budget; more >= cfg.MinTierDuration {
+					pl.Budget += more
+					e.detailf("the tiers so far verify the operating point, so the confirmation only measures it: %v of the budget it kept goes to the search", more.Round(time.Second))
+					continue
+				}
+			}
+		}
 		if !ok {
 			if step.Budget {
 				e.budgetNote("the search stopped: %s", step.Why)

@@ -118,7 +118,11 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 		}
 		return Step{Rate: r, Why: why}, true
 	case c.Method != curve.CapacityInterpolated:
-		return pl.upwards(a, search)
+		// Bracketed within the precision, but no tier meets the target with confidence: the
+		// interval has no lower end yet, and the tiers around the estimate give it one.
+		if step, ok := pl.upwards(a, search); ok || c.Low > 0 {
+			return step, ok
+		}
 	}
 	if Certified(c, pl.Precision) {
 		return Step{Why: fmt.Sprintf("the capacity is certified to ±%.3g %%: %s", 100*pl.Precision, c.String())}, false
@@ -158,6 +162,7 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 	}
 	// Every slot has a tier. An end whose tier has not decided yet is measured again at its
 	// rate, pooled with it, a few times at most.
+	short := false // an end's tier was left out for the budget
 	for _, slot := range slots[1:] {
 		v := inSlot(slot.lo, slot.hi)
 		if v == nil || v.Verdict != curve.VerdictUncertain {
@@ -168,6 +173,7 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 		}
 		capacity, ok := pl.endCap(a, v.NominalRate, spent)
 		if !ok {
+			short = true
 			break
 		}
 		return Step{Rate: v.NominalRate, Cap: capacity,
@@ -198,9 +204,13 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 		}
 		capacity, ok := pl.endCap(a, end.at, spent)
 		if !ok {
+			short = true
 			break
 		}
 		return Step{Rate: end.at, Cap: capacity, Why: end.why + " (the tier there stood further out than certifying needs)"}, true
+	}
+	if short {
+		return Step{Budget: true, Why: fmt.Sprintf("the budget left is too short to measure an end of the interval again (%v of load so far): %s", spent.Round(time.Second), c.String())}, false
 	}
 	return Step{Why: fmt.Sprintf("the estimate %s has tiers at it and on either side", c.String())}, false
 }
@@ -209,9 +219,11 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 // verdict needs when its share is what the curve expects there (the miss rate 1 − q at the
 // estimate, growing like rate^defaultSlope) and its misses cluster as the tiers nearest it
 // measured, CertifyMargin more; at least half the usual longest cap, at most three times it, and
-// at most half of what the budget leaves (the other end and the confirmation need the rest). ok
-// is false when the budget leaves less than half the usual longest cap: a shorter tier near the
-// capacity would end before its steady state says anything. Without MaxTier, the usual cap (0).
+// at most half of what the budget leaves (the confirmation's reserve already taken out: the
+// rest is kept for a tier elsewhere, so that one tier near the capacity, which may never decide,
+// cannot take it all). ok is false when that is less than half the usual longest cap: a shorter
+// tier near the capacity would end before its steady state says anything. Without MaxTier, the
+// usual cap (0).
 func (pl Planner) endCap(a curve.Analysis, rate float64, spent time.Duration) (time.Duration, bool) {
 	if pl.MaxTier <= 0 {
 		return 0, true

@@ -195,6 +195,12 @@ func TestPlannerNext(t *testing.T) {
 			want: fixed(3), ok: true},
 		{name: "meets and unstable within the precision: stop", done: []planTier{planMeets(4), planUnstable(4.1)}, method: curve.CapacityAtTier,
 			ok: false, whyHas: "within the precision"},
+		// Bracketed as closely, but the tier below has too few requests to meet the target with
+		// confidence (share 1 on 200: lower bound 98.2 %): the interval has no lower end, so the
+		// search places one below the estimate, at 4·(1 − 0.95·precision).
+		{name: "within the precision, nothing meets with confidence: a tier below the estimate",
+			done: []planTier{{rate: 4, requests: 200, ok: 200}, planUnstable(4.1)}, method: curve.CapacityAtTier,
+			want: fixed(4 * (1 - sweep.EndReach*0.1)), ok: true, whyHas: "below the estimate"},
 		{name: "upwards in the rates asked for: a failing tier that realised more is still the one to go half way to",
 			done:   []planTier{planMeets(4), {rate: 9, realised: 9.8, requests: 3000, ok: 1500, unstable: true}},
 			method: curve.CapacityAtTier, want: fixed(6), ok: true, whyHas: "half way to 9"},
