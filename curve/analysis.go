@@ -913,14 +913,33 @@ func verification(op *OperatingPoint, heavy float64, heavyName string, p Params,
 // verifyingPool pools the stable, judged tiers (search tiers and confirmations) whose rate lies
 // in [from, to] (within 0.5 % below from): their share weighted by effective sample and its
 // Wilson lower bound on the summed effective sample. It returns the pool when it holds at least
-// two tiers and the bound reaches the target, nil otherwise.
+// two tiers and the bound reaches the target, nil otherwise. A tier's rate is the one it realised,
+// or its nominal one when the shadow queue controlled its share (the arrivals' own noise then
+// taken out); a confirmation at from (the operating point, within 0.5 %) counts at its nominal
+// rate either way, as it does when it verifies on its own: its arrivals are the operating
+// point's, and a realised rate 0.6 % short of it (a confirmation's Poisson noise is about 1 %)
+// would leave out of the pool the one tier that ran at the point.
 func (a *Analysis) verifyingPool(axis []*PointVerdict, confirm []measure.Summary, from, to float64) *VerifyingPool {
-	var tiers []int
-	var w, wy float64
-	lo, hi := math.Inf(1), math.Inf(-1)
-	add := func(v *PointVerdict) {
+	tiers, w, wy, lo, hi := a.poolOf(axis, confirm, from, to)
+	if len(tiers) < 2 {
+		return nil
+	}
+	share := wy / w
+	shareLo, _ := WilsonN(share, w, a.Params.Confidence)
+	if shareLo < a.Params.TargetShare {
+		return nil
+	}
+	slices.Sort(tiers)
+	return &VerifyingPool{Tiers: tiers, Share: share, EffectiveRequests: w, ShareLo: shareLo, From: lo, To: hi}
+}
+
+// poolOf gathers the tiers verifyingPool pools: their tier numbers, summed effective sample w,
+// summed effective compliant wy, and the lowest and highest of their rates.
+func (a *Analysis) poolOf(axis []*PointVerdict, confirm []measure.Summary, from, to float64) (tiers []int, w, wy, lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	add := func(v *PointVerdict, confirmation bool) {
 		rate := v.NominalRate
-		if v.Controlled == nil {
+		if v.Controlled == nil && !(confirmation && math.Abs(v.NominalRate/from-1) <= 0.005) {
 			rate = v.Rate
 		}
 		if !v.Stable || !(v.EffectiveRequests > 0) || !isFinite(v.Share) || v.Verdict == VerdictExcluded || v.Verdict == VerdictInsufficient ||
@@ -933,22 +952,13 @@ func (a *Analysis) verifyingPool(axis []*PointVerdict, confirm []measure.Summary
 		lo, hi = math.Min(lo, rate), math.Max(hi, rate)
 	}
 	for _, v := range axis {
-		add(v)
+		add(v, false)
 	}
 	for _, s := range confirm {
 		v := judge(s, a.Params)
-		add(&v)
+		add(&v, true)
 	}
-	if len(tiers) < 2 {
-		return nil
-	}
-	share := wy / w
-	shareLo, _ := WilsonN(share, w, a.Params.Confidence)
-	if shareLo < a.Params.TargetShare {
-		return nil
-	}
-	slices.Sort(tiers)
-	return &VerifyingPool{Tiers: tiers, Share: share, EffectiveRequests: w, ShareLo: shareLo, From: lo, To: hi}
+	return tiers, w, wy, lo, hi
 }
 
 // confidenceReached is the highest two-sided confidence at which the Wilson interval of share

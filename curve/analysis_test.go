@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -404,5 +405,51 @@ func TestParams(t *testing.T) {
 	a := curve.Analyze(saturating(), curve.Params{})
 	if a.Params.TargetShare != curve.DefaultTargetShare || a.Params.Confidence != curve.DefaultConfidence || a.Params.PlateauGain != curve.DefaultPlateauGain {
 		t.Errorf("the echoed params are not the ones used: %+v", a.Params)
+	}
+}
+
+// TestAPoolOfHeavierTiersVerifiesTheOperatingPoint: the stable tiers from the operating point up
+// to the capacity, pooled with its confirmation, verify it when their pooled share's lower bound
+// reaches the target, though none does alone (each 150 or 200 requests with no miss: lower
+// bounds of 97.5 and 98.1 %; pooled, 500: 99.2 %). The confirmation counts at its nominal rate,
+// the operating point's, even when its arrivals realised a little less (their Poisson noise is
+// about 1 % on a confirmation), as it would when verifying on its own; one run at another,
+// lighter point does not count.
+func TestAPoolOfHeavierTiersVerifiesTheOperatingPoint(t *testing.T) {
+	base := []tier{
+		{n: 1, rate: 5, requests: 150, ok: 150, raw: 500, compliant: 500},
+		{n: 2, rate: 8.5, requests: 150, ok: 150, raw: 850, compliant: 850},
+		{n: 3, rate: 9.5, requests: 150, ok: 150, raw: 950, compliant: 950},
+		{n: 4, rate: 11, requests: 1000, ok: 800, raw: 1100, compliant: 880},
+	}
+	a := curve.Analyze(summaries(base...), curve.DefaultParams())
+	if a.OperatingPoint == nil || a.OperatingPoint.Verified() {
+		t.Fatalf("the search tiers alone must not verify the operating point: %+v", a.OperatingPoint)
+	}
+	op := a.OperatingPoint.Rate
+	if !(op < 8.5) {
+		t.Fatalf("operating point %v: the constructed tiers must put it below 8.5 req/s", op)
+	}
+	tests := []struct {
+		name              string
+		nominal, realised float64
+		verified          bool
+	}{
+		{"the confirmation at the point, as planned", op, op, true},
+		{"the confirmation at the point, 0.6 % fewer arrivals", op, op * 0.994, true},
+		{"a confirmation at a lighter point", op * 0.97, op * 0.97, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			confirm := tier{n: 5, rate: tt.nominal, realised: tt.realised, requests: 200, ok: 200, raw: 100 * tt.realised,
+				compliant: 100 * tt.realised, role: records.RoleConfirm}
+			got := curve.Analyze(summaries(append(base, confirm)...), curve.DefaultParams()).OperatingPoint
+			if got.Verified() != tt.verified {
+				t.Fatalf("verified %v, want %v: %s", got.Verified(), tt.verified, got.Verification)
+			}
+			if tt.verified && (got.VerifiedBy != curve.VerifiedByHeavierTiers || got.Pool == nil || !slices.Contains(got.Pool.Tiers, 5)) {
+				t.Errorf("verified by %q, pool %+v: want the heavier tiers pooled with confirmation 5", got.VerifiedBy, got.Pool)
+			}
+		})
 	}
 }
