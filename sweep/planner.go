@@ -20,10 +20,12 @@ import (
 // (misses are rare and cluster, see measure.Steady), but every tier's share says where the
 // curve is. So the search spends its tiers where they inform the estimate: it reads the analysis
 // of the tiers so far (curve.Analyze) and its estimate c, where the monotone fit of the share
-// crosses the target, and wants three tiers around it: one within Precision/4 of c, one below
-// within Precision (placed at c·(1 − Precision/2)) and one above (at c·(1 + Precision/2)). It
-// runs the first one missing, in that order, and stops once all three exist for the current
-// estimate (every tier moves it), after MaxTiers tiers, or when the budget is spent.
+// crosses the target, and wants three tiers around it: one within Precision/2 of c, one below
+// (placed at c·(1 − EndReach·Precision), within Precision/4 of that) and one above (at
+// c·(1 + EndReach·Precision)). It
+// runs the first one missing, in that order (the one above before the one below when the
+// estimate rests on a tier with no miss: missless), and stops once all three exist for the
+// current estimate (every tier moves it), after MaxTiers tiers, or when the budget is spent.
 //
 // Before there is an estimate: the first tier runs at half the probed saturation rate; with every
 // tier missing the objective the search goes down (to 40 % of the lightest tier, not below 1 %
@@ -148,7 +150,12 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 		{e * (1 - EndReach*p) * (1 - p/4), e * (1 - EndReach*p) * (1 + p/4), e * (1 - EndReach*p), true, fmt.Sprintf("below the estimate %.3g %s, where it should meet the target", e, pl.unit())},
 		{e * (1 + EndReach*p) * (1 - p/4), e * (1 + EndReach*p) * (1 + p/4), e * (1 + EndReach*p), true, fmt.Sprintf("above the estimate %.3g %s, where it should miss the target", e, pl.unit())},
 	}
-	for _, slot := range slots {
+	order := []int{0, 1, 2}
+	if missless(a) {
+		order = []int{0, 2, 1}
+	}
+	for _, i := range order {
+		slot := slots[i]
 		if inSlot(slot.lo, slot.hi) == nil && !tried(search, slot.at) {
 			step := Step{Rate: slot.at, Why: slot.why}
 			if slot.end {
@@ -384,6 +391,23 @@ func planEstimate(a curve.Analysis) float64 {
 	}
 	t := math.Log((1-q)/m0) / math.Log(m1/m0)
 	return l.Rate * math.Pow(n.Rate/l.Rate, t)
+}
+
+// missless reports whether the tier the estimate is interpolated from had no miss: the estimate
+// then rests on the half miss planEstimate credits it with, and errs low (below a batching
+// engine's capacity the miss rate falls faster than such a tier can show), so the tier above
+// it, whose misses move the estimate most, runs before the one below.
+func missless(a curve.Analysis) bool {
+	c := a.Capacity
+	if c.Method != curve.CapacityInterpolated {
+		return false
+	}
+	for _, v := range a.Points {
+		if v.Tier == c.FromTier {
+			return v.Fit >= 1
+		}
+	}
+	return false
 }
 
 // crossingFrom is where the capacity lies by the controlled share of the tier at rate (nominal):

@@ -366,3 +366,36 @@ func TestPlannerCertifiesFromTheEndsOwnRates(t *testing.T) {
 		t.Errorf("the same end placed twice: %+v", step2)
 	}
 }
+
+// TestPlannerAboveFirstWhenTheEstimateRestsOnNoMiss: with the estimate interpolated from a tier
+// with no miss (credited half a miss, planEstimate) to one that missed a little, the estimate
+// errs low, and the tier above it (at e·(1 + 0.95·precision)) runs before the one below; from a
+// tier with misses, the one below runs first, as always.
+func TestPlannerAboveFirstWhenTheEstimateRestsOnNoMiss(t *testing.T) {
+	tests := []struct {
+		name  string
+		first planTier // the lighter tier of the bracket
+		above bool
+	}{
+		{"no miss below the estimate: above first", planTier{rate: 4, requests: 3000, ok: 3000}, true},
+		{"misses below the estimate: below first", planTier{rate: 4, requests: 3000, ok: 2994}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The heavier tier of the bracket sits at the estimate, so the next tier is an end's.
+			done := planSummaries(tt.first, planTier{rate: 4.9, requests: 3000, ok: 2955}, planFails(6))
+			e := planEstimate(t, done)
+			if math.Abs(e/4.9-1) > 0.05 {
+				t.Fatalf("estimate %v: the constructed tiers must put it within 5 %% of 4.9", e)
+			}
+			step, ok := planDefault().Next(done, 0)
+			want, why := e*(1-sweep.EndReach*0.1), "below the estimate"
+			if tt.above {
+				want, why = e*(1+sweep.EndReach*0.1), "above the estimate"
+			}
+			if !ok || math.Abs(step.Rate/want-1) > 1e-9 || !strings.Contains(step.Why, why) {
+				t.Errorf("Next = %v (%q), %v; want %v, %q", step.Rate, step.Why, ok, want, why)
+			}
+		})
+	}
+}
