@@ -863,6 +863,12 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 				heavyName = "tiers " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(v.Pooled)), "+"), "[]")
 			}
 		}
+		// A lower end set by a pool (the tiers from it up to the estimate) is that pool's claim,
+		// not its lightest tier's, which alone may not have decided.
+		if pl := c.LowPool; pl != nil && c.LowTier != nil && *c.LowTier == *op.HeavierTier {
+			heavyName = fmt.Sprintf("tiers %s, pooled (%s compliant on %s effective requests, lower bound %s),",
+				strings.ReplaceAll(tierList(pl.Tiers), "+", ", "), pct(pl.Share), fmtG(pl.EffectiveRequests), pct(pl.ShareLo))
+		}
 	}
 	op.Verification = verification(op, heavy, heavyName, a.Params, a.Axis.Unit())
 	a.Notes = append(a.Notes, fmt.Sprintf("operating point %s req/s (%s), expecting about %s tok/s compliant and %s tok/s raw output (the curve interpolated); %s",

@@ -453,3 +453,25 @@ func TestAPoolOfHeavierTiersVerifiesTheOperatingPoint(t *testing.T) {
 		})
 	}
 }
+
+// TestAPoolSetLowerEndVerifiesInItsOwnName: a lower end set by a pool (two tiers of 250 requests
+// with no miss: alone 98.5 %, pooled 99.2 % at least) verifies the lighter operating point, and
+// the verification names the pool and its bound, not the lightest tier as if it met the target
+// alone.
+func TestAPoolSetLowerEndVerifiesInItsOwnName(t *testing.T) {
+	a := curve.Analyze(summaries(
+		tier{n: 1, rate: 8.5, requests: 250, ok: 250, raw: 850, compliant: 850},
+		tier{n: 2, rate: 9.5, requests: 250, ok: 250, raw: 950, compliant: 950},
+		tier{n: 3, rate: 11, requests: 1000, ok: 800, raw: 1100, compliant: 880},
+	), curve.DefaultParams())
+	c, op := a.Capacity, a.OperatingPoint
+	if c == nil || c.LowPool == nil || c.Low != 8.5 || op == nil || op.Rate >= c.Low {
+		t.Fatalf("the constructed tiers must set the lower end 8.5 by a pool above the operating point: %+v, %+v", c, op)
+	}
+	if op.VerifiedBy != curve.VerifiedByHeavierTier {
+		t.Fatalf("verified by %q: %s", op.VerifiedBy, op.Verification)
+	}
+	if want := "verified: tiers 1, 2, pooled (100 % compliant on 500 effective requests, lower bound"; !strings.HasPrefix(op.Verification, want) {
+		t.Errorf("verification %q, want it to begin %q", op.Verification, want)
+	}
+}

@@ -160,3 +160,29 @@ func TestCPUClause(t *testing.T) {
 		})
 	}
 }
+
+// TestOperatingLineNamesThePoolThatVerified: when the capacity's lower end was set by a pool
+// (its tier and every stable tier above it up to the estimate), the operating point verified
+// by it says the pool met the target, with its share and bound, not its lightest tier, which
+// alone may not have decided. The README's first command showed "met the target with confidence
+// (tiers 3+8)" above a table whose row 3+8 read "not yet enough requests for a 99 % claim".
+func TestOperatingLineNamesThePoolThatVerified(t *testing.T) {
+	three, high := 3, 93.6
+	c := &curve.Capacity{Rate: 85.6, Method: curve.CapacityInterpolated, Low: 78.4, LowTier: &three, High: &high}
+	op := &curve.OperatingPoint{Rate: 68.5, VerifiedBy: curve.VerifiedByHeavierTier, HeavierTier: &three}
+	a := curve.Analysis{Params: curve.DefaultParams(), Capacity: c, OperatingPoint: op,
+		Points: []curve.PointVerdict{{Tier: 3, Pooled: []int{3, 8}}}}
+	if line := operatingLine(a, op, "req/s"); !strings.Contains(line, "met the target with confidence (tiers 3+8)") {
+		t.Errorf("a lower end from one point: %q", line)
+	}
+	c.LowPool = &curve.VerifyingPool{Tiers: []int{3, 6, 8}, Share: 0.9971, ShareLo: 0.9912, From: 78.4, To: 83.5}
+	line := operatingLine(a, op, "req/s")
+	for _, w := range []string{"a heavier load, 78.4 req/s, meets the target with confidence", "tiers 3, 6, 8, pooled: 99.71 % compliant, at least 99.12 %"} {
+		if !strings.Contains(line, w) {
+			t.Errorf("%q lacks %q", line, w)
+		}
+	}
+	if strings.Contains(line, "(tiers 3+8)") {
+		t.Errorf("%q names the pool's lightest point as if it alone met the target", line)
+	}
+}

@@ -345,7 +345,14 @@ func operatingLine(a curve.Analysis, op *curve.OperatingPoint, u string) string 
 		line += fmt.Sprintf(", verified: tier %d there was %s compliant [%s, %s] and delivered %s.", cf.Tier, pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi),
 			delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
 	case op.VerifiedBy == curve.VerifiedByHeavierTier:
-		line += fmt.Sprintf(", verified: a heavier load, %s %s, met the target with confidence (%s), so this one does too", fmtRate(a.Capacity.Low), u, tiersOf(a, *op.HeavierTier))
+		if c := a.Capacity; c.LowPool != nil && c.LowTier != nil && *c.LowTier == *op.HeavierTier {
+			// The lower end is a pool's claim: its tiers together met the target, not its lightest alone.
+			pl := c.LowPool
+			line += fmt.Sprintf(", verified: a heavier load, %s %s, meets the target with confidence (tiers %s, pooled: %s compliant, at least %s), so this one does too",
+				fmtRate(c.Low), u, poolTiers(pl.Tiers), pctText(pl.Share), pctText(pl.ShareLo))
+		} else {
+			line += fmt.Sprintf(", verified: a heavier load, %s %s, met the target with confidence (%s), so this one does too", fmtRate(c.Low), u, tiersOf(a, *op.HeavierTier))
+		}
 		if cf != nil && cf.AtThisPoint {
 			line += fmt.Sprintf("; tier %d there was %s compliant and delivered %s.", cf.Tier, pctText(cf.Share), delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
 		} else {
@@ -390,6 +397,15 @@ func tiersOf(a curve.Analysis, tier int) string {
 		}
 	}
 	return fmt.Sprintf("tier %d", tier)
+}
+
+// poolTiers writes a pool's tiers as "3, 6, 8".
+func poolTiers(tiers []int) string {
+	parts := make([]string, len(tiers))
+	for i, t := range tiers {
+		parts[i] = strconv.Itoa(t)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // verdictPhrase says a verdict in plain words, as a past-tense phrase.
