@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loadcurve/loadcurve/measure"
@@ -866,8 +867,15 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 		// A lower end set by a pool (the tiers from it up to the estimate) is that pool's claim,
 		// not its lightest tier's, which alone may not have decided.
 		if pl := c.LowPool; pl != nil && c.LowTier != nil && *c.LowTier == *op.HeavierTier {
+			names := make([]string, len(pl.Tiers))
+			for i, t := range pl.Tiers {
+				names[i] = strconv.Itoa(t)
+				if m := members[t]; len(m) > 1 {
+					names[i] = tierList(m)
+				}
+			}
 			heavyName = fmt.Sprintf("tiers %s, pooled (%s compliant on %s effective requests, lower bound %s),",
-				strings.ReplaceAll(tierList(pl.Tiers), "+", ", "), pct(pl.Share), fmtG(pl.EffectiveRequests), pct(pl.ShareLo))
+				strings.Join(names, ", "), pct(pl.Share), fmtG(pl.EffectiveRequests), pct(pl.ShareLo))
 		}
 	}
 	op.Verification = verification(op, heavy, heavyName, a.Params, a.Axis.Unit())

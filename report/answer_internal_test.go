@@ -175,14 +175,19 @@ func TestOperatingLineNamesThePoolThatVerified(t *testing.T) {
 	if line := operatingLine(a, op, "req/s"); !strings.Contains(line, "met the target with confidence (tiers 3+8)") {
 		t.Errorf("a lower end from one point: %q", line)
 	}
-	c.LowPool = &curve.VerifyingPool{Tiers: []int{3, 6, 8}, Share: 0.9971, ShareLo: 0.9912, From: 78.4, To: 83.5}
+	c.LowPool = &curve.VerifyingPool{Tiers: []int{3, 6}, Share: 0.9971, ShareLo: 0.9912, From: 78.4, To: 83.5}
 	line := operatingLine(a, op, "req/s")
-	for _, w := range []string{"a heavier load, 78.4 req/s, meets the target with confidence", "tiers 3, 6, 8, pooled: 99.71 % compliant, at least 99.12 %"} {
+	for _, w := range []string{"a heavier load, 78.4 req/s, meets the target with confidence", "tiers 3+8, 6, pooled: 99.71 % compliant, at least 99.12 %"} {
 		if !strings.Contains(line, w) {
 			t.Errorf("%q lacks %q", line, w)
 		}
 	}
-	if strings.Contains(line, "(tiers 3+8)") {
+	if strings.Contains(line, "(tiers 3+8)") || strings.Contains(line, "met the target") {
 		t.Errorf("%q names the pool's lightest point as if it alone met the target", line)
+	}
+	// The tier table's confirmation row says the same.
+	op.Confirmation = &curve.Confirmation{Tier: 9, NominalRate: 68.5, AtThisPoint: true, Share: 1, ShareLo: 0.98, ShareHi: 1, Verdict: curve.VerdictUncertain}
+	if got := tierVerdict(a, records.Tier{Tier: 9, Role: records.RoleConfirm}); !strings.HasSuffix(got, "; the operating point is verified by the heavier tiers 3+8, 6, pooled") {
+		t.Errorf("the confirmation's verdict reads %q", got)
 	}
 }

@@ -349,7 +349,7 @@ func operatingLine(a curve.Analysis, op *curve.OperatingPoint, u string) string 
 			// The lower end is a pool's claim: its tiers together met the target, not its lightest alone.
 			pl := c.LowPool
 			line += fmt.Sprintf(", verified: a heavier load, %s %s, meets the target with confidence (tiers %s, pooled: %s compliant, at least %s), so this one does too",
-				fmtRate(c.Low), u, poolTiers(pl.Tiers), pctText(pl.Share), pctText(pl.ShareLo))
+				fmtRate(c.Low), u, poolTiers(a, pl.Tiers), pctText(pl.Share), pctText(pl.ShareLo))
 		} else {
 			line += fmt.Sprintf(", verified: a heavier load, %s %s, met the target with confidence (%s), so this one does too", fmtRate(c.Low), u, tiersOf(a, *op.HeavierTier))
 		}
@@ -399,11 +399,12 @@ func tiersOf(a curve.Analysis, tier int) string {
 	return fmt.Sprintf("tier %d", tier)
 }
 
-// poolTiers writes a pool's tiers as "3, 6, 8".
-func poolTiers(tiers []int) string {
+// poolTiers writes a pool's points as the tier table names them: "3+8, 6" (a point that pools
+// several tiers at one rate with a plus).
+func poolTiers(a curve.Analysis, tiers []int) string {
 	parts := make([]string, len(tiers))
 	for i, t := range tiers {
-		parts[i] = strconv.Itoa(t)
+		parts[i] = strings.TrimPrefix(strings.TrimPrefix(tiersOf(a, t), "tiers "), "tier ")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -503,7 +504,11 @@ func tierVerdict(a curve.Analysis, id records.Tier) string {
 		case !cf.AtThisPoint:
 			words += "; it ran at another operating point"
 		case op.VerifiedBy == curve.VerifiedByHeavierTier && cf.Verdict != curve.VerdictMeets:
-			words += fmt.Sprintf("; the operating point is verified by the heavier %s", tiersOf(a, *op.HeavierTier))
+			if c := a.Capacity; c != nil && c.LowPool != nil && c.LowTier != nil && *c.LowTier == *op.HeavierTier {
+				words += fmt.Sprintf("; the operating point is verified by the heavier tiers %s, pooled", poolTiers(a, c.LowPool.Tiers))
+			} else {
+				words += fmt.Sprintf("; the operating point is verified by the heavier %s", tiersOf(a, *op.HeavierTier))
+			}
 		case op.VerifiedBy == curve.VerifiedByHeavierTiers && op.Pool != nil && cf.Verdict != curve.VerdictMeets:
 			words += fmt.Sprintf("; the operating point is verified by %d tiers from it up to the capacity, pooled", len(op.Pool.Tiers))
 		}
