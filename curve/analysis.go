@@ -866,7 +866,7 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 		}
 		// A lower end set by a pool (the tiers from it up to the estimate) is that pool's claim,
 		// not its lightest tier's, which alone may not have decided.
-		if pl := c.LowPool; pl != nil && c.LowTier != nil && *c.LowTier == *op.HeavierTier {
+		if pl := a.LowerEndPool(); pl != nil {
 			names := make([]string, len(pl.Tiers))
 			for i, t := range pl.Tiers {
 				names[i] = strconv.Itoa(t)
@@ -881,6 +881,18 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 	op.Verification = verification(op, heavy, heavyName, a.Params, a.Axis.Unit())
 	a.Notes = append(a.Notes, fmt.Sprintf("operating point %s req/s (%s), expecting about %s tok/s compliant and %s tok/s raw output (the curve interpolated); %s",
 		fmtRate(op.Rate), op.Reason, fmtG(op.ExpectedCompliantThroughput), fmtG(op.ExpectedRawThroughput), op.Verification))
+}
+
+// LowerEndPool is the pool that set the capacity's lower end (Capacity.LowPool) when that end is
+// what verified the operating point (VerifiedByHeavierTier): the pool's claim, not its lightest
+// tier's, which alone may not have decided. Nil otherwise.
+func (a Analysis) LowerEndPool() *VerifyingPool {
+	c, op := a.Capacity, a.OperatingPoint
+	if c == nil || op == nil || c.LowPool == nil || c.LowTier == nil || op.VerifiedBy != VerifiedByHeavierTier ||
+		op.HeavierTier == nil || *c.LowTier != *op.HeavierTier {
+		return nil
+	}
+	return c.LowPool
 }
 
 // verification is OperatingPoint.Verification: whether op is verified and why, heavy being the

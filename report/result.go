@@ -345,13 +345,11 @@ func operatingLine(a curve.Analysis, op *curve.OperatingPoint, u string) string 
 		line += fmt.Sprintf(", verified: tier %d there was %s compliant [%s, %s] and delivered %s.", cf.Tier, pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi),
 			delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
 	case op.VerifiedBy == curve.VerifiedByHeavierTier:
-		if c := a.Capacity; c.LowPool != nil && c.LowTier != nil && *c.LowTier == *op.HeavierTier {
-			// The lower end is a pool's claim: its tiers together met the target, not its lightest alone.
-			pl := c.LowPool
+		if pl := a.LowerEndPool(); pl != nil {
 			line += fmt.Sprintf(", verified: a heavier load, %s %s, meets the target with confidence (tiers %s, pooled: %s compliant, at least %s), so this one does too",
-				fmtRate(c.Low), u, poolTiers(a, pl.Tiers), pctText(pl.Share), pctText(pl.ShareLo))
+				fmtRate(a.Capacity.Low), u, poolTiers(a, pl.Tiers), pctText(pl.Share), pctText(pl.ShareLo))
 		} else {
-			line += fmt.Sprintf(", verified: a heavier load, %s %s, met the target with confidence (%s), so this one does too", fmtRate(c.Low), u, tiersOf(a, *op.HeavierTier))
+			line += fmt.Sprintf(", verified: a heavier load, %s %s, met the target with confidence (%s), so this one does too", fmtRate(a.Capacity.Low), u, tiersOf(a, *op.HeavierTier))
 		}
 		if cf != nil && cf.AtThisPoint {
 			line += fmt.Sprintf("; tier %d there was %s compliant and delivered %s.", cf.Tier, pctText(cf.Share), delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
@@ -504,8 +502,8 @@ func tierVerdict(a curve.Analysis, id records.Tier) string {
 		case !cf.AtThisPoint:
 			words += "; it ran at another operating point"
 		case op.VerifiedBy == curve.VerifiedByHeavierTier && cf.Verdict != curve.VerdictMeets:
-			if c := a.Capacity; c != nil && c.LowPool != nil && c.LowTier != nil && *c.LowTier == *op.HeavierTier {
-				words += fmt.Sprintf("; the operating point is verified by the heavier tiers %s, pooled", poolTiers(a, c.LowPool.Tiers))
+			if pl := a.LowerEndPool(); pl != nil {
+				words += fmt.Sprintf("; the operating point is verified by the heavier tiers %s, pooled", poolTiers(a, pl.Tiers))
 			} else {
 				words += fmt.Sprintf("; the operating point is verified by the heavier %s", tiersOf(a, *op.HeavierTier))
 			}

@@ -22,10 +22,10 @@ import (
 // of the tiers so far (curve.Analyze) and its estimate c, where the monotone fit of the share
 // crosses the target, and wants three tiers around it: one within Precision/2 of c, one below
 // (placed at c·(1 − EndReach·Precision), within Precision/4 of that) and one above (at
-// c·(1 + EndReach·Precision)). It
-// runs the first one missing, in that order (the one above before the one below when the
-// estimate rests on a tier with no miss: missless), and stops once all three exist for the
-// current estimate (every tier moves it), after MaxTiers tiers, or when the budget is spent.
+// c·(1 + EndReach·Precision)). It runs the first one missing, in that order (the one above
+// before the one below when the estimate rests on a tier with no miss: missless), and stops once
+// all three exist for the current estimate (every tier moves it), after MaxTiers tiers, or when
+// the budget is spent.
 //
 // Before there is an estimate: the first tier runs at half the probed saturation rate; with every
 // tier missing the objective the search goes down (to 40 % of the lightest tier, not below 1 %
