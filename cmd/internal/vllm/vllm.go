@@ -583,9 +583,11 @@ func Source(a Args, src *workloads.Source) []error {
 	return errs
 }
 
-// tokenizers holds the tokenizers loaded, by name: run and sweep read --tokenizer in two places
-// (the generated prompts and a dataset's counts), and a file is read once.
-var tokenizers sync.Map // name → tokenizerFound
+// tokenizers holds the tokenizers loaded, by name and the hub caches a model id is looked up
+// in: run and sweep read --tokenizer in two places (the generated prompts and a dataset's
+// counts), and a file is read once. (With the caches in the key, a process whose environment
+// names another cache, as a test's does, looks again.)
+var tokenizers sync.Map // name, hub caches → tokenizerFound
 
 type tokenizerFound struct {
 	tok  *tokens.Tokenizer
@@ -611,7 +613,7 @@ func Tokenizer(a Args) (*tokens.Tokenizer, string, error) {
 	default:
 		return nil, "", nil
 	}
-	key := flag + "\x00" + name
+	key := strings.Join(append([]string{flag, name}, tokens.HubCaches()...), "\x00")
 	if v, ok := tokenizers.Load(key); ok {
 		f := v.(tokenizerFound)
 		return f.tok, f.note, f.err
