@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -645,7 +646,7 @@ func (e *exec) execute(ctx context.Context, plan Plan, stop *stopRule) (*TierRes
 		t.Server = e.x.Server(idx)
 	}
 	e.tiers = append(e.tiers, t)
-	e.logf("%s", shortTierLine(t, stop, cfg.Settings.Params))
+	e.logf("%s", shortTierLine(t, stop, cfg.Settings.Params, e.beyondService(idx)))
 	e.detailf("%s", tierLine(t, stop, cfg.Settings.Params))
 	if lost != nil {
 		// The tier counts; nothing more is run without a place for its records.
@@ -675,7 +676,7 @@ func (e *exec) replay(plan Plan) (*TierResult, error) {
 		e.burstTTFT, e.burstE2EL = k.ttft, k.e2el
 	}
 	e.tiers = append(e.tiers, k.result)
-	e.logf("%s (kept)", shortTierLine(k.result, nil, e.cfg.Settings.Params))
+	e.logf("%s (kept)", shortTierLine(k.result, nil, e.cfg.Settings.Params, e.beyondService(idx)))
 	e.detailf("%s (kept from the interrupted sweep)", tierLine(k.result, nil, e.cfg.Settings.Params))
 	return &e.tiers[len(e.tiers)-1], nil
 }
@@ -758,9 +759,25 @@ func tierLine(t TierResult, stop *stopRule, p curve.Params) string {
 	return line
 }
 
+// beyondService reports whether the analysis of the tiers so far judges tier idx overloaded
+// although its own trend settled: its arrivals came faster than the deployment completed
+// requests anywhere in the sweep, so its queue can only grow. The tier's line then says what
+// the sweep's table will say.
+func (e *exec) beyondService(idx int) bool {
+	a := curve.Analyze(e.summaries(), e.cfg.Settings.Params)
+	for _, v := range a.Points {
+		if v.Tier == idx || slices.Contains(v.Pooled, idx) {
+			return !v.Stable && v.Verdict == curve.VerdictFails
+		}
+	}
+	return false
+}
+
 // shortTierLine says what one tier showed in plain words: its rate, its requests, its compliant
 // share with its interval, and its verdict (or what would decide it), and how it ended.
-func shortTierLine(t TierResult, stop *stopRule, p curve.Params) string {
+// overloaded says the sweep judges the tier beyond what the deployment serves
+// (exec.beyondService), whatever its own trend showed.
+func shortTierLine(t TierResult, stop *stopRule, p curve.Params, overloaded bool) string {
 	s := t.Summary
 	p = p.WithDefaults()
 	name := fmt.Sprintf("%s %d", roleLabel(t.Tier.Role), t.Tier.Tier)
@@ -787,7 +804,7 @@ func shortTierLine(t TierResult, stop *stopRule, p curve.Params) string {
 		verdict = "interrupted"
 	case st.Requests < measure.MinSteadyRequests:
 		verdict = curve.VerdictWords(curve.VerdictInsufficient, true, judged, p.TargetShare, "")
-	case !st.Stationary:
+	case !st.Stationary || overloaded:
 		verdict = curve.VerdictWords(curve.VerdictFails, false, judged, p.TargetShare, "")
 	case lo >= p.TargetShare:
 		verdict = curve.VerdictWords(curve.VerdictMeets, true, judged, p.TargetShare, "")
