@@ -53,7 +53,7 @@ func TestLoadFlagsReadWhatWasGiven(t *testing.T) {
 		var d time.Duration
 		var rate float64
 		var errs []error
-		app := &cli.App{Writer: io.Discard, ErrWriter: io.Discard, Commands: []*cli.Command{{Name: "x", Flags: loadFlags("4", 200),
+		app := &cli.App{Writer: io.Discard, ErrWriter: io.Discard, HideHelpCommand: true, Commands: []*cli.Command{{Name: "x", Flags: loadFlags("4", 200), HideHelpCommand: true,
 			Action: func(c *cli.Context) error {
 				spec, e := arrivalSpec(c)
 				n, d, errs = loadCount(c)

@@ -26,6 +26,7 @@ func scenarioFlags(t *testing.T, body string, args ...string) (label string, lab
 	}
 	cmd := runCommand()
 	cmd.Flags = clihelp.Fast(cmd.Flags) // as newApp's commands are
+	cmd.HideHelpCommand = true          // and without urfave/cli's one shared help command, a data race beside other apps
 	cmd.Action = func(c *cli.Context) error {
 		label, labelSet, n = c.String("label"), c.IsSet("label"), c.Int("num-requests")
 		return nil
