@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/internal/queueing"
 )
 
 // The capacity between two points is where the miss rate, straight in log(miss) against
@@ -57,12 +57,12 @@ func TestCrossing(t *testing.T) {
 	// An M/D/8 queue (320 ms, a 70 ms wait budget) between its exact shares at 0.9 and 1.1 times
 	// its capacity: the chord of the share lands short, the logarithms within a percent.
 	const service, slots, wait = 320 * time.Millisecond, 8, 70 * time.Millisecond
-	truth, err := sim.MDCCapacity(service, slots, wait, q)
+	truth, err := queueing.MDCCapacity(service, slots, wait, q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	share := func(r float64) float64 {
-		s, err := sim.MDCWaitCDF(r, service, slots, wait)
+		s, err := queueing.MDCWaitCDF(r, service, slots, wait)
 		if err != nil {
 			t.Fatal(err)
 		}

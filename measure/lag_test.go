@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sim"
@@ -94,7 +95,7 @@ func TestLagBurstinessBoundsItsEffect(t *testing.T) {
 	}
 	q := sim.QueueConfig{ModelName: "m", Servers: 64, Service: 200 * time.Millisecond, FirstToken: 20 * time.Millisecond, OutputTokens: 16}
 	obj := 100 * time.Millisecond
-	rate, err := sim.MDCCapacity(q.Service, q.Servers, obj-q.FirstToken, 0.99)
+	rate, err := queueing.MDCCapacity(q.Service, q.Servers, obj-q.FirstToken, 0.99)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
@@ -312,7 +313,7 @@ func steadyPoisson(rng *rand.Rand, lambda float64, d time.Duration) []time.Durat
 // steady state of M/D/c queues: each replication is one tier of Poisson arrivals started on an
 // empty queue (as a sweep's tiers are), served on the virtual clock by sim.SimulateQueue, and
 // judged with a 500 ms TTFT objective (compliant: first − planned ≤ 500 ms, i.e. a wait of at
-// most 500 ms − FirstToken). The truth is sim.MDCWaitCDF at that wait.
+// most 500 ms − FirstToken). The truth is queueing.MDCWaitCDF at that wait.
 //
 //   - Coverage: the 95 % Wilson interval on the effective sample size (curve.WilsonN) must
 //     contain the truth in at least 90 % of the tiers: a lower bar than the nominal 95 %, for the
@@ -324,7 +325,7 @@ func steadyPoisson(rng *rand.Rand, lambda float64, d time.Duration) []time.Durat
 //     the standard error being the replications' own spread over √R.
 //
 // Tiers last the time of 1,500 arrivals, at 0.8 and 1.0 times the capacity at a 99 % target
-// (sim.MDCCapacity), on two queues.
+// (queueing.MDCCapacity), on two queues.
 func TestSteadyIntervalCoverageOnMDC(t *testing.T) {
 	const objective = 500 * time.Millisecond
 	const tierRequests = 1500
@@ -363,12 +364,12 @@ func TestSteadyIntervalCoverageOnMDC(t *testing.T) {
 // steadyCoverage runs reps tiers of one case and checks them (see
 // TestSteadyIntervalCoverageOnMDC); it returns how many intervals covered the truth.
 func steadyCoverage(t *testing.T, cfg sim.QueueConfig, load float64, objective time.Duration, reps, tierRequests int, seed uint64) int {
-	capacity, err := sim.MDCCapacity(cfg.Service, cfg.Servers, objective-cfg.FirstToken, 0.99)
+	capacity, err := queueing.MDCCapacity(cfg.Service, cfg.Servers, objective-cfg.FirstToken, 0.99)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lambda := load * capacity
-	truth, err := sim.MDCWaitCDF(lambda, cfg.Service, cfg.Servers, objective-cfg.FirstToken)
+	truth, err := queueing.MDCWaitCDF(lambda, cfg.Service, cfg.Servers, objective-cfg.FirstToken)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/plan"
@@ -22,7 +23,7 @@ import (
 const rehearsalObjective = 500 * time.Millisecond
 
 // rehearsalQueues are M/D/c deployments (fixed slots, fixed service time) whose capacity at
-// rehearsalObjective is known exactly (sim.MDCCapacity), as in the sweep's decision tests.
+// rehearsalObjective is known exactly (queueing.MDCCapacity), as in the sweep's decision tests.
 var rehearsalQueues = []struct {
 	name string
 	q    sim.QueueConfig
@@ -72,7 +73,7 @@ func TestRehearsalHoldsAtThePlanAndFailsBelow(t *testing.T) {
 	ctx := context.Background()
 	held, meets, tight, failed := 0, 0, 0, 0
 	for _, qc := range rehearsalQueues {
-		truth, err := sim.MDCCapacity(qc.q.Service, qc.q.Servers, rehearsalObjective-qc.q.FirstToken, 0.99)
+		truth, err := queueing.MDCCapacity(qc.q.Service, qc.q.Servers, rehearsalObjective-qc.q.FirstToken, 0.99)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +163,7 @@ func TestRehearsalHoldsAtThePlanAndFailsBelow(t *testing.T) {
 func trueShare(q sim.QueueConfig, replicas int, policy string, peak float64) (float64, error) {
 	wait := rehearsalObjective - q.FirstToken
 	if policy == sim.BalanceRandom {
-		s, err := sim.MDCWaitCDF(peak/float64(replicas), q.Service, q.Servers, wait)
+		s, err := queueing.MDCWaitCDF(peak/float64(replicas), q.Service, q.Servers, wait)
 		if err != nil {
 			return 0, nil // unstable: no request waits less than any bound in steady state
 		}

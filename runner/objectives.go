@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -24,14 +25,14 @@ func DefaultObjectives(opts Options) (objectives, whose string) {
 
 // ExactCapacityNote is, for a sweep of the embedded M/D/c queue judged by a TTFT objective alone
 // that leaves the queue some waiting (above its first token), the line that gives the queue's
-// exact capacity at it for share of requests (sim.MDCCapacity), for comparison with what the
+// exact capacity at it for share of requests (queueing.MDCCapacity), for comparison with what the
 // sweep finds; "" otherwise. Served in real time, the loopback's network time is left aside.
 func ExactCapacityNote(opts Options, o measure.Objectives, share float64) string {
 	q := opts.Queue
 	if q == nil || o != (measure.Objectives{TTFT: o.TTFT}) || o.TTFT <= q.FirstToken {
 		return ""
 	}
-	truth, err := sim.MDCCapacity(q.Service, q.Servers, o.TTFT-q.FirstToken, share)
+	truth, err := queueing.MDCCapacity(q.Service, q.Servers, o.TTFT-q.FirstToken, share)
 	if err != nil {
 		return ""
 	}
@@ -39,5 +40,5 @@ func ExactCapacityNote(opts Options, o measure.Objectives, share float64) string
 	if opts.Virtual {
 		aside = ""
 	}
-	return fmt.Sprintf("for comparison: the embedded M/D/c queue's exact capacity at these objectives is %.4g req/s (sim.MDCCapacity%s)", truth, aside)
+	return fmt.Sprintf("for comparison: the embedded M/D/c queue's exact capacity at these objectives is %.4g req/s (queueing.MDCCapacity%s)", truth, aside)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/runner"
@@ -36,7 +37,7 @@ func TestDefaultObjectives(t *testing.T) {
 func TestExactCapacityNote(t *testing.T) {
 	q := sim.QueueConfig{ModelName: "mdc", Servers: 2, Service: 100 * time.Millisecond, FirstToken: 10 * time.Millisecond}
 	ttft := measure.Objectives{TTFT: 200 * time.Millisecond}
-	truth, err := sim.MDCCapacity(q.Service, q.Servers, 190*time.Millisecond, 0.99)
+	truth, err := queueing.MDCCapacity(q.Service, q.Servers, 190*time.Millisecond, 0.99)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestExactCapacityNote(t *testing.T) {
 	}{
 		{"the engine has no exact capacity", runner.Options{}, ttft, ""},
 		{"a TTFT objective on the queue, in real time", runner.Options{Queue: &q}, ttft, "loopback network time aside"},
-		{"on the virtual clock, no network", runner.Options{Queue: &q, Virtual: true}, ttft, "(sim.MDCCapacity)"},
+		{"on the virtual clock, no network", runner.Options{Queue: &q, Virtual: true}, ttft, "(queueing.MDCCapacity)"},
 		{"another objective too", runner.Options{Queue: &q}, measure.Objectives{TTFT: ttft.TTFT, TPOT: time.Millisecond}, ""},
 		{"no waiting left", runner.Options{Queue: &q}, measure.Objectives{TTFT: q.FirstToken}, ""},
 		{"no objective", runner.Options{Queue: &q}, measure.Objectives{}, ""},

@@ -6,7 +6,7 @@
 // factor, 3 to 15 on M/D/c queues). The arrivals are known: the schedule drew them. A shadow
 // queue, an M/D/c model of the deployment calibrated before the tier (Calibrate), is fed the same
 // arrivals, as the client sent them, and its compliance is computed request by request; its
-// expected share under the schedule's arrival process is known exactly (sim.MDCWaitCDF for
+// expected share under the schedule's arrival process is known exactly (queueing.MDCWaitCDF for
 // Poisson arrivals, a long simulation otherwise). Where the tier's bursts made the shadow's share
 // come out low, they made the deployment's low too: the controlled share
 //
@@ -32,8 +32,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // Limits of the estimate.
@@ -102,7 +102,7 @@ func newControl(q records.ShadowQueue, rate, burstiness float64) (*Control, erro
 	budget := seconds(q.BudgetS)
 	c := &Control{Queue: q}
 	if burstiness == 1 {
-		if c.Expected, err = sim.MDCWaitCDF(rate, cfg.Service, cfg.Servers, budget); err != nil {
+		if c.Expected, err = queueing.MDCWaitCDF(rate, cfg.Service, cfg.Servers, budget); err != nil {
 			return nil, fmt.Errorf("shadow queue: %w", err)
 		}
 		return c, nil
@@ -147,8 +147,8 @@ func (c *Control) Comply(arrivals []time.Duration) []bool {
 	}
 	budget := seconds(c.Queue.BudgetS)
 	out := make([]bool, len(arrivals))
-	_ = sim.SimulateQueue(cfg, sorted, func(r sim.QueueResult) bool {
-		out[order[r.Index]] = !r.Rejected && r.Start-r.Arrival <= budget
+	_ = queueing.Simulate(cfg, sorted, func(r queueing.Result) bool {
+		out[order[r.Index]] = !r.Rejected && r.Wait() <= budget
 		return false
 	})
 	return out
@@ -250,12 +250,12 @@ func Estimate(real, shadow []bool, expected float64) (Result, error) {
 	return res, nil
 }
 
-// queueConfig is the simulator's configuration of a shadow queue.
-func queueConfig(q records.ShadowQueue) (sim.QueueConfig, error) {
+// queueConfig is the M/D/c queue of a shadow.
+func queueConfig(q records.ShadowQueue) (queueing.Config, error) {
 	if q.Servers < 1 || !(q.ServiceS > 0) || math.IsInf(q.ServiceS, 0) || math.IsNaN(q.BudgetS) {
-		return sim.QueueConfig{}, fmt.Errorf("shadow queue: %d servers, service %v s, budget %v s: want at least one server and a finite positive service time", q.Servers, q.ServiceS, q.BudgetS)
+		return queueing.Config{}, fmt.Errorf("shadow queue: %d servers, service %v s, budget %v s: want at least one server and a finite positive service time", q.Servers, q.ServiceS, q.BudgetS)
 	}
-	return sim.QueueConfig{ModelName: "shadow", Servers: q.Servers, Service: seconds(q.ServiceS), OutputTokens: 2}, nil
+	return queueing.Config{Servers: q.Servers, Service: seconds(q.ServiceS)}, nil
 }
 
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
@@ -52,7 +53,7 @@ func TestControlledIntervalsCover(t *testing.T) {
 	}
 	real := sim.QueueConfig{ModelName: "m", Servers: 8, Service: time.Second, FirstToken: 50 * time.Millisecond, OutputTokens: 16}
 	obj := 500 * time.Millisecond
-	capacity, err := sim.MDCCapacity(real.Service, real.Servers, obj-real.FirstToken, 0.99)
+	capacity, err := queueing.MDCCapacity(real.Service, real.Servers, obj-real.FirstToken, 0.99)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestControlledIntervalsCover(t *testing.T) {
 	} {
 		for _, m := range []float64{0.8, 0.9, 1.0, 1.1} {
 			rate := m * capacity
-			truth, err := sim.MDCWaitCDF(rate, real.Service, real.Servers, obj-real.FirstToken)
+			truth, err := queueing.MDCWaitCDF(rate, real.Service, real.Servers, obj-real.FirstToken)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,7 +199,7 @@ func TestExpectedShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := sim.MDCWaitCDF(6, 400*time.Millisecond, 4, 480*time.Millisecond)
+	want, _ := queueing.MDCWaitCDF(6, 400*time.Millisecond, 4, 480*time.Millisecond)
 	if exact.Expected != want {
 		t.Errorf("Poisson: expected share %v, want M/D/c's %v", exact.Expected, want)
 	}

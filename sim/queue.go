@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/queueing"
 )
 
 // QueueConfig describes an M/D/c FIFO queue served over the OpenAI API:
 // Servers slots, every request served for exactly Service. It is a
-// deployment whose steady state is known exactly (see MDCWaitCDF), to test
+// deployment whose steady state is known exactly (see queueing.MDCWaitCDF), to test
 // decisions that are made from measurements.
 //
 // A completion request arrives when its body has been read and validated.
@@ -62,7 +63,7 @@ const maxQueueOutputTokens = 1 << 20
 // throughput bound is c/D = 10 requests per second (160 tokens per second);
 // a request meets a TTFT objective T exactly when its wait is at most
 // T - 20 ms (less network time). For T = 250 ms met by 99 % of requests,
-// with 5 ms allowed for the network, MDCCapacity gives 4.183 requests per
+// with 5 ms allowed for the network, queueing.MDCCapacity gives 4.183 requests per
 // second (ρ = 0.418).
 func DefaultQueueConfig() QueueConfig {
 	return QueueConfig{
@@ -206,7 +207,7 @@ type Queue struct {
 	closeOnce sync.Once
 
 	// Scheduler goroutine only.
-	core  *mdcCore[*queuedReq]
+	core  *queueing.Core[*queuedReq]
 	spare []queueEvent // the inbox's other buffer
 
 	received, rejected, completed, abandoned atomic.Int64
@@ -256,7 +257,7 @@ func NewQueue(cfg QueueConfig) (*Queue, error) {
 		closed:    make(chan struct{}),
 		done:      make(chan struct{}),
 	}
-	q.core = newMDCCore(cfg, func(r *queuedReq) bool { return r.left })
+	q.core = queueing.NewCore(cfg.queue(), func(r *queuedReq) bool { return r.left })
 	go q.loop()
 	return q, nil
 }
@@ -342,11 +343,11 @@ func (q *Queue) loop() {
 		}
 		q.spare = in
 		q.advance(now)
-		q.nRunning.Store(int64(q.core.running()))
-		q.nWaiting.Store(int64(q.core.waiting()))
+		q.nRunning.Store(int64(q.core.Running()))
+		q.nWaiting.Store(int64(q.core.Waiting()))
 
 		var tick <-chan time.Time
-		if end, ok := q.core.nextEnd(); ok {
+		if end, ok := q.core.NextEnd(); ok {
 			timer.Reset(time.Until(q.base.Add(end)))
 			tick = timer.C
 		}
@@ -365,11 +366,11 @@ func (q *Queue) loop() {
 // head of the waiting room at the end time.
 func (q *Queue) advance(t time.Duration) {
 	for {
-		end, ok := q.core.nextEnd()
+		end, ok := q.core.NextEnd()
 		if !ok || end > t {
 			return
 		}
-		_, _, next, started := q.core.release()
+		_, _, next, started := q.core.Release()
 		q.completed.Add(1)
 		if started {
 			next.inService = true
@@ -385,20 +386,20 @@ func (q *Queue) apply(ev queueEvent) {
 		// A request in service keeps its slot to the end of its service.
 		if !r.inService && !r.left {
 			r.left = true
-			q.core.abandon()
+			q.core.Abandon()
 			q.abandoned.Add(1)
 		}
 		return
 	}
-	switch q.core.arrive(ev.at, r) {
-	case arrivedStarted:
+	switch q.core.Arrive(ev.at, r) {
+	case queueing.Started:
 		r.inService = true
 		r.start = ev.at
 		close(r.decided)
 		close(r.started)
-	case arrivedQueued:
+	case queueing.Queued:
 		close(r.decided)
-	case arrivedRejected:
+	case queueing.Rejected:
 		r.rejected = true
 		q.rejected.Add(1)
 		close(r.decided)

@@ -2,8 +2,9 @@ package sim
 
 import (
 	"fmt"
-	"sort"
 	"time"
+
+	"github.com/loadcurve/loadcurve/internal/queueing"
 )
 
 // QueueResult is the outcome of one request of SimulateQueue, in offsets
@@ -27,9 +28,10 @@ func (r QueueResult) Wait() time.Duration {
 	return r.Start - r.Arrival
 }
 
-// SimulateQueue runs the M/D/c FIFO queue of cfg on a virtual clock for
-// requests arriving at the given offsets from T0 (non-decreasing), with the
-// same rule as Queue: FIFO starts, cfg.Servers slots, a request that finds
+// SimulateQueue runs the M/D/c FIFO queue of cfg on a virtual clock
+// (queueing.Simulate, with the tokens' times of Queue added) for requests
+// arriving at the given offsets from T0 (non-decreasing), with the same rule
+// as Queue: FIFO starts, cfg.Servers slots, a request that finds
 // cfg.QueueLimit requests waiting rejected at its arrival, and, at equal
 // times, ends of service before arrivals.
 //
@@ -48,48 +50,16 @@ func SimulateQueue(cfg QueueConfig, arrivals []time.Duration, emit func(QueueRes
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("sim queue config: %w", err)
 	}
-	for i := 1; i < len(arrivals); i++ {
-		if arrivals[i] < arrivals[i-1] {
-			return fmt.Errorf("sim queue: arrivals must not decrease: arrival %d at %v is before arrival %d at %v", i, arrivals[i], i-1, arrivals[i-1])
+	return queueing.Simulate(cfg.queue(), arrivals, func(r queueing.Result) bool {
+		q := QueueResult{Index: r.Index, Arrival: r.Arrival, End: r.End, Rejected: r.Rejected}
+		if !r.Rejected {
+			q.Start, q.First, q.Last, q.Tokens = r.Start, r.Start+cfg.FirstToken, r.End, cfg.OutputTokens
 		}
-	}
-	core := newMDCCore[int](cfg, nil)
-	n := len(arrivals) // arrivals[:n] are part of the run
-	stopped := false
-	stopAt := func(t time.Duration) {
-		stopped = true
-		// Arrivals are sorted: keep those at or before t.
-		n = sort.Search(n, func(j int) bool { return arrivals[j] > t })
-	}
-	for i := 0; ; {
-		end, busy := core.nextEnd()
-		if i < n && (!busy || arrivals[i] < end) {
-			t := arrivals[i]
-			if core.arrive(t, i) == arrivedRejected {
-				r := QueueResult{Index: i, Arrival: t, End: t, Rejected: true}
-				if emit(r) && !stopped {
-					stopAt(t)
-				}
-			}
-			i++
-			continue
-		}
-		if !busy {
-			return nil
-		}
-		done, end, _, _ := core.release()
-		start := end - cfg.Service
-		r := QueueResult{
-			Index:   done,
-			Arrival: arrivals[done],
-			Start:   start,
-			First:   start + cfg.FirstToken,
-			Last:    end,
-			End:     end,
-			Tokens:  cfg.OutputTokens,
-		}
-		if emit(r) && !stopped {
-			stopAt(end)
-		}
-	}
+		return emit(q)
+	})
+}
+
+// queue is the M/D/c queue c serves requests by.
+func (c QueueConfig) queue() queueing.Config {
+	return queueing.Config{Servers: c.Servers, Service: c.Service, QueueLimit: c.QueueLimit}
 }

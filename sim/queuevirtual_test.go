@@ -74,39 +74,6 @@ func TestSimulateQueueRecursion(t *testing.T) {
 	}
 }
 
-// TestSimulateQueueMatchesFormula compares the share of waits ≤ x over a
-// long Poisson run with MDCWaitCDF, within 4 batch-means standard errors.
-func TestSimulateQueueMatchesFormula(t *testing.T) {
-	cfg := sim.DefaultQueueConfig()
-	const rho = 0.8
-	lambda := rho * float64(cfg.Servers) / cfg.Service.Seconds()
-	arrivals := poissonArrivals(2, lambda, 1_000_000)
-	start := time.Now()
-	res := simulate(t, cfg, arrivals)
-	t.Logf("%d requests simulated in %v", len(res), time.Since(start))
-	waits := make([]time.Duration, len(arrivals))
-	for _, r := range res {
-		waits[r.Index] = r.Wait()
-	}
-	waits = waits[20_000:] // warm-up from the empty queue
-	for _, x := range []time.Duration{0, 100 * time.Millisecond, 400 * time.Millisecond, 900 * time.Millisecond} {
-		y := make([]bool, len(waits))
-		for i, w := range waits {
-			y[i] = w <= x
-		}
-		mc, se := batchMeans(y, 100)
-		p, err := sim.MDCWaitCDF(lambda, cfg.Service, cfg.Servers, x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		z := (mc - p) / se
-		t.Logf("%v ρ=%v x=%v: formula %.5f, SimulateQueue %.5f ± %.5f (%+.2f SE)", cfg, rho, x, p, mc, se, z)
-		if se == 0 || math.Abs(z) > 4 {
-			t.Errorf("x=%v: formula %.5f, SimulateQueue %.5f ± %.5f", x, p, mc, se)
-		}
-	}
-}
-
 func TestSimulateQueueSpeed(t *testing.T) {
 	cfg := sim.DefaultQueueConfig()
 	cfg.QueueLimit = 50

@@ -27,7 +27,7 @@ import (
 // at the objective (Result.TargetSeconds, on the virtual clock of virtual.QueueRunner), and how
 // accurately, for the automatic sweep and for fixed grids of tiers of the kind people run by hand.
 // The deployments are sweeptest.DecisionQueues, whose capacity at their TTFT objective and a 99 %
-// target is known exactly (sim.MDCCapacity); each sweep's time is also stated against the
+// target is known exactly (queueing.MDCCapacity); each sweep's time is also stated against the
 // oracle's (sweeptest.Oracle, scripts/oracle): the least load that can certify the capacity to
 // ±10 % by observing whether requests comply.
 //

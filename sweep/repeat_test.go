@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
 )
@@ -14,7 +14,7 @@ import (
 // deployment; the result keeps each one's capacity and operating point, and their spread.
 func TestRepeatMeasuresTheSpread(t *testing.T) {
 	qc := fourSlots.Queue
-	truth, err := sim.MDCCapacity(qc.Service, qc.Servers, ttftObjective-qc.FirstToken, 0.99)
+	truth, err := queueing.MDCCapacity(qc.Service, qc.Servers, ttftObjective-qc.FirstToken, 0.99)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -26,7 +27,7 @@ func TestSessionDecisionsHoldInSteadyState(t *testing.T) {
 	}
 	const turns = 3
 	q := sim.QueueConfig{ModelName: "m", Servers: 4, Service: 400 * time.Millisecond, FirstToken: 20 * time.Millisecond, OutputTokens: 16}
-	requests, err := sim.MDCCapacity(q.Service, q.Servers, ttftObjective-q.FirstToken, 0.99)
+	requests, err := queueing.MDCCapacity(q.Service, q.Servers, ttftObjective-q.FirstToken, 0.99)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // balancer that routes the k-th arrival as sim.Cluster does (sim.BalanceIndex with Policy and
 // Seed): the virtual twin of `--sim-replicas N --sim-balance POLICY`. With the random policy
 // each replica sees a Poisson tier's arrivals thinned at random, so a Poisson stream again at
-// rate/Replicas, and its steady state is the M/D/c one (sim.MDCWaitCDF) at that rate: the
+// rate/Replicas, and its steady state is the M/D/c one (queueing.MDCWaitCDF) at that rate: the
 // scale-out assumption of package plan, exactly. Round-robin hands each replica every
 // Replicas-th arrival, a smoother stream that waits less. Records are as QueueRunner's.
 type ClusterQueueRunner struct {

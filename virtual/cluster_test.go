@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -51,13 +52,13 @@ func TestClusterOfOneIsTheQueue(t *testing.T) {
 
 // TestClusterRandomIsTheThinnedQueue: a random balancer over N replicas gives each a Poisson
 // stream at rate/N, so the share of waits within a bound is the M/D/c one at rate/N
-// (sim.MDCWaitCDF). Measured on 120,000 arrivals in 20 batches (the first tenth dropped): the
+// (queueing.MDCWaitCDF). Measured on 120,000 arrivals in 20 batches (the first tenth dropped): the
 // mean is within four batch-means standard errors of the truth. Round-robin, a smoother stream,
 // waits less than that.
 func TestClusterRandomIsTheThinnedQueue(t *testing.T) {
 	const replicas, perReplica, n, batches = 3, 8.5, 120_000, 20
 	bound := 200 * time.Millisecond
-	truth, err := sim.MDCWaitCDF(perReplica, clusterQueue.Service, clusterQueue.Servers, bound)
+	truth, err := queueing.MDCWaitCDF(perReplica, clusterQueue.Service, clusterQueue.Servers, bound)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Package virtual serves sweep tiers on the virtual clock, without HTTP and without waiting:
 // QueueRunner is a sweep.Runner that serves every tier with the discrete-event model of an
-// M/D/c FIFO queue (sim.SimulateQueue), whose steady state is known exactly (sim.MDCWaitCDF).
+// M/D/c FIFO queue (sim.SimulateQueue), whose steady state is known exactly (queueing.MDCWaitCDF).
 // The other runners serve on the same queues: sessions (SessionQueueRunner), closed-loop users
 // (ClosedQueueRunner), and replicas behind a balancer (ClusterQueueRunner, for capacity plans'
 // rehearsals). `--sim-clock virtual` runs the embedded queue on them (package runner); the

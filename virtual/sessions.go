@@ -20,7 +20,7 @@ import (
 // Turns-1 later turns at least a service time plus a think time apart. When the think time is
 // long against the service time, two turns of one session are never close, and at the queue's
 // own time scale the arrivals are nearly Poisson of rate Turns × the session rate: the
-// session capacity is then close to the M/D/c capacity (sim.MDCCapacity) over Turns.
+// session capacity is then close to the M/D/c capacity (queueing.MDCCapacity) over Turns.
 type SessionQueueRunner struct {
 	Config sim.QueueConfig
 	Turns  int

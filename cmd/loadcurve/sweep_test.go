@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
@@ -262,7 +263,7 @@ func TestBoundedMemorySweep(t *testing.T) {
 
 // TestSweepOnTheEmbeddedQueue runs the automatic sweep end to end, with its default settings,
 // on the embedded M/D/c queue served on the virtual clock (--sim-clock virtual), whose capacity
-// at the objective is known exactly (sim.MDCCapacity), and then rehearses the plan it makes
+// at the objective is known exactly (queueing.MDCCapacity), and then rehearses the plan it makes
 // there. The decisions' accuracy over many seeds is held in package sweep; here three seeds
 // check that the command reaches the same answer through its files: a capacity within the
 // ±10 % that 250 of 250 of those runs met, an interval holding the truth, an operating point
@@ -274,7 +275,7 @@ func TestSweepOnTheEmbeddedQueue(t *testing.T) {
 	q := sim.QueueConfig{ModelName: sim.DefaultQueueModelName, Servers: 8, Service: 100 * time.Millisecond,
 		FirstToken: 5 * time.Millisecond, OutputTokens: 4}
 	// TTFT objective 80 ms: a request meets it when it waits at most 75 ms.
-	truth, err := sim.MDCCapacity(q.Service, q.Servers, 75*time.Millisecond, 0.99)
+	truth, err := queueing.MDCCapacity(q.Service, q.Servers, 75*time.Millisecond, 0.99)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func TestSweepOnTheEmbeddedQueue(t *testing.T) {
 				t.Fatalf("a plan for %.3f req/s at %.3f a replica: %s", peak, op.Rate, stdout)
 			}
 			at, below := doc.Rehearsals[0], doc.Rehearsals[len(doc.Rehearsals)-1]
-			truthBelow, err := sim.MDCWaitCDF(peak, q.Service, q.Servers, 75*time.Millisecond)
+			truthBelow, err := queueing.MDCWaitCDF(peak, q.Service, q.Servers, 75*time.Millisecond)
 			if err != nil {
 				truthBelow = 0 // no steady state: the wait grows without bound
 			}

@@ -10,7 +10,7 @@
 //	loadcurve report out/read                                        # judged on its first tokens as read
 //
 // The true capacity is the highest Poisson arrival rate at which -target of the requests meet
-// the objective: for M/D/c exactly (sim.MDCCapacity) and by brute force (a FIFO queue simulated
+// the objective: for M/D/c exactly (queueing.MDCCapacity) and by brute force (a FIFO queue simulated
 // here, on the service times in the log), for M/G/c by brute force; "as served" adds the
 // server's own lateness (its first token's flush after it was due, and its handler's time before
 // the request joined the queue), resampled from the log: that is the deployment's latency too.
@@ -42,8 +42,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -119,7 +119,7 @@ func run(w io.Writer, logPath, dir, objectiveText string, target float64, n, rep
 
 // truth is the deployment's true capacity, computed three ways.
 type truth struct {
-	Exact          float64 // M/D/c exact (sim.MDCCapacity), NaN for M/G/c
+	Exact          float64 // M/D/c exact (queueing.MDCCapacity), NaN for M/G/c
 	Brute, BruteSE float64 // brute force, the queue as configured
 	Served, SrvSE  float64 // brute force, with the server's own lateness
 	configured     queueModel
@@ -137,7 +137,7 @@ func truthOf(l *serverLog, objective time.Duration, target float64, n, reps int)
 	if !l.Config.Spread() {
 		service := time.Duration(math.Round(l.Config.ServiceS * 1e9))
 		maxWait := objective - time.Duration(math.Round(l.Config.FirstTokenS*1e9))
-		if tr.Exact, err = sim.MDCCapacity(service, l.Config.Slots, maxWait, target); err != nil {
+		if tr.Exact, err = queueing.MDCCapacity(service, l.Config.Slots, maxWait, target); err != nil {
 			return tr, err
 		}
 	}

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
-// The brute-force queue agrees with the exact M/D/c share (sim.MDCWaitCDF) at the capacity the
+// The brute-force queue agrees with the exact M/D/c share (queueing.MDCWaitCDF) at the capacity the
 // exact solution gives, within four standard errors of its run (the variance factor of its batch
 // means counts the runs' autocorrelation): an independent check of both.
 func TestBruteForceMeetsTheExactMDC(t *testing.T) {
@@ -26,7 +26,7 @@ func TestBruteForceMeetsTheExactMDC(t *testing.T) {
 	const n = 400_000
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rate, err := sim.MDCCapacity(c.service, c.servers, c.budget, 0.99)
+			rate, err := queueing.MDCCapacity(c.service, c.servers, c.budget, 0.99)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +87,7 @@ func erlangC(c int, a float64) float64 {
 // share's (the variance factor of a run at the capacity) over the slope of the exact share there.
 func TestCapacityByBisection(t *testing.T) {
 	service, budget := 320*time.Millisecond, 70*time.Millisecond
-	exact, err := sim.MDCCapacity(service, 8, budget, 0.99)
+	exact, err := queueing.MDCCapacity(service, 8, budget, 0.99)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,8 +101,8 @@ func TestCapacityByBisection(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, f := m.shareRun(exact, n, 99)
-	lo, err1 := sim.MDCWaitCDF(0.99*exact, service, 8, budget)
-	hi, err2 := sim.MDCWaitCDF(1.01*exact, service, 8, budget)
+	lo, err1 := queueing.MDCWaitCDF(0.99*exact, service, 8, budget)
+	hi, err2 := queueing.MDCWaitCDF(1.01*exact, service, 8, budget)
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}

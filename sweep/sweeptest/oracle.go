@@ -7,6 +7,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/sim"
 )
@@ -19,7 +20,7 @@ import (
 // the stated confidence. It is the physical limit of a method that judges requests only by
 // whether they complied: no search, no sequential looks, no error in where to put the tiers.
 //
-// Its tiers need the expected share at those rates (exact: sim.MDCWaitCDF) and how much the
+// Its tiers need the expected share at those rates (exact: queueing.MDCWaitCDF) and how much the
 // misses cluster there: the true variance factor of the steady-state share, measured over
 // Replications independent tiers (the variance of their shares over the binomial variance). The
 // time of a tier is its requests over its rate, plus the warm-up the sweep leaves out of every
@@ -83,14 +84,14 @@ func (o Oracle) Run() (OracleResult, error) {
 		return OracleResult{}, err
 	}
 	maxWait := o.Objective - q.FirstToken
-	truth, err := sim.MDCCapacity(q.Service, q.Servers, maxWait, o.Target)
+	truth, err := queueing.MDCCapacity(q.Service, q.Servers, maxWait, o.Target)
 	if err != nil {
 		return OracleResult{}, err
 	}
 	res := OracleResult{Capacity: truth}
 	for i, m := range []float64{1 - o.Precision, 1 + o.Precision} {
 		rate := m * truth
-		share, err := sim.MDCWaitCDF(rate, q.Service, q.Servers, maxWait)
+		share, err := queueing.MDCWaitCDF(rate, q.Service, q.Servers, maxWait)
 		if err != nil {
 			return OracleResult{}, err
 		}

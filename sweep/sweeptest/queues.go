@@ -7,11 +7,12 @@ package sweeptest
 import (
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/sim"
 )
 
 // DecisionQueue is an M/D/c deployment with a TTFT objective, whose capacity at a target share
-// is known exactly (sim.MDCCapacity).
+// is known exactly (queueing.MDCCapacity).
 type DecisionQueue struct {
 	Name      string
 	Queue     sim.QueueConfig
@@ -20,7 +21,7 @@ type DecisionQueue struct {
 
 // Capacity is the exact capacity of the queue at the objective for target of requests.
 func (d DecisionQueue) Capacity(target float64) (float64, error) {
-	return sim.MDCCapacity(d.Queue.Service, d.Queue.Servers, d.Objective-d.Queue.FirstToken, target)
+	return queueing.MDCCapacity(d.Queue.Service, d.Queue.Servers, d.Objective-d.Queue.FirstToken, target)
 }
 
 // DecisionQueues are the deployments the sweep's decisions are held to (sweep's

@@ -1,4 +1,4 @@
-package sim_test
+package queueing_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/internal/queueing"
 )
 
 // erlangMD1 is Erlang's closed form for the M/D/1 waiting time:
@@ -34,7 +34,7 @@ func TestMDCWaitCDFMatchesErlangForOneServer(t *testing.T) {
 	for _, rho := range []float64{0.1, 0.3, 0.7, 0.9, 0.97} {
 		lambda := rho / d.Seconds()
 		for _, x := range []time.Duration{0, time.Millisecond, 30 * time.Millisecond, d - 1, d, 150 * time.Millisecond, 2 * d, 330 * time.Millisecond, 5 * d} {
-			got, err := sim.MDCWaitCDF(lambda, d, 1, x)
+			got, err := queueing.MDCWaitCDF(lambda, d, 1, x)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +49,7 @@ func TestMDCWaitCDFMatchesErlangForOneServer(t *testing.T) {
 func TestMDCWaitCDFExact(t *testing.T) {
 	// M/D/1: an arrival finds the server idle with probability 1-ρ.
 	for _, rho := range []float64{0.01, 0.3, 0.5, 0.9, 0.99, 0.999} {
-		p, err := sim.MDCWaitCDF(rho/0.25, 250*time.Millisecond, 1, 0)
+		p, err := queueing.MDCWaitCDF(rho/0.25, 250*time.Millisecond, 1, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func TestMDCWaitCDFExact(t *testing.T) {
 		const d = time.Second
 		prev := 0.0
 		for x := time.Duration(0); x <= 20*d; x += d / 8 {
-			p, err := sim.MDCWaitCDF(0.9*float64(c), d, c, x)
+			p, err := queueing.MDCWaitCDF(0.9*float64(c), d, c, x)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,12 +71,12 @@ func TestMDCWaitCDFExact(t *testing.T) {
 			}
 			prev = p
 		}
-		if p, err := sim.MDCWaitCDF(0.9*float64(c), d, c, 1000*d); err != nil || p < 1-1e-12 {
+		if p, err := queueing.MDCWaitCDF(0.9*float64(c), d, c, 1000*d); err != nil || p < 1-1e-12 {
 			t.Errorf("c=%d: P(W ≤ 1000D) = %v, %v; want 1", c, p, err)
 		}
 		prev = 1
 		for rho := 0.05; rho < 0.999; rho += 0.05 {
-			p, err := sim.MDCWaitCDF(rho*float64(c), d, c, d/2)
+			p, err := queueing.MDCWaitCDF(rho*float64(c), d, c, d/2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,13 +87,13 @@ func TestMDCWaitCDFExact(t *testing.T) {
 		}
 	}
 	// Edges.
-	if p, err := sim.MDCWaitCDF(0, time.Second, 2, 0); p != 1 || err != nil {
+	if p, err := queueing.MDCWaitCDF(0, time.Second, 2, 0); p != 1 || err != nil {
 		t.Errorf("λ=0: %v, %v; want 1", p, err)
 	}
-	if p, err := sim.MDCWaitCDF(1, time.Second, 2, -1); p != 0 || err != nil {
+	if p, err := queueing.MDCWaitCDF(1, time.Second, 2, -1); p != 0 || err != nil {
 		t.Errorf("x<0: %v, %v; want 0", p, err)
 	}
-	if _, err := sim.MDCWaitCDF(2, time.Second, 2, 0); !errors.Is(err, sim.ErrQueueUnstable) {
+	if _, err := queueing.MDCWaitCDF(2, time.Second, 2, 0); !errors.Is(err, queueing.ErrQueueUnstable) {
 		t.Errorf("ρ=1: %v, want ErrQueueUnstable", err)
 	}
 	for _, bad := range []struct {
@@ -101,7 +101,7 @@ func TestMDCWaitCDFExact(t *testing.T) {
 		d      time.Duration
 		c      int
 	}{{-1, time.Second, 1}, {math.NaN(), time.Second, 1}, {math.Inf(1), time.Second, 1}, {1, 0, 1}, {1, time.Second, 0}} {
-		if _, err := sim.MDCWaitCDF(bad.lambda, bad.d, bad.c, 0); err == nil {
+		if _, err := queueing.MDCWaitCDF(bad.lambda, bad.d, bad.c, 0); err == nil {
 			t.Errorf("MDCWaitCDF(%v, %v, %d): no error", bad.lambda, bad.d, bad.c)
 		}
 	}
@@ -185,7 +185,7 @@ func TestMDCWaitCDFMatchesMonteCarlo(t *testing.T) {
 				y[i] = time.Duration(math.Round(w*1e9)) <= x
 			}
 			mc, se := batchMeans(y, batches)
-			p, err := sim.MDCWaitCDF(lambda, tc.d, tc.c, x)
+			p, err := queueing.MDCWaitCDF(lambda, tc.d, tc.c, x)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,11 +204,11 @@ func TestMDCCapacity(t *testing.T) {
 	for _, c := range []int{1, 4, 16} {
 		for _, share := range []float64{0.5, 0.9, 0.99} {
 			for _, wait := range []time.Duration{0, 100 * time.Millisecond, d, 3 * d} {
-				lam, err := sim.MDCCapacity(d, c, wait, share)
+				lam, err := queueing.MDCCapacity(d, c, wait, share)
 				if err != nil {
 					t.Fatal(err)
 				}
-				p, err := sim.MDCWaitCDF(lam, d, c, wait)
+				p, err := queueing.MDCWaitCDF(lam, d, c, wait)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -219,7 +219,7 @@ func TestMDCCapacity(t *testing.T) {
 		}
 	}
 	// M/D/1 with no wait allowed: P(W = 0) = 1-ρ, so λ* = (1-share)/D.
-	lam, err := sim.MDCCapacity(d, 1, 0, 0.9)
+	lam, err := queueing.MDCCapacity(d, 1, 0, 0.9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestMDCCapacity(t *testing.T) {
 	// More patience or more servers: more capacity.
 	prev := 0.0
 	for wait := time.Duration(0); wait <= 2*time.Second; wait += 100 * time.Millisecond {
-		lam, err := sim.MDCCapacity(d, 4, wait, 0.99)
+		lam, err := queueing.MDCCapacity(d, 4, wait, 0.99)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,7 +240,7 @@ func TestMDCCapacity(t *testing.T) {
 	}
 	prev = 0
 	for c := 1; c <= 64; c *= 2 {
-		lam, err := sim.MDCCapacity(d, c, 200*time.Millisecond, 0.99)
+		lam, err := queueing.MDCCapacity(d, c, 200*time.Millisecond, 0.99)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,22 +255,22 @@ func TestMDCCapacity(t *testing.T) {
 		wait  time.Duration
 		share float64
 	}{{0, 1, 0, 0.9}, {d, 0, 0, 0.9}, {d, 1, -1, 0.9}, {d, 1, 0, 0}, {d, 1, 0, 1}, {d, 1, 0, math.NaN()}} {
-		if _, err := sim.MDCCapacity(bad.d, bad.c, bad.wait, bad.share); err == nil {
+		if _, err := queueing.MDCCapacity(bad.d, bad.c, bad.wait, bad.share); err == nil {
 			t.Errorf("MDCCapacity(%v, %d, %v, %v): no error", bad.d, bad.c, bad.wait, bad.share)
 		}
 	}
 }
 
-// The capacity of the default queue for a TTFT objective of 250 ms met by
-// 99 % of requests: the first token comes 20 ms into the service, and 5 ms
-// are allowed for the network, so requests may wait 225 ms.
+// The capacity of the embedded deployment's default queue (4 slots, 400 ms a request, the first
+// token 20 ms into it) for a TTFT objective of 250 ms met by 99 % of requests, with 5 ms allowed
+// for the network: requests may wait 225 ms.
 func ExampleMDCCapacity() {
-	cfg := sim.DefaultQueueConfig()
-	lam, err := sim.MDCCapacity(cfg.Service, cfg.Servers, 250*time.Millisecond-cfg.FirstToken-5*time.Millisecond, 0.99)
+	service, servers, firstToken := 400*time.Millisecond, 4, 20*time.Millisecond
+	lam, err := queueing.MDCCapacity(service, servers, 250*time.Millisecond-firstToken-5*time.Millisecond, 0.99)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("%.3f req/s, ρ = %.3f\n", lam, lam*cfg.Service.Seconds()/float64(cfg.Servers))
+	fmt.Printf("%.3f req/s, ρ = %.3f\n", lam, lam*service.Seconds()/float64(servers))
 	// Output:
 	// 4.183 req/s, ρ = 0.418
 }

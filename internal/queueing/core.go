@@ -1,4 +1,4 @@
-package sim
+package queueing
 
 import "time"
 
@@ -35,18 +35,18 @@ type inService[T any] struct {
 	end  time.Duration
 }
 
-// arrivalOutcome is what happens to a request when it arrives.
-type arrivalOutcome int
+// Outcome is what happens to a request when it arrives.
+type Outcome int
 
 const (
-	arrivedStarted  arrivalOutcome = iota // a slot was free: service starts at the arrival
-	arrivedQueued                         // all slots busy: it waits
-	arrivedRejected                       // the waiting room was full
+	Started  Outcome = iota // a slot was free: service starts at the arrival
+	Queued                  // all slots busy: it waits
+	Rejected                // the waiting room was full
 )
 
-// mdcCore is the state of the M/D/c FIFO queue, shared by the HTTP server
-// (Queue) and the virtual-time model (SimulateQueue) so that both follow
-// one rule. Times are offsets from a common origin. The caller processes
+// Core is the state of the M/D/c FIFO queue, shared by the embedded
+// deployment's HTTP queue and the virtual-time model (Simulate) so that both
+// follow one rule. Times are offsets from a common origin. The caller processes
 // events in time order; at equal times, services end before requests
 // arrive (a request arriving exactly when a slot frees behind an empty
 // waiting room starts at once, and one arriving when the freed slot goes to
@@ -54,53 +54,58 @@ const (
 //
 // Service is deterministic, so requests end in the order they started:
 // the in-service set is a FIFO too, and its front ends first.
-type mdcCore[T any] struct {
+type Core[T any] struct {
 	servers int
 	limit   int // 0: unlimited waiting room
 	service time.Duration
 	busy    fifo[inService[T]]
 	wait    fifo[T]
 	nWait   int // requests waiting; wait may also hold some that left
-	// left reports the waiting requests that left (see abandon); nil when
+	// left reports the waiting requests that left (see Abandon); nil when
 	// none ever do.
 	left func(T) bool
 }
 
-func newMDCCore[T any](cfg QueueConfig, left func(T) bool) *mdcCore[T] {
-	return &mdcCore[T]{servers: cfg.Servers, limit: cfg.QueueLimit, service: cfg.Service, left: left}
+// NewCore is the empty queue of cfg (which the caller validated); left, when
+// not nil, reports the waiting requests that left (see Abandon).
+func NewCore[T any](cfg Config, left func(T) bool) *Core[T] {
+	return &Core[T]{servers: cfg.Servers, limit: cfg.QueueLimit, service: cfg.Service, left: left}
 }
 
-func (c *mdcCore[T]) running() int { return c.busy.len() }
-func (c *mdcCore[T]) waiting() int { return c.nWait }
+// Running is the number of requests in service.
+func (c *Core[T]) Running() int { return c.busy.len() }
 
-// nextEnd is the end of the earliest service, if any request is in service.
-func (c *mdcCore[T]) nextEnd() (time.Duration, bool) {
+// Waiting is the number of requests waiting for a slot.
+func (c *Core[T]) Waiting() int { return c.nWait }
+
+// NextEnd is the end of the earliest service, if any request is in service.
+func (c *Core[T]) NextEnd() (time.Duration, bool) {
 	if c.busy.empty() {
 		return 0, false
 	}
 	return c.busy.front().end, true
 }
 
-// arrive admits x at time t (no earlier than every event processed so far).
-func (c *mdcCore[T]) arrive(t time.Duration, x T) arrivalOutcome {
+// Arrive admits x at time t (no earlier than every event processed so far).
+func (c *Core[T]) Arrive(t time.Duration, x T) Outcome {
 	if c.busy.len() < c.servers {
 		// A free slot implies that nobody waits (release hands freed slots
 		// to the waiting room first).
 		c.busy.push(inService[T]{x, t + c.service})
-		return arrivedStarted
+		return Started
 	}
 	if c.limit > 0 && c.nWait >= c.limit {
-		return arrivedRejected
+		return Rejected
 	}
 	c.wait.push(x)
 	c.nWait++
-	return arrivedQueued
+	return Queued
 }
 
-// release ends the earliest service (the caller checked nextEnd) and hands
+// Release ends the earliest service (the caller checked NextEnd) and hands
 // the slot to the head of the waiting room, whose service starts at that
 // end time.
-func (c *mdcCore[T]) release() (done T, end time.Duration, next T, started bool) {
+func (c *Core[T]) Release() (done T, end time.Duration, next T, started bool) {
 	s := c.busy.pop()
 	for c.nWait > 0 {
 		x := c.wait.pop()
@@ -114,6 +119,6 @@ func (c *mdcCore[T]) release() (done T, end time.Duration, next T, started bool)
 	return s.item, s.end, next, false
 }
 
-// abandon records that one waiting request left the waiting room; the
-// caller marks it so that left reports it, and release skips it.
-func (c *mdcCore[T]) abandon() { c.nWait-- }
+// Abandon records that one waiting request left the waiting room; the
+// caller marks it so that left reports it, and Release skips it.
+func (c *Core[T]) Abandon() { c.nWait-- }
