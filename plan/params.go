@@ -8,7 +8,6 @@ import (
 
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -113,15 +112,22 @@ type Rehearsal struct {
 	Seed            int64
 	TierRequests    int
 	MaxTierDuration time.Duration
-	// Balance is the balancer's policy (sim.BalancePolicies); when not given, the sweep's.
+	// Balance is the balancer's policy, one of Policies; when not given, the sweep's.
 	Balance string
+	// Policies are the balancer's policies the rehearsed deployment offers, its default first
+	// (the executor's: sim.BalancePolicies).
+	Policies []string
 }
 
-// DefaultRehearsal is the rehearsal nobody chose: off, seed 0, a confirmation tier's bounds,
-// round-robin.
-func DefaultRehearsal() Rehearsal {
-	return Rehearsal{TierRequests: sweep.ConfirmFactor * sweep.DefaultTierRequests, MaxTierDuration: sweep.ConfirmFactor * sweep.DefaultMaxTierDuration,
-		Balance: sim.BalanceRoundRobin}
+// DefaultRehearsal is the rehearsal nobody chose, on a deployment whose balancer offers
+// policies (its default first): off, seed 0, a confirmation tier's bounds, the default policy.
+func DefaultRehearsal(policies []string) Rehearsal {
+	r := Rehearsal{TierRequests: sweep.ConfirmFactor * sweep.DefaultTierRequests, MaxTierDuration: sweep.ConfirmFactor * sweep.DefaultMaxTierDuration,
+		Policies: policies}
+	if len(policies) > 0 {
+		r.Balance = policies[0]
+	}
+	return r
 }
 
 // Params declares the settings, bound to r: the switch first, then what sizes its tiers.
@@ -133,23 +139,23 @@ func (r *Rehearsal) Params() []param.Param {
 		param.Int(sweep.FieldTierRequests, &r.TierRequests, fmt.Sprintf("%v: a rehearsal tier runs until its verdict is decided, planned for this many arrivals at most", on)).
 			Default(fmt.Sprintf("as many as the sweep's confirmation needed, at least %d", sweep.ConfirmFactor*sweep.DefaultTierRequests)),
 		param.Duration(sweep.FieldMaxTierDuration, &r.MaxTierDuration, fmt.Sprintf("%v: the longest a rehearsal tier runs", on)),
-		param.String(FieldBalance, &r.Balance, fmt.Sprintf("%v: how the balancer spreads requests over the replicas: %s", on, strings.Join(sim.BalancePolicies(), " or "))).
-			Default("the sweep's, when it measured several replicas, else " + sim.BalanceRoundRobin),
+		param.String(FieldBalance, &r.Balance, fmt.Sprintf("%v: how the balancer spreads requests over the replicas: %s", on, strings.Join(r.Policies, " or "))).
+			Default("the sweep's, when it measured several replicas, else " + r.Balance),
 	}
 }
 
 // Trial returns the rehearsal tier of the deployment named for the forecast's peak, and every
 // problem with the settings the params (Params, applied) read, in the order balance, tier
 // requests, longest tier: the balancer's policy (sweep's: the policy used when none was
-// given) must be one of sim.BalancePolicies, tier requests given ≥ 1, a longest tier given
+// given) must be one of r.Policies, tier requests given ≥ 1, a longest tier given
 // > 0. A bound not given is left 0 (TrialConfig's default).
 func (r Rehearsal) Trial(ps []param.Param, deployment string, peak float64, sweeps string) (tc TrialConfig, balance string, errs []error) {
 	balance = r.Balance
 	if !param.IsGiven(ps, FieldBalance) {
 		balance = sweeps
 	}
-	if !slices.Contains(sim.BalancePolicies(), balance) {
-		errs = append(errs, field.Sentencef(FieldBalance, "%v %q: want %s", field.Ref(FieldBalance), balance, strings.Join(sim.BalancePolicies(), " or ")))
+	if !slices.Contains(r.Policies, balance) {
+		errs = append(errs, field.Sentencef(FieldBalance, "%v %q: want %s", field.Ref(FieldBalance), balance, strings.Join(r.Policies, " or ")))
 	}
 	tc = TrialConfig{Deployment: deployment, Peak: peak, Seed: r.Seed}
 	if param.IsGiven(ps, sweep.FieldTierRequests) {

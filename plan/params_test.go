@@ -96,7 +96,7 @@ func TestRehearsalTrial(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := DefaultRehearsal()
+			r := DefaultRehearsal(sim.BalancePolicies())
 			ps := r.Params()
 			given(t, ps, tt.texts)
 			tc, balance, errs := r.Trial(ps, "A", 40, tt.sweeps)

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -35,7 +34,16 @@ type Rebuild struct {
 
 // ErrNotEmbedded is a result that measured a deployment of its own, not the embedded one:
 // there is nothing to rebuild.
-var ErrNotEmbedded = errors.New("the result measured a deployment other than the embedded one")
+var ErrNotEmbedded error = notEmbedded{}
+
+// notEmbedded is ErrNotEmbedded: its NotEmbedded method is how plan, which imports no runner,
+// recognises it (plan.Rebuild).
+type notEmbedded struct{}
+
+func (notEmbedded) Error() string {
+	return "the result measured a deployment other than the embedded one"
+}
+func (notEmbedded) NotEmbedded() bool { return true }
 
 // WorkloadDiffers is a rebuild that would send another workload than the result measured: its
 // trials would not say how the measured traffic fares.
@@ -44,9 +52,15 @@ type WorkloadDiffers struct {
 	Measured, Sent string
 }
 
+// Workloads are the two workloads, for plan (plan.Rebuild).
+func (e *WorkloadDiffers) Workloads() (measured, sent string) { return e.Measured, e.Sent }
+
 func (e *WorkloadDiffers) Error() string {
 	return fmt.Sprintf("the result measured the workload %s, and the rebuild would send %s", e.Measured, e.Sent)
 }
+
+// Target is the deployment the result measured.
+func (r Rebuild) Target() string { return r.Header.Target }
 
 // Check says, before anything starts, whether the result's deployment can be rebuilt and sent
 // the same traffic: ErrNotEmbedded, MeasuredSim's error, or a *WorkloadDiffers.
