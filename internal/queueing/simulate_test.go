@@ -2,24 +2,12 @@ package queueing_test
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/internal/queueing"
 )
-
-// poissonArrivals are n arrivals of a Poisson process at lambda per second, seeded.
-func poissonArrivals(seed uint64, lambda float64, n int) []time.Duration {
-	rng := rand.New(rand.NewPCG(seed, 0x617272))
-	out := make([]time.Duration, n)
-	t := 0.0
-	for i := range out {
-		t += rng.ExpFloat64() / lambda
-		out[i] = time.Duration(math.Round(t * 1e9))
-	}
-	return out
-}
 
 // TestSimulateMatchesFormula compares the share of waits ≤ x over a
 // long Poisson run of Simulate with MDCWaitCDF, within 4 batch-means standard errors.
@@ -27,7 +15,10 @@ func TestSimulateMatchesFormula(t *testing.T) {
 	cfg := queueing.Config{Servers: 4, Service: 400 * time.Millisecond} // the embedded deployment's default queue
 	const rho = 0.8
 	lambda := rho * float64(cfg.Servers) / cfg.Service.Seconds()
-	arrivals := poissonArrivals(2, lambda, 1_000_000)
+	arrivals, err := arrival.Spec{Rate: lambda, Burstiness: 1}.Arrivals(1_000_000, 0, 2, 0) // Poisson, seeded
+	if err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	var res []queueing.Result
 	if err := queueing.Simulate(cfg, arrivals, func(r queueing.Result) bool { res = append(res, r); return false }); err != nil {
