@@ -279,35 +279,63 @@ func routes() string {
 // (base + path, joined as they are), the API from --backend or the path's ending, the model
 // from --served-model-name, and the sampling flags merged under --extra-body into every body.
 func Target(a Args, t *loadgen.Target, notes io.Writer) []error {
-	var errs []error
 	ep := a.String("endpoint")
 	path := ""
 	if strings.HasPrefix(ep, "/") {
 		path = ep
 	}
-	backend := ""
-	if a.Given("backend") {
-		backend = a.String("backend")
-		b, ok := backends[backend]
-		switch {
-		case !ok:
-			names := slices.Sorted(maps.Keys(backends))
-			if s := nearest.Names(backend, names); len(s) > 0 {
-				errs = append(errs, fmt.Errorf("--backend %q: not one of vLLM's backends; did you mean %s?", backend, nearest.Or(s)))
-			} else {
-				errs = append(errs, fmt.Errorf("--backend %q: not one of vLLM's backends (%s)", backend, strings.Join(names, ", ")))
-			}
-			return errs
-		case b.refused != "":
-			return append(errs, fmt.Errorf("--backend %s: not supported: %s; use openai (completions), openai-chat (chat) or openai-embeddings (embeddings)", backend, b.refused))
-		}
-		t.Endpoint = b.endpoint
-		if a.Given("endpoint") && path == "" && !strings.EqualFold(ep, t.Endpoint.String()) {
-			errs = append(errs, fmt.Errorf("--backend %s sends %s requests and --endpoint %s asks for %s: give one of them", backend, t.Endpoint, ep, ep))
-		}
+	backend, errs, ok := targetBackend(a, t, ep, path)
+	if !ok {
+		return errs
 	}
 	urlForm := path != "" || a.Given("host") || a.Given("port") || backend != ""
-	if path != "" {
+	path, err := targetPath(a, t, backend, path, urlForm)
+	if err != nil {
+		return append(errs, err)
+	}
+	if urlForm {
+		more, fatal := targetURL(a, t, path)
+		if errs = append(errs, more...); fatal {
+			return errs
+		}
+	}
+	if a.Given("served-model-name") {
+		t.Model = a.String("served-model-name")
+	}
+	return append(errs, targetSampling(a, t, notes)...)
+}
+
+// targetBackend applies --backend: the API its requests are sent to. It returns the backend
+// given ("" for none) and what is wrong with it; ok is false when nothing else can be judged.
+func targetBackend(a Args, t *loadgen.Target, ep, path string) (backend string, errs []error, ok bool) {
+	if !a.Given("backend") {
+		return "", nil, true
+	}
+	backend = a.String("backend")
+	b, known := backends[backend]
+	switch {
+	case !known:
+		names := slices.Sorted(maps.Keys(backends))
+		if s := nearest.Names(backend, names); len(s) > 0 {
+			return backend, []error{fmt.Errorf("--backend %q: not one of vLLM's backends; did you mean %s?", backend, nearest.Or(s))}, false
+		}
+		return backend, []error{fmt.Errorf("--backend %q: not one of vLLM's backends (%s)", backend, strings.Join(names, ", "))}, false
+	case b.refused != "":
+		return backend, []error{fmt.Errorf("--backend %s: not supported: %s; use openai (completions), openai-chat (chat) or openai-embeddings (embeddings)", backend, b.refused)}, false
+	}
+	t.Endpoint = b.endpoint
+	if a.Given("endpoint") && path == "" && !strings.EqualFold(ep, t.Endpoint.String()) {
+		errs = append(errs, fmt.Errorf("--backend %s sends %s requests and --endpoint %s asks for %s: give one of them", backend, t.Endpoint, ep, ep))
+	}
+	return backend, errs, true
+}
+
+// targetPath applies --endpoint's path, or vLLM's default one in the URL form (a path, --host,
+// --port or --backend given): the API it names, checked against --backend's. It returns the
+// path the URL ends with.
+func targetPath(a Args, t *loadgen.Target, backend, path string, urlForm bool) (string, error) {
+	switch {
+	case path != "":
 		// vLLM's request functions check the URL's ending (chat/completions for the chat API,
 		// completions for the completions API, embeddings for openai-embeddings); the endpoint
 		// kinds' routes say which API a path's ending is.
@@ -317,61 +345,67 @@ func Target(a Args, t *loadgen.Target, notes io.Writer) []error {
 		case strings.HasSuffix(path, "completions"): // vLLM's own check, without the slash
 			kind = loadgen.Completions
 		default:
-			return append(errs, fmt.Errorf("--endpoint %s: the path must end with the route of one of loadcurve's APIs (%s), e.g. /v1/completions", path, routes()))
+			return "", fmt.Errorf("--endpoint %s: the path must end with the route of one of loadcurve's APIs (%s), e.g. /v1/completions", path, routes())
 		}
 		if backend != "" && kind != t.Endpoint {
 			hint := ""
 			if b := backendOf[kind]; b != "" {
 				hint = " (or --backend " + b + ")"
 			}
-			return append(errs, fmt.Errorf("--backend %s sends %s requests, but --endpoint %s is the %s API: give --endpoint /v1%s%s",
-				backend, t.Endpoint, path, kind, t.Endpoint.Route(), hint))
+			return "", fmt.Errorf("--backend %s sends %s requests, but --endpoint %s is the %s API: give --endpoint /v1%s%s",
+				backend, t.Endpoint, path, kind, t.Endpoint.Route(), hint)
 		}
 		t.Endpoint = kind
-	} else if urlForm {
+	case urlForm:
 		// vLLM's default endpoint is /v1/completions, whatever the backend.
 		if t.Endpoint != loadgen.Completions && backend != "" {
-			return append(errs, fmt.Errorf("--backend %s needs --endpoint /v1%s: vLLM's default endpoint, /v1/completions, is not the %s API", backend, t.Endpoint.Route(), t.Endpoint))
+			return "", fmt.Errorf("--backend %s needs --endpoint /v1%s: vLLM's default endpoint, /v1/completions, is not the %s API", backend, t.Endpoint.Route(), t.Endpoint)
 		}
 		if backend == "" && !a.Given("endpoint") {
 			t.Endpoint = loadgen.Completions // vLLM's default backend, openai
 		}
 		path = "/v1" + t.Endpoint.Route()
 	}
-	if urlForm {
-		root := a.String("base-url")
-		if root == "" && (a.Given("host") || a.Given("port")) {
-			host := "127.0.0.1"
-			if a.Given("host") {
-				host = a.String("host")
-			}
-			port := 8000
-			if a.Given("port") {
-				port = a.Int("port")
-			}
-			if port < 1 || port > 65535 {
-				errs = append(errs, fmt.Errorf("--port must be in [1, 65535], got %d", port))
-			}
-			if host == "" || strings.ContainsAny(host, "/?#@ ") {
-				errs = append(errs, fmt.Errorf("--host %q: want a host name or address, e.g. 127.0.0.1 (the scheme and path come from --endpoint)", host))
-			}
-			root = "http://" + net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(port))
+	return path, nil
+}
+
+// targetURL sets t's base URL from --base-url, or --host and --port, and the path, as vLLM
+// joins them. fatal is true when the URL cannot be formed.
+func targetURL(a Args, t *loadgen.Target, path string) (errs []error, fatal bool) {
+	root := a.String("base-url")
+	if root == "" && (a.Given("host") || a.Given("port")) {
+		host := "127.0.0.1"
+		if a.Given("host") {
+			host = a.String("host")
 		}
-		if root != "" {
-			// loadcurve's client adds its kind's route (/completions, /chat/completions, …) to
-			// its base URL: the base is vLLM's URL less that ending, joined as vLLM joins them.
-			full := root + path
-			suffix := t.Endpoint.Route()
-			if !strings.HasSuffix(full, suffix) {
-				return append(errs, fmt.Errorf("--endpoint %s: the path must end with %s for the %s API", path, suffix, t.Endpoint))
-			}
-			t.BaseURL = strings.TrimSuffix(full, suffix)
+		port := 8000
+		if a.Given("port") {
+			port = a.Int("port")
 		}
+		if port < 1 || port > 65535 {
+			errs = append(errs, fmt.Errorf("--port must be in [1, 65535], got %d", port))
+		}
+		if host == "" || strings.ContainsAny(host, "/?#@ ") {
+			errs = append(errs, fmt.Errorf("--host %q: want a host name or address, e.g. 127.0.0.1 (the scheme and path come from --endpoint)", host))
+		}
+		root = "http://" + net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(port))
 	}
-	if a.Given("served-model-name") {
-		t.Model = a.String("served-model-name")
+	if root == "" {
+		return errs, false
 	}
-	// vLLM: extra_body = {**sampling_params, **extra_body}: --extra-body's keys win.
+	// loadcurve's client adds its kind's route (/completions, /chat/completions, …) to its base
+	// URL: the base is vLLM's URL less that ending, joined as vLLM joins them.
+	full, suffix := root+path, t.Endpoint.Route()
+	if !strings.HasSuffix(full, suffix) {
+		return append(errs, fmt.Errorf("--endpoint %s: the path must end with %s for the %s API", path, suffix, t.Endpoint)), true
+	}
+	t.BaseURL = strings.TrimSuffix(full, suffix)
+	return errs, false
+}
+
+// targetSampling merges the sampling flags given into t's extra body, under --extra-body's keys
+// as vLLM does (extra_body = {**sampling_params, **extra_body}).
+func targetSampling(a Args, t *loadgen.Target, notes io.Writer) []error {
 	sampling := map[string]json.RawMessage{}
 	for _, v := range Flags {
 		key, ok := SamplingKeys[v.Name]
@@ -387,15 +421,15 @@ func Target(a Args, t *loadgen.Target, notes io.Writer) []error {
 	if randomIgnoresEOS(a) {
 		sampling["ignore_eos"] = json.RawMessage("true")
 	}
-	if len(sampling) > 0 {
-		body, err := mergeBody(sampling, t.ExtraBody)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--extra-body: %w", err))
-		} else {
-			t.ExtraBody = body
-		}
+	if len(sampling) == 0 {
+		return nil
 	}
-	return errs
+	body, err := mergeBody(sampling, t.ExtraBody)
+	if err != nil {
+		return []error{fmt.Errorf("--extra-body: %w", err)}
+	}
+	t.ExtraBody = body
+	return nil
 }
 
 // randomIgnoresEOS: vLLM forces ignore_eos for its random dataset (the default one), so that
@@ -430,21 +464,7 @@ func mergeBody(base map[string]json.RawMessage, over json.RawMessage) (json.RawM
 // and the tokenizer (Tokenizer), whose note it writes to notes.
 func Dataset(a Args, opts *workloads.LoadOptions, notes io.Writer) (string, []error) {
 	spec := a.String("workload")
-	var errs []error
-	if a.Given("input-len") && !a.Given("random-input-len") {
-		opts.Synthetic.InputLen = a.Int("input-len")
-	}
-	if a.Given("output-len") && !a.Given("random-output-len") {
-		opts.Synthetic.OutputLen = a.Int("output-len")
-		opts.SharedPrefix.OutputLen = a.Int("output-len")
-	}
-	if a.Given("random-prefix-len") {
-		if n := a.Int("random-prefix-len"); n < 0 || n > workloads.MaxSyntheticLen {
-			errs = append(errs, fmt.Errorf("--random-prefix-len must be in [0, %d], got %d", workloads.MaxSyntheticLen, n))
-		} else {
-			opts.Synthetic.PrefixLen = n
-		}
-	}
+	errs := datasetLengths(a, opts)
 	tok, note, err := Tokenizer(a)
 	if err != nil {
 		errs = append(errs, err)
@@ -460,10 +480,37 @@ func Dataset(a Args, opts *workloads.LoadOptions, notes io.Writer) (string, []er
 		}
 		return spec, errs
 	}
-	name, path := a.String("dataset-name"), a.String("dataset-path")
 	if a.Given("workload") {
-		return spec, append(errs, fmt.Errorf("--dataset-name %s and --workload %s both choose the requests: give one of them", name, spec))
+		return spec, append(errs, fmt.Errorf("--dataset-name %s and --workload %s both choose the requests: give one of them", a.String("dataset-name"), spec))
 	}
+	return datasetNamed(a, opts, spec, errs)
+}
+
+// datasetLengths sets opts from vLLM's length flags: --input-len and --output-len where
+// loadcurve's own are not given, --random-prefix-len.
+func datasetLengths(a Args, opts *workloads.LoadOptions) []error {
+	if a.Given("input-len") && !a.Given("random-input-len") {
+		opts.Synthetic.InputLen = a.Int("input-len")
+	}
+	if a.Given("output-len") && !a.Given("random-output-len") {
+		opts.Synthetic.OutputLen = a.Int("output-len")
+		opts.SharedPrefix.OutputLen = a.Int("output-len")
+	}
+	if a.Given("random-prefix-len") {
+		n := a.Int("random-prefix-len")
+		if n < 0 || n > workloads.MaxSyntheticLen {
+			return []error{fmt.Errorf("--random-prefix-len must be in [0, %d], got %d", workloads.MaxSyntheticLen, n)}
+		}
+		opts.Synthetic.PrefixLen = n
+	}
+	return nil
+}
+
+// datasetNamed is the workload spec of --dataset-name (with --dataset-path), or spec with errs
+// and what is wrong with it added; errs are the problems found so far (a timed trace is read
+// only without any).
+func datasetNamed(a Args, opts *workloads.LoadOptions, spec string, errs []error) (string, []error) {
+	name, path := a.String("dataset-name"), a.String("dataset-path")
 	needPath := func() bool {
 		if path == "" {
 			errs = append(errs, fmt.Errorf("--dataset-name %s needs --dataset-path FILE (a local file)", name))
@@ -471,28 +518,18 @@ func Dataset(a Args, opts *workloads.LoadOptions, notes io.Writer) (string, []er
 		}
 		return true
 	}
-	noPath := func() {
+	generated := func(kind string) (string, []error) {
 		if path != "" {
 			errs = append(errs, fmt.Errorf("--dataset-path cannot be used with --dataset-name %s (its requests are generated), as in vLLM", name))
 		}
+		return kind, errs
 	}
 	switch name {
 	case "random":
-		noPath()
-		return workloads.KindSynthetic, errs
+		return generated(workloads.KindSynthetic)
 	case "prefix_repetition":
-		noPath()
-		sp := &opts.SharedPrefix
-		sp.PrefixLen, sp.SuffixLen, sp.Groups, sp.OutputLen = 256, 256, 10, 128
-		for flag, to := range map[string]*int{"prefix-repetition-prefix-len": &sp.PrefixLen, "prefix-repetition-suffix-len": &sp.SuffixLen,
-			"prefix-repetition-num-prefixes": &sp.Groups, "prefix-repetition-output-len": &sp.OutputLen} {
-			if a.Given(flag) {
-				*to = a.Int(flag)
-			} else if flag == "prefix-repetition-output-len" && a.Given("output-len") {
-				*to = a.Int("output-len")
-			}
-		}
-		return workloads.KindSharedPrefix, errs
+		prefixRepetition(a, &opts.SharedPrefix)
+		return generated(workloads.KindSharedPrefix)
 	case "sharegpt":
 		if needPath() {
 			return workloads.FormatShareGPT + ":" + path, errs
@@ -502,42 +539,72 @@ func Dataset(a Args, opts *workloads.LoadOptions, notes io.Writer) (string, []er
 			return workloads.FormatJSONL + ":" + path, errs
 		}
 	case "timed_trace":
-		for flag, want := range map[string]string{"timed-trace-chunk-hash-size": strconv.Itoa(workloads.MooncakeBlockSize),
-			"timed-trace-sec-multiplier": "0.001", "timed-trace-label-timestamp": "timestamp", "timed-trace-label-input-length": "input_length",
-			"timed-trace-label-output-length": "output_length", "timed-trace-label-hash-ids": "hash_ids"} {
-			if a.Given(flag) && Text(a, *Lookup(flag)) != want {
-				errs = append(errs, fmt.Errorf("--%s %s: loadcurve reads timed traces in the Mooncake format (timestamps in ms, %d-token hash blocks): want %s",
-					flag, Text(a, *Lookup(flag)), workloads.MooncakeBlockSize, want))
-			}
-		}
-		if !a.Given("timed-trace-chunk-hash-size") {
-			errs = append(errs, fmt.Errorf("--dataset-name timed_trace: vLLM's default --timed-trace-chunk-hash-size is 16 and loadcurve reads hash_ids as %d-token blocks (Mooncake's): give --timed-trace-chunk-hash-size %d if the trace's blocks are that size",
-				workloads.MooncakeBlockSize, workloads.MooncakeBlockSize))
-		}
+		errs = append(errs, timedTraceRefusals(a)...)
 		if needPath() && len(errs) == 0 {
 			return "mooncake:" + path, errs
 		}
-	case "hf":
-		errs = append(errs, fmt.Errorf("--dataset-name hf: not supported: it %s", whyNoHF))
-	case "random-mm", "custom_image", "custom_audio":
-		errs = append(errs, fmt.Errorf("--dataset-name %s: not supported: %s; use random, sharegpt or custom", name, whyMultimodal))
-	case "random-rerank":
-		errs = append(errs, fmt.Errorf("--dataset-name random-rerank: not supported: reranking is not measured by loadcurve; use random"))
-	case "sonnet":
-		errs = append(errs, fmt.Errorf("--dataset-name sonnet: not supported (vLLM deprecates it, and it needs a client-side chat template): use random, or save the prompts as JSONL for --dataset-name custom"))
-	case "burstgpt":
-		errs = append(errs, fmt.Errorf("--dataset-name burstgpt: not supported: BurstGPT's CSV is not read yet; replay an Azure trace with --workload azure:FILE.csv, or give the lengths as JSONL"))
-	case "spec_bench", "speed_bench":
-		errs = append(errs, fmt.Errorf("--dataset-name %s: not supported: its files are not read yet; save the prompts as JSONL ({\"prompt\": …} a line) for --dataset-name custom", name))
 	default:
-		known := []string{"random", "sharegpt", "custom", "prefix_repetition", "timed_trace", "hf", "burstgpt", "sonnet", "random-mm", "random-rerank", "custom_image", "custom_audio", "spec_bench", "speed_bench"}
-		if s := nearest.Names(name, known); len(s) > 0 {
-			errs = append(errs, fmt.Errorf("--dataset-name %q: not one of vLLM's datasets; did you mean %s?", name, nearest.Or(s)))
-		} else {
-			errs = append(errs, fmt.Errorf("--dataset-name %q: not one of vLLM's datasets (%s)", name, strings.Join(known, ", ")))
-		}
+		errs = append(errs, datasetRefused(name))
 	}
 	return spec, errs
+}
+
+// prefixRepetition sets sp from vLLM's prefix_repetition flags, at vLLM's defaults (256-token
+// prefixes and suffixes, 10 prefixes, 128 output tokens, or --output-len).
+func prefixRepetition(a Args, sp *workloads.SharedPrefix) {
+	sp.PrefixLen, sp.SuffixLen, sp.Groups, sp.OutputLen = 256, 256, 10, 128
+	for flag, to := range map[string]*int{"prefix-repetition-prefix-len": &sp.PrefixLen, "prefix-repetition-suffix-len": &sp.SuffixLen,
+		"prefix-repetition-num-prefixes": &sp.Groups, "prefix-repetition-output-len": &sp.OutputLen} {
+		if a.Given(flag) {
+			*to = a.Int(flag)
+		} else if flag == "prefix-repetition-output-len" && a.Given("output-len") {
+			*to = a.Int("output-len")
+		}
+	}
+}
+
+// timedTraceRefusals are the timed_trace flags loadcurve cannot honour: it reads the Mooncake
+// format only (timestamps in ms, MooncakeBlockSize-token hash blocks), whose block size must be
+// given, vLLM's default being another.
+func timedTraceRefusals(a Args) []error {
+	var errs []error
+	for flag, want := range map[string]string{"timed-trace-chunk-hash-size": strconv.Itoa(workloads.MooncakeBlockSize),
+		"timed-trace-sec-multiplier": "0.001", "timed-trace-label-timestamp": "timestamp", "timed-trace-label-input-length": "input_length",
+		"timed-trace-label-output-length": "output_length", "timed-trace-label-hash-ids": "hash_ids"} {
+		if a.Given(flag) && Text(a, *Lookup(flag)) != want {
+			errs = append(errs, fmt.Errorf("--%s %s: loadcurve reads timed traces in the Mooncake format (timestamps in ms, %d-token hash blocks): want %s",
+				flag, Text(a, *Lookup(flag)), workloads.MooncakeBlockSize, want))
+		}
+	}
+	if !a.Given("timed-trace-chunk-hash-size") {
+		errs = append(errs, fmt.Errorf("--dataset-name timed_trace: vLLM's default --timed-trace-chunk-hash-size is 16 and loadcurve reads hash_ids as %d-token blocks (Mooncake's): give --timed-trace-chunk-hash-size %d if the trace's blocks are that size",
+			workloads.MooncakeBlockSize, workloads.MooncakeBlockSize))
+	}
+	return errs
+}
+
+// datasetRefused says why vLLM's dataset name is not read: not supported (and what to use
+// instead), or not one of vLLM's.
+func datasetRefused(name string) error {
+	switch name {
+	case "hf":
+		return fmt.Errorf("--dataset-name hf: not supported: it %s", whyNoHF)
+	case "random-mm", "custom_image", "custom_audio":
+		return fmt.Errorf("--dataset-name %s: not supported: %s; use random, sharegpt or custom", name, whyMultimodal)
+	case "random-rerank":
+		return fmt.Errorf("--dataset-name random-rerank: not supported: reranking is not measured by loadcurve; use random")
+	case "sonnet":
+		return fmt.Errorf("--dataset-name sonnet: not supported (vLLM deprecates it, and it needs a client-side chat template): use random, or save the prompts as JSONL for --dataset-name custom")
+	case "burstgpt":
+		return fmt.Errorf("--dataset-name burstgpt: not supported: BurstGPT's CSV is not read yet; replay an Azure trace with --workload azure:FILE.csv, or give the lengths as JSONL")
+	case "spec_bench", "speed_bench":
+		return fmt.Errorf("--dataset-name %s: not supported: its files are not read yet; save the prompts as JSONL ({\"prompt\": …} a line) for --dataset-name custom", name)
+	}
+	known := []string{"random", "sharegpt", "custom", "prefix_repetition", "timed_trace", "hf", "burstgpt", "sonnet", "random-mm", "random-rerank", "custom_image", "custom_audio", "spec_bench", "speed_bench"}
+	if s := nearest.Names(name, known); len(s) > 0 {
+		return fmt.Errorf("--dataset-name %q: not one of vLLM's datasets; did you mean %s?", name, nearest.Or(s))
+	}
+	return fmt.Errorf("--dataset-name %q: not one of vLLM's datasets (%s)", name, strings.Join(known, ", "))
 }
 
 // Source completes a source read from a dataset file with vLLM's output-length flags
