@@ -50,7 +50,7 @@ func parseChunk(b []byte, ci *chunkInfo) error {
 		case "choices":
 			return s.choices(ci)
 		case "usage":
-			return s.usage(ci)
+			return s.usage(ci, openAIUsage)
 		case "error":
 			start := s.i
 			if _, err := s.value(); err != nil {
@@ -150,7 +150,21 @@ func (s *jscan) output(ci *chunkInfo, answer bool) error {
 	return err
 }
 
-func (s *jscan) usage(ci *chunkInfo) error {
+// usageKeys name a usage object's members: the prompt's and the completion's token counts and
+// their details objects.
+type usageKeys struct{ prompt, completion, promptDetails, completionDetails string }
+
+var (
+	// openAIUsage is the usage of completions, chat and embeddings.
+	openAIUsage = usageKeys{"prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"}
+	// responsesUsage is the Responses API's, in the roles of chat's prompt, completion, cached
+	// and reasoning counts.
+	responsesUsage = usageKeys{"input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"}
+)
+
+// usage reads a usage object (or null) whose members k names: the two counts, the cached
+// prompt tokens and the reasoning tokens in their details.
+func (s *jscan) usage(ci *chunkInfo, k usageKeys) error {
 	switch s.peek() {
 	case 'n':
 		return s.literal("null")
@@ -160,22 +174,18 @@ func (s *jscan) usage(ci *chunkInfo) error {
 	}
 	ci.usageSet = true
 	return s.object(func(key []byte) error {
-		var dst *int
-		var ok *bool
 		switch string(key) {
-		case "prompt_tokens":
-			dst, ok = &ci.prompt, &ci.promptOK
-		case "completion_tokens":
-			dst, ok = &ci.completion, &ci.completeOK
-		case "prompt_tokens_details":
+		case k.prompt:
+			return s.count("usage.", key, &ci.prompt, &ci.promptOK, &ci.usageBad)
+		case k.completion:
+			return s.count("usage.", key, &ci.completion, &ci.completeOK, &ci.usageBad)
+		case k.promptDetails:
 			return s.details(ci, "cached_tokens", &ci.cached, &ci.cachedOK)
-		case "completion_tokens_details":
+		case k.completionDetails:
 			return s.details(ci, "reasoning_tokens", &ci.reasoning, &ci.reasonOK)
-		default:
-			_, err := s.value()
-			return err
 		}
-		return s.count("usage.", key, dst, ok, &ci.usageBad)
+		_, err := s.value()
+		return err
 	})
 }
 

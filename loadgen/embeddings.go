@@ -49,7 +49,7 @@ func (embeddingsKind) readDocument(body []byte, d *document) error {
 			data = nonEmpty
 			return err
 		case "usage":
-			return s.usage(&ci)
+			return s.usage(&ci, openAIUsage)
 		case "error":
 			start := s.i
 			if _, err := s.value(); err != nil {

@@ -141,7 +141,7 @@ func (s *jscan) response(ci *chunkInfo, incomplete *[]byte) error {
 	return s.object(func(key []byte) error {
 		switch string(key) {
 		case "usage":
-			return s.responsesUsage(ci)
+			return s.usage(ci, responsesUsage)
 		case "error":
 			start := s.i
 			if _, err := s.value(); err != nil {
@@ -165,34 +165,6 @@ func (s *jscan) response(ci *chunkInfo, incomplete *[]byte) error {
 				_, err := s.value()
 				return err
 			})
-		}
-		_, err := s.value()
-		return err
-	})
-}
-
-// responsesUsage reads the Responses API's usage object: input_tokens, output_tokens,
-// input_tokens_details.cached_tokens and output_tokens_details.reasoning_tokens, in the roles of
-// chat's prompt, completion, cached and reasoning counts.
-func (s *jscan) responsesUsage(ci *chunkInfo) error {
-	switch s.peek() {
-	case 'n':
-		return s.literal("null")
-	case '{':
-	default:
-		return s.fail("usage to be an object")
-	}
-	ci.usageSet = true
-	return s.object(func(key []byte) error {
-		switch string(key) {
-		case "input_tokens":
-			return s.count("usage.", key, &ci.prompt, &ci.promptOK, &ci.usageBad)
-		case "output_tokens":
-			return s.count("usage.", key, &ci.completion, &ci.completeOK, &ci.usageBad)
-		case "input_tokens_details":
-			return s.details(ci, "cached_tokens", &ci.cached, &ci.cachedOK)
-		case "output_tokens_details":
-			return s.details(ci, "reasoning_tokens", &ci.reasoning, &ci.reasonOK)
 		}
 		_, err := s.value()
 		return err
