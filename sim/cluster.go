@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 )
 
 // Load-balancing policies of a Cluster.
@@ -58,10 +57,8 @@ const (
 // repeats; each replica counts its own arrival indices. A one-replica
 // cluster behaves as a Server with the same Config.
 type Cluster struct {
-	cfg      Config
-	policy   string
-	replicas []*Server
-	next     atomic.Uint64 // completion POSTs balanced so far
+	router[*Server]
+	cfg Config
 }
 
 var _ http.Handler = (*Cluster)(nil)
@@ -77,7 +74,9 @@ func NewCluster(cfg Config, replicas int, policy string) (*Cluster, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg, policy: policy, replicas: make([]*Server, 0, replicas)}
+	c := &Cluster{cfg: cfg, router: router[*Server]{policy: policy, seed: cfg.Seed, replicas: make([]*Server, 0, replicas),
+		balanced: func(path string) bool { _, ok := routes[path]; return ok }}}
+	c.metrics = c.serveMetrics
 	for i := range replicas {
 		rc := cfg
 		rc.Seed = replicaSeed(cfg.Seed, i)
@@ -164,28 +163,6 @@ func (c Config) TheoreticalClusterPeakOutput(replicas, inputLen, outputLen int) 
 	return float64(replicas) * c.TheoreticalPeakOutput(inputLen, outputLen)
 }
 
-// Close stops every replica (see Server.Close). It is safe to call more
-// than once.
-func (c *Cluster) Close() {
-	for _, s := range c.replicas {
-		s.Close()
-	}
-}
-
-// inflight is the number of completion handlers running on all replicas.
-func (c *Cluster) inflight() int64 {
-	var n int64
-	for _, s := range c.replicas {
-		n += s.inflight.Load()
-	}
-	return n
-}
-
-// pick returns the replica of the next completion request.
-func (c *Cluster) pick() *Server {
-	return c.replicas[BalanceIndex(c.policy, c.cfg.Seed, c.next.Add(1)-1, len(c.replicas))]
-}
-
 // BalanceIndex is the replica (0 to replicas−1) that a Cluster of replicas with Config.Seed seed
 // and policy sends its k-th completion request to (k from 0): k mod replicas for round-robin, a
 // uniform draw from seed and k for random. Virtual models of a cluster use it to balance as the
@@ -196,35 +173,6 @@ func BalanceIndex(policy string, seed int64, k uint64, replicas int) int {
 		return int(mix(uint64(seed), k, saltBalance) % n)
 	}
 	return int(k % n)
-}
-
-// ServeHTTP balances completion requests over the replicas and answers
-// /health and /metrics for the cluster.
-func (c *Cluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if _, ok := routes[r.URL.Path]; ok && r.Method == http.MethodPost {
-		c.pick().ServeHTTP(w, r)
-		return
-	}
-	switch r.URL.Path {
-	case "/health":
-		if allowMethod(w, r, http.MethodGet) {
-			for i, s := range c.replicas {
-				if s.isClosed() {
-					writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "",
-						fmt.Sprintf("replica %d of the simulated cluster is shut down", i))
-					return
-				}
-			}
-			w.WriteHeader(http.StatusOK)
-		}
-		return
-	case "/metrics":
-		if allowMethod(w, r, http.MethodGet) {
-			c.serveMetrics(w)
-		}
-		return
-	}
-	c.replicas[0].ServeHTTP(w, r)
 }
 
 // serveMetrics writes the cluster's Prometheus text exposition (see

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync/atomic"
 )
 
 // QueueCluster is N M/D/c queues (replicas, each with its own slots and waiting room) behind
@@ -15,11 +14,8 @@ import (
 // (200 while every replica is up) and GET /metrics (the replicas' counters and gauges summed,
 // under a Queue's names).
 type QueueCluster struct {
-	cfg    QueueConfig
-	policy string
-	seed   int64
-	queues []*Queue
-	next   atomic.Uint64
+	router[*Queue]
+	cfg QueueConfig
 }
 
 var _ http.Handler = (*QueueCluster)(nil)
@@ -35,32 +31,34 @@ func NewQueueCluster(cfg QueueConfig, replicas int, policy string, seed int64) (
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	c := &QueueCluster{cfg: cfg, policy: policy, seed: seed}
+	c := &QueueCluster{cfg: cfg, router: router[*Queue]{policy: policy, seed: seed,
+		balanced: func(path string) bool { return path == "/v1/chat/completions" || path == "/v1/completions" }}}
+	c.metrics = func(w http.ResponseWriter) { writeQueueMetrics(w, c.cfg.ModelName, c.Stats()) }
 	for i := range replicas {
 		q, err := NewQueue(cfg)
 		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("sim queue cluster: replica %d: %w", i, err)
 		}
-		c.queues = append(c.queues, q)
+		c.replicas = append(c.replicas, q)
 	}
-	base := c.queues[0].tag
-	for i, q := range c.queues {
+	base := c.replicas[0].tag
+	for i, q := range c.replicas {
 		q.tag = replicaTag(base, i)
 	}
 	return c, nil
 }
 
 // Replicas returns the number of replicas.
-func (c *QueueCluster) Replicas() int { return len(c.queues) }
+func (c *QueueCluster) Replicas() int { return len(c.replicas) }
 
 // Replica returns replica i (0 ≤ i < Replicas()), for Stats.
-func (c *QueueCluster) Replica(i int) *Queue { return c.queues[i] }
+func (c *QueueCluster) Replica(i int) *Queue { return c.replicas[i] }
 
 // Stats sums the replicas' counters and gauges; MaxLateness is the largest.
 func (c *QueueCluster) Stats() QueueStats {
 	var st QueueStats
-	for _, q := range c.queues {
+	for _, q := range c.replicas {
 		s := q.Stats()
 		st.Running += s.Running
 		st.Waiting += s.Waiting
@@ -71,50 +69,6 @@ func (c *QueueCluster) Stats() QueueStats {
 		st.MaxLateness = max(st.MaxLateness, s.MaxLateness)
 	}
 	return st
-}
-
-// Close stops every replica (see Queue.Close). It is safe to call more than once.
-func (c *QueueCluster) Close() {
-	for _, q := range c.queues {
-		q.Close()
-	}
-}
-
-func (c *QueueCluster) inflight() int64 {
-	var n int64
-	for _, q := range c.queues {
-		n += q.inflight.Load()
-	}
-	return n
-}
-
-// ServeHTTP balances completion requests over the replicas and answers /health and /metrics
-// for the cluster.
-func (c *QueueCluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case "/v1/chat/completions", "/v1/completions":
-		if r.Method == http.MethodPost {
-			c.queues[BalanceIndex(c.policy, c.seed, c.next.Add(1)-1, len(c.queues))].ServeHTTP(w, r)
-			return
-		}
-	case "/health":
-		if allowMethod(w, r, http.MethodGet) {
-			for _, q := range c.queues {
-				if q.isClosed() {
-					writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "", "a replica of the simulated deployment is shut down")
-					return
-				}
-			}
-			w.WriteHeader(http.StatusOK)
-		}
-		return
-	case "/metrics":
-		if allowMethod(w, r, http.MethodGet) {
-			writeQueueMetrics(w, c.cfg.ModelName, c.Stats())
-		}
-		return
-	}
-	c.queues[0].ServeHTTP(w, r)
 }
 
 // RunningQueueCluster is a QueueCluster serving on a listener.
