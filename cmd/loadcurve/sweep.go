@@ -79,26 +79,46 @@ func sweepCommand() *cli.Command {
 }
 
 func sweepAction(c *cli.Context) error {
-	cfg := sweep.DefaultConfig()
-	ps := cfg.Params()
-	errs := bind.Apply(c, ps[:1], true)                         // the rates: their errors come first
-	spec := arrival.Spec{Burstiness: arrival.DefaultBurstiness} // its burstiness, shared with run's flag
-	errs = append(errs, bind.Apply(c, spec.Params()[1:2], false)...)
+	in, errs := readSweep(c)
+	if len(errs) > 0 {
+		return usageErrors(errs)
+	}
+	return in.run(c)
+}
+
+// sweepInput is what a sweep's command line says, read and checked: the executor's
+// configuration and the arrivals' burstiness, whose objectives it judges by, the load command
+// (target, settings, workload, output) and the interrupted sweep it resumes, if any.
+type sweepInput struct {
+	cfg     sweep.Config
+	spec    arrival.Spec
+	whose   string
+	lc      *loadCommand
+	resumed *sweep.Resume
+}
+
+// readSweep reads a sweep's flags, every problem in the order the flags are read.
+func readSweep(c *cli.Context) (sweepInput, []error) {
+	in := sweepInput{cfg: sweep.DefaultConfig(), spec: arrival.Spec{Burstiness: arrival.DefaultBurstiness}} // the burstiness is shared with run's flag
+	ps := in.cfg.Params()
+	errs := bind.Apply(c, ps[:1], true) // the rates: their errors come first
+	errs = append(errs, bind.Apply(c, in.spec.Params()[1:2], false)...)
 	whose, gerr := applyDefaultObjectives(c)
 	if gerr != nil {
 		errs = append(errs, gerr)
 	}
 	lc, e := readLoadCommand(c, sweep.DefaultSettings())
-	errs = append(errs, e...)
+	in.whose, in.lc, errs = whose, lc, append(errs, e...)
 	errs = append(errs, bind.Apply(c, ps[1:], true)...)
+	cfg := &in.cfg
 	if param.IsGiven(ps, sweep.FieldUsers) {
 		cfg.Concurrency.Think = c.Duration("think-time")
 		errs = append(errs, bind.Errors(runner.CheckVirtualUsers(lc.target))...)
 		errs = append(errs, bind.Errors(sweep.CheckClosedLoop(param.IsGiven(ps, sweep.FieldRates), c.String("think-time-dist")))...)
 	}
-	cfg.Burstiness, cfg.MaxConcurrency, cfg.Seed, cfg.Settings = spec.Burstiness, lc.target.MaxConcurrency, c.Int64("seed"), lc.settings
+	cfg.Burstiness, cfg.MaxConcurrency, cfg.Seed, cfg.Settings = in.spec.Burstiness, lc.target.MaxConcurrency, c.Int64("seed"), lc.settings
 	cfg.Bounded, cfg.StartAt, cfg.Sessions = lc.bounded, lc.target.StartAt, lc.source != nil && lc.source.Sessions()
-	cfg, e = cfg.Check(ps)
+	*cfg, e = cfg.Check(ps)
 	errs = append(errs, e...)
 	if err := sweep.CheckSource(lc.source); err != nil {
 		errs = append(errs, err)
@@ -107,10 +127,14 @@ func sweepAction(c *cli.Context) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if len(errs) > 0 {
-		return usageErrors(errs)
-	}
-	stderr := c.App.ErrWriter
+	in.resumed = resumed
+	return in, errs
+}
+
+// run prepares the result directory (or reopens the interrupted sweep's), opens the session,
+// runs the sweep and writes its result.
+func (in sweepInput) run(c *cli.Context) error {
+	lc, resumed := in.lc, in.resumed
 	if resumed != nil {
 		lc.target.OutDir, lc.target.AppendRecords = lc.out.Out, true
 		say(c, resumed.Path+": ", resumed.Warnings...)
@@ -118,23 +142,11 @@ func sweepAction(c *cli.Context) error {
 	} else if err := lc.prepareOut(c); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "loadcurve: %s\n", lc.settings.Judging(whose, bind.Flag))
-	say(c, "", runner.ExactCapacityNote(lc.target, lc.settings.Measure.Objectives, lc.settings.Params.TargetShare), cfg.Bounds(lc.target.Virtual, bind.Flag))
-	schedule := result.SweepSchedule{Tiers: cfg.Rates, Burstiness: float64(spec.Burstiness)}
-	if resumed != nil {
-		// What the sweep would measure, against what it measured, before the target starts (the
-		// model GET /models names is checked once it has: below).
-		lc.plan(records.CommandSweep, schedule)
-		planned, err := runner.PlannedHeader(lc.target)
-		if err != nil {
-			return err
-		}
-		if planned.Model == "" {
-			planned.Model = resumed.Header.Model
-		}
-		if diffs := resume.HeaderDiffers(lc.out.Out, resumed.Header, planned); len(diffs) > 0 {
-			return usageErrors(diffs)
-		}
+	fmt.Fprintf(c.App.ErrWriter, "loadcurve: %s\n", lc.settings.Judging(in.whose, bind.Flag))
+	say(c, "", runner.ExactCapacityNote(lc.target, lc.settings.Measure.Objectives, lc.settings.Params.TargetShare), in.cfg.Bounds(lc.target.Virtual, bind.Flag))
+	schedule := result.SweepSchedule{Tiers: in.cfg.Rates, Burstiness: float64(in.spec.Burstiness)}
+	if err := in.checkResumable(schedule); err != nil {
+		return err
 	}
 	s, err := lc.open(c, records.CommandSweep, schedule)
 	if err != nil {
@@ -154,7 +166,35 @@ func sweepAction(c *cli.Context) error {
 		}
 		s.Header = resumed.Header // the sweep's own, as its records file holds it
 	}
-	res, err := runExecutor(c.Context, c, s, cfg, tune)
+	res, err := runExecutor(c.Context, c, s, in.cfg, tune)
+	return in.finish(c, s, res, err)
+}
+
+// checkResumable compares what a resumed sweep would measure with what it measured, before
+// the target starts (the model GET /models names is checked once it has: run). nil when the
+// sweep is not resumed.
+func (in sweepInput) checkResumable(schedule result.SweepSchedule) error {
+	if in.resumed == nil {
+		return nil
+	}
+	in.lc.plan(records.CommandSweep, schedule)
+	planned, err := runner.PlannedHeader(in.lc.target)
+	if err != nil {
+		return err
+	}
+	if planned.Model == "" {
+		planned.Model = in.resumed.Header.Model
+	}
+	if diffs := resume.HeaderDiffers(in.lc.out.Out, in.resumed.Header, planned); len(diffs) > 0 {
+		return usageErrors(diffs)
+	}
+	return nil
+}
+
+// finish shows and saves the result of a sweep that ended with err: whole, interrupted, or
+// with its records file cut short (then what ran is saved, and the resume command said).
+func (in sweepInput) finish(c *cli.Context, s *runner.Session, res *sweep.Result, err error) error {
+	lc := in.lc
 	var mismatch *sweep.MismatchError
 	if errors.As(err, &mismatch) {
 		return usageErrors([]error{sweep.ResumeRefused(lc.out.Out, mismatch)})
