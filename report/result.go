@@ -786,83 +786,112 @@ func WriteHTML(dir string, h HTML) error {
 // reads "inf (all at once)", an undefined value "—", with why where it is not plain); the JSON
 // and CSV forms keep vLLM's conventions.
 func RunText(w io.Writer, f sweep.RunFile) {
-	s := f.Summary
-	line := func(label string, v any) {
-		switch x := v.(type) {
-		case float64:
-			fmt.Fprintf(w, "%-44s %12s\n", label, FormatFloat(x, 2))
-		default:
-			fmt.Fprintf(w, "%-44s %12v\n", label, x)
-		}
-	}
-	why := func(text string) { fmt.Fprintf(w, "  (%s)\n", text) }
-	rule := func(title string) {
-		pad := 57 - len(title)
-		fmt.Fprintf(w, "%s%s%s\n", strings.Repeat("-", pad/2), title, strings.Repeat("-", pad-pad/2))
-	}
+	t := runText{w: w}
 	fmt.Fprintln(w, strings.Repeat("=", 20)+" loadcurve result "+strings.Repeat("=", 19))
-	line("Target:", f.Run.Target)
-	line("Model:", f.Run.Model)
+	t.counts(f)
+	t.throughputs(f.Summary)
+	t.latencies(f.Summary)
+	t.extras(f.Summary)
+	if st := f.Summary.Steady; st != nil {
+		t.steady(f, st)
+	}
+	fmt.Fprintln(w, strings.Repeat("=", 57))
+	runNotes(w, f.Summary)
+	ServerText(w, f.Server)
+}
+
+// runText writes RunText's lines: a label and its value, a reason under it, a section's rule.
+type runText struct{ w io.Writer }
+
+func (t runText) line(label string, v any) {
+	switch x := v.(type) {
+	case float64:
+		fmt.Fprintf(t.w, "%-44s %12s\n", label, FormatFloat(x, 2))
+	default:
+		fmt.Fprintf(t.w, "%-44s %12v\n", label, x)
+	}
+}
+
+func (t runText) why(text string) { fmt.Fprintf(t.w, "  (%s)\n", text) }
+
+func (t runText) rule(title string) {
+	pad := 57 - len(title)
+	fmt.Fprintf(t.w, "%s%s%s\n", strings.Repeat("-", pad/2), title, strings.Repeat("-", pad-pad/2))
+}
+
+// counts writes what was measured and how many requests and tokens it took.
+func (t runText) counts(f sweep.RunFile) {
+	s := f.Summary
+	t.line("Target:", f.Run.Target)
+	t.line("Model:", f.Run.Model)
 	if f.Run.Tokenizer != "" {
-		line("Tokenizer:", shortTokenizer(f.Run.Tokenizer))
+		t.line("Tokenizer:", shortTokenizer(f.Run.Tokenizer))
 	}
-	line("Arrival:", s.Arrival)
+	t.line("Arrival:", s.Arrival)
 	if s.MaxConcurrency > 0 {
-		line("Maximum request concurrency:", s.MaxConcurrency)
+		t.line("Maximum request concurrency:", s.MaxConcurrency)
 	}
-	line("Planned / issued requests:", fmt.Sprintf("%d / %d", s.Planned, s.Issued))
-	line("Successful requests:", s.Completed)
-	line("Failed requests:", s.Failed)
+	t.line("Planned / issued requests:", fmt.Sprintf("%d / %d", s.Planned, s.Issued))
+	t.line("Successful requests:", s.Completed)
+	t.line("Failed requests:", s.Failed)
 	for _, k := range []string{"http_error", "timeout", "stream_error", "canceled"} {
 		if s.Outcomes[k] > 0 {
-			line("  "+k+":", s.Outcomes[k])
+			t.line("  "+k+":", s.Outcomes[k])
 		}
 	}
 	if s.NotIssued > 0 {
-		line("  not issued (canceled before dispatch):", s.NotIssued)
+		t.line("  not issued (canceled before dispatch):", s.NotIssued)
 	}
-	line("Benchmark duration (s):", s.Duration)
-	line("Total input tokens:", s.TotalInputTokens)
+	t.line("Benchmark duration (s):", s.Duration)
+	t.line("Total input tokens:", s.TotalInputTokens)
 	if req := s.TotalRequestedInputTokens; req > 0 && req != s.TotalInputTokens {
-		line("  requested (the request set's count):", req)
+		t.line("  requested (the request set's count):", req)
 		diff := 100 * (float64(s.TotalInputTokens)/float64(req) - 1)
 		if f.Run.Tokenizer != "" {
-			why(fmt.Sprintf("the server counted %+.1f %% against what the request set asked for, in the tokens of %s: a server counts its chat template too (and counts another model's tokens if that is not its tokenizer)",
+			t.why(fmt.Sprintf("the server counted %+.1f %% against what the request set asked for, in the tokens of %s: a server counts its chat template too (and counts another model's tokens if that is not its tokenizer)",
 				diff, shortTokenizer(f.Run.Tokenizer)))
 		} else {
-			why(fmt.Sprintf("the server counted %+.1f %% against what the request set asked for: its prompts are sized in words, the server counts its own tokens and its chat template; give --tokenizer with the served model's tokenizer.json (or its Hugging Face id, from the local cache) to size them in its tokens",
+			t.why(fmt.Sprintf("the server counted %+.1f %% against what the request set asked for: its prompts are sized in words, the server counts its own tokens and its chat template; give --tokenizer with the served model's tokenizer.json (or its Hugging Face id, from the local cache) to size them in its tokens",
 				diff))
 		}
 	}
-	line("Total generated tokens:", s.TotalOutputTokens)
+	t.line("Total generated tokens:", s.TotalOutputTokens)
+}
+
+// throughputs writes the rates: offered, completed, raw and compliant.
+func (t runText) throughputs(s measure.Summary) {
 	unit := curve.AxisOf(s).ArrivalUnit() // sessions/s when the schedule's arrivals start sessions
-	line("Nominal / realised offered rate ("+unit+"):", rateCell(s.NominalRate)+" / "+offeredRate(s.RealisedRate))
+	t.line("Nominal / realised offered rate ("+unit+"):", rateCell(s.NominalRate)+" / "+offeredRate(s.RealisedRate))
 	if math.IsNaN(s.NominalRate) {
-		why("no one nominal rate: the arrival rate changes over the run, see Arrival")
+		t.why("no one nominal rate: the arrival rate changes over the run, see Arrival")
 	}
-	line("Request throughput (req/s):", s.RequestThroughput)
+	t.line("Request throughput (req/s):", s.RequestThroughput)
 	if s.Objectives != "" {
-		line("Request goodput (req/s):", s.RequestGoodput)
+		t.line("Request goodput (req/s):", s.RequestGoodput)
 	}
-	line("Output token throughput (tok/s):", s.OutputThroughput)
-	line("Total token throughput (tok/s):", s.TotalTokenThroughput)
+	t.line("Output token throughput (tok/s):", s.OutputThroughput)
+	t.line("Total token throughput (tok/s):", s.TotalTokenThroughput)
 	counted := s.Unit.Short() // what the raw and compliant figures count: "output", or "input" (embeddings)
-	line("Raw "+counted+" throughput (tok/s):", s.RawOutputThroughput)
-	line("Compliant "+counted+" throughput (tok/s):", s.CompliantOutputThroughput)
-	line("Compliant token share:", FormatFloat(s.CompliantTokenShare, 4))
+	t.line("Raw "+counted+" throughput (tok/s):", s.RawOutputThroughput)
+	t.line("Compliant "+counted+" throughput (tok/s):", s.CompliantOutputThroughput)
+	t.line("Compliant token share:", FormatFloat(s.CompliantTokenShare, 4))
 	if math.IsNaN(s.CompliantTokenShare) {
-		why("no output token was streamed")
+		t.why("no output token was streamed")
 	}
-	line("Compliant request share:", FormatFloat(s.CompliantRequestShare, 4))
+	t.line("Compliant request share:", FormatFloat(s.CompliantRequestShare, 4))
 	if s.Objectives != "" {
-		line("Objectives:", s.Objectives)
+		t.line("Objectives:", s.Objectives)
 	}
 	if s.LatencyFailures > 0 || s.QualityFailures > 0 {
-		line("Not compliant: latency / quality:", fmt.Sprintf("%d / %d", s.LatencyFailures, s.QualityFailures))
+		t.line("Not compliant: latency / quality:", fmt.Sprintf("%d / %d", s.LatencyFailures, s.QualityFailures))
 	}
 	if s.Window != "" {
-		line("Metric window:", "steady state (below)")
+		t.line("Metric window:", "steady state (below)")
 	}
+}
+
+// latencies writes each latency metric the run reports: mean, median and percentiles.
+func (t runText) latencies(s measure.Summary) {
 	for _, m := range []struct {
 		name, title, abbr string
 		st                measure.Stats
@@ -880,13 +909,13 @@ func RunText(w io.Writer, f sweep.RunFile) {
 		if !s.Reports(m.name) {
 			continue
 		}
-		rule(m.title)
+		t.rule(m.title)
 		if m.st.Count == 0 {
-			line("(no samples)", "")
+			t.line("(no samples)", "")
 			continue
 		}
-		line(fmt.Sprintf("Mean %s (ms):", m.abbr), m.st.Mean)
-		line(fmt.Sprintf("Median %s (ms):", m.abbr), m.st.Median)
+		t.line(fmt.Sprintf("Mean %s (ms):", m.abbr), m.st.Mean)
+		t.line(fmt.Sprintf("Median %s (ms):", m.abbr), m.st.Median)
 		for _, p := range s.Percentiles {
 			if p == 50 {
 				continue // printed as the median
@@ -896,55 +925,66 @@ func RunText(w io.Writer, f sweep.RunFile) {
 			if !ok {
 				v = math.NaN()
 			}
-			line(fmt.Sprintf("P%s %s (ms):", strings.TrimPrefix(key, "p"), m.abbr), v)
+			t.line(fmt.Sprintf("P%s %s (ms):", strings.TrimPrefix(key, "p"), m.abbr), v)
 		}
 	}
+}
+
+// extras writes what only some runs have: reasoning, the prefix cache, sessions, the CPU.
+func (t runText) extras(s measure.Summary) {
 	if s.ReasoningResponses > 0 {
-		rule("Reasoning")
-		line("Responses with reasoning:", s.ReasoningResponses)
-		line("Reasoning / answer tokens:", fmt.Sprintf("%d / %d", s.ReasoningTokens, s.AnswerTokens))
+		t.rule("Reasoning")
+		t.line("Responses with reasoning:", s.ReasoningResponses)
+		t.line("Reasoning / answer tokens:", fmt.Sprintf("%d / %d", s.ReasoningTokens, s.AnswerTokens))
 		if s.ReasoningTokensFromChunks > 0 {
-			line("  estimated from chunks (no usage detail):", s.ReasoningTokensFromChunks)
+			t.line("  estimated from chunks (no usage detail):", s.ReasoningTokensFromChunks)
 		}
 	}
 	if s.CachedReported > 0 {
-		line("Prompt tokens from the prefix cache:", fmt.Sprintf("%d (%s %%)", s.CachedPromptTokens, FormatFloat(100*s.CachedPromptShare, 1)))
+		t.line("Prompt tokens from the prefix cache:", fmt.Sprintf("%d (%s %%)", s.CachedPromptTokens, FormatFloat(100*s.CachedPromptShare, 1)))
 	}
 	if ss := s.Sessions; ss != nil {
-		sessionText(w, rule, line, ss)
+		sessionText(t.w, t.rule, t.line, ss)
 	}
 	if c := s.CPU; c != nil {
-		line("Client's CPU (one core = 100 %):", pctCPU(c.Cores()))
+		t.line("Client's CPU (one core = 100 %):", pctCPU(c.Cores()))
 		if c.InProcessTarget {
-			why("the embedded deployment runs in the client's process: its CPU is included")
+			t.why("the embedded deployment runs in the client's process: its CPU is included")
 		}
 		if c.MachineCPUs > 0 {
-			line(fmt.Sprintf("Machine's CPUs busy (%d CPUs):", c.MachineCPUs), pctCPU(c.MachineBusy))
+			t.line(fmt.Sprintf("Machine's CPUs busy (%d CPUs):", c.MachineCPUs), pctCPU(c.MachineBusy))
 		}
 	}
-	if st := s.Steady; st != nil {
-		rule("Steady State (the decisions' figures)")
-		line("Window (s):", FormatFloat(st.Start, 2)+" – "+FormatFloat(st.End, 2))
-		line("Realised rate in the window ("+unit+"):", offeredRate(st.RealisedRate))
-		line("Completions in the window (req/s):", st.RequestThroughput)
-		line("Raw / compliant "+counted+" (tok/s):", FormatFloat(st.RawOutputThroughput, 0)+" / "+FormatFloat(st.CompliantOutputThroughput, 0))
-		if !(st.End > st.Start) {
-			why("the window has no length: every arrival was planned at one instant, so no rate is defined over it; the whole-run throughputs above stand")
-		}
-		line("Compliant request share:", FormatFloat(st.CompliantShare, 4))
-		if v := f.Verdict; v != nil {
-			line("Interval, on effective requests:", fmt.Sprintf("[%s, %s] on %s", FormatFloat(v.ShareLo, 4), FormatFloat(v.ShareHi, 4), FormatFloat(v.EffectiveRequests, 0)))
-			line("Verdict against the target share:", string(v.Verdict))
-		}
-		if st.Note != "" {
-			fmt.Fprintf(w, "  %s\n", st.Note)
-		}
-		if c := st.Client; c != nil {
-			line("Client's delays, write / read p99 (ms):", FormatFloat(c.SendP99, 2)+" / "+FormatFloat(c.ReadP99, 2))
-			line("  misses they may have made / took out:", fmt.Sprintf("%d / %d (share without them at most %s)", c.SendMisses, c.ReadMisses, FormatFloat(c.ShareWithout(st.Compliant, st.Requests), 4)))
-		}
+}
+
+// steady writes the steady state's figures, the ones the decisions use, and the verdict.
+func (t runText) steady(f sweep.RunFile, st *measure.Steady) {
+	unit, counted := curve.AxisOf(f.Summary).ArrivalUnit(), f.Summary.Unit.Short()
+	t.rule("Steady State (the decisions' figures)")
+	t.line("Window (s):", FormatFloat(st.Start, 2)+" – "+FormatFloat(st.End, 2))
+	t.line("Realised rate in the window ("+unit+"):", offeredRate(st.RealisedRate))
+	t.line("Completions in the window (req/s):", st.RequestThroughput)
+	t.line("Raw / compliant "+counted+" (tok/s):", FormatFloat(st.RawOutputThroughput, 0)+" / "+FormatFloat(st.CompliantOutputThroughput, 0))
+	if !(st.End > st.Start) {
+		t.why("the window has no length: every arrival was planned at one instant, so no rate is defined over it; the whole-run throughputs above stand")
 	}
-	fmt.Fprintln(w, strings.Repeat("=", 57))
+	t.line("Compliant request share:", FormatFloat(st.CompliantShare, 4))
+	if v := f.Verdict; v != nil {
+		t.line("Interval, on effective requests:", fmt.Sprintf("[%s, %s] on %s", FormatFloat(v.ShareLo, 4), FormatFloat(v.ShareHi, 4), FormatFloat(v.EffectiveRequests, 0)))
+		t.line("Verdict against the target share:", string(v.Verdict))
+	}
+	if st.Note != "" {
+		fmt.Fprintf(t.w, "  %s\n", st.Note)
+	}
+	if c := st.Client; c != nil {
+		t.line("Client's delays, write / read p99 (ms):", FormatFloat(c.SendP99, 2)+" / "+FormatFloat(c.ReadP99, 2))
+		t.line("  misses they may have made / took out:", fmt.Sprintf("%d / %d (share without them at most %s)", c.SendMisses, c.ReadMisses, FormatFloat(c.ShareWithout(st.Compliant, st.Requests), 4)))
+	}
+}
+
+// runNotes writes the notes and warnings under a run's summary: the window, a client-bound or
+// incomplete run, approximate percentiles, counts that could not be believed.
+func runNotes(w io.Writer, s measure.Summary) {
 	if s.Window != "" {
 		fmt.Fprintf(w, "Note: %s.\n", s.Window)
 	}
@@ -975,7 +1015,6 @@ func RunText(w io.Writer, f sweep.RunFile) {
 	if n := s.OutputTokensFromChunks - s.OutputTokensBadUsage; n > 0 {
 		fmt.Fprintf(w, "Note: %d requests had no usage message; their output tokens were counted as chunks.\n", n)
 	}
-	ServerText(w, f.Server)
 }
 
 // sessionText prints the sessions of a tier and its metrics by turn.
