@@ -1,4 +1,4 @@
-// Package compare puts two results ([sweep.Result]) side by side
+// Package compare puts two results ([result.Result]) side by side
 // ([Results]): the comparability check of DESIGN.md "Comparability"
 // ([Check]: request sets, schedules, seeds, cache policy, metric definitions,
 // objectives, request body parameters, common rates), the tiers at equal

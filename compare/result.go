@@ -14,7 +14,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // Side is one result of a comparison: where it came from, its records (the paired statistics
@@ -23,7 +23,7 @@ type Side struct {
 	Name   string // "A" or "B"
 	Path   string
 	File   *records.File
-	Result *sweep.Result
+	Result *result.Result
 }
 
 // Options of a comparison.
@@ -84,7 +84,7 @@ type Decision struct {
 	Capacity       *curve.Capacity       `json:"capacity"`
 	CapacityText   string                `json:"capacity_text"`
 	OperatingPoint *curve.OperatingPoint `json:"operating_point"`
-	// Figures are what the ledger prices (sweep.Result.PricedFigures; Source says which);
+	// Figures are what the ledger prices (result.Result.PricedFigures; Source says which);
 	// FiguresError says why there are none.
 	Figures      *curve.Figures `json:"figures"`
 	FiguresError string         `json:"figures_error,omitempty"`
@@ -111,11 +111,11 @@ func tokenizerHash(t string) string {
 }
 
 // IdentityOf is what must agree between two results for them to share a table.
-func IdentityOf(r *sweep.Result) Identity {
+func IdentityOf(r *result.Result) Identity {
 	h := r.Header
 	// A run's request set is its one tier's (the fingerprint says which); a sweep's tiers each
 	// draw their own from the workload the header names.
-	one := r.Kind().OneTier()
+	one := r.Shape().OneTier()
 	fp := h.Workload
 	if one {
 		fp = h.WorkloadFingerprint
@@ -194,10 +194,10 @@ func Results(a, b Side, o Options) (Result, error) {
 
 // curveTiers are the tiers of a result that are points of its curve, by nominal rate, or by
 // concurrency level for closed-loop tiers (the first of each).
-func curveTiers(r *sweep.Result) map[float64]sweep.TierResult {
-	m := map[float64]sweep.TierResult{}
+func curveTiers(r *result.Result) map[float64]result.TierResult {
+	m := map[float64]result.TierResult{}
 	for _, t := range r.Tiers {
-		if !t.Tier.CurveRole() || math.IsInf(t.Summary.NominalRate, 1) && r.Kind().Probes() {
+		if !t.Tier.CurveRole() || math.IsInf(t.Summary.NominalRate, 1) && r.Shape().Probes() {
 			continue
 		}
 		key := curve.NominalLevel(t.Summary)
@@ -210,7 +210,7 @@ func curveTiers(r *sweep.Result) map[float64]sweep.TierResult {
 
 // tierMismatches: at every rate both ran the request sets must be identical, and two sweeps
 // must have a rate in common (their tables would be empty otherwise).
-func tierMismatches(a, b *sweep.Result) []Mismatch {
+func tierMismatches(a, b *result.Result) []Mismatch {
 	if x, y := axisOf(a), axisOf(b); x != y {
 		// Users and arrival rates are different axes: no level of one is a rate of the other.
 		return []Mismatch{{Field: "axis (concurrency levels or arrival rates)", A: x, B: y}}
@@ -236,7 +236,7 @@ func tierMismatches(a, b *sweep.Result) []Mismatch {
 
 // axisOf names a result's axis as a mismatch states it: "concurrency" for closed-loop
 // tiers, else "rate" (of requests or of sessions: the request sets tell those apart).
-func axisOf(r *sweep.Result) string {
+func axisOf(r *result.Result) string {
 	for _, t := range r.Tiers {
 		if !curve.AxisOf(t.Summary).Open() {
 			return "concurrency"
@@ -248,7 +248,7 @@ func axisOf(r *sweep.Result) string {
 // FieldCommonRates names the mismatch of two results without a tier at a common rate.
 const FieldCommonRates = "tier rates (none in common: sweep both with the same --request-rates to compare them at equal load)"
 
-func ratesText(m map[float64]sweep.TierResult) string {
+func ratesText(m map[float64]result.TierResult) string {
 	s := ""
 	for i, r := range sortedRates(m) {
 		if i > 0 {
@@ -259,7 +259,7 @@ func ratesText(m map[float64]sweep.TierResult) string {
 	return s
 }
 
-func sortedRates(m map[float64]sweep.TierResult) []float64 {
+func sortedRates(m map[float64]result.TierResult) []float64 {
 	rs := make([]float64, 0, len(m))
 	for r := range m {
 		rs = append(rs, r)
@@ -275,7 +275,7 @@ func rateString(r float64) string {
 	return strconv.FormatFloat(r, 'g', 4, 64)
 }
 
-func pairTiers(a, b *sweep.Result) []TierPair {
+func pairTiers(a, b *result.Result) []TierPair {
 	ta, tb := curveTiers(a), curveTiers(b)
 	rates := map[float64]bool{}
 	for r := range ta {

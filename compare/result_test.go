@@ -15,6 +15,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -44,8 +45,8 @@ func summaryOf(tier int, role records.Role, spec tierSpec) measure.Summary {
 }
 
 // settings are the objectives and analysis parameters of every constructed result.
-func settings() sweep.Settings {
-	return sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: 500 * time.Millisecond}}, Params: curve.DefaultParams()}
+func settings() result.Settings {
+	return result.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: 500 * time.Millisecond}}, Params: curve.DefaultParams()}
 }
 
 // header is the records header of a constructed result.
@@ -62,21 +63,21 @@ func header(cmd records.Command, arrival string, extraBody string) records.Heade
 	return h
 }
 
-// build makes the result sweep.Build makes of the constructed tiers.
-func build(h records.Header, specs ...tierSpec) *sweep.Result {
-	var tiers []sweep.TierResult
+// build makes the result result.Build makes of the constructed tiers.
+func build(h records.Header, specs ...tierSpec) *result.Result {
+	var tiers []result.TierResult
 	for i, sp := range specs {
 		s := summaryOf(i, records.RoleTier, sp)
 		id := records.Tier{Kind: records.KindTier, Tier: i, Role: records.RoleTier, Arrival: fmt.Sprintf("poisson(rate=%g)", sp.rate),
 			RequestRate: records.Rate(sp.rate), Burstiness: 1, Seed: sweep.TierSeed(h.Seed, sp.rate, 0), Planned: s.Planned,
 			WorkloadFingerprint: fmt.Sprintf("sha256:tier-at-%g", sp.rate), StartWall: h.StartWall,
 			End: &records.TierEnd{Kind: records.KindTierEnd, Tier: i, Planned: s.Planned, ArrivalsEndS: window, Reason: records.EndedSchedule}}
-		tiers = append(tiers, sweep.TierResult{Tier: id, Summary: s})
+		tiers = append(tiers, result.TierResult{Tier: id, Summary: s})
 	}
-	return sweep.Build(h, settings(), tiers)
+	return result.Build(h, settings(), tiers)
 }
 
-func side(name string, r *sweep.Result) compare.Side {
+func side(name string, r *result.Result) compare.Side {
 	return compare.Side{Name: name, Path: strings.ToLower(name), Result: r}
 }
 
@@ -116,7 +117,7 @@ func TestTwoSweepsWithoutACommonRateAreNotComparable(t *testing.T) {
 // traffic. Bodies that say the same in another key order are equal; a body with ignore_eos and
 // one without (or with it false) are not. Before the redesign the check ignored the body.
 func TestRequestBodiesCompareCanonically(t *testing.T) {
-	run := func(body string) *sweep.Result {
+	run := func(body string) *result.Result {
 		return build(header(records.CommandRun, "poisson(rate=10)", body), tierSpec{10, 1, 100})
 	}
 	tests := []struct {
@@ -191,7 +192,7 @@ func TestPairedStatisticsUseSnakeCaseKeys(t *testing.T) {
 }
 
 // TestTheLedgerPricesPricedFigures: the cost ledger prices each side at the figures
-// sweep.Result.PricedFigures gives (for a sweep the analysis's operating figures, the project's
+// result.Result.PricedFigures gives (for a sweep the analysis's operating figures, the project's
 // one interpolation, through the origin below the first tier; for a run its tier's steady-state
 // figures). Before the redesign compare and cost interpolated again, clamped to the first tier:
 // two prices for one operating point.
@@ -206,7 +207,7 @@ func TestTheLedgerPricesPricedFigures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, r := range []*sweep.Result{a, b} {
+		for i, r := range []*result.Result{a, b} {
 			d := res.Decisions[i]
 			op := r.Analysis.OperatingPoint
 			if op == nil || !(op.Rate < 10) {
@@ -251,7 +252,7 @@ func TestTheLedgerPricesPricedFigures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, r := range []*sweep.Result{a, b} {
+		for i, r := range []*result.Result{a, b} {
 			st := r.Tiers[0].Summary.Steady
 			want := curve.Figures{Rate: records.Rate(st.RealisedRate), RawOutputThroughput: st.RawOutputThroughput,
 				CompliantOutputThroughput: st.CompliantOutputThroughput, Source: "the run's tier 0, steady state"}
@@ -312,13 +313,13 @@ func TestCompareResultRoundTrip(t *testing.T) {
 // TestCompareJSONOfBurstRuns: a comparison of two runs at rate inf (a tier every compare prints)
 // encodes as JSON; the rate inf must not make encoding/json fail.
 func TestCompareJSONOfBurstRuns(t *testing.T) {
-	burst := func() *sweep.Result {
+	burst := func() *result.Result {
 		h := header(records.CommandRun, "burst(rate=inf)", "")
 		s := summaryOf(0, records.RoleTier, tierSpec{10, 1, 100})
 		s.NominalRate, s.RealisedRate, s.Steady = math.Inf(1), math.Inf(1), nil
 		id := records.Tier{Kind: records.KindTier, Tier: 0, Role: records.RoleTier, Arrival: "burst(rate=inf)", RequestRate: records.Rate(math.Inf(1)),
 			Burstiness: 1, Planned: s.Planned, WorkloadFingerprint: "sha256:burst", StartWall: h.StartWall}
-		return sweep.Build(h, settings(), []sweep.TierResult{{Tier: id, Summary: s}})
+		return result.Build(h, settings(), []result.TierResult{{Tier: id, Summary: s}})
 	}
 	res, err := compare.Results(side("A", burst()), side("B", burst()), compare.Options{})
 	if err != nil {
@@ -336,7 +337,7 @@ func TestCompareJSONOfBurstRuns(t *testing.T) {
 // tokenizer files of different contents are not comparable; the same file found in two places
 // is the same tokenizer; a result sized in words differs from one sized by a tokenizer.
 func TestTokenizersCompareByContents(t *testing.T) {
-	run := func(tokenizer string) *sweep.Result {
+	run := func(tokenizer string) *result.Result {
 		r := build(header(records.CommandRun, "poisson(rate=10)", ""), tierSpec{10, 1, 100})
 		r.Header.Tokenizer = tokenizer
 		return r

@@ -8,7 +8,7 @@ import (
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 func TestFromAnalysis(t *testing.T) {
@@ -92,8 +92,8 @@ func TestPlanReadsTheUnitFromTheAxis(t *testing.T) {
 		{"users", measure.Summary{Users: 4}, "concurrent users"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := sweep.Build(records.Header{Command: records.CommandSweep}, sweep.DefaultSettings(),
-				[]sweep.TierResult{{Tier: records.Tier{Role: records.RoleTier}, Summary: tc.s}})
+			r := result.Build(records.Header{Command: records.CommandSweep}, result.DefaultSettings(),
+				[]result.TierResult{{Tier: records.Tier{Role: records.RoleTier}, Summary: tc.s}})
 			r.Notes = nil
 			_, _, err := plan.FromResult("A", r, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "plan from a sweep of requests") {

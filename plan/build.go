@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // Input is one sweep result a plan reads: the deployment's side (Sides), the directory it was
@@ -13,7 +13,7 @@ import (
 // document is made.
 type Input struct {
 	Side, Dir string
-	Loaded    *sweep.Loaded
+	Loaded    *result.Loaded
 }
 
 // Deployments are the one or two deployments a plan compares, as the settings say: each

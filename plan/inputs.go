@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/compare"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -37,7 +37,7 @@ func (e *ObjectivesDiffer) Error() string {
 // ComparabilityOf is what a plan of a against b may claim of how they were measured: package
 // compare's check, as compare applies it (what must agree for two results to share a table),
 // once both were judged under the same objectives (an *ObjectivesDiffer otherwise).
-func ComparabilityOf(a, b *sweep.Result) (*Comparability, error) {
+func ComparabilityOf(a, b *result.Result) (*Comparability, error) {
 	oa, ob := a.Settings.Measure.Objectives.String(), b.Settings.Measure.Objectives.String()
 	if oa != ob {
 		return nil, &ObjectivesDiffer{A: oa, B: ob}

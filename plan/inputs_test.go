@@ -10,22 +10,22 @@ import (
 
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/plan"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // TestComparabilityOf: two results are planned against each other only under the same
 // objectives, and the check says what else differs, as compare's does.
 func TestComparabilityOf(t *testing.T) {
 	a, _ := virtualSweep(t, 2*time.Second)
-	withSeed := func(seed int64) *sweep.Result { r := *a; r.Header.Seed = seed; return &r }
-	withObjective := func(d time.Duration) *sweep.Result {
+	withSeed := func(seed int64) *result.Result { r := *a; r.Header.Seed = seed; return &r }
+	withObjective := func(d time.Duration) *result.Result {
 		r := *a
 		r.Settings.Measure.Objectives = measure.Objectives{TTFT: d}
 		return &r
 	}
 	for _, tc := range []struct {
 		name      string
-		b         *sweep.Result
+		b         *result.Result
 		objective bool   // refused: the objectives differ
 		differs   string // a difference found, "" none
 	}{

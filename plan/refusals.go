@@ -5,7 +5,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // CheckVerified judges whether the deployment named side, planned from the result in dir
@@ -35,7 +35,7 @@ func (s Settings) CheckVerified(side, dir string, d Deployment, verified bool) (
 // count the differences as shown above them: the caller shows k.Differences first. The refusal
 // is a field sentence, the warning a text; both may refer to inputs (field.Ref; param.Render
 // writes them).
-func (s Settings) CheckComparable(a, b *sweep.Result, dirA, dirB string) (k *Comparability, warning string, err error) {
+func (s Settings) CheckComparable(a, b *result.Result, dirA, dirB string) (k *Comparability, warning string, err error) {
 	k, err = ComparabilityOf(a, b)
 	if err != nil {
 		return nil, "", field.Sentencef(measure.FieldObjectives, "%w; pass %v (and the analysis flags) to judge both alike (their operating points are then re-derived, and verified only where a confirmation tier ran)",

@@ -9,7 +9,7 @@ import (
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/plan"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // asFlag writes an input as a command line would: --NAME.
@@ -49,15 +49,15 @@ func TestCheckVerified(t *testing.T) {
 // waives it, and waived, warned of; alike, neither.
 func TestCheckComparable(t *testing.T) {
 	a, _ := virtualSweep(t, 2*time.Second)
-	withSeed := func(seed int64) *sweep.Result { r := *a; r.Header.Seed = seed; return &r }
-	withObjective := func(d time.Duration) *sweep.Result {
+	withSeed := func(seed int64) *result.Result { r := *a; r.Header.Seed = seed; return &r }
+	withObjective := func(d time.Duration) *result.Result {
 		r := *a
 		r.Settings.Measure.Objectives = measure.Objectives{TTFT: d}
 		return &r
 	}
 	for _, tc := range []struct {
 		name        string
-		b           *sweep.Result
+		b           *result.Result
 		allow       bool
 		differences int // -1: no findings
 		warning     string

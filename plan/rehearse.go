@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -100,7 +101,7 @@ type TrialConfig struct {
 // confirmation tier is. Each replica then sees the peak over the replicas with the same
 // burstiness: the plan's scale-out assumption. A configuration error is returned as
 // sweep.Config.Validate names it.
-func Try(ctx context.Context, res *sweep.Result, runner sweep.Runner, tc TrialConfig) (Trial, error) {
+func Try(ctx context.Context, res *result.Result, runner sweep.Runner, tc TrialConfig) (Trial, error) {
 	cfg, err := tc.sweepConfig(res)
 	if err != nil {
 		return Trial{}, err
@@ -122,13 +123,13 @@ func Try(ctx context.Context, res *sweep.Result, runner sweep.Runner, tc TrialCo
 
 // Validate returns what Try would refuse in tc for a rehearsal of res, before anything is
 // started: a configuration error as sweep.Config.Validate names it.
-func (tc TrialConfig) Validate(res *sweep.Result) error {
+func (tc TrialConfig) Validate(res *result.Result) error {
 	_, err := tc.sweepConfig(res)
 	return err
 }
 
 // sweepConfig is the one-tier sweep of a trial.
-func (tc TrialConfig) sweepConfig(res *sweep.Result) (sweep.Config, error) {
+func (tc TrialConfig) sweepConfig(res *result.Result) (sweep.Config, error) {
 	burst := arrival.DefaultBurstiness
 	if len(res.Tiers) > 0 {
 		if b := float64(res.Tiers[0].Tier.Burstiness); b > 0 && !math.IsInf(b, 0) {

@@ -14,6 +14,7 @@ import (
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
@@ -79,7 +80,7 @@ func TestRehearsalHoldsAtThePlanAndFailsBelow(t *testing.T) {
 		}
 		for seed := int64(1); seed <= int64(seeds); seed++ {
 			cfg := sweep.Config{Rates: sweep.Rates{Auto: true}, Seed: seed, Confirm: true,
-				Settings: sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: rehearsalObjective}}, Params: curve.DefaultParams()}}
+				Settings: result.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: rehearsalObjective}}, Params: curve.DefaultParams()}}
 			res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: qc.q}}).Run(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -211,7 +212,7 @@ func (c *meetCounter) Write(r *records.Record) error {
 func TestTryKeepsTheSweepsSettings(t *testing.T) {
 	q := rehearsalQueues[0].q
 	cfg := sweep.Config{Rates: sweep.Rates{List: []float64{2}}, Burstiness: 4, Seed: 1,
-		Settings: sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: rehearsalObjective}}, Params: curve.DefaultParams()}}
+		Settings: result.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: rehearsalObjective}}, Params: curve.DefaultParams()}}
 	res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: q}}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // TokenCount is what the requests of one or more steady-state windows delivered, counted from
@@ -65,7 +65,7 @@ func (c TokenCount) CompliantShare() float64 { return float64(c.Compliant) / flo
 // output tokens over the issued requests, the mean output of a compliant request times the
 // compliant share (a request that missed delivers no effective output); the raw ones every
 // output token over the same requests. f holds the result's records (the whole file).
-func FromResult(name string, r *sweep.Result, f *records.File) (d Deployment, verified bool, err error) {
+func FromResult(name string, r *result.Result, f *records.File) (d Deployment, verified bool, err error) {
 	d, verified, err = FromAnalysis(name, r.Analysis)
 	if err != nil {
 		return d, verified, err
@@ -119,7 +119,7 @@ func orOne(pooled []int, tier int) []int {
 }
 
 // steadyOf is tier t's steady state, nil when it has none.
-func steadyOf(r *sweep.Result, t int) *measure.Steady {
+func steadyOf(r *result.Result, t int) *measure.Steady {
 	for i := range r.Tiers {
 		if r.Tiers[i].Tier.Tier == t {
 			return r.Tiers[i].Summary.Steady

@@ -12,6 +12,7 @@ import (
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
@@ -42,11 +43,11 @@ func (k *keepRecords) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink
 
 // virtualSweep sweeps a virtual M/D/c queue whose every response is exactly 128 tokens, with a
 // confirmation, and returns the result and its records as a file.
-func virtualSweep(t *testing.T, objective time.Duration) (*sweep.Result, *records.File) {
+func virtualSweep(t *testing.T, objective time.Duration) (*result.Result, *records.File) {
 	t.Helper()
 	q := sim.QueueConfig{ModelName: "m", Servers: 4, Service: 400 * time.Millisecond, FirstToken: 20 * time.Millisecond, OutputTokens: 128}
 	k := &keepRecords{Runner: &virtual.QueueRunner{Config: q}}
-	s := sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: objective}}, Params: curve.DefaultParams()}
+	s := result.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: objective}}, Params: curve.DefaultParams()}
 	res, err := (&sweep.Executor{Config: sweep.Config{Rates: sweep.Rates{List: []float64{2, 4, 6, 8}}, Seed: 1, Confirm: true, Settings: s}, Runner: k}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

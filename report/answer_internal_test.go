@@ -7,7 +7,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // TestCapacityLine: the answer's first line says what the capacity is, how it was found, and
@@ -84,32 +84,32 @@ func TestThePageSaysWhyVerified(t *testing.T) {
 // the misses its writing may have made of all the tiers' misses, and those timing at the socket
 // took out; the probes are left out, and without socket timing nothing is said.
 func TestClientLine(t *testing.T) {
-	tier := func(role records.Role, requests, compliant int, c *measure.ClientDelays) sweep.TierResult {
-		return sweep.TierResult{Tier: records.Tier{Role: role},
+	tier := func(role records.Role, requests, compliant int, c *measure.ClientDelays) result.TierResult {
+		return result.TierResult{Tier: records.Tier{Role: role},
 			Summary: measure.Summary{Steady: &measure.Steady{Requests: requests, Compliant: compliant, Client: c}}}
 	}
 	for _, tc := range []struct {
 		name  string
-		tiers []sweep.TierResult
+		tiers []result.TierResult
 		want  []string
 		not   []string
 	}{
-		{"no socket timing", []sweep.TierResult{tier(records.RoleTier, 1000, 990, nil)}, nil, nil},
-		{"the probes only", []sweep.TierResult{tier(records.RoleProbe, 100, 0, &measure.ClientDelays{Requests: 100, SendP99: 40})}, nil, nil},
-		{"two tiers, no miss the client's", []sweep.TierResult{
+		{"no socket timing", []result.TierResult{tier(records.RoleTier, 1000, 990, nil)}, nil, nil},
+		{"the probes only", []result.TierResult{tier(records.RoleProbe, 100, 0, &measure.ClientDelays{Requests: 100, SendP99: 40})}, nil, nil},
+		{"two tiers, no miss the client's", []result.TierResult{
 			tier(records.RoleProbe, 100, 0, &measure.ClientDelays{Requests: 100, SendP99: 40, ReadP99: 90, SendMisses: 7}),
 			tier(records.RoleTier, 1000, 990, &measure.ClientDelays{Requests: 1000, SendP99: 0.5, ReadP99: 3.25}),
 			tier(records.RoleConfirm, 2000, 1995, &measure.ClientDelays{Requests: 2000, SendP99: 1.5, ReadP99: 2}),
 		}, []string{"in the 2 tiers of the curve", "p99 at most 1.50 ms from sent", "none of their 15 misses", "3.25 ms from a first token's arrival"}, []string{"more would have missed", "40", "90"}},
-		{"no miss at all", []sweep.TierResult{
+		{"no miss at all", []result.TierResult{
 			tier(records.RoleTier, 1000, 1000, &measure.ClientDelays{Requests: 1000, SendP99: 1.3, ReadP99: 4}),
 		}, []string{"(inside TTFT and E2EL: they had no miss)"}, []string{"0 misses"}},
-		{"misses it may have made and took out", []sweep.TierResult{
+		{"misses it may have made and took out", []result.TierResult{
 			tier(records.RoleTier, 1000, 980, &measure.ClientDelays{Requests: 1000, SendP99: 12, ReadP99: 30, SendMisses: 3, ReadMisses: 4}),
 		}, []string{"in the 1 tier of the curve", "at most 3 of their 20 misses", "timed when read, 4 more would have missed"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			line := clientLine(&sweep.Result{Tiers: tc.tiers})
+			line := clientLine(&result.Result{Tiers: tc.tiers})
 			if tc.want == nil {
 				if line != "" {
 					t.Errorf("said %q, want nothing", line)
@@ -134,27 +134,27 @@ func TestClientLine(t *testing.T) {
 // (the probes left out) and how busy the machine's CPUs were at most, and says when the
 // embedded deployment's CPU is in the client's.
 func TestCPUClause(t *testing.T) {
-	tier := func(role records.Role, c *records.TierCPU) sweep.TierResult {
-		return sweep.TierResult{Tier: records.Tier{Role: role}, Summary: measure.Summary{CPU: c}}
+	tier := func(role records.Role, c *records.TierCPU) result.TierResult {
+		return result.TierResult{Tier: records.Tier{Role: role}, Summary: measure.Summary{CPU: c}}
 	}
 	for _, tc := range []struct {
 		name  string
-		tiers []sweep.TierResult
+		tiers []result.TierResult
 		want  string
 	}{
-		{"none read", []sweep.TierResult{tier(records.RoleTier, nil)}, ""},
-		{"the probes only", []sweep.TierResult{tier(records.RoleProbe, &records.TierCPU{WallS: 10, ProcessS: 5})}, ""},
-		{"two tiers", []sweep.TierResult{
+		{"none read", []result.TierResult{tier(records.RoleTier, nil)}, ""},
+		{"the probes only", []result.TierResult{tier(records.RoleProbe, &records.TierCPU{WallS: 10, ProcessS: 5})}, ""},
+		{"two tiers", []result.TierResult{
 			tier(records.RoleProbe, &records.TierCPU{WallS: 10, ProcessS: 9, MachineCPUs: 2, MachineBusy: 1}),
 			tier(records.RoleTier, &records.TierCPU{WallS: 100, ProcessS: 0.9, MachineCPUs: 2, MachineBusy: 0.54}),
 			tier(records.RoleConfirm, &records.TierCPU{WallS: 200, ProcessS: 1, MachineCPUs: 2, MachineBusy: 0.5}),
 		}, " Its CPU: at most 0.9 % of one core in a tier; the machine's 2 CPUs at most 54.0 % busy."},
-		{"the embedded deployment, no /proc/stat", []sweep.TierResult{
+		{"the embedded deployment, no /proc/stat", []result.TierResult{
 			tier(records.RoleTier, &records.TierCPU{WallS: 10, ProcessS: 2.5, InProcessTarget: true}),
 		}, " Its CPU: at most 25.0 % of one core in a tier (the embedded deployment's included)."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := cpuClause(&sweep.Result{Tiers: tc.tiers}); got != tc.want {
+			if got := cpuClause(&result.Result{Tiers: tc.tiers}); got != tc.want {
 				t.Errorf("got %q\nwant %q", got, tc.want)
 			}
 		})

@@ -10,7 +10,6 @@ import (
 	"github.com/loadcurve/loadcurve/cost"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
 )
 
@@ -45,7 +44,7 @@ func WritePlan(dir string, doc plan.Document) error {
 
 // PrintComparison writes a comparison of a and b to w in format: FormatJSON as indented JSON,
 // else as CompareText.
-func PrintComparison(w io.Writer, format string, res compare.Result, a, b *sweep.Result) error {
+func PrintComparison(w io.Writer, format string, res compare.Result, a, b *result.Result) error {
 	if format == FormatJSON {
 		return printJSON(w, res)
 	}
@@ -54,7 +53,7 @@ func PrintComparison(w io.Writer, format string, res compare.Result, a, b *sweep
 
 // WriteComparison writes a comparison's files into dir: compare.json (compare.Result.Write),
 // then compare.csv, the overlay plots (in plots) and report.html (WriteCompareFiles).
-func WriteComparison(dir string, res compare.Result, a, b *sweep.Result, plots PlotFormats) error {
+func WriteComparison(dir string, res compare.Result, a, b *result.Result, plots PlotFormats) error {
 	if err := res.Write(filepath.Join(dir, result.CompareName)); err != nil {
 		return err
 	}
@@ -71,10 +70,10 @@ func PrintLedger(w io.Writer, format string, l cost.Ledger) error {
 	return err
 }
 
-// WriteLoaded writes the files of a result rebuilt from its records (sweep.Load) into dir
+// WriteLoaded writes the files of a result rebuilt from its records (result.Load) into dir
 // (WriteResultSeries), with the tiers' time series when the records were read whole (in bounded
 // memory a series would hold a tier's records: none are written then), its plots in plots.
-func WriteLoaded(dir string, l *sweep.Loaded, plots PlotFormats) error {
+func WriteLoaded(dir string, l *result.Loaded, plots PlotFormats) error {
 	ts := map[int]timeseries.Series(nil)
 	if l.File != nil {
 		ts = TimeSeriesOf(l.File)

@@ -13,7 +13,6 @@ import (
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
-	lcsweep "github.com/loadcurve/loadcurve/sweep"
 )
 
 // TestPrintAndWritePlan: a plan prints as plan.json holds it, or as its text; its files are
@@ -103,13 +102,13 @@ func TestPrintLedger(t *testing.T) {
 func TestWriteLoaded(t *testing.T) {
 	pageResults(t)
 	dir, want := t.TempDir(), t.TempDir()
-	if err := report.WriteLoaded(dir, &lcsweep.Loaded{Result: runPageR.res}, svgOnly); err != nil {
+	if err := report.WriteLoaded(dir, &result.Loaded{Result: runPageR.res}, svgOnly); err != nil {
 		t.Fatal(err)
 	}
 	if err := report.WriteResult(want, runPageR.res); err != nil {
 		t.Fatal(err)
 	}
-	name := runPageR.res.Kind().AnswerName()
+	name := runPageR.res.Shape().AnswerName()
 	got, err1 := os.ReadFile(filepath.Join(dir, name))
 	exp, err2 := os.ReadFile(filepath.Join(want, name))
 	if err1 != nil || err2 != nil || !bytes.Equal(got, exp) {

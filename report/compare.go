@@ -12,7 +12,6 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // CompareTables are the tables of a comparison: the two sides at equal rate (steady-state
@@ -98,11 +97,11 @@ func CompareTables(res compare.Result) []Table {
 
 // CompareText prints a comparison: the stamp when not comparable, the two sides, each side's
 // decision, the tables and the cost ledger.
-func CompareText(w io.Writer, res compare.Result, a, b *sweep.Result) error {
+func CompareText(w io.Writer, res compare.Result, a, b *result.Result) error {
 	if res.Stamp != "" {
 		fmt.Fprintf(w, "*** %s ***\n\n", res.Stamp)
 	}
-	for i, r := range []*sweep.Result{a, b} {
+	for i, r := range []*result.Result{a, b} {
 		name := r.Header.Model
 		if r.Header.Sim != "" {
 			name = "sim " + r.Header.Sim
@@ -111,7 +110,7 @@ func CompareText(w io.Writer, res compare.Result, a, b *sweep.Result) error {
 	}
 	fmt.Fprintln(w)
 	for i, d := range res.Decisions {
-		if r := []*sweep.Result{a, b}[i]; r.Kind().OneTier() {
+		if r := []*result.Result{a, b}[i]; r.Shape().OneTier() {
 			fmt.Fprintf(w, "%s: a run of one tier: %s\n", d.Side, runVerdict(r))
 			continue
 		}
@@ -121,7 +120,7 @@ func CompareText(w io.Writer, res compare.Result, a, b *sweep.Result) error {
 			if op.Verified() {
 				status = "verified"
 			}
-			line += fmt.Sprintf("; operating point %s %s (%s)", fmtRate(op.Rate), RateUnit([]*sweep.Result{a, b}[i]), status)
+			line += fmt.Sprintf("; operating point %s %s (%s)", fmtRate(op.Rate), RateUnit([]*result.Result{a, b}[i]), status)
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -146,7 +145,7 @@ func CompareText(w io.Writer, res compare.Result, a, b *sweep.Result) error {
 
 // WriteCompareFiles writes compare.csv (the equal-rate table), the overlay plots of both curves
 // (in plots) and report.html (ComparePage) into dir.
-func WriteCompareFiles(dir string, res compare.Result, a, b *sweep.Result, plots PlotFormats) error {
+func WriteCompareFiles(dir string, res compare.Result, a, b *result.Result, plots PlotFormats) error {
 	tables := CompareTables(res)
 	var buf bytes.Buffer
 	if err := tables[0].CSV(&buf); err != nil {
@@ -171,7 +170,7 @@ func WriteCompareFiles(dir string, res compare.Result, a, b *sweep.Result, plots
 
 // compareCurve overlays both results' curves, with each side's operating point and capacity
 // marked in its colour.
-func compareCurve(res compare.Result, a, b *sweep.Result) Curve {
+func compareCurve(res compare.Result, a, b *result.Result) Curve {
 	c := CurveOf(a)
 	c.Title, c.Subtitle = "", ""
 	c.Series = []CurveSeries{SeriesOf(a, "A: "+sideName(a)), SeriesOf(b, "B: "+sideName(b))}
@@ -198,8 +197,8 @@ func compareCurve(res compare.Result, a, b *sweep.Result) Curve {
 // tables at equal rate, the paired differences and the cost at equal load, the cost ledger,
 // latency against the arrival rate, the settings and the notes. A comparison forced past a
 // mismatch carries its stamp.
-func ComparePage(res compare.Result, a, b *sweep.Result) (HTML, error) {
-	sides := []*sweep.Result{a, b}
+func ComparePage(res compare.Result, a, b *result.Result) (HTML, error) {
+	sides := []*result.Result{a, b}
 	h := HTML{Title: "loadcurve compare: A vs B", Stamp: res.Stamp,
 		Subtitle: fmt.Sprintf("A: %s (%s) · B: %s (%s) · objectives %s", res.A, sideName(a), res.B, sideName(b), orNone(a.Settings.Measure.Objectives.String())),
 		Identity: [][2]string{{"A", res.A}, {"B", res.B}}}
@@ -258,10 +257,10 @@ func ComparePage(res compare.Result, a, b *sweep.Result) (HTML, error) {
 
 // sideFact is one side of a comparison in the headline: its operating point and whether it
 // was verified, its capacity and what it delivers there.
-func sideFact(d compare.Decision, r *sweep.Result, side string) Fact {
+func sideFact(d compare.Decision, r *result.Result, side string) Fact {
 	u := RateUnit(r)
 	f := Fact{Label: side + ": " + sideName(r) + ", operating point"}
-	if r.Kind().OneTier() {
+	if r.Shape().OneTier() {
 		f.Label = side + ": " + sideName(r) + ", a run of one tier"
 		f.Value = runVerdict(r)
 		return f
@@ -334,14 +333,14 @@ func ledgerTable(l cost.Ledger) Table {
 }
 
 // runVerdict says how a run's tier stands against the target share.
-func runVerdict(r *sweep.Result) string {
+func runVerdict(r *result.Result) string {
 	for _, v := range r.Analysis.Points {
 		return fmt.Sprintf("%s against the %s target (%s compliant in steady state)", v.Verdict, pctText(r.Analysis.Params.TargetShare), pctText(v.Share))
 	}
 	return "no steady state to judge (a burst at rate inf)"
 }
 
-func sideName(r *sweep.Result) string {
+func sideName(r *result.Result) string {
 	if r.Header.Sim != "" {
 		return "sim:" + r.Header.Sim
 	}

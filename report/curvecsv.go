@@ -10,7 +10,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // CurveCSVColumns are curve.csv's columns, in order: one row per tier, in the order the tiers
@@ -28,7 +28,7 @@ var CurveCSVColumns = []string{
 // steady-state figures and the verdict it belongs to (its point's on the curve, pooled with the
 // tiers run at its rate; a confirmation's own), the interval that verdict rests on, and how the
 // tier ended.
-func CurveCSV(w io.Writer, r *sweep.Result) error {
+func CurveCSV(w io.Writer, r *result.Result) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CurveCSVColumns); err != nil {
 		return err
@@ -43,7 +43,7 @@ func CurveCSV(w io.Writer, r *sweep.Result) error {
 }
 
 // curveCSVRow is one tier's row of curve.csv.
-func curveCSVRow(r *sweep.Result, tr sweep.TierResult) []string {
+func curveCSVRow(r *result.Result, tr result.TierResult) []string {
 	a := r.Analysis
 	s, id := tr.Summary, tr.Tier
 	row := map[string]string{

@@ -4,7 +4,7 @@
 // [SharePlot], [WritePlots]) and a single self-contained HTML page ([HTML]).
 //
 // The package only renders: it takes loadcurve's results as they are
-// ([sweep.Result] for a run or sweep, [compare.Result] for a comparison) and
+// ([result.Result] for a run or sweep, [compare.Result] for a comparison) and
 // writes them as tables, JSON, CSV, plots and HTML ([Print], [WriteResult],
 // [CompareText], [WriteCompareFiles]), and prints and writes each analysis
 // command's output ([PrintPlan] and [WritePlan], [PrintComparison] and

@@ -16,7 +16,6 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
 )
 
@@ -26,7 +25,7 @@ import (
 // WriteResultPage renders a result's plots into dir (WritePlots, in plots, from PlotCurve)
 // and its report.html (ResultPage, with the tiers' time series ts; nil: none), and returns the
 // names written.
-func WriteResultPage(dir string, r *sweep.Result, ts map[int]timeseries.Series, plots PlotFormats) ([]string, error) {
+func WriteResultPage(dir string, r *result.Result, ts map[int]timeseries.Series, plots PlotFormats) ([]string, error) {
 	var written []string
 	if c := PlotCurve(r); len(c.Series[0].Points) > 0 {
 		paths, err := WritePlots(dir, c, plots)
@@ -49,7 +48,7 @@ func WriteResultPage(dir string, r *sweep.Result, ts map[int]timeseries.Series, 
 
 // PlotCurve is the curve a result's plots draw: CurveOf, with a capacity that is only a lower
 // bound labelled as one ("capacity ≥ 8.09 req/s").
-func PlotCurve(r *sweep.Result) Curve {
+func PlotCurve(r *result.Result) Curve {
 	c := CurveOf(r)
 	if c.Capacity != nil && r.Analysis.Capacity != nil && r.Analysis.Capacity.LowerBoundOnly() {
 		m := *c.Capacity
@@ -66,9 +65,9 @@ func PlotCurve(r *sweep.Result) Curve {
 // against the arrival rate; sessions by turn; each tier second by second; the settings and the
 // reasoning. A run's page: its tier's verdict, throughput and latency beside its time series;
 // its latency distribution; its tier; sessions by turn; the settings and the reasoning.
-func ResultPage(r *sweep.Result, ts map[int]timeseries.Series) (HTML, error) {
+func ResultPage(r *result.Result, ts map[int]timeseries.Series) (HTML, error) {
 	h := HTML{Title: pageTitle(r), Subtitle: pageSubtitle(r), Identity: IdentityRows(r)}
-	run := r.Kind().OneTier()
+	run := r.Shape().OneTier()
 	if run {
 		h.Headline = runHeadline(r)
 	} else {
@@ -139,8 +138,8 @@ func ResultPage(r *sweep.Result, ts map[int]timeseries.Series) (HTML, error) {
 }
 
 // pageTitle names what the page is about.
-func pageTitle(r *sweep.Result) string {
-	what := r.Kind().String() // "sweep of users", "run of sessions"
+func pageTitle(r *result.Result) string {
+	what := r.Shape().String() // "sweep of users", "run of sessions"
 	if n := r.Axis().Noun(); n != "" {
 		what += " of " + n
 	}
@@ -152,7 +151,7 @@ func pageTitle(r *sweep.Result) string {
 }
 
 // pageSubtitle says in one line what was sent and how it was judged.
-func pageSubtitle(r *sweep.Result) string {
+func pageSubtitle(r *result.Result) string {
 	h, p := r.Header, r.Analysis.Params
 	parts := []string{h.Workload, h.Arrival,
 		fmt.Sprintf("objectives %s, met by %s of requests at %s confidence", orNone(r.Settings.Measure.Objectives.String()), pctText(p.TargetShare), pctText(p.Confidence)),
@@ -174,7 +173,7 @@ func pageSubtitle(r *sweep.Result) string {
 
 // sweepHeadline is the answer of a sweep: capacity, operating point, what it delivers there,
 // the curve's shape and what the decision cost.
-func sweepHeadline(r *sweep.Result) *Headline {
+func sweepHeadline(r *result.Result) *Headline {
 	a := r.Analysis
 	u := RateUnit(r)
 	hl := &Headline{}
@@ -327,7 +326,7 @@ func deliveredFact(f curve.Figures, verified bool, ax curve.Axis) Fact {
 }
 
 // runHeadline is the answer of a run: its tier's verdict, what it delivered and its latency.
-func runHeadline(r *sweep.Result) *Headline {
+func runHeadline(r *result.Result) *Headline {
 	hl := &Headline{}
 	if len(r.Tiers) == 0 {
 		return hl
@@ -411,7 +410,7 @@ func steadyWhy(s measure.Summary) string {
 }
 
 // runFigure is a run's time series (nil without one).
-func runFigure(r *sweep.Result, ts map[int]timeseries.Series) ([]byte, error) {
+func runFigure(r *result.Result, ts map[int]timeseries.Series) ([]byte, error) {
 	if len(r.Tiers) != 1 {
 		return nil, nil
 	}
@@ -434,7 +433,7 @@ func runFigure(r *sweep.Result, ts map[int]timeseries.Series) ([]byte, error) {
 
 // latencyTable is a run's latency distribution: one row per metric it reports, its mean,
 // median and percentiles in ms.
-func latencyTable(r *sweep.Result) (Table, bool) {
+func latencyTable(r *result.Result) (Table, bool) {
 	if len(r.Tiers) != 1 {
 		return Table{}, false
 	}
@@ -517,7 +516,7 @@ func splitColumns(t Table, detail func(string) bool) (main, details Table) {
 }
 
 // serverSection is what the target's own metrics said over each tier, when they were scraped.
-func serverSection(r *sweep.Result) (HTMLSection, bool) {
+func serverSection(r *result.Result) (HTMLSection, bool) {
 	t := Table{Highlight: -1, Columns: []string{"tier", "mean running", "max running", "mean waiting", "max waiting", "KV cache %", "prefix hit %", "preemptions", "scrapes"},
 		Align: []bool{true, true, true, true, true, true, true, true, true}}
 	var notes []string
@@ -564,8 +563,8 @@ func latencySection(c Curve) (HTMLSection, error) {
 // sessionSections are the metrics by turn of a result's tiers of sessions: the tier the
 // answer rests on (the verified confirmation, else the run's one tier, else the heaviest tier
 // that met the target) open with its plot, every other tier one click away.
-func sessionSections(r *sweep.Result) ([]HTMLSection, error) {
-	var tiers []sweep.TierResult
+func sessionSections(r *result.Result) ([]HTMLSection, error) {
+	var tiers []result.TierResult
 	for _, tr := range r.Tiers {
 		if tr.Summary.Sessions != nil && len(tr.Summary.Sessions.ByTurn) > 0 {
 			tiers = append(tiers, tr)
@@ -580,7 +579,7 @@ func sessionSections(r *sweep.Result) ([]HTMLSection, error) {
 	} else {
 		best := -1.0
 		for _, v := range r.Analysis.Points {
-			if v.Verdict == curve.VerdictMeets && v.Rate > best && slices.ContainsFunc(tiers, func(tr sweep.TierResult) bool { return tr.Tier.Tier == v.Tier }) {
+			if v.Verdict == curve.VerdictMeets && v.Rate > best && slices.ContainsFunc(tiers, func(tr result.TierResult) bool { return tr.Tier.Tier == v.Tier }) {
 				lead, best = v.Tier, v.Rate
 			}
 		}

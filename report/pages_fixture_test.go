@@ -13,6 +13,7 @@ import (
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sim"
 	lcsweep "github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
@@ -66,13 +67,13 @@ func (s *seriesRunner) timeSeries() map[int]timeseries.Series {
 
 // pageResult is a result and its tiers' time series.
 type pageResult struct {
-	res *lcsweep.Result
+	res *result.Result
 	ts  map[int]timeseries.Series
 }
 
 // pageSettings are the objectives and the analysis of every fixture.
-func pageSettings() lcsweep.Settings {
-	return lcsweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: pageObjective}}, Params: curve.DefaultParams()}
+func pageSettings() result.Settings {
+	return result.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: pageObjective}}, Params: curve.DefaultParams()}
 }
 
 // runPage runs cfg on runner and gives the result the header cmd would.
@@ -139,7 +140,7 @@ func plans(t *testing.T, currency string) ([]plan.Result, *plan.Comparison) {
 	t.Helper()
 	pageResults(t)
 	var ds []plan.Deployment
-	for i, r := range []*lcsweep.Result{fastPage.res, slowPage.res} {
+	for i, r := range []*result.Result{fastPage.res, slowPage.res} {
 		d, _, err := plan.FromAnalysis([]string{"A", "B"}[i], r.Analysis)
 		if err != nil {
 			t.Fatal(err)

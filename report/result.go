@@ -19,7 +19,6 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/servermetrics"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
 )
 
@@ -43,8 +42,8 @@ func ParseFormat(s string) (string, error) {
 // the layout of vLLM's benchmark client, as summary.json, or as one CSV row; a sweep as the
 // answer in a few lines and the tier table, as curve.json, or as curve.csv. verbose adds, to
 // the table format, the reasoning behind each judgement (the analysis notes).
-func Print(w io.Writer, format string, r *sweep.Result, verbose bool) error {
-	run := r.Kind().OneTier()
+func Print(w io.Writer, format string, r *result.Result, verbose bool) error {
+	run := r.Shape().OneTier()
 	switch format {
 	case FormatJSON:
 		v, err := r.Answer()
@@ -106,16 +105,16 @@ func notes(w io.Writer, ns []string) {
 }
 
 // RateUnit names the rates of a result: "req/s", "sessions/s" when its workload was sessions
-// (the schedule's arrivals start sessions; sweep.SessionsNote), or "users" for a sweep of
+// (the schedule's arrivals start sessions; result.SessionsNote), or "users" for a sweep of
 // concurrency levels (its rates are the levels; "realised" is the request rate they produced).
-func RateUnit(r *sweep.Result) string { return r.Axis().Unit() }
+func RateUnit(r *result.Result) string { return r.Axis().Unit() }
 
 // Answer writes what a sweep found, in a few lines a person reads first: the capacity with its
 // interval and what bounds it, the operating point and whether it was verified (with what it
 // delivered), the knee and the plateau, what the decision cost in time on the target, and the
 // objectives it was judged by. Every sentence says what the figures are (an interpolation, a
 // bound) and none contradicts another.
-func Answer(w io.Writer, r *sweep.Result) {
+func Answer(w io.Writer, r *result.Result) {
 	a := r.Analysis
 	u := RateUnit(r)
 	p := a.Params
@@ -166,7 +165,7 @@ func Answer(w io.Writer, r *sweep.Result) {
 // its writing, inside every latency counted from sent, with how many of the misses would have
 // met the objectives without it, and the largest p99 of its reading, which tokens timed at their
 // arrival leave out. "" when no tier's records say (a virtual clock's, or older records).
-func clientLine(r *sweep.Result) string {
+func clientLine(r *result.Result) string {
 	var send, read float64
 	made, took, misses, tiers := 0, 0, 0, 0
 	for _, t := range r.Tiers {
@@ -200,7 +199,7 @@ func clientLine(r *sweep.Result) string {
 // cpuClause says, after the Client line, the most CPU the client took in a tier of the curve and
 // how busy the machine's CPUs were at most (" Its CPU: at most 0.9 % of one core in a tier; the
 // machine's 2 CPUs at most 54 % busy."); "" when no tier read it.
-func cpuClause(r *sweep.Result) string {
+func cpuClause(r *result.Result) string {
 	var cores, busy float64
 	cpus, tiers := 0, 0
 	inProcess := false
@@ -241,7 +240,7 @@ func tierWord(n int) string {
 
 // budgetWords says the budget the load was held to (", within its budget of 1h0m0s"), "" when the
 // result does not know it (rebuilt from its records, or none was set).
-func budgetWords(r *sweep.Result) string {
+func budgetWords(r *result.Result) string {
 	if r.Budget <= 0 {
 		return ""
 	}
@@ -435,7 +434,7 @@ func capacityWhy(a curve.Analysis) string {
 // confirmation tier marked. Rates and throughputs are steady-state figures; "compl. req. share"
 // is the compliant *request* share its verdict uses (TierSummaryTable's), beside that verdict's
 // interval (the cost ledger prices the token share, in the JSON).
-func CurveTable(r *sweep.Result) Table {
+func CurveTable(r *result.Result) Table {
 	a := r.Analysis
 	t := Table{
 		Title: fmt.Sprintf("Tiers (objectives %s, target %s of requests, %s confidence)", orNone(r.Settings.Measure.Objectives.String()),
@@ -535,7 +534,7 @@ func tierVerdict(a curve.Analysis, id records.Tier) string {
 
 // realisedColumn heads the curve table's realised rates: on the concurrency axis, the request
 // rate the users produced.
-func realisedColumn(r *sweep.Result) string { return r.Axis().RealisedHeading() }
+func realisedColumn(r *result.Result) string { return r.Axis().RealisedHeading() }
 
 func confirmationOf(a curve.Analysis, tier int) *curve.Confirmation {
 	if op := a.OperatingPoint; op != nil && op.Confirmation != nil && op.Confirmation.Tier == tier {
@@ -590,7 +589,7 @@ func endText(t records.Tier) string {
 
 // CurveOf is the plot model of a result: the curve's tiers (finite rate, not a confirmation)
 // at their steady-state realised rates, the analysis's markers, the objectives and the target.
-func CurveOf(r *sweep.Result) Curve {
+func CurveOf(r *result.Result) Curve {
 	h := r.Header
 	c := Curve{
 		Title:       fmt.Sprintf("%s @ %s", h.Model, h.Target),
@@ -623,7 +622,7 @@ func CurveOf(r *sweep.Result) Curve {
 
 // SeriesOf is a result's curve as one plotted series, named name (the model or sim profile when
 // empty).
-func SeriesOf(r *sweep.Result, name string) CurveSeries {
+func SeriesOf(r *result.Result, name string) CurveSeries {
 	if name == "" {
 		name = r.Header.Model
 		if r.Header.Sim != "" {
@@ -682,7 +681,7 @@ func shortTokenizer(t string) string {
 }
 
 // IdentityRows are the key facts of a result, for the top of report.html.
-func IdentityRows(r *sweep.Result) [][2]string {
+func IdentityRows(r *result.Result) [][2]string {
 	h, p := r.Header, r.Analysis.Params
 	m := r.Settings.Measure
 	rows := [][2]string{
@@ -711,7 +710,7 @@ func IdentityRows(r *sweep.Result) [][2]string {
 // WriteResult writes a result's files into dir: summary.json (a run) or curve.json (a sweep),
 // then the rendered files (WriteFiles), its plots in DefaultPlotFormats. It has no time
 // series: WriteResultSeries does.
-func WriteResult(dir string, r *sweep.Result) error {
+func WriteResult(dir string, r *result.Result) error {
 	return WriteResultSeries(dir, r, nil, DefaultPlotFormats)
 }
 
@@ -719,12 +718,12 @@ func WriteResult(dir string, r *sweep.Result) error {
 // TimeSeriesOf or ReadTimeSeries make them from the result's records): it also writes
 // timeseries_tierNN.csv for every tier ts holds, and plots them in report.html
 // (WriteFilesSeries). Its plots are written in plots.
-func WriteResultSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series, plots PlotFormats) error {
+func WriteResultSeries(dir string, r *result.Result, ts map[int]timeseries.Series, plots PlotFormats) error {
 	v, err := r.Answer()
 	if err != nil {
 		return err
 	}
-	if err := result.WriteJSON(dir, r.Kind().AnswerName(), v); err != nil {
+	if err := result.WriteJSON(dir, r.Shape().AnswerName(), v); err != nil {
 		return err
 	}
 	_, err = WriteFilesSeries(dir, r, ts, plots)
@@ -734,7 +733,7 @@ func WriteResultSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series
 // WriteFiles renders a result into dir: curve.csv, every tier's summary (summary_tierNN.json),
 // the plots (DefaultPlotFormats) and report.html; a run writes report.html only beside its
 // summary.json. It returns the names written. It has no time series: WriteFilesSeries does.
-func WriteFiles(dir string, r *sweep.Result) ([]string, error) {
+func WriteFiles(dir string, r *result.Result) ([]string, error) {
 	return WriteFilesSeries(dir, r, nil, DefaultPlotFormats)
 }
 
@@ -742,12 +741,12 @@ func WriteFiles(dir string, r *sweep.Result) ([]string, error) {
 // also writes timeseries_tierNN.csv for every tier of r that ts holds (a run too), and
 // report.html plots them (at most TimeSeriesPlotTiers tiers, else the probes are left out).
 // Its plot files are written in plots.
-func WriteFilesSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series, plots PlotFormats) ([]string, error) {
+func WriteFilesSeries(dir string, r *result.Result, ts map[int]timeseries.Series, plots PlotFormats) ([]string, error) {
 	written, err := writeTimeSeries(dir, r, ts)
 	if err != nil {
 		return written, err
 	}
-	if !r.Kind().OneTier() {
+	if !r.Shape().OneTier() {
 		for _, tr := range r.Tiers {
 			name := fmt.Sprintf("summary_tier%02d.json", tr.Tier.Tier)
 			if err := result.WriteJSON(dir, name, tr.Summary); err != nil {
@@ -785,7 +784,7 @@ func WriteHTML(dir string, h HTML) error {
 // own metrics said. It is text for a person: no value prints as NaN or Inf (an unbounded rate
 // reads "inf (all at once)", an undefined value "—", with why where it is not plain); the JSON
 // and CSV forms keep vLLM's conventions.
-func RunText(w io.Writer, f sweep.RunFile) {
+func RunText(w io.Writer, f result.RunFile) {
 	t := runText{w: w}
 	fmt.Fprintln(w, strings.Repeat("=", 20)+" loadcurve result "+strings.Repeat("=", 19))
 	t.counts(f)
@@ -820,7 +819,7 @@ func (t runText) rule(title string) {
 }
 
 // counts writes what was measured and how many requests and tokens it took.
-func (t runText) counts(f sweep.RunFile) {
+func (t runText) counts(f result.RunFile) {
 	s := f.Summary
 	t.line("Target:", f.Run.Target)
 	t.line("Model:", f.Run.Model)
@@ -958,7 +957,7 @@ func (t runText) extras(s measure.Summary) {
 }
 
 // steady writes the steady state's figures, the ones the decisions use, and the verdict.
-func (t runText) steady(f sweep.RunFile, st *measure.Steady) {
+func (t runText) steady(f result.RunFile, st *measure.Steady) {
 	unit, counted := curve.AxisOf(f.Summary).ArrivalUnit(), f.Summary.Unit.Short()
 	t.rule("Steady State (the decisions' figures)")
 	t.line("Window (s):", FormatFloat(st.Start, 2)+" – "+FormatFloat(st.End, 2))

@@ -10,7 +10,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/report"
-	sweeppkg "github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // TestRunTextWarnsOfNoOutput: a server that answers [DONE] with nothing before it makes every
@@ -21,7 +21,7 @@ func TestRunTextWarnsOfNoOutput(t *testing.T) {
 		warn   bool
 	}{{0, true}, {120, false}} {
 		var b bytes.Buffer
-		report.RunText(&b, sweeppkg.RunFile{Summary: measure.Summary{Planned: 10, Issued: 10, Completed: 10, TotalOutputTokens: tt.tokens,
+		report.RunText(&b, result.RunFile{Summary: measure.Summary{Planned: 10, Issued: 10, Completed: 10, TotalOutputTokens: tt.tokens,
 			Outcomes: map[string]int{"ok": 10}}})
 		if got := strings.Contains(b.String(), "none of the 10 successful requests streamed an output token"); got != tt.warn {
 			t.Errorf("%d tokens: warning %v, want %v:\n%s", tt.tokens, got, tt.warn, b.String())
@@ -53,7 +53,7 @@ func TestRunTextWarnsOfServerValues(t *testing.T) {
 			s := tt.s
 			s.Planned, s.Issued, s.Completed, s.TotalOutputTokens, s.Outcomes = 10, 10, 10, 100, map[string]int{"ok": 10}
 			var b bytes.Buffer
-			report.RunText(&b, sweeppkg.RunFile{Summary: s})
+			report.RunText(&b, result.RunFile{Summary: s})
 			if n := strings.Count(b.String(), tt.want); n != 1 && !tt.absent || n != 0 && tt.absent {
 				t.Errorf("%q appears %d times:\n%s", tt.want, n, b.String())
 			}
@@ -87,7 +87,7 @@ func TestRunTextPrintsNoNaNOrInf(t *testing.T) {
 				Steady: &measure.Steady{RealisedRate: inf, RequestThroughput: nan, RawOutputThroughput: nan,
 					CompliantOutputThroughput: nan, CompliantShare: nan}}
 			var b bytes.Buffer
-			report.RunText(&b, sweeppkg.RunFile{Summary: s, Verdict: &curve.PointVerdict{ShareLo: nan, ShareHi: nan, EffectiveRequests: nan}})
+			report.RunText(&b, result.RunFile{Summary: s, Verdict: &curve.PointVerdict{ShareLo: nan, ShareHi: nan, EffectiveRequests: nan}})
 			out := b.String()
 			if m := regexp.MustCompile(`\bNaN\b|[+-]Inf\b|\bInf\b`).FindString(out); m != "" {
 				t.Errorf("the text holds %q:\n%s", m, out)

@@ -7,14 +7,14 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // TierSummaryTable is the compact table of a sweep's tiers printed under its answer: each
 // tier's role, level, steady-state requests, compliant share with the interval its verdict
 // rests on, and the verdict in the words of the tier lines (tierVerdict). CurveTable has every
 // column (--verbose, report.html); curve.csv every figure.
-func TierSummaryTable(r *sweep.Result) Table {
+func TierSummaryTable(r *result.Result) Table {
 	a := r.Analysis
 	t := Table{Title: fmt.Sprintf("Tiers (objectives %s, target %s of requests, %s confidence)", orNone(r.Settings.Measure.Objectives.String()),
 		pctText(a.Params.TargetShare), pctText(a.Params.Confidence)),

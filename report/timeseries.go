@@ -16,7 +16,6 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
 )
 
@@ -115,7 +114,7 @@ func scanTimeSeries(path string, only map[int]bool) (out map[int]timeseries.Seri
 }
 
 // writeTimeSeries writes timeseries_tierNN.csv for every tier of r that ts holds.
-func writeTimeSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series) ([]string, error) {
+func writeTimeSeries(dir string, r *result.Result, ts map[int]timeseries.Series) ([]string, error) {
 	var written []string
 	for _, tr := range r.Tiers {
 		s, ok := ts[tr.Tier.Tier]
@@ -137,7 +136,7 @@ func writeTimeSeries(dir string, r *sweep.Result, ts map[int]timeseries.Series) 
 
 // timeSeriesSection is the part of report.html with the tiers' time-series plots; ok false
 // when there is none.
-func timeSeriesSection(r *sweep.Result, ts map[int]timeseries.Series) (HTMLSection, bool, error) {
+func timeSeriesSection(r *result.Result, ts map[int]timeseries.Series) (HTMLSection, bool, error) {
 	sec := HTMLSection{Title: "Within each tier, second by second",
 		Text: "From the records alone (timeseries_tierNN.csv has every column): requests offered, completed and failed per second " +
 			"and the mean number in flight, then the TTFT of the requests whose first token came in each second. " +

@@ -14,7 +14,6 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
-	lcsweep "github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
 )
 
@@ -110,7 +109,7 @@ func TestWriteTimeSeries(t *testing.T) {
 		}
 	}
 
-	res := lcsweep.FromFile(read, lcsweep.DefaultSettings())
+	res := result.FromFile(read, result.DefaultSettings())
 	if err := report.WriteResultSeries(dir, res, whole, svgOnly); err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +186,7 @@ func timeSeriesSections(all []*node) []*node {
 func TestWriteTimeSeriesRun(t *testing.T) {
 	f := recordsFile(records.CommandRun, tierSpec{records.RoleTier, 8, 80, 40 * time.Millisecond})
 	dir := t.TempDir()
-	res := lcsweep.FromFile(f, lcsweep.DefaultSettings())
+	res := result.FromFile(f, result.DefaultSettings())
 	if err := report.WriteResultSeries(dir, res, report.TimeSeriesOf(f), svgOnly); err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +222,7 @@ func TestTimeSeriesPlotsLeaveOutProbes(t *testing.T) {
 	}
 	f := recordsFile(records.CommandSweep, specs...)
 	dir := t.TempDir()
-	files, err := report.WriteFilesSeries(dir, lcsweep.FromFile(f, lcsweep.DefaultSettings()), report.TimeSeriesOf(f), svgOnly)
+	files, err := report.WriteFilesSeries(dir, result.FromFile(f, result.DefaultSettings()), report.TimeSeriesOf(f), svgOnly)
 	if err != nil {
 		t.Fatal(err)
 	}

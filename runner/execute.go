@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -21,7 +22,7 @@ func (s *Session) Executor(cfg sweep.Config, log, detail func(format string, a .
 // (nil in bounded memory). Interrupted (ctx done), it returns what ran, incomplete, and no
 // error: the caller says so. The error is the executor's otherwise, with the result when there
 // is one (the tiers that ran, when the records file lost one: sweep.RecordsLost).
-func (s *Session) Execute(ctx context.Context, x *sweep.Executor) (*sweep.Result, error) {
+func (s *Session) Execute(ctx context.Context, x *sweep.Executor) (*result.Result, error) {
 	res, err := x.Run(ctx)
 	s.ReleaseConnections()
 	if res == nil {

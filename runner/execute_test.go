@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -22,7 +23,7 @@ func virtualSession(t *testing.T) *runner.Session {
 
 // runConfig is a run of n arrivals at 10/s on the virtual clock.
 func runConfig(n int) sweep.Config {
-	return sweep.Config{Schedule: arrival.Spec{Rate: 10, Burstiness: 1}, Requests: n, Seed: 1, Settings: sweep.DefaultSettings(),
+	return sweep.Config{Schedule: arrival.Spec{Rate: 10, Burstiness: 1}, Requests: n, Seed: 1, Settings: result.DefaultSettings(),
 		Drain: sweep.RunDrain(0, false)}
 }
 

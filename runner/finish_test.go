@@ -6,15 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/timeseries"
 )
 
 // ranVirtual is a virtual session writing to dir (tallying unless bounded) that ran a run of 40
 // requests, and its result.
-func ranVirtual(t *testing.T, dir string, bounded bool) (*runner.Session, *sweep.Result) {
+func ranVirtual(t *testing.T, dir string, bounded bool) (*runner.Session, *result.Result) {
 	t.Helper()
 	q := sim.QueueConfig{ModelName: "mdc", Servers: 2, Service: 100 * time.Millisecond, FirstToken: 10 * time.Millisecond, OutputTokens: 4}
 	s := open(t, "", "off", dir, func(o *runner.Options) {
@@ -89,7 +89,7 @@ func TestFinishAppended(t *testing.T) {
 		})
 		want := map[int]timeseries.Series{0: {}}
 		var read string
-		series, warnings, err := s.Finish(&sweep.Result{}, false, func(path string) (map[int]timeseries.Series, error) {
+		series, warnings, err := s.Finish(&result.Result{}, false, func(path string) (map[int]timeseries.Series, error) {
 			read = path
 			if tc.readErr != nil {
 				return nil, tc.readErr

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -47,7 +48,7 @@ func TestPlannedHeaderIsOpensHeader(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := runner.Options{Target: loadgen.Target{Endpoint: loadgen.Chat, Timeout: 30 * time.Second, ExtraBody: []byte(`{"top_p": 0.9}`)},
 				Workload: src, Seed: 7, MaxConcurrency: 3, Retries: 1, Version: "test", Command: records.CommandSweep,
-				Schedule: schedule("poisson(rates=1,2)"), Settings: sweep.DefaultSettings().Record()}
+				Schedule: schedule("poisson(rates=1,2)"), Settings: result.DefaultSettings().Record()}
 			tc.edit(&o)
 			planned, err := runner.PlannedHeader(o)
 			if err != nil {

@@ -123,7 +123,7 @@ type Session struct {
 	server map[int]json.RawMessage
 	// series and peaks are each tier's tallies (Options.Tally), keyed by tier.
 	series map[int]*timeseries.Builder
-	peaks  map[int]*sweep.PeakAccumulator
+	peaks  map[int]*result.PeakAccumulator
 }
 
 // FieldWarmups names the warm-up requests sent before a run (Options.Warmups) in its errors.
@@ -511,7 +511,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 		s.logf("workload: %s", n)
 	}
 	id.WorkloadFingerprint = set.Fingerprint // of the requests before any cache nonce: comparable across runs
-	if sweep.KindOf(s.Header).OneTier() && s.writer == nil {
+	if result.ShapeOf(s.Header).OneTier() && s.writer == nil {
 		s.Header.WorkloadFingerprint = set.Fingerprint // a run's request set is its tier's
 	}
 	if set, err = src.ApplyCache(set, s.nonce(id)); err != nil {
@@ -647,17 +647,17 @@ func (s *Session) closeTier(id records.Tier, end records.TierEnd, tee *teeSink) 
 }
 
 // tally starts the tallies of a tier: its time series and, for a run, its peak figures.
-func (s *Session) tally(tier int) (*timeseries.Builder, *sweep.PeakAccumulator) {
+func (s *Session) tally(tier int) (*timeseries.Builder, *result.PeakAccumulator) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.series == nil {
-		s.series, s.peaks = map[int]*timeseries.Builder{}, map[int]*sweep.PeakAccumulator{}
+		s.series, s.peaks = map[int]*timeseries.Builder{}, map[int]*result.PeakAccumulator{}
 	}
 	b := timeseries.NewBuilder(timeseries.DefaultSlice)
 	s.series[tier] = b
-	var a *sweep.PeakAccumulator
-	if sweep.KindOf(s.Header).OneTier() {
-		a = &sweep.PeakAccumulator{}
+	var a *result.PeakAccumulator
+	if result.ShapeOf(s.Header).OneTier() {
+		a = &result.PeakAccumulator{}
 		s.peaks[tier] = a
 	}
 	return b, a
@@ -680,14 +680,14 @@ func (s *Session) TimeSeries() map[int]timeseries.Series {
 }
 
 // Peaks returns vLLM's peak figures of every tier a run ran with Options.Tally, as
-// sweep.PeaksOfFile finds them in the records file; nil for a sweep or without Tally.
-func (s *Session) Peaks() map[int]sweep.Peak {
+// result.PeaksOfFile finds them in the records file; nil for a sweep or without Tally.
+func (s *Session) Peaks() map[int]result.Peak {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.peaks) == 0 {
 		return nil
 	}
-	out := make(map[int]sweep.Peak, len(s.peaks))
+	out := make(map[int]result.Peak, len(s.peaks))
 	for tier, a := range s.peaks {
 		out[tier] = a.Peak()
 	}
@@ -765,7 +765,7 @@ type teeSink struct {
 	fileErr error // the records file's first error; nothing more is written to it after
 	// series and peaks, when set, tally every record (Options.Tally).
 	series *timeseries.Builder
-	peaks  *sweep.PeakAccumulator
+	peaks  *result.PeakAccumulator
 }
 
 func (t *teeSink) Write(r *records.Record) error {

@@ -103,7 +103,7 @@ func open(t *testing.T, baseURL, serverMetrics, outDir string, more ...func(*run
 		Target:   loadgen.Target{BaseURL: baseURL, Model: "m", Endpoint: loadgen.Chat, Timeout: 30 * time.Second},
 		Workload: src, ServerMetrics: serverMetrics, OutDir: outDir, Seed: 1, Version: "test",
 		Log:     func(format string, a ...any) { t.Logf(format, a...) },
-		Command: records.CommandRun, Schedule: schedule("constant(rate=10)"), Settings: sweep.DefaultSettings().Record(),
+		Command: records.CommandRun, Schedule: schedule("constant(rate=10)"), Settings: result.DefaultSettings().Record(),
 	}
 	for _, m := range more {
 		m(&o)
@@ -175,7 +175,7 @@ func TestTallyIsWhatTheFileHolds(t *testing.T) {
 			if len(series) != 1 || len(series[0].Slices) == 0 || fmt.Sprint(series) != fmt.Sprint(fromFile) {
 				t.Errorf("tallied series\n%v\nthe file's\n%v", series, fromFile)
 			}
-			peaksOfFile, err := sweep.PeaksOfFile(path)
+			peaksOfFile, err := result.PeaksOfFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -77,17 +77,3 @@ func (e *exec) confirmUsers(ctx context.Context, a curve.Analysis) error {
 	_, err := e.closed(ctx, records.RoleConfirm, n)
 	return err
 }
-
-// Axis is the result's axis: its analysis's when that is users, else sessions when any of its
-// tiers (of any repetition) started sessions, else the request rate.
-func (r *Result) Axis() curve.Axis {
-	if r.Analysis.Axis == curve.AxisUsers {
-		return curve.AxisUsers
-	}
-	for _, t := range r.Tiers {
-		if curve.AxisOf(t.Summary) == curve.AxisSessions {
-			return curve.AxisSessions
-		}
-	}
-	return curve.AxisRate
-}

@@ -12,6 +12,7 @@ import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // Concurrency makes a sweep's tiers closed loops: each tier runs a number of users (its
@@ -184,7 +185,7 @@ func nextUsers(done []measure.Summary, p curve.Params, precision float64) (int, 
 }
 
 // closed plans and runs one closed-loop tier of users.
-func (e *exec) closed(ctx context.Context, role records.Role, users int) (*TierResult, error) {
+func (e *exec) closed(ctx context.Context, role records.Role, users int) (*result.TierResult, error) {
 	cfg := e.cfg
 	c := cfg.Concurrency
 	idx := len(e.tiers)

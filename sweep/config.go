@@ -13,6 +13,7 @@ import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // Documented defaults of a sweep, printed with every result.
@@ -68,9 +69,6 @@ const (
 	FieldBudget          = "budget"
 	FieldMaxTiers        = "most tiers"
 	FieldRepeat          = "repeats"
-	FieldWarmup          = "warm-up window"
-	FieldCooldownWindow  = "cool-down window"
-	FieldBounded         = "bounded memory"
 )
 
 // Config says what a sweep sends and how it decides. Zero durations and counts not Given take
@@ -107,7 +105,7 @@ type Config struct {
 	// Seed seeds every tier's schedule and request set.
 	Seed int64
 	// Settings are the objectives, statistics and analysis parameters.
-	Settings Settings
+	Settings result.Settings
 	// Precision and MaxTiers bound the automatic search: it stops once the capacity interval is
 	// certified to ±Precision (High/Low ≤ (1 + Precision)/(1 − Precision)), or after MaxTiers.
 	Precision float64
@@ -313,7 +311,7 @@ func (c Config) sizeFits() error {
 	cost := func(n float64) string {
 		s := fmt.Sprintf("about %s of memory before the first request", field.Bytes(n*float64(per)))
 		if !c.Bounded {
-			s += fmt.Sprintf("; %s with %v", field.Bytes(n*plannedBytes), field.Ref(FieldBounded))
+			s += fmt.Sprintf("; %s with %v", field.Bytes(n*plannedBytes), field.Ref(result.FieldBounded))
 		}
 		return s
 	}
@@ -375,8 +373,8 @@ func (c Config) windowFits() error {
 	if w < length {
 		return nil
 	}
-	return field.Errorf(FieldWarmup, "%v, with %v %v, would leave nothing of a tier planned to last %v (%v): shorten the window or lengthen the tier",
-		warmup, field.Ref(FieldCooldownWindow), cooldown, length.Round(time.Millisecond), what)
+	return field.Errorf(result.FieldWarmup, "%v, with %v %v, would leave nothing of a tier planned to last %v (%v): shorten the window or lengthen the tier",
+		warmup, field.Ref(result.FieldCooldownWindow), cooldown, length.Round(time.Millisecond), what)
 }
 
 // rateOrInf is a tier's rate (or its burstiness) as records keep it.

@@ -12,6 +12,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
 )
@@ -93,7 +94,7 @@ func TestAnExcludedConfirmationRunsOnceMore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var confirms []sweep.TierResult
+	var confirms []result.TierResult
 	for _, tr := range res.Tiers {
 		if tr.Tier.Role == records.RoleConfirm {
 			confirms = append(confirms, tr)

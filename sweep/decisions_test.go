@@ -14,6 +14,7 @@ import (
 	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 	"github.com/loadcurve/loadcurve/virtual"
@@ -32,7 +33,7 @@ const ttftObjective = 500 * time.Millisecond
 // defaultSweep is the configuration `loadcurve sweep --goodput ttft:500` runs with.
 func defaultSweep(seed int64) sweep.Config {
 	return sweep.Config{Rates: sweep.Rates{Auto: true}, Seed: seed, Confirm: true,
-		Settings: sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: ttftObjective}}, Params: curve.DefaultParams()}}
+		Settings: result.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: ttftObjective}}, Params: curve.DefaultParams()}}
 }
 
 // sweepFor is the default sweep of a deployment at its own TTFT objective.
@@ -132,7 +133,7 @@ func TestDecisionsHoldInSteadyState(t *testing.T) {
 // TestSweepsAreReproducible: the same configuration and seed give the same decisions (the
 // virtual queue is deterministic, so every tier must be the same).
 func TestSweepsAreReproducible(t *testing.T) {
-	run := func() *sweep.Result {
+	run := func() *result.Result {
 		r := &virtual.QueueRunner{Config: fourSlots.Queue}
 		res, err := (&sweep.Executor{Config: defaultSweep(7), Runner: r}).Run(context.Background())
 		if err != nil {

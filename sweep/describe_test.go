@@ -5,24 +5,25 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // flagNames names a sweep's inputs as a command line would.
 func flagNames(n string) string {
-	return map[string]string{measure.FieldObjectives: "--goodput", sweep.FieldHeadroom: "--headroom",
+	return map[string]string{measure.FieldObjectives: "--goodput", result.FieldHeadroom: "--headroom",
 		sweep.FieldBudget: "--budget", sweep.FieldMaxTierDuration: "--max-tier-duration"}[n]
 }
 
 func TestJudging(t *testing.T) {
-	s := sweep.DefaultSettings()
+	s := result.DefaultSettings()
 	none := s
 	s.Measure.Objectives = measure.Objectives{TTFT: 500 * time.Millisecond, TPOT: 50 * time.Millisecond}
 	odd := s
 	odd.Params.TargetShare, odd.Params.Confidence, odd.Params.Headroom = 0.995, 0.9, 0.125
 	for _, tc := range []struct {
 		name  string
-		s     sweep.Settings
+		s     result.Settings
 		whose string
 		named func(string) string
 		want  string
@@ -46,7 +47,7 @@ func TestJudging(t *testing.T) {
 
 func TestBounds(t *testing.T) {
 	auto := sweep.Config{Rates: sweep.Rates{Auto: true}, MinTierDuration: 30 * time.Second, MaxTierDuration: 5 * time.Minute,
-		TierRequests: 2000, Budget: time.Hour, Settings: sweep.DefaultSettings()}
+		TierRequests: 2000, Budget: time.Hour, Settings: result.DefaultSettings()}
 	list := auto
 	list.Rates = sweep.Rates{List: []float64{1, 2}}
 	noBudget := auto

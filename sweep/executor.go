@@ -48,14 +48,6 @@ type Executor struct {
 	Header func() records.Header
 }
 
-// TierResult is one tier of a result: its identity (with its closing line), its summary and
-// what the target's metrics endpoint said over it.
-type TierResult struct {
-	Tier    records.Tier
-	Summary measure.Summary
-	Server  json.RawMessage
-}
-
 // Probe constants.
 const (
 	// ProbeRequests is the size of the burst that estimates the saturation rate first (without a
@@ -74,7 +66,7 @@ const (
 // Run runs the sweep and returns its result (built from the tiers' records exactly as Build
 // builds it from a records file). Interrupted (ctx canceled), it returns what it has, marked
 // incomplete, with ctx's error.
-func (x *Executor) Run(ctx context.Context) (*Result, error) {
+func (x *Executor) Run(ctx context.Context) (*result.Result, error) {
 	cfg := x.Config.withDefaults()
 	if errs := cfg.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -105,7 +97,7 @@ func (x *Executor) Run(ctx context.Context) (*Result, error) {
 	if x.Header != nil {
 		h = x.Header()
 	}
-	res := Build(h, cfg.Settings, e.tiers)
+	res := result.Build(h, cfg.Settings, e.tiers)
 	if cfg.budgetBounds() {
 		res.Budget = cfg.Budget
 	}
@@ -121,7 +113,7 @@ func (x *Executor) Run(ctx context.Context) (*Result, error) {
 type exec struct {
 	x      *Executor
 	cfg    Config
-	tiers  []TierResult
+	tiers  []result.TierResult
 	repeat int
 	// confirmNeed is the arrivals the confirmation plans for (ConfirmRequests).
 	confirmNeed float64
@@ -411,7 +403,7 @@ func (e *exec) confirmReserve(sat float64) time.Duration {
 func (e *exec) spent() time.Duration {
 	var s float64
 	for _, t := range e.tiers {
-		if d := t.Summary.Duration; t.Tier.Repeat == e.repeat && isFinite(d) {
+		if d := t.Summary.Duration; t.Tier.Repeat == e.repeat && !math.IsNaN(d) && !math.IsInf(d, 0) {
 			s += d
 		}
 	}
@@ -468,14 +460,14 @@ func (e *exec) probe(ctx context.Context) (float64, error) {
 // tier plans and runs one tier of the given role at rate (+Inf: a burst), seeded from the
 // sweep's seed and the rate, and keeps its result. It returns nil without error for a tier whose
 // schedule plans nothing.
-func (e *exec) tier(ctx context.Context, role records.Role, rate float64) (*TierResult, error) {
+func (e *exec) tier(ctx context.Context, role records.Role, rate float64) (*result.TierResult, error) {
 	return e.tierFor(ctx, role, rate, 0, 0)
 }
 
 // tierFor is tier with a cap for a tier that runs until decided (0: Config.tierCap's) and the
 // confidence of its stop rule's interim looks (0: the sweep's, corrected for the looks). A tier
 // at a rate that already ran (an extension) gets a seed of its own.
-func (e *exec) tierFor(ctx context.Context, role records.Role, rate float64, cap time.Duration, stopConf float64) (*TierResult, error) {
+func (e *exec) tierFor(ctx context.Context, role records.Role, rate float64, cap time.Duration, stopConf float64) (*result.TierResult, error) {
 	salt := uint64(e.repeat) << 8
 	if role == records.RoleConfirm {
 		salt |= 1
@@ -492,7 +484,7 @@ func (e *exec) tierFor(ctx context.Context, role records.Role, rate float64, cap
 }
 
 // run plans and runs one tier of schedule sch.
-func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule, rate float64, seed int64) (*TierResult, error) {
+func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule, rate float64, seed int64) (*result.TierResult, error) {
 	cfg := e.cfg
 	idx := len(e.tiers)
 	id := records.Tier{Tier: idx, Role: role, Repeat: e.repeat, Arrival: sch.String(), RequestRate: rateOrInf(rate),
@@ -609,7 +601,7 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 
 // execute runs a planned tier (after the cooldown between tiers), summarises it and logs it.
 // stop, when not nil, is the sequential tier's stop rule.
-func (e *exec) execute(ctx context.Context, plan Plan, stop *stopRule) (*TierResult, error) {
+func (e *exec) execute(ctx context.Context, plan Plan, stop *stopRule) (*result.TierResult, error) {
 	cfg := e.cfg
 	idx := plan.Tier.Tier
 	if idx < len(e.kept) {
@@ -638,7 +630,7 @@ func (e *exec) execute(ctx context.Context, plan Plan, stop *stopRule) (*TierRes
 	if err != nil && !errors.As(err, &lost) {
 		return nil, fmt.Errorf("tier %d: %w", idx, err)
 	}
-	t := TierResult{Tier: ran, Summary: col.summary(ran, cfg.Settings.Measure)}
+	t := result.TierResult{Tier: ran, Summary: col.summary(ran, cfg.Settings.Measure)}
 	if ran.Role == records.RoleProbe && math.IsInf(float64(ran.RequestRate), 1) {
 		e.burstTTFT, e.burstE2EL = col.ttft, col.e2el
 	}
@@ -657,7 +649,7 @@ func (e *exec) execute(ctx context.Context, plan Plan, stop *stopRule) (*TierRes
 
 // replay keeps the interrupted sweep's tier in the place of the planned tier, once it is the
 // same tier.
-func (e *exec) replay(plan Plan) (*TierResult, error) {
+func (e *exec) replay(plan Plan) (*result.TierResult, error) {
 	idx := plan.Tier.Tier
 	k := e.kept[idx]
 	if why := planDiffers(k.result.Tier, plan.Tier); why != "" {
@@ -725,7 +717,7 @@ func rateText(r float64, unit string) string {
 }
 
 // tierLine says what one tier measured, in a line.
-func tierLine(t TierResult, stop *stopRule, p curve.Params) string {
+func tierLine(t result.TierResult, stop *stopRule, p curve.Params) string {
 	s := t.Summary
 	// A closed loop's level is its users, and its realised rate the requests they produced.
 	unit := curve.AxisOf(s).ArrivalUnit()
@@ -777,7 +769,7 @@ func (e *exec) beyondService(idx int) bool {
 // share with its interval, and its verdict (or what would decide it), and how it ended.
 // overloaded says the sweep judges the tier beyond what the deployment serves
 // (exec.beyondService), whatever its own trend showed.
-func shortTierLine(t TierResult, stop *stopRule, p curve.Params, overloaded bool) string {
+func shortTierLine(t result.TierResult, stop *stopRule, p curve.Params, overloaded bool) string {
 	s := t.Summary
 	p = p.WithDefaults()
 	name := fmt.Sprintf("%s %d", roleLabel(t.Tier.Role), t.Tier.Tier)
@@ -928,4 +920,4 @@ func (c *collector) summary(t records.Tier, opts measure.Options) measure.Summar
 }
 
 // boundedErr says which option a bounded summarizer refused.
-func boundedErr(err error) error { return field.Errorf(FieldBounded, "%v", err) }
+func boundedErr(err error) error { return field.Errorf(result.FieldBounded, "%v", err) }

@@ -6,13 +6,13 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // TestFiguresAt: a named tier gives that tier's steady-state figures; none gives the priced
 // figures, which a sweep without an operating point does not have.
 func TestFiguresAt(t *testing.T) {
-	r := &sweep.Result{Header: records.Header{Command: records.CommandSweep}}
+	r := &result.Result{Header: records.Header{Command: records.CommandSweep}}
 	r.Analysis.Points = []curve.PointVerdict{{Tier: 2, Rate: 5, RawOutputThroughput: 100, CompliantOutputThroughput: 80}}
 	for _, tc := range []struct {
 		tier   int
@@ -36,15 +36,15 @@ func TestFiguresAt(t *testing.T) {
 // TestReadPeaks: a run's peaks come from its records in memory; a sweep has none to read.
 func TestReadPeaks(t *testing.T) {
 	f := &records.File{Header: records.Header{Command: records.CommandRun}, Tiers: []records.Tier{{Tier: 0}}}
-	run := &sweep.Loaded{File: f, Result: &sweep.Result{Header: f.Header}}
+	run := &result.Loaded{File: f, Result: &result.Result{Header: f.Header}}
 	if err := run.ReadPeaks(); err != nil || len(run.Result.Peaks) != 1 {
 		t.Errorf("run: peaks %v, error %v; want one tier's", run.Result.Peaks, err)
 	}
-	sw := &sweep.Loaded{Path: "/nonexistent/records.jsonl", Result: &sweep.Result{Header: records.Header{Command: records.CommandSweep}}}
+	sw := &result.Loaded{Path: "/nonexistent/records.jsonl", Result: &result.Result{Header: records.Header{Command: records.CommandSweep}}}
 	if err := sw.ReadPeaks(); err != nil || sw.Result.Peaks != nil {
 		t.Errorf("sweep: peaks %v, error %v; want none", sw.Result.Peaks, err)
 	}
-	bounded := &sweep.Loaded{Path: "/nonexistent/records.jsonl", Result: &sweep.Result{Header: f.Header}}
+	bounded := &result.Loaded{Path: "/nonexistent/records.jsonl", Result: &result.Result{Header: f.Header}}
 	if err := bounded.ReadPeaks(); err == nil {
 		t.Error("a run read in bounded memory whose file is gone: no error")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
@@ -296,7 +297,7 @@ func TestPlannerNeverRepeatsARate(t *testing.T) {
 			t.Run(fmt.Sprintf("%v seed %d", q, seed), func(t *testing.T) {
 				t.Parallel()
 				cfg := sweep.Config{Rates: sweep.Rates{Auto: true}, Seed: seed,
-					Settings: sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: 500 * time.Millisecond}}, Params: curve.DefaultParams()}}
+					Settings: result.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: 500 * time.Millisecond}}, Params: curve.DefaultParams()}}
 				res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: q}}).Run(context.Background())
 				if err != nil {
 					t.Fatal(err)

@@ -102,7 +102,7 @@ func OpenResume(dir string) (*Resume, error) {
 			return nil, fmt.Errorf("%s: tier line %d is tier %d: a sweep numbers its tiers 0, 1, 2, … in order", path, i+1, t.Tier)
 		}
 		if len(r.Dropped) == 0 && t.End != nil && t.End.Reason != records.EndedInterrupted {
-			r.Kept = append(r.Kept, identityOf(r.Header, t))
+			r.Kept = append(r.Kept, result.IdentityOf(r.Header, t))
 			continue
 		}
 		r.Dropped = append(r.Dropped, t)
@@ -326,7 +326,7 @@ func (e *MismatchError) Error() string {
 
 // keptTier is a kept tier summarised from its records as it was when it ran.
 type keptTier struct {
-	result     TierResult
+	result     result.TierResult
 	ttft, e2el []time.Duration
 }
 
@@ -358,7 +358,7 @@ func (r *Resume) replaySummaries(cfg Config) ([]keptTier, error) {
 	out := make([]keptTier, len(r.Kept))
 	for i, t := range r.Kept {
 		c := cols[i]
-		out[i] = keptTier{result: TierResult{Tier: t, Summary: c.summary(t, cfg.Settings.Measure), Server: r.Server[t.Tier]}, ttft: c.ttft, e2el: c.e2el}
+		out[i] = keptTier{result: result.TierResult{Tier: t, Summary: c.summary(t, cfg.Settings.Measure), Server: r.Server[t.Tier]}, ttft: c.ttft, e2el: c.e2el}
 	}
 	return out, nil
 }
@@ -405,3 +405,7 @@ func shadowText(q *records.ShadowQueue) string {
 	}
 	return fmt.Sprintf("(%d slots, %g s, %g s)", q.Servers, q.ServiceS, q.BudgetS)
 }
+
+// madeBySweep reports whether a records file's header says the sweep command wrote it: a
+// file of another command, or of none, is not a sweep's to resume.
+func madeBySweep(h records.Header) bool { return h.Command == records.CommandSweep }

@@ -91,7 +91,7 @@ func appendRecords(t *testing.T, dir string) (*records.Writer, func()) {
 
 // decision is what a sweep decided, as curve.json writes it (capacity with its interval, the
 // operating point and its verification, every tier's summary).
-func decision(t *testing.T, res *sweep.Result) string {
+func decision(t *testing.T, res *result.Result) string {
 	t.Helper()
 	b, err := json.Marshal(res.Curve())
 	if err != nil {
@@ -101,7 +101,7 @@ func decision(t *testing.T, res *sweep.Result) string {
 }
 
 // opRate is the operating point's rate, 0 without one.
-func opRate(res *sweep.Result) float64 {
+func opRate(res *result.Result) float64 {
 	if op := res.Analysis.OperatingPoint; op != nil {
 		return op.Rate
 	}

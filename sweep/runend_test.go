@@ -9,6 +9,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -31,28 +32,28 @@ func TestRunDrain(t *testing.T) {
 }
 
 func TestCutShort(t *testing.T) {
-	tier := func(n int, complete bool, canceled, planned int) sweep.TierResult {
-		return sweep.TierResult{Tier: records.Tier{Tier: n}, Summary: measure.Summary{Complete: complete, Planned: planned,
+	tier := func(n int, complete bool, canceled, planned int) result.TierResult {
+		return result.TierResult{Tier: records.Tier{Tier: n}, Summary: measure.Summary{Complete: complete, Planned: planned,
 			Outcomes: map[string]int{records.Canceled.String(): canceled}}}
 	}
 	for _, tc := range []struct {
 		name  string
-		tiers []sweep.TierResult
-		want  *sweep.CutShortError
+		tiers []result.TierResult
+		want  *result.CutShortError
 	}{
 		{"no tier", nil, nil},
-		{"every tier complete", []sweep.TierResult{tier(1, true, 0, 10), tier(2, true, 0, 10)}, nil},
-		{"the first incomplete tier is named", []sweep.TierResult{tier(1, true, 0, 10), tier(2, false, 18, 80), tier(3, false, 1, 5)},
-			&sweep.CutShortError{Tier: 2, Canceled: 18, Planned: 80}},
+		{"every tier complete", []result.TierResult{tier(1, true, 0, 10), tier(2, true, 0, 10)}, nil},
+		{"the first incomplete tier is named", []result.TierResult{tier(1, true, 0, 10), tier(2, false, 18, 80), tier(3, false, 1, 5)},
+			&result.CutShortError{Tier: 2, Canceled: 18, Planned: 80}},
 	} {
-		err := (&sweep.Result{Tiers: tc.tiers}).CutShort()
-		var got *sweep.CutShortError
+		err := (&result.Result{Tiers: tc.tiers}).CutShort()
+		var got *result.CutShortError
 		errors.As(err, &got)
 		if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
 			t.Errorf("%s: CutShort() = %v, want %+v", tc.name, err, tc.want)
 		}
 	}
-	err := (&sweep.Result{Tiers: []sweep.TierResult{tier(1, false, 18, 80)}}).CutShort()
+	err := (&result.Result{Tiers: []result.TierResult{tier(1, false, 18, 80)}}).CutShort()
 	if !strings.HasPrefix(err.Error(), "the run did not run to its end: 18 of 80 planned requests were canceled") {
 		t.Errorf("CutShort() says %q", err)
 	}
@@ -72,17 +73,17 @@ func TestRecordsLost(t *testing.T) {
 }
 
 func TestClientBoundWarnings(t *testing.T) {
-	tier := func(n int, bound bool, why string) sweep.TierResult {
-		return sweep.TierResult{Tier: records.Tier{Tier: n}, Summary: measure.Summary{ClientBound: bound, ClientBoundReason: why}}
+	tier := func(n int, bound bool, why string) result.TierResult {
+		return result.TierResult{Tier: records.Tier{Tier: n}, Summary: measure.Summary{ClientBound: bound, ClientBoundReason: why}}
 	}
-	res := &sweep.Result{Tiers: []sweep.TierResult{tier(0, false, ""), tier(1, true, "schedule lag p99 12 ms"), tier(2, true, "lag")}}
+	res := &result.Result{Tiers: []result.TierResult{tier(0, false, ""), tier(1, true, "schedule lag p99 12 ms"), tier(2, true, "lag")}}
 	got := res.ClientBoundWarnings()
 	want := []string{"tier 1 is CLIENT-BOUND: schedule lag p99 12 ms. Its latencies describe this client as much as the server.",
 		"tier 2 is CLIENT-BOUND: lag. Its latencies describe this client as much as the server."}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("ClientBoundWarnings = %q, want %q", got, want)
 	}
-	if got := (&sweep.Result{Tiers: []sweep.TierResult{tier(0, false, "")}}).ClientBoundWarnings(); got != nil {
+	if got := (&result.Result{Tiers: []result.TierResult{tier(0, false, "")}}).ClientBoundWarnings(); got != nil {
 		t.Errorf("no client-bound tier: %q", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // MaxName bounds a run's label and a metadata key, in bytes.
@@ -46,8 +47,8 @@ func ParseMetadata(pairs []string) (records.Metadata, []error) {
 			errs = append(errs, fmt.Errorf("#%d: the key %s", i+1, CheckName(k)))
 		case seen[k] > 0:
 			errs = append(errs, fmt.Errorf("#%d: key %q given twice (#%d and #%d): give each key once", i+1, k, seen[k], i+1))
-		case ReservedKey(k) != "":
-			errs = append(errs, fmt.Errorf("#%d: %s, beside which the metadata is written: choose another key", i+1, ReservedKey(k)))
+		case result.ReservedKey(k) != "":
+			errs = append(errs, fmt.Errorf("#%d: %s, beside which the metadata is written: choose another key", i+1, result.ReservedKey(k)))
 		default:
 			seen[k] = i + 1
 			md = append(md, records.MetaPair{Key: k, Value: v})

@@ -10,7 +10,6 @@ import (
 
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // sec is s seconds as a Duration.
@@ -58,23 +57,23 @@ func TestPeakOf(t *testing.T) {
 	tests := []struct {
 		name string
 		recs []records.Record
-		want sweep.Peak
+		want result.Peak
 	}{
-		{"five chunks in the first second, two in flight at most", base, sweep.Peak{MaxOutputTokensPerS: 5, MaxConcurrentRequests: 2}},
-		{"the seconds count from the earliest successful send", shifted(base, 3.7), sweep.Peak{MaxOutputTokensPerS: 5, MaxConcurrentRequests: 2}},
+		{"five chunks in the first second, two in flight at most", base, result.Peak{MaxOutputTokensPerS: 5, MaxConcurrentRequests: 2}},
+		{"the seconds count from the earliest successful send", shifted(base, 3.7), result.Peak{MaxOutputTokensPerS: 5, MaxConcurrentRequests: 2}},
 		{"simultaneous starts both count", []records.Record{okRecord(0, 1, 1.2), okRecord(1, 1, 1.3), okRecord(2, 1, 2.5)},
-			sweep.Peak{MaxOutputTokensPerS: 2, MaxConcurrentRequests: 3}},
+			result.Peak{MaxOutputTokensPerS: 2, MaxConcurrentRequests: 3}},
 		{"back to back requests are never in flight together", []records.Record{okRecord(0, 0, 0.5), okRecord(1, 0.5, 0.7), okRecord(2, 0.7, 0.9)},
-			sweep.Peak{MaxOutputTokensPerS: 3, MaxConcurrentRequests: 1}},
-		{"no successful request", []records.Record{failed, silent}, sweep.Peak{}},
-		{"nothing", nil, sweep.Peak{}},
+			result.Peak{MaxOutputTokensPerS: 3, MaxConcurrentRequests: 1}},
+		{"no successful request", []records.Record{failed, silent}, result.Peak{}},
+		{"nothing", nil, result.Peak{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := sweep.PeakOf(tc.recs); got != tc.want {
+			if got := result.PeakOf(tc.recs); got != tc.want {
 				t.Errorf("PeakOf = %+v, want %+v", got, tc.want)
 			}
-			var a sweep.PeakAccumulator
+			var a result.PeakAccumulator
 			for i := range tc.recs {
 				a.Add(&tc.recs[i])
 			}
@@ -87,7 +86,7 @@ func TestPeakOf(t *testing.T) {
 
 // vllmPeak is vLLM's computation (serve.py, calculate_metrics) transcribed on float seconds:
 // the reference PeakOf must agree with.
-func vllmPeak(recs []records.Record) sweep.Peak {
+func vllmPeak(recs []records.Record) result.Peak {
 	type out struct {
 		start, ttft, latency float64
 		itl                  []float64
@@ -104,7 +103,7 @@ func vllmPeak(recs []records.Record) sweep.Peak {
 		outs = append(outs, o)
 	}
 	if len(outs) == 0 {
-		return sweep.Peak{}
+		return result.Peak{}
 	}
 	minStart, maxEnd := math.Inf(1), math.Inf(-1)
 	for _, o := range outs {
@@ -137,7 +136,7 @@ func vllmPeak(recs []records.Record) sweep.Peak {
 		}
 		return a.delta - b.delta
 	})
-	var pk sweep.Peak
+	var pk result.Peak
 	cur := 0
 	for _, e := range events {
 		cur += e.delta
@@ -157,7 +156,7 @@ func TestPeakOfAgreesWithVLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int]sweep.Peak{}
+	want := map[int]result.Peak{}
 	for tier := range 6 {
 		n := 1 + rng.IntN(200)
 		var recs []records.Record
@@ -179,7 +178,7 @@ func TestPeakOfAgreesWithVLLM(t *testing.T) {
 			recs = append(recs, r)
 		}
 		want[tier] = vllmPeak(recs)
-		if got := sweep.PeakOf(recs); got != want[tier] {
+		if got := result.PeakOf(recs); got != want[tier] {
 			t.Errorf("tier %d: PeakOf = %+v, vLLM's computation %+v", tier, got, want[tier])
 		}
 		if err := w.WriteTier(records.Tier{Kind: records.KindTier, Tier: tier, Arrival: "test", RequestRate: 1, Burstiness: 1, Planned: n}); err != nil {
@@ -194,7 +193,7 @@ func TestPeakOfAgreesWithVLLM(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := sweep.PeaksOfFile(path)
+	got, err := result.PeaksOfFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +201,7 @@ func TestPeakOfAgreesWithVLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole := sweep.PeaksOf(f)
+	whole := result.PeaksOf(f)
 	for tier, w := range want {
 		if got[tier] != w || whole[tier] != w {
 			t.Errorf("tier %d: PeaksOfFile %+v, PeaksOf %+v, want %+v", tier, got[tier], whole[tier], w)

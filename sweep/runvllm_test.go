@@ -11,7 +11,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 func TestPyFloat(t *testing.T) {
@@ -23,7 +23,7 @@ func TestPyFloat(t *testing.T) {
 		{1e16, "1e+16"}, {math.Inf(1), "inf"}, {math.NaN(), "inf"}, {0, "0.0"},
 	}
 	for _, tc := range tests {
-		if got := sweep.PyFloat(tc.in); got != tc.want {
+		if got := result.PyFloat(tc.in); got != tc.want {
 			t.Errorf("PyFloat(%v) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -43,25 +43,25 @@ func TestReservedKey(t *testing.T) {
 		{"p99_ttft_ms", true}, {"p99.9_itl_ms", true}, {"mean_anything_ms", true}, {"count_ttft", true}, {"spec_decode_acceptance_rate", true},
 	}
 	for _, tc := range tests {
-		if why := sweep.ReservedKey(tc.key); (why != "") != tc.reserved {
+		if why := result.ReservedKey(tc.key); (why != "") != tc.reserved {
 			t.Errorf("ReservedKey(%q) = %q, want reserved %v", tc.key, why, tc.reserved)
 		}
 	}
 }
 
 // runResult is a run's result of a few ok requests under a concurrency cap.
-func runResult(t *testing.T, endpoint string) *sweep.Result {
+func runResult(t *testing.T, endpoint string) *result.Result {
 	t.Helper()
 	tier := records.Tier{Kind: records.KindTier, Tier: 0, Role: records.RoleTier, Arrival: "poisson(rate=4/s)",
 		RequestRate: 4, Burstiness: 1, MaxConcurrency: 2, Planned: 3}
 	recs := []records.Record{okRecord(0, 0, 0.1, 0.02, 0.02), okRecord(1, 0.3, 0.35, 0.02), okRecord(2, 0.6, 0.7, 0.01, 0.01, 0.01)}
-	s := sweep.DefaultSettings()
+	s := result.DefaultSettings()
 	h := records.Header{Kind: records.KindHeader, Tool: "loadcurve", MetricsVersion: records.MetricsVersion, Command: records.CommandRun,
 		Endpoint: endpoint, Model: "org/Model-7B", MaxConcurrency: 2,
 		StartWall: time.Date(2026, 3, 4, 5, 6, 7, 0, time.FixedZone("", 3600)), RequestIDPrefix: "bench-",
 		Label: "nightly", Metadata: records.Metadata{{Key: "tp", Value: "2"}, {Key: "gpu", Value: "a100, 80GB"}}}
-	res := sweep.Build(h, s, []sweep.TierResult{{Tier: tier, Summary: measure.Summarize(recs, tier, s.Measure)}})
-	res.Peaks = map[int]sweep.Peak{0: sweep.PeakOf(recs)}
+	res := result.Build(h, s, []result.TierResult{{Tier: tier, Summary: measure.Summarize(recs, tier, s.Measure)}})
+	res.Peaks = map[int]result.Peak{0: result.PeakOf(recs)}
 	return res
 }
 
@@ -93,7 +93,7 @@ func TestRunFileVLLMKeys(t *testing.T) {
 	if run["label"] != "nightly" || run["request_id_prefix"] != "bench-" || run["metadata"].(map[string]any)["gpu"] != "a100, 80GB" {
 		t.Errorf("run holds label %v, prefix %v, metadata %v", run["label"], run["request_id_prefix"], run["metadata"])
 	}
-	var back sweep.RunFile
+	var back result.RunFile
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -155,16 +155,16 @@ func TestVLLMResult(t *testing.T) {
 	cat := func(parts ...[]string) []string { return slices.Concat(parts...) }
 	tests := []struct {
 		name string
-		opts sweep.VLLMOptions
+		opts result.VLLMOptions
 		want []string
 		file string
 	}{
-		{"vLLM's defaults", sweep.VLLMOptions{}, cat(head, figures, stats([]string{"p99"}, "ttft", "tpot", "itl")),
+		{"vLLM's defaults", result.VLLMOptions{}, cat(head, figures, stats([]string{"p99"}, "ttft", "tpot", "itl")),
 			"nightly-4.0qps-concurrency2-Model-7B-20260304-050607.json"},
 		{"chosen metrics and percentiles, in vLLM's order",
-			sweep.VLLMOptions{Metrics: []string{"e2el", "client_queue_time", "ttft"}, Percentiles: []float64{50, 90}},
+			result.VLLMOptions{Metrics: []string{"e2el", "client_queue_time", "ttft"}, Percentiles: []float64{50, 90}},
 			cat(head, figures, stats([]string{"p50", "p90"}, "ttft", "e2el", "client_queue_time")), ""},
-		{"a ramp", sweep.VLLMOptions{Ramp: &sweep.VLLMRamp{Strategy: "linear", Start: 1, End: 8.5}},
+		{"a ramp", result.VLLMOptions{Ramp: &result.VLLMRamp{Strategy: "linear", Start: 1, End: 8.5}},
 			cat(head, []string{"ramp_up_strategy", "ramp_up_start_rps", "ramp_up_end_rps"}, figures, stats([]string{"p99"}, "ttft", "tpot", "itl")),
 			"nightly-ramp-up-linear-1qps-8.5qps-concurrency2-Model-7B-20260304-050607.json"},
 	}
@@ -192,7 +192,7 @@ func TestVLLMResult(t *testing.T) {
 			}
 		})
 	}
-	if _, err := res.VLLMResult(sweep.VLLMOptions{Percentiles: []float64{42}}); err == nil || !strings.Contains(err.Error(), "p42") {
+	if _, err := res.VLLMResult(result.VLLMOptions{Percentiles: []float64{42}}); err == nil || !strings.Contains(err.Error(), "p42") {
 		t.Errorf("a percentile the summary lacks: %v", err)
 	}
 	comp := runResult(t, "completions")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
@@ -55,7 +56,7 @@ func TestSessionDecisionsHoldInSteadyState(t *testing.T) {
 		}
 		found := false
 		for _, n := range res.Notes {
-			found = found || n == sweep.SessionsNote
+			found = found || n == result.SessionsNote
 		}
 		if !found {
 			t.Errorf("seed %d: the result does not say its rates count sessions: %v", seed, res.Notes)

@@ -9,11 +9,11 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 func TestSettingsOrDefaults(t *testing.T) {
-	none := sweep.Settings{}.OrDefaults()
+	none := result.Settings{}.OrDefaults()
 	want, _ := measure.ParsePercentiles(measure.DefaultPercentiles)
 	if !reflect.DeepEqual(none.Measure.Percentiles, want) || none.Measure.MaxScheduleLag != measure.DefaultMaxScheduleLag {
 		t.Errorf("percentiles %v, lag %v", none.Measure.Percentiles, none.Measure.MaxScheduleLag)
@@ -22,34 +22,34 @@ func TestSettingsOrDefaults(t *testing.T) {
 		t.Errorf("curve params %+v", p)
 	}
 	// A result that states its parameters keeps its headroom of zero: it is a choice.
-	stated := sweep.Settings{Params: curve.Params{TargetShare: 0.9}}.OrDefaults()
+	stated := result.Settings{Params: curve.Params{TargetShare: 0.9}}.OrDefaults()
 	if stated.Params.Headroom != 0 || stated.Params.TargetShare != 0.9 {
 		t.Errorf("stated params became %+v", stated.Params)
 	}
 }
 
 func TestSettingsInputsOverABase(t *testing.T) {
-	base := sweep.Settings{Measure: measure.Options{Percentiles: []float64{50}, Warmup: time.Second}, Params: curve.Params{TargetShare: 0.9}}
+	base := result.Settings{Measure: measure.Options{Percentiles: []float64{50}, Warmup: time.Second}, Params: curve.Params{TargetShare: 0.9}}
 	tests := []struct {
 		name  string
 		given map[string][]string
-		check func(t *testing.T, s sweep.Settings)
+		check func(t *testing.T, s result.Settings)
 		errs  []string
 	}{
-		{"nothing given keeps the base", nil, func(t *testing.T, s sweep.Settings) {
+		{"nothing given keeps the base", nil, func(t *testing.T, s result.Settings) {
 			if !reflect.DeepEqual(s.Measure.Percentiles, []float64{50}) || s.Measure.Warmup != time.Second || s.Params.TargetShare != 0.9 || s.Params.Headroom != 0 {
 				t.Errorf("settings %+v", s)
 			}
 		}, nil},
-		{"what is given replaces it", map[string][]string{measure.FieldPercentiles: {"90,99"}, sweep.FieldWarmup: {"0s"}, sweep.FieldHeadroom: {"0.25"}, measure.FieldPercentileMetrics: {"ttft"}},
-			func(t *testing.T, s sweep.Settings) {
+		{"what is given replaces it", map[string][]string{measure.FieldPercentiles: {"90,99"}, result.FieldWarmup: {"0s"}, result.FieldHeadroom: {"0.25"}, measure.FieldPercentileMetrics: {"ttft"}},
+			func(t *testing.T, s result.Settings) {
 				if !reflect.DeepEqual(s.Measure.Percentiles, []float64{90, 99}) || s.Measure.Warmup != 0 || s.Params.Headroom != 0.25 || !reflect.DeepEqual(s.Measure.Metrics, []string{"ttft"}) {
 					t.Errorf("settings %+v", s)
 				}
 			}, nil},
-		{"zeros given are refused, defaults are not", map[string][]string{sweep.FieldTargetShare: {"0"}, sweep.FieldConfidence: {"0"}, sweep.FieldMaxScheduleLag: {"0s"}, sweep.FieldCooldownWindow: {"-1s"}},
+		{"zeros given are refused, defaults are not", map[string][]string{result.FieldTargetShare: {"0"}, result.FieldConfidence: {"0"}, result.FieldMaxScheduleLag: {"0s"}, result.FieldCooldownWindow: {"-1s"}},
 			nil, []string{"cool-down window: must be >= 0, got -1s", "schedule-lag floor: must be > 0, got 0s", "target-share: must be in (0, 1], got 0", "confidence: must be in (0, 1), got 0"}},
-		{"curve's ranges", map[string][]string{sweep.FieldHeadroom: {"1"}}, nil, []string{"headroom: 1: must be in [0, 1), the fraction of capacity kept in reserve (e.g. 0.2)"}},
+		{"curve's ranges", map[string][]string{result.FieldHeadroom: {"1"}}, nil, []string{"headroom: 1: must be in [0, 1), the fraction of capacity kept in reserve (e.g. 0.2)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,7 +74,7 @@ func TestSettingsInputsOverABase(t *testing.T) {
 }
 
 func TestSettingsInputsShowTheDefaults(t *testing.T) {
-	s := sweep.DefaultSettings()
+	s := result.DefaultSettings()
 	ps := s.Inputs()
 	if ps[0].Current() != measure.DefaultPercentiles || ps[1].Current() != "" {
 		t.Errorf("percentiles shown %q, metrics %q", ps[0].Current(), ps[1].Current())
@@ -86,10 +86,10 @@ func TestSettingsInputsShowTheDefaults(t *testing.T) {
 }
 
 func TestCheckBounded(t *testing.T) {
-	if err := sweep.CheckBounded(measure.Options{Warmup: time.Second}); err != nil {
+	if err := result.CheckBounded(measure.Options{Warmup: time.Second}); err != nil {
 		t.Errorf("a warm-up window: %v", err)
 	}
-	err := sweep.CheckBounded(measure.Options{Cooldown: time.Second})
+	err := result.CheckBounded(measure.Options{Cooldown: time.Second})
 	if err == nil || !strings.HasPrefix(err.Error(), "bounded memory: cannot apply cool-down window:") {
 		t.Errorf("a cool-down window: %v", err)
 	}

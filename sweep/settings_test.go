@@ -11,13 +11,13 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // throughHeader writes settings into a records header, encodes the header as records.jsonl's
 // first line holds it, decodes it and reads the settings back: the path report, compare and cost
 // take to reproduce a result from the records alone.
-func throughHeader(t *testing.T, s sweep.Settings) (sweep.Settings, []string) {
+func throughHeader(t *testing.T, s result.Settings) (result.Settings, []string) {
 	t.Helper()
 	h := records.Header{Kind: records.KindHeader, Tool: "loadcurve", Command: records.CommandRun, Settings: s.Record()}
 	b, err := json.Marshal(h)
@@ -28,7 +28,7 @@ func throughHeader(t *testing.T, s sweep.Settings) (sweep.Settings, []string) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	got, notes, err := sweep.SettingsOf(back)
+	got, notes, err := result.SettingsOf(back)
 	if err != nil {
 		t.Fatalf("SettingsOf(%s): %v", b, err)
 	}
@@ -46,16 +46,16 @@ func TestSettingsRoundTripThroughTheHeader(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		in   sweep.Settings
+		in   result.Settings
 	}{
-		{"everything set", sweep.Settings{
+		{"everything set", result.Settings{
 			Measure: measure.Options{Objectives: obj, Percentiles: []float64{50, 99.9}, Metrics: []string{"ttft", "itl"},
 				Warmup: 2500 * time.Millisecond, Cooldown: 400 * time.Millisecond, MaxScheduleLag: 7 * time.Millisecond},
 			Params: curve.Params{TargetShare: 0.95, Headroom: 0.3, Confidence: 0.9, PlateauGain: 0.1}}},
-		{"headroom 0", sweep.Settings{
+		{"headroom 0", result.Settings{
 			Measure: measure.Options{Objectives: obj, Percentiles: []float64{99}, MaxScheduleLag: measure.DefaultMaxScheduleLag},
 			Params:  curve.Params{TargetShare: 0.5, Headroom: 0, Confidence: 0.99, PlateauGain: 0.02}}},
-		{"no objectives", sweep.Settings{
+		{"no objectives", result.Settings{
 			Measure: measure.Options{Percentiles: []float64{90}, MaxScheduleLag: time.Millisecond},
 			Params:  curve.DefaultParams()}},
 	}
@@ -81,7 +81,7 @@ func TestSettingsRoundTripThroughTheHeader(t *testing.T) {
 // TestSettingsRecordFillsTheDefaults: the header states the values a result was made with, so a
 // zero setting is written as the default it stood for (a zero headroom stays 0: it is a value).
 func TestSettingsRecordFillsTheDefaults(t *testing.T) {
-	r := sweep.Settings{}.Record()
+	r := result.Settings{}.Record()
 	want := records.Settings{
 		Objectives: "", Percentiles: []float64{50, 90, 95, 99}, MaxScheduleLagMs: 5,
 		TargetShare: 0.99, Headroom: 0, Confidence: 0.95, PlateauGain: 0.05,
@@ -93,12 +93,12 @@ func TestSettingsRecordFillsTheDefaults(t *testing.T) {
 		t.Errorf("percentiles %v, want the default list %v", r.Percentiles, measure.DefaultPercentileList())
 	}
 	// The defaults' record keeps the default headroom.
-	if d := sweep.DefaultSettings().Record(); d.Headroom != curve.DefaultHeadroom || d.TargetShare != curve.DefaultTargetShare ||
+	if d := result.DefaultSettings().Record(); d.Headroom != curve.DefaultHeadroom || d.TargetShare != curve.DefaultTargetShare ||
 		d.Confidence != curve.DefaultConfidence || d.PlateauGain != curve.DefaultPlateauGain {
 		t.Errorf("DefaultSettings().Record() = %+v", *d)
 	}
 	// What an empty Settings records reads back as the values it stood for.
-	got, _ := throughHeader(t, sweep.Settings{})
+	got, _ := throughHeader(t, result.Settings{})
 	if got.Params != (curve.Params{TargetShare: 0.99, Confidence: 0.95, PlateauGain: 0.05}) ||
 		!slices.Equal(got.Measure.Percentiles, []float64{50, 90, 95, 99}) || got.Measure.MaxScheduleLag != measure.DefaultMaxScheduleLag {
 		t.Errorf("empty settings read back as %+v", got)
@@ -108,12 +108,12 @@ func TestSettingsRecordFillsTheDefaults(t *testing.T) {
 // TestSettingsOfAHeaderWithout: a file of an older loadcurve states no settings: the defaults,
 // and a note that says so; settings that do not parse are an error naming the setting.
 func TestSettingsOfAHeaderWithout(t *testing.T) {
-	s, notes, err := sweep.SettingsOf(records.Header{Kind: records.KindHeader, Command: records.CommandSweep})
+	s, notes, err := result.SettingsOf(records.Header{Kind: records.KindHeader, Command: records.CommandSweep})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(s, sweep.DefaultSettings()) {
-		t.Errorf("settings of a header without any: %+v, want the defaults %+v", s, sweep.DefaultSettings())
+	if !reflect.DeepEqual(s, result.DefaultSettings()) {
+		t.Errorf("settings of a header without any: %+v, want the defaults %+v", s, result.DefaultSettings())
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "settings") {
 		t.Errorf("notes %q: want one saying the header states no settings", notes)
@@ -129,7 +129,7 @@ func TestSettingsOfAHeaderWithout(t *testing.T) {
 		{"headroom", records.Settings{TargetShare: 0.99, Headroom: 1, Confidence: 0.95, PlateauGain: 0.05}, "headroom"},
 	} {
 		rs := tc.rs
-		if _, _, err := sweep.SettingsOf(records.Header{Settings: &rs}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, _, err := result.SettingsOf(records.Header{Settings: &rs}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err %v, want one naming %q", tc.name, err, tc.want)
 		}
 	}

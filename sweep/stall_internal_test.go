@@ -7,6 +7,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // TestTierLineSaysStalls: a tier whose requests stalled until the drain deadline says so in its
@@ -14,7 +15,7 @@ import (
 // nowhere); a tier without stalls says nothing of them.
 func TestTierLineSaysStalls(t *testing.T) {
 	for _, stalls := range []int{0, 3} {
-		tr := TierResult{Summary: measure.Summary{NominalRate: 4, Planned: 20, Stalls: stalls,
+		tr := result.TierResult{Summary: measure.Summary{NominalRate: 4, Planned: 20, Stalls: stalls,
 			Steady: &measure.Steady{Requests: 20, CompliantShare: 0.85, Stationary: true}}}
 		line := shortTierLine(tr, nil, curve.Params{}, false)
 		if got := strings.Contains(line, "3 requests stalled (the server sent nothing on them until the drain deadline"); got != (stalls > 0) {
@@ -31,15 +32,15 @@ func TestTierLineSaysStalls(t *testing.T) {
 // showed: its line says so as it ends, as the sweep's table will say (it said "meets the target"
 // on the terminal and "overloaded" in the table). A tier within the margin keeps its verdict.
 func TestTierLineSaysOverloadedAsTheTableWill(t *testing.T) {
-	tier := func(n int, rate, completions float64) TierResult {
+	tier := func(n int, rate, completions float64) result.TierResult {
 		st := &measure.Steady{End: 60, Requests: 1000, Compliant: 1000, Ok: 1000, RealisedRate: rate, RequestThroughput: completions,
 			CompliantShare: 1, VarianceFactor: 1, EffectiveRequests: 1000, Stationary: true}
-		return TierResult{Tier: records.Tier{Tier: n, Role: records.RoleTier}, Summary: measure.Summary{Tier: n, Role: records.RoleTier,
+		return result.TierResult{Tier: records.Tier{Tier: n, Role: records.RoleTier}, Summary: measure.Summary{Tier: n, Role: records.RoleTier,
 			NominalRate: rate, Planned: 1000, Recorded: 1000, Issued: 1000, Complete: true, RequestThroughput: completions, Steady: st}}
 	}
-	e := &exec{cfg: Config{Settings: Settings{Params: curve.DefaultParams()}}}
+	e := &exec{cfg: Config{Settings: result.Settings{Params: curve.DefaultParams()}}}
 	for _, tc := range []struct {
-		tier TierResult
+		tier result.TierResult
 		want string
 	}{
 		{tier(1, 5, 5), "meets the target"},

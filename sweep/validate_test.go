@@ -8,6 +8,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -35,11 +36,11 @@ func TestValidateRefusesAWindowThatLeavesNothing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := tt.cfg
-			cfg.Settings = sweep.DefaultSettings()
+			cfg.Settings = result.DefaultSettings()
 			cfg.Settings.Measure.Warmup, cfg.Settings.Measure.Cooldown = tt.warmup, tt.cooldown
 			var got *field.Error
 			for _, err := range cfg.Validate() {
-				if fe := field.Of(err); fe != nil && fe.Name == sweep.FieldWarmup {
+				if fe := field.Of(err); fe != nil && fe.Name == result.FieldWarmup {
 					got = fe
 				}
 			}
@@ -58,7 +59,7 @@ func TestValidateRefusesAWindowThatLeavesNothing(t *testing.T) {
 // zero budget is no budget. Not given, the same zero takes the default. (cmd re-checked each
 // flag for an explicit 0 before.)
 func TestGivenZeroIsAValue(t *testing.T) {
-	base := sweep.Config{Rates: sweep.Rates{Auto: true}, Settings: sweep.DefaultSettings()}
+	base := sweep.Config{Rates: sweep.Rates{Auto: true}, Settings: result.DefaultSettings()}
 	tests := []struct {
 		name  string
 		given sweep.Given

@@ -8,6 +8,7 @@ import (
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -73,10 +74,10 @@ var fieldFlags = map[string]string{
 	sweep.FieldDrain:           "drain-timeout",
 	sweep.FieldMaxTiers:        "max-tiers",
 	sweep.FieldRepeat:          "repeat",
-	sweep.FieldWarmup:          "window-warmup",
-	sweep.FieldCooldownWindow:  "window-cooldown",
-	sweep.FieldBounded:         "bounded-memory",
-	sweep.FieldMaxScheduleLag:  "max-schedule-lag",
+	result.FieldWarmup:         "window-warmup",
+	result.FieldCooldownWindow: "window-cooldown",
+	result.FieldBounded:        "bounded-memory",
+	result.FieldMaxScheduleLag: "max-schedule-lag",
 
 	runner.FieldWarmups:     "num-warmups",
 	runner.FieldVirtual:     "sim-clock",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -38,7 +39,7 @@ func TestEveryFieldHasItsFlag(t *testing.T) {
 func TestFlagErrorNamesEveryInputByItsFlag(t *testing.T) {
 	t.Parallel()
 	cfg := sweep.Config{Rates: sweep.Rates{List: []float64{1}}, MinTierDuration: 2 * time.Second, MaxTierDuration: time.Second,
-		Settings: sweep.DefaultSettings()}
+		Settings: result.DefaultSettings()}
 	errs := cfg.Validate()
 	if len(errs) == 0 {
 		t.Fatal("no error")

@@ -12,6 +12,7 @@ import (
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
@@ -173,14 +174,14 @@ func readSource(c *cli.Context) (*workloads.Source, []error) {
 // --- objectives and analysis ---
 
 func objectiveFlags() []cli.Flag {
-	s := sweep.DefaultSettings()
+	s := result.DefaultSettings()
 	return append([]cli.Flag{&cli.StringSliceFlag{Name: "goodput", Category: catObjective, Usage: "latency objectives KEY:MS (vLLM syntax), keys " + strings.Join(measure.ObjectiveKeys(), ", ") + " (ttfa: time to the first answer token; answer_itl: mean gap between answer chunks), e.g. --goodput ttft:500 tpot:50"}},
 		bind.Flags(catObjective, s.Inputs())...)
 }
 
 // readSettings reads the objective and analysis flags; a flag the user did not set keeps the
 // value of base (a result's own settings, for report; the defaults otherwise).
-func readSettings(c *cli.Context, base sweep.Settings) (sweep.Settings, []error) {
+func readSettings(c *cli.Context, base result.Settings) (result.Settings, []error) {
 	var errs []error
 	s := base.OrDefaults()
 	if c.IsSet("goodput") {
@@ -211,12 +212,12 @@ func boundedMemoryFlag(what string) cli.Flag {
 		Usage: what + ": counts, throughputs, means exact; medians and percentiles within ±0.5 % (records.jsonl keeps everything; 'loadcurve report' on it is exact)"}
 }
 
-// boundedMemory reads --bounded-memory (sweep.CheckBounded).
+// boundedMemory reads --bounded-memory (result.CheckBounded).
 func boundedMemory(c *cli.Context, opts measure.Options) (bool, error) {
 	if !c.Bool("bounded-memory") {
 		return false, nil
 	}
-	if err := sweep.CheckBounded(opts); err != nil {
+	if err := result.CheckBounded(opts); err != nil {
 		return true, usageError{bind.Error(err)}
 	}
 	return true, nil

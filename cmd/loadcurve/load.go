@@ -24,7 +24,7 @@ import (
 // the workload, the settings and the output, from which the command builds its sweep.Config.
 type loadCommand struct {
 	target   runner.Options
-	settings sweep.Settings
+	settings result.Settings
 	source   *workloads.Source
 	bounded  bool
 	out      report.Output
@@ -57,7 +57,7 @@ func (lc *loadCommand) scenarioFirst(c *cli.Context) func(*sweep.Executor) {
 }
 
 // readLoadCommand reads every flag run and sweep share, returning every problem at once.
-func readLoadCommand(c *cli.Context, base sweep.Settings) (*loadCommand, []error) {
+func readLoadCommand(c *cli.Context, base result.Settings) (*loadCommand, []error) {
 	lc := &loadCommand{out: report.DefaultOutput()}
 	errs := bind.Apply(c, lc.out.Params(), false)
 	if c.Args().Present() {
@@ -180,7 +180,7 @@ func (lc *loadCommand) plan(cmd records.Command, schedule fmt.Stringer) {
 
 // finish closes the session (the records file is complete: runner.Session.Finish), writes the
 // result files, and prints the result.
-func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *sweep.Result) error {
+func (lc *loadCommand) finish(c *cli.Context, s *runner.Session, res *result.Result) error {
 	stderr := c.App.ErrWriter
 	series, warnings, closeErr := s.Finish(res, lc.recordsLost, report.ReadTimeSeries)
 	say(c, "warning: ", warnings...)
@@ -221,7 +221,7 @@ func isTerminal(f *os.File) bool {
 // runExecutor runs cfg's executor in the session (runner.Session.Execute), logging to stderr,
 // and returns its result (incomplete and without an error when interrupted); tune, when given,
 // completes the executor first (a resumed sweep's).
-func runExecutor(ctx context.Context, c *cli.Context, s *runner.Session, cfg sweep.Config, tune ...func(*sweep.Executor)) (*sweep.Result, error) {
+func runExecutor(ctx context.Context, c *cli.Context, s *runner.Session, cfg sweep.Config, tune ...func(*sweep.Executor)) (*result.Result, error) {
 	stderr := c.App.ErrWriter
 	var detail func(string, ...any)
 	if c.Bool("verbose") {

@@ -50,7 +50,7 @@ func virtualSweepDir(t *testing.T, tokens int) string {
 	t.Helper()
 	q := sim.QueueConfig{ModelName: "m", Servers: 4, Service: 400 * time.Millisecond, FirstToken: 20 * time.Millisecond, OutputTokens: tokens}
 	k := &keptRecords{Runner: &virtual.QueueRunner{Config: q}}
-	s := sweep.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: 500 * time.Millisecond}, Percentiles: []float64{50, 99}}, Params: curve.DefaultParams()}
+	s := result.Settings{Measure: measure.Options{Objectives: measure.Objectives{TTFT: 500 * time.Millisecond}, Percentiles: []float64{50, 99}}, Params: curve.DefaultParams()}
 	res, err := (&sweep.Executor{Config: sweep.Config{Rates: sweep.Rates{List: []float64{2, 4, 6, 8}}, Seed: 1, Confirm: true, Settings: s}, Runner: k}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,6 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // mustRun runs the command line and fails the test unless it exits 0; it returns stdout and stderr.
@@ -307,7 +306,7 @@ func TestRegressionCompareWithoutCapacityKeepsItsOutput(t *testing.T) {
 	t.Parallel() // mostly waiting on real time (TestMain)
 	a := t.TempDir()
 	tinySweep(t, a, "--goodput", "ttft:0.001", "--quiet")
-	cf, err := sweep.ReadCurve(filepath.Join(a, result.CurveName))
+	cf, err := result.ReadCurve(filepath.Join(a, result.CurveName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,7 +488,7 @@ func TestRegressionLowerBoundSweep(t *testing.T) {
 	// both tiers with no wait.
 	stdout, stderr := mustRun(t, append([]string{"sweep", "--verbose", "--request-rates", "30,60", "--duration", "20s", "--no-confirm",
 		"--goodput", "ttft:100", "--out", dir}, wideVirtualQueue...)...)
-	cf, err := sweep.ReadCurve(filepath.Join(dir, result.CurveName))
+	cf, err := result.ReadCurve(filepath.Join(dir, result.CurveName))
 	if err != nil {
 		t.Fatal(err)
 	}

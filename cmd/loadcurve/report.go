@@ -10,7 +10,6 @@ import (
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 func reportCommand() *cli.Command {
@@ -29,10 +28,10 @@ func reportCommand() *cli.Command {
 
 // loadResult rebuilds a result from its records under the settings its header states, changed
 // by the flags the user set (c nil: none); the reader's warnings go to warn.
-func loadResult(c *cli.Context, arg string, bounded bool, warn io.Writer) (*sweep.Loaded, error) {
-	var override func(sweep.Settings) (sweep.Settings, error)
+func loadResult(c *cli.Context, arg string, bounded bool, warn io.Writer) (*result.Loaded, error) {
+	var override func(result.Settings) (result.Settings, error)
 	if c != nil {
-		override = func(base sweep.Settings) (sweep.Settings, error) {
+		override = func(base result.Settings) (result.Settings, error) {
 			s, errs := readSettings(c, base)
 			if len(errs) == 0 && bounded {
 				_, err := boundedMemory(c, s.Measure)
@@ -41,7 +40,7 @@ func loadResult(c *cli.Context, arg string, bounded bool, warn io.Writer) (*swee
 			return s, usageErrors(errs)
 		}
 	}
-	l, err := sweep.Load(arg, override, bounded)
+	l, err := result.Load(arg, override, bounded)
 	if err != nil {
 		if _, ok := err.(usageError); ok {
 			return nil, err

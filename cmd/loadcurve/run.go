@@ -10,6 +10,7 @@ import (
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sweep"
 )
@@ -41,7 +42,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	lc, e := readLoadCommand(c, sweep.DefaultSettings())
+	lc, e := readLoadCommand(c, result.DefaultSettings())
 	errs = append(errs, e...)
 	if err := spec.CheckWithin(d); err != nil {
 		errs = append(errs, err)

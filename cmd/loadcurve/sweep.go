@@ -107,7 +107,7 @@ func readSweep(c *cli.Context) (sweepInput, []error) {
 	if gerr != nil {
 		errs = append(errs, gerr)
 	}
-	lc, e := readLoadCommand(c, sweep.DefaultSettings())
+	lc, e := readLoadCommand(c, result.DefaultSettings())
 	in.whose, in.lc, errs = whose, lc, append(errs, e...)
 	errs = append(errs, bind.Apply(c, ps[1:], true)...)
 	cfg := &in.cfg
@@ -193,7 +193,7 @@ func (in sweepInput) checkResumable(schedule result.SweepSchedule) error {
 
 // finish shows and saves the result of a sweep that ended with err: whole, interrupted, or
 // with its records file cut short (then what ran is saved, and the resume command said).
-func (in sweepInput) finish(c *cli.Context, s *runner.Session, res *sweep.Result, err error) error {
+func (in sweepInput) finish(c *cli.Context, s *runner.Session, res *result.Result, err error) error {
 	lc := in.lc
 	var mismatch *sweep.MismatchError
 	if errors.As(err, &mismatch) {

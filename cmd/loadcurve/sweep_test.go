@@ -17,7 +17,6 @@ import (
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // sweepArgs is a short fixed-rate sweep against the embedded sim (fixed 1 s tiers: these tests
@@ -27,9 +26,9 @@ func sweepArgs(dir, profile string, seed string) []string {
 		"--sim-profile", profile, "--seed", seed, "--out", dir}, small...)
 }
 
-func readCurve(t *testing.T, dir string) sweep.CurveFile {
+func readCurve(t *testing.T, dir string) result.CurveFile {
 	t.Helper()
-	cf, err := sweep.ReadCurve(filepath.Join(dir, result.CurveName))
+	cf, err := result.ReadCurve(filepath.Join(dir, result.CurveName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +180,7 @@ func TestSweepFindsTheSimCapacity(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	var cf sweep.CurveFile
+	var cf result.CurveFile
 	if err := json.Unmarshal([]byte(stdout), &cf); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}

@@ -44,7 +44,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 func main() {
@@ -85,12 +85,12 @@ func run(w io.Writer, logPath, dir, objectiveText string, target float64, n, rep
 		return err
 	}
 	var f *records.File
-	var cf sweep.CurveFile
+	var cf result.CurveFile
 	if dir != "" {
 		if f, err = records.ReadFile(filepath.Join(dir, "records.jsonl")); err != nil {
 			return err
 		}
-		if cf, err = sweep.ReadCurve(filepath.Join(dir, "curve.json")); err != nil {
+		if cf, err = result.ReadCurve(filepath.Join(dir, "curve.json")); err != nil {
 			return err
 		}
 		l.keepLateness(curveTierIDs(f))
@@ -221,7 +221,7 @@ type tierTruth struct {
 	Lag                                   []float64 // dispatched − planned
 }
 
-func joinTiers(l *serverLog, f *records.File, cf sweep.CurveFile, objective time.Duration) []tierTruth {
+func joinTiers(l *serverLog, f *records.File, cf result.CurveFile, objective time.Duration) []tierTruth {
 	obj := objective.Seconds()
 	prefix := f.Header.RequestIDPrefix
 	var out []tierTruth
@@ -381,7 +381,7 @@ func shuffledShare(waits, lates []float64, obj float64) float64 {
 	return float64(ok) / float64(n)
 }
 
-func printAnswer(w io.Writer, cf sweep.CurveFile, tr truth) {
+func printAnswer(w io.Writer, cf result.CurveFile, tr truth) {
 	ref := tr.reference()
 	fmt.Fprintln(w)
 	c := cf.Analysis.Capacity

@@ -19,7 +19,7 @@ import (
 // Save is what --save-result writes and where: vLLM's result file of a run (ReadSave).
 type Save struct {
 	dir, name string
-	opts      sweep.VLLMOptions
+	opts      result.VLLMOptions
 	// outDir is the run's --out ("" when none): the file may not be one of its result's.
 	outDir string
 	// replace is --replace: an existing file of that name may be overwritten.
@@ -104,7 +104,7 @@ func sameExistingFile(a, b string) bool {
 // ReadSave reads --save-result, --result-dir and --result-filename (nil: none asked).
 // vLLM's defaults choose the statistics unless --percentile-metrics or --metric-percentiles
 // were given.
-func ReadSave(a Args, notes io.Writer, spec arrival.Spec, s sweep.Settings) (*Save, error) {
+func ReadSave(a Args, notes io.Writer, spec arrival.Spec, s result.Settings) (*Save, error) {
 	appendTo := a.Given("append-result") && a.Bool("append-result")
 	if !a.Bool("save-result") && !a.Given("result-dir") && !a.Given("result-filename") && !appendTo {
 		if a.Given("save-detailed") {
@@ -128,20 +128,20 @@ func ReadSave(a Args, notes io.Writer, spec arrival.Spec, s sweep.Settings) (*Sa
 	}
 	if a.Given("percentile-metrics") {
 		for _, m := range s.Measure.Metrics {
-			if slices.Contains(sweep.VLLMMetrics, m) {
+			if slices.Contains(result.VLLMMetrics, m) {
 				vr.opts.Metrics = append(vr.opts.Metrics, m)
 			}
 		}
 		if vr.opts.Metrics == nil {
 			return nil, fmt.Errorf("--save-result: --percentile-metrics %s names none of the metrics vLLM reports (%s)",
-				strings.Join(s.Measure.Metrics, ","), strings.Join(sweep.VLLMMetrics, ","))
+				strings.Join(s.Measure.Metrics, ","), strings.Join(result.VLLMMetrics, ","))
 		}
 	}
 	if a.Given("metric-percentiles") {
 		vr.opts.Percentiles = s.Measure.Percentiles
 	}
 	if spec.Ramp != arrival.RampNone {
-		vr.opts.Ramp = &sweep.VLLMRamp{Strategy: spec.Ramp.String(), Start: spec.RampStart, End: spec.RampEnd}
+		vr.opts.Ramp = &result.VLLMRamp{Strategy: spec.Ramp.String(), Start: spec.RampStart, End: spec.RampEnd}
 	}
 	return vr, nil
 }
@@ -149,7 +149,7 @@ func ReadSave(a Args, notes io.Writer, spec arrival.Spec, s sweep.Settings) (*Sa
 // Write writes the vLLM-layout file of a run's result: into --result-dir (created if need be),
 // under --result-filename or vLLM's default name; an absolute --result-filename stands alone,
 // as in vLLM.
-func (vr *Save) Write(res *sweep.Result, a Args, notes io.Writer) error {
+func (vr *Save) Write(res *result.Result, a Args, notes io.Writer) error {
 	if vr == nil {
 		return nil
 	}

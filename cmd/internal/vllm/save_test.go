@@ -9,13 +9,13 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // TestReadSave: no file unless asked (--save-detailed alone says so), and the flags that would
 // write a file nobody can use are refused.
 func TestReadSave(t *testing.T) {
-	s := sweep.DefaultSettings()
+	s := result.DefaultSettings()
 	for _, tc := range []struct {
 		line     []string
 		none     bool
@@ -80,7 +80,7 @@ func TestCheckPath(t *testing.T) {
 		{line: []string{"--result-dir", out, "--result-filename", existing}, wantErr: existing + " already exists"},
 	} {
 		a := parse(tc.line...)
-		vr, err := vllm.ReadSave(a, io.Discard, arrival.Spec{}, sweep.DefaultSettings())
+		vr, err := vllm.ReadSave(a, io.Discard, arrival.Spec{}, result.DefaultSettings())
 		if err != nil {
 			t.Fatalf("%v: %v", tc.line, err)
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/result"
 )
 
 // TestSaveFlags: run's flags of vLLM's result file are the table's flags native to run, of
@@ -54,7 +54,7 @@ func isBool(f cli.Flag) bool { _, ok := f.(*cli.BoolFlag); return ok }
 // TestNotWritten: a file that was asked for and not written is said, with why; one not asked
 // for is not.
 func TestNotWritten(t *testing.T) {
-	asked, err := vllm.ReadSave(parse("--save-result"), &strings.Builder{}, arrival.Spec{}, sweep.DefaultSettings())
+	asked, err := vllm.ReadSave(parse("--save-result"), &strings.Builder{}, arrival.Spec{}, result.DefaultSettings())
 	if err != nil || asked == nil {
 		t.Fatalf("ReadSave: %v, %v", asked, err)
 	}

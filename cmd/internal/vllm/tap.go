@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -88,12 +89,12 @@ func (p *Tap) add(r *records.Record) {
 }
 
 // Arrays returns the rows as vLLM's arrays, in the requests' order.
-func (p *Tap) Arrays() *sweep.VLLMPerRequest {
+func (p *Tap) Arrays() *result.VLLMPerRequest {
 	p.mu.Lock()
 	rows := slices.Clone(p.rows)
 	p.mu.Unlock()
 	slices.SortStableFunc(rows, func(a, b tapRow) int { return a.id - b.id })
-	out := &sweep.VLLMPerRequest{}
+	out := &result.VLLMPerRequest{}
 	for _, r := range rows {
 		out.Latencies = append(out.Latencies, r.latency)
 		out.QueueTimes = append(out.QueueTimes, r.queue)

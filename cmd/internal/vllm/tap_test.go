@@ -8,6 +8,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 
@@ -49,7 +50,7 @@ func TestTapKeepsVLLMsArrays(t *testing.T) {
 			t.Errorf("the sink got %d records, want 3", len(sink.got))
 		}
 		got := tap.Arrays()
-		want := &sweep.VLLMPerRequest{Latencies: []float64{0, 0.05, 0}, QueueTimes: []float64{0, 0.005, 0.002}}
+		want := &result.VLLMPerRequest{Latencies: []float64{0, 0.05, 0}, QueueTimes: []float64{0, 0.005, 0.002}}
 		if detailed {
 			want.InputLens = []int{4, 8, 0}
 			want.OutputLens = []int{0, 3, 0}

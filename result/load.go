@@ -1,4 +1,4 @@
-package sweep
+package result
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/loadcurve/loadcurve/records"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // Loaded is a result rebuilt from its records file.
@@ -22,7 +21,7 @@ type Loaded struct {
 // the settings its header states, changed by override when it is not nil (the options a user
 // gave to report or compare), exactly or, bounded, in bounded memory.
 func Load(arg string, override func(Settings) (Settings, error), bounded bool) (*Loaded, error) {
-	l := &Loaded{Dir: arg, Path: filepath.Join(arg, result.RecordsName)}
+	l := &Loaded{Dir: arg, Path: filepath.Join(arg, RecordsName)}
 	fi, err := os.Stat(arg)
 	if err != nil {
 		return nil, err

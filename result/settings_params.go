@@ -1,4 +1,4 @@
-package sweep
+package result
 
 import (
 	"strconv"
@@ -18,6 +18,9 @@ const (
 	FieldTargetShare    = "target-share"
 	FieldConfidence     = "confidence"
 	FieldHeadroom       = "headroom"
+	FieldWarmup         = "warm-up window"
+	FieldCooldownWindow = "cool-down window"
+	FieldBounded        = "bounded memory"
 )
 
 // Inputs declares the analysis settings but the objectives (their params; Params is curve's),

@@ -1,4 +1,4 @@
-package sweep
+package result
 
 import (
 	"encoding/json"

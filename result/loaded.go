@@ -1,4 +1,4 @@
-package sweep
+package result
 
 import "github.com/loadcurve/loadcurve/curve"
 
@@ -15,7 +15,7 @@ func (r *Result) FiguresAt(tier int) (curve.Figures, error) {
 // ReadPeaks sets the vLLM peak figures of a one-tier result (the Peaks of summary.json): from
 // the records in memory, or from the file read again in bounded memory. A sweep has none.
 func (l *Loaded) ReadPeaks() error {
-	if !l.Result.Kind().OneTier() {
+	if !l.Result.Shape().OneTier() {
 		return nil
 	}
 	if l.File != nil {

@@ -1,4 +1,4 @@
-package sweep
+package result
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 )
@@ -151,7 +152,7 @@ func FromFile(f *records.File, s Settings) *Result {
 	}
 	tiers := make([]TierResult, 0, len(f.Tiers))
 	for _, t := range f.Tiers {
-		t = identityOf(f.Header, t)
+		t = IdentityOf(f.Header, t)
 		tiers = append(tiers, TierResult{Tier: t, Summary: measure.Summarize(byTier[t.Tier], t, s.Measure), Server: f.ServerMetrics[t.Tier]})
 	}
 	return Build(f.Header, s, tiers)
@@ -202,21 +203,21 @@ func ScanFile(path string, s Settings) (*Result, []string, error) {
 	}
 	tiers := make([]TierResult, 0, len(ids))
 	for _, t := range ids {
-		t = identityOf(h, t)
+		t = IdentityOf(h, t)
 		tiers = append(tiers, TierResult{Tier: t, Summary: accs[t.Tier].Summary(t), Server: server[t.Tier]})
 	}
 	return Build(h, s, tiers), warnings, nil
 }
 
-// identityOf completes a tier line of an older file from its header: the concurrency cap was a
+// IdentityOf completes a tier line of an older file from its header: the concurrency cap was a
 // run setting before it was a tier's, and a sweep's probe was only its rate.
-func identityOf(h records.Header, t records.Tier) records.Tier {
+func IdentityOf(h records.Header, t records.Tier) records.Tier {
 	if t.MaxConcurrency == 0 {
 		t.MaxConcurrency = h.MaxConcurrency
 	}
 	if t.Role == "" {
 		t.Role = records.RoleTier
-		if math.IsInf(float64(t.RequestRate), 1) && KindOf(h).Probes() {
+		if math.IsInf(float64(t.RequestRate), 1) && ShapeOf(h).Probes() {
 			t.Role = records.RoleProbe
 		}
 	}
@@ -230,7 +231,7 @@ func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // the figures at its operating point (the confirmation's measured ones when it verified it, else
 // the curve's expectation there).
 func (r *Result) PricedFigures() (curve.Figures, error) {
-	if r.Kind().OneTier() && len(r.Tiers) == 1 {
+	if r.Shape().OneTier() && len(r.Tiers) == 1 {
 		s := r.Tiers[0].Summary
 		raw, compl, steady := s.Throughputs()
 		f := curve.Figures{Rate: records.Rate(s.RealisedRate), RawOutputThroughput: raw, CompliantOutputThroughput: compl,
@@ -262,3 +263,20 @@ func (r *Result) TierFigures(tier int) (curve.Figures, error) {
 	}
 	return curve.Figures{}, fmt.Errorf("no curve tier %d (the result has %d tiers)", tier, len(r.Tiers))
 }
+
+// Axis is the result's axis: its analysis's when that is users, else sessions when any of its
+// tiers (of any repetition) started sessions, else the request rate.
+func (r *Result) Axis() curve.Axis {
+	if r.Analysis.Axis == curve.AxisUsers {
+		return curve.AxisUsers
+	}
+	for _, t := range r.Tiers {
+		if curve.AxisOf(t.Summary) == curve.AxisSessions {
+			return curve.AxisSessions
+		}
+	}
+	return curve.AxisRate
+}
+
+// boundedErr says which option a bounded summarizer refused.
+func boundedErr(err error) error { return field.Errorf(FieldBounded, "%v", err) }

@@ -1,0 +1,16 @@
+package result
+
+import (
+	"encoding/json"
+
+	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/records"
+)
+
+// TierResult is one tier of a result: its identity (with its closing line), its summary and
+// what the target's metrics endpoint said over it.
+type TierResult struct {
+	Tier    records.Tier
+	Summary measure.Summary
+	Server  json.RawMessage
+}
