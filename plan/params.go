@@ -8,7 +8,6 @@ import (
 
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // Names of a plan's settings besides the forecast's and the options' (named, as this
@@ -105,8 +104,8 @@ func (s Settings) Options(k *Comparability) Options {
 	return Options{ScaleUpLag: s.ScaleUpLag, HoursPerMonth: s.HoursPerMonth, Currency: s.Currency, Comparability: k}
 }
 
-// Rehearsal is the user's choices about rehearsing a plan on the embedded deployment (Try): whether
-// to, and its tiers' seed, bounds and balancer.
+// Rehearsal is the user's choices about rehearsing a plan on the embedded deployment (the
+// command runs its trials): whether to, and its tiers' seed, bounds and balancer.
 type Rehearsal struct {
 	On              bool
 	Seed            int64
@@ -114,18 +113,33 @@ type Rehearsal struct {
 	MaxTierDuration time.Duration
 	// Balance is the balancer's policy, one of Policies; when not given, the sweep's.
 	Balance string
-	// Policies are the balancer's policies the rehearsed deployment offers, its default first
-	// (the executor's: sim.BalancePolicies).
+	// Policies are the balancer's policies the rehearsed deployment offers, its default first.
 	Policies []string
 }
 
-// DefaultRehearsal is the rehearsal nobody chose, on a deployment whose balancer offers
-// policies (its default first): off, seed 0, a confirmation tier's bounds, the default policy.
-func DefaultRehearsal(policies []string) Rehearsal {
-	r := Rehearsal{TierRequests: sweep.ConfirmFactor * sweep.DefaultTierRequests, MaxTierDuration: sweep.ConfirmFactor * sweep.DefaultMaxTierDuration,
-		Policies: policies}
-	if len(policies) > 0 {
-		r.Balance = policies[0]
+// RehearsalDefaults are what the executor of a rehearsal offers and does when nobody chose:
+// its balancer's policies (sim.BalancePolicies, the default first) and a trial tier's bounds
+// (sweep.TrialTierRequests, sweep.TrialMaxTierDuration).
+type RehearsalDefaults struct {
+	Policies        []string
+	TierRequests    int
+	MaxTierDuration time.Duration
+}
+
+// The rehearsal's inputs that bound its tiers, named as the sweep names its own
+// (FieldTierRequests, FieldMaxTierDuration; TestRehearsalTrial holds them
+// together), so that one flag sets either.
+const (
+	FieldTierRequests    = "requests per sequential tier"
+	FieldMaxTierDuration = "longest tier"
+)
+
+// DefaultRehearsal is the rehearsal nobody chose on the executor d describes: off, seed 0,
+// d's bounds and default policy.
+func DefaultRehearsal(d RehearsalDefaults) Rehearsal {
+	r := Rehearsal{TierRequests: d.TierRequests, MaxTierDuration: d.MaxTierDuration, Policies: d.Policies}
+	if len(d.Policies) > 0 {
+		r.Balance = d.Policies[0]
 	}
 	return r
 }
@@ -136,9 +150,9 @@ func (r *Rehearsal) Params() []param.Param {
 	return []param.Param{
 		param.Bool(FieldRehearse, &r.On, "run the forecast's peak against the planned number of the embedded deployment's replicas, and one fewer, and say whether the objectives held (with the sweep's workload: give its workload flags)"),
 		param.Int64(FieldSeed, &r.Seed, fmt.Sprintf("%v: seed of the rehearsal's schedules and request sets", on)),
-		param.Int(sweep.FieldTierRequests, &r.TierRequests, fmt.Sprintf("%v: a rehearsal tier runs until its verdict is decided, planned for this many arrivals at most", on)).
-			Default(fmt.Sprintf("as many as the sweep's confirmation needed, at least %d", sweep.ConfirmFactor*sweep.DefaultTierRequests)),
-		param.Duration(sweep.FieldMaxTierDuration, &r.MaxTierDuration, fmt.Sprintf("%v: the longest a rehearsal tier runs", on)),
+		param.Int(FieldTierRequests, &r.TierRequests, fmt.Sprintf("%v: a rehearsal tier runs until its verdict is decided, planned for this many arrivals at most", on)).
+			Default(fmt.Sprintf("as many as the sweep's confirmation needed, at least %d", r.TierRequests)),
+		param.Duration(FieldMaxTierDuration, &r.MaxTierDuration, fmt.Sprintf("%v: the longest a rehearsal tier runs", on)),
 		param.String(FieldBalance, &r.Balance, fmt.Sprintf("%v: how the balancer spreads requests over the replicas: %s", on, strings.Join(r.Policies, " or "))).
 			Default("the sweep's, when it measured several replicas, else " + r.Balance),
 	}
@@ -158,14 +172,14 @@ func (r Rehearsal) Trial(ps []param.Param, deployment string, peak float64, swee
 		errs = append(errs, field.Sentencef(FieldBalance, "%v %q: want %s", field.Ref(FieldBalance), balance, strings.Join(r.Policies, " or ")))
 	}
 	tc = TrialConfig{Deployment: deployment, Peak: peak, Seed: r.Seed}
-	if param.IsGiven(ps, sweep.FieldTierRequests) {
+	if param.IsGiven(ps, FieldTierRequests) {
 		if tc.TierRequests = r.TierRequests; tc.TierRequests < 1 {
-			errs = append(errs, field.Sentencef(sweep.FieldTierRequests, "%v: must be ≥ 1, got %d", field.Ref(sweep.FieldTierRequests), tc.TierRequests))
+			errs = append(errs, field.Sentencef(FieldTierRequests, "%v: must be ≥ 1, got %d", field.Ref(FieldTierRequests), tc.TierRequests))
 		}
 	}
-	if param.IsGiven(ps, sweep.FieldMaxTierDuration) {
+	if param.IsGiven(ps, FieldMaxTierDuration) {
 		if tc.MaxTierDuration = r.MaxTierDuration; tc.MaxTierDuration <= 0 {
-			errs = append(errs, field.Sentencef(sweep.FieldMaxTierDuration, "%v: must be > 0, got %v", field.Ref(sweep.FieldMaxTierDuration), tc.MaxTierDuration))
+			errs = append(errs, field.Sentencef(FieldMaxTierDuration, "%v: must be > 0, got %v", field.Ref(FieldMaxTierDuration), tc.MaxTierDuration))
 		}
 	}
 	return tc, balance, errs

@@ -79,6 +79,10 @@ func TestSettingsCostsAndOptions(t *testing.T) {
 // TestRehearsalTrial: bounds not given are left to TrialConfig's defaults, given ones are
 // checked, and the balancer is the sweep's unless one was given.
 func TestRehearsalTrial(t *testing.T) {
+	if FieldTierRequests != sweep.FieldTierRequests || FieldMaxTierDuration != sweep.FieldMaxTierDuration {
+		t.Fatalf("the rehearsal's bounds are named %q and %q, the sweep's %q and %q: one flag must set either",
+			FieldTierRequests, FieldMaxTierDuration, sweep.FieldTierRequests, sweep.FieldMaxTierDuration)
+	}
 	tests := []struct {
 		name    string
 		texts   map[string]string
@@ -96,7 +100,7 @@ func TestRehearsalTrial(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := DefaultRehearsal(sim.BalancePolicies())
+			r := DefaultRehearsal(RehearsalDefaults{Policies: sim.BalancePolicies(), TierRequests: sweep.TrialTierRequests, MaxTierDuration: sweep.TrialMaxTierDuration})
 			ps := r.Params()
 			given(t, ps, tt.texts)
 			tc, balance, errs := r.Trial(ps, "A", 40, tt.sweeps)

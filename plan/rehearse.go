@@ -1,17 +1,13 @@
 package plan
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/curve"
 )
 
 // Trial is one try of a plan: the forecast's peak sent to a number of replicas of a deployment,
@@ -76,89 +72,34 @@ func Rehearse(planned int, try func(replicas int) (Trial, error)) ([]Trial, erro
 }
 
 // TrialConfig is one rehearsal tier: the deployment's name, the replicas it runs on and the
-// forecast's peak, with the tier's seed and bounds.
+// forecast's peak, with the tier's seed and bounds. The command runs it (sweep.RunTrial) and
+// TrialOf says what its verdict means.
 type TrialConfig struct {
 	Deployment string
 	Replicas   int
 	Peak       float64
 	Seed       int64
 	// TierRequests bounds the arrivals the tier plans. 0: as long in time as the sweep's
-	// confirmation needed to be (sweep.ConfirmRequests, with misses as clustered as the sweep
-	// measured them, times the peak over the operating point's rate: misses cluster in time, so
-	// N replicas' tier at N times the rate needs N times the requests for the same evidence), and
-	// at least sweep.ConfirmFactor × sweep.DefaultTierRequests.
+	// confirmation needed to be (the executor's rule: sweep.TrialTier).
 	TierRequests int
-	// MaxTierDuration bounds the tier's arrival phase. 0: sweep.ConfirmFactor ×
-	// sweep.DefaultMaxTierDuration, a confirmation tier's.
+	// MaxTierDuration bounds the tier's arrival phase. 0: a confirmation tier's.
 	MaxTierDuration time.Duration
-	// Log, when not nil, gets the sweep's progress lines.
-	Log func(format string, a ...any)
 }
 
-// Try runs one rehearsal tier on runner (the replicas behind their balancer): the forecast's
-// peak, flat, with the burstiness of the sweep res and its settings (objectives, target share,
-// confidence, steady-state window), until the tier's verdict is decided, as a sweep's
-// confirmation tier is. Each replica then sees the peak over the replicas with the same
-// burstiness: the plan's scale-out assumption. A configuration error is returned as
-// sweep.Config.Validate names it.
-func Try(ctx context.Context, res *result.Result, runner sweep.Runner, tc TrialConfig) (Trial, error) {
-	cfg, err := tc.sweepConfig(res)
-	if err != nil {
-		return Trial{}, err
-	}
-	out, err := (&sweep.Executor{Config: cfg, Runner: runner, Log: tc.Log}).Run(ctx)
-	if err != nil {
-		return Trial{}, err
-	}
-	t := Trial{Deployment: tc.Deployment, Replicas: tc.Replicas, PeakRate: tc.Peak, RealisedRate: math.NaN(), TargetShare: cfg.Settings.Params.TargetShare,
+// TrialOf is the trial tc made, judged by the tier's verdict v (curve's, in steady state, as a
+// sweep's tier is: "meets", "fails", "fails (unstable)", "uncertain") against targetShare; ran
+// is false when the tier gave no verdict.
+func TrialOf(tc TrialConfig, v curve.PointVerdict, ran bool, targetShare float64) Trial {
+	t := Trial{Deployment: tc.Deployment, Replicas: tc.Replicas, PeakRate: tc.Peak, RealisedRate: math.NaN(), TargetShare: targetShare,
 		Share: math.NaN(), ShareLo: math.NaN(), ShareHi: math.NaN(), Verdict: "no verdict"}
-	for _, v := range out.Analysis.Points {
-		t.RealisedRate, t.Verdict, t.Share, t.ShareLo, t.ShareHi, t.Reason = v.Rate, string(v.Verdict), v.Share, v.ShareLo, v.ShareHi, v.Reason
-		if !v.Stable {
-			t.Verdict = "fails (unstable)"
-		}
+	if !ran {
+		return t
 	}
-	return t, nil
-}
-
-// Validate returns what Try would refuse in tc for a rehearsal of res, before anything is
-// started: a configuration error as sweep.Config.Validate names it.
-func (tc TrialConfig) Validate(res *result.Result) error {
-	_, err := tc.sweepConfig(res)
-	return err
-}
-
-// sweepConfig is the one-tier sweep of a trial.
-func (tc TrialConfig) sweepConfig(res *result.Result) (sweep.Config, error) {
-	burst := arrival.DefaultBurstiness
-	if len(res.Tiers) > 0 {
-		if b := float64(res.Tiers[0].Tier.Burstiness); b > 0 && !math.IsInf(b, 0) {
-			burst = arrival.Burstiness(b)
-		}
+	t.RealisedRate, t.Verdict, t.Share, t.ShareLo, t.ShareHi, t.Reason = v.Rate, string(v.Verdict), v.Share, v.ShareLo, v.ShareHi, v.Reason
+	if !v.Stable {
+		t.Verdict = "fails (unstable)"
 	}
-	n := tc.TierRequests
-	if n == 0 {
-		var sums []measure.Summary
-		for _, t := range res.Tiers {
-			sums = append(sums, t.Summary)
-		}
-		scale := 1.0
-		if op := res.Analysis.OperatingPoint; op != nil && op.Rate > 0 && tc.Peak > op.Rate {
-			scale = tc.Peak / op.Rate
-		}
-		n = max(sweep.ConfirmFactor*sweep.DefaultTierRequests, int(math.Ceil(scale*sweep.ConfirmRequests(sums, res.Settings.Params))))
-	}
-	maxDur := tc.MaxTierDuration
-	if maxDur == 0 {
-		maxDur = sweep.ConfirmFactor * sweep.DefaultMaxTierDuration
-	}
-	// A trial is as long as its tier says, not cut by a sweep's budget (a stated zero: none).
-	cfg := sweep.Config{Rates: sweep.Rates{List: []float64{tc.Peak}}, Burstiness: burst, Seed: tc.Seed, Settings: res.Settings,
-		TierRequests: n, MaxTierDuration: maxDur, MinTierDuration: min(sweep.DefaultMinTierDuration, maxDur), Given: sweep.Given{Budget: true}}
-	if errs := cfg.Validate(); len(errs) > 0 {
-		return cfg, errs[0]
-	}
-	return cfg, nil
+	return t
 }
 
 // Conclusion says what one deployment's rehearsal (trials as Rehearse returns them: the planned

@@ -49,7 +49,7 @@ const clearShare = 0.995
 // TestRehearsalHoldsAtThePlanAndFailsBelow sweeps one replica of an M/D/c deployment on the
 // virtual clock, plans a forecast peak that needs exactly N replicas of its operating point
 // (the largest peak that plans N: N × the operating rate, so the plan is as tight as it gets),
-// and rehearses the plan with plan.Rehearse and plan.Try on N and N − 1 virtual replicas behind
+// and rehearses the plan with plan.Rehearse and sweep.RunTrial on N and N − 1 virtual replicas behind
 // a balancer (virtual.ClusterQueueRunner). Over seeds and both balance policies:
 //
 //   - at the planned count, every replica runs at or below the operating point, which is below
@@ -113,7 +113,7 @@ func TestRehearsalHoldsAtThePlanAndFailsBelow(t *testing.T) {
 				}
 				trials, err := plan.Rehearse(n, func(k int) (plan.Trial, error) {
 					r := &virtual.ClusterQueueRunner{Config: qc.q, Replicas: k, Policy: policy, Seed: seed}
-					return plan.Try(ctx, res, r, plan.TrialConfig{Deployment: "A", Replicas: k, Peak: peak, Seed: seed + 100})
+					return try(ctx, res, r, plan.TrialConfig{Deployment: "A", Replicas: k, Peak: peak, Seed: seed + 100})
 				})
 				if err != nil {
 					t.Fatal(err)
@@ -218,7 +218,7 @@ func TestTryKeepsTheSweepsSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &tierSpy{Runner: &virtual.ClusterQueueRunner{Config: q, Replicas: 2, Policy: sim.BalanceRoundRobin}}
-	tr, err := plan.Try(context.Background(), res, rec, plan.TrialConfig{Deployment: "A", Replicas: 2, Peak: 3, Seed: 9, TierRequests: 500})
+	tr, err := try(context.Background(), res, rec, plan.TrialConfig{Deployment: "A", Replicas: 2, Peak: 3, Seed: 9, TierRequests: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestTryKeepsTheSweepsSettings(t *testing.T) {
 	}
 	// Without TierRequests, as long as the sweep's confirmation would be, and at least 3 × 2,000.
 	rec.plans = nil
-	if _, err := plan.Try(context.Background(), res, rec, plan.TrialConfig{Replicas: 2, Peak: 3, Seed: 9}); err != nil {
+	if _, err := try(context.Background(), res, rec, plan.TrialConfig{Replicas: 2, Peak: 3, Seed: 9}); err != nil {
 		t.Fatal(err)
 	}
 	// Without bounds, a confirmation tier's: at least 3 × 2,000 arrivals within 3 × 300 s (at
@@ -255,14 +255,14 @@ func TestTryKeepsTheSweepsSettings(t *testing.T) {
 	scaled := *res
 	scaled.Analysis.OperatingPoint = &curve.OperatingPoint{Rate: 0.1}
 	rec.plans = nil
-	if _, err := plan.Try(context.Background(), &scaled, rec, plan.TrialConfig{Replicas: 2, Peak: 3, Seed: 9, MaxTierDuration: 100_000 * time.Second}); err != nil {
+	if _, err := try(context.Background(), &scaled, rec, plan.TrialConfig{Replicas: 2, Peak: 3, Seed: 9, MaxTierDuration: 100_000 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	if want := max(sweep.ConfirmFactor*sweep.DefaultTierRequests, int(math.Ceil(30*need))); !(need > 0) || want <= sweep.ConfirmFactor*sweep.DefaultTierRequests ||
 		math.Abs(float64(rec.plans[0].Tier.Planned-want)) > 4*math.Sqrt(float64(want)) {
 		t.Errorf("at 30 × the operating point, the tier plans %d arrivals; want 30 × %.1f = %d", rec.plans[0].Tier.Planned, need, want)
 	}
-	if _, err := plan.Try(context.Background(), res, rec, plan.TrialConfig{Replicas: 2, Peak: 3, TierRequests: 3}); err == nil {
+	if _, err := try(context.Background(), res, rec, plan.TrialConfig{Replicas: 2, Peak: 3, TierRequests: 3}); err == nil {
 		t.Error("a 3-request rehearsal tier was accepted")
 	}
 }
@@ -276,4 +276,13 @@ type tierSpy struct {
 func (s *tierSpy) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
 	s.plans = append(s.plans, p)
 	return s.Runner.RunTier(ctx, p, sink, stop)
+}
+
+// try runs tc's tier on runner as the command does (sweep.RunTrial) and judges it (plan.TrialOf).
+func try(ctx context.Context, res *result.Result, runner sweep.Runner, tc plan.TrialConfig) (plan.Trial, error) {
+	v, ran, err := sweep.RunTrial(ctx, res, runner, sweep.TrialTier{Peak: tc.Peak, Seed: tc.Seed, TierRequests: tc.TierRequests, MaxTierDuration: tc.MaxTierDuration})
+	if err != nil {
+		return plan.Trial{}, err
+	}
+	return plan.TrialOf(tc, v, ran, res.Settings.Params.TargetShare), nil
 }

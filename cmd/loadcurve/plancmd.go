@@ -9,7 +9,6 @@ import (
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 func planCommand() *cli.Command {
@@ -35,7 +34,7 @@ func planCommand() *cli.Command {
 // planFlags are plan's settings (plan.Settings), where it writes, and its rehearsal's
 // (plan.Rehearsal), after the objective and analysis flags.
 func planFlags() []cli.Flag {
-	s, o, r := plan.DefaultSettings(), report.DefaultPlanOutput(), plan.DefaultRehearsal(sim.BalancePolicies())
+	s, o, r := plan.DefaultSettings(), report.DefaultPlanOutput(), plan.DefaultRehearsal(rehearsalDefaults())
 	rehearsal := r.Params()
 	return cliparam.Concat(objectiveFlags(), bind.Flags("", s.Params()), bind.Flags("", o.Params()), bind.Flags("", rehearsal[:1]), []cli.Flag{scenarioFlag()},
 		bind.Flags(catRehearse, rehearsal[1:]), sourceFlags())
@@ -50,7 +49,7 @@ func planAction(c *cli.Context) error {
 	if errs := append(bind.Apply(c, o.Params(), false), o.Validate()...); len(errs) > 0 {
 		return usageError{bind.Error(errs[0])}
 	}
-	set, rehearsal := plan.DefaultSettings(), plan.DefaultRehearsal(sim.BalancePolicies())
+	set, rehearsal := plan.DefaultSettings(), plan.DefaultRehearsal(rehearsalDefaults())
 	ps, rps := set.Params(), rehearsal.Params()
 	errs := append(bind.Apply(c, ps, false), bind.Apply(c, rps, false)...)
 	f, err := set.ForecastSource(ps).Read()

@@ -8,6 +8,8 @@ import (
 	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/runner"
+	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // rehearse tries every plan on the embedded deployment (plan.Rehearse: the planned replicas,
@@ -31,22 +33,28 @@ func rehearse(c *cli.Context, set plan.Rehearsal, ps []param.Param, ins []plan.I
 			return nil, usageError{bind.Error(errs[0])}
 		}
 		r.Balance = balance
-		if err := tc.Validate(side.Loaded.Result); err != nil {
+		res := side.Loaded.Result
+		tier := sweep.TrialTier{Peak: tc.Peak, Seed: tc.Seed, TierRequests: tc.TierRequests, MaxTierDuration: tc.MaxTierDuration}
+		if err := tier.Validate(res); err != nil {
 			return nil, usageError{bind.Error(err)}
 		}
 		stderr := c.App.ErrWriter
 		trials, err := plan.Rehearse(plans[i].PeakReplicas, func(replicas int) (plan.Trial, error) {
 			tc.Replicas, r.Replicas = replicas, replicas
-			tc.Log = func(format string, a ...any) {
+			tier.Log = func(format string, a ...any) {
 				fmt.Fprintf(stderr, "loadcurve: rehearsal of %s on %d replicas: "+format+"\n", append([]any{side.Side, replicas}, a...)...)
 			}
-			r.Log = tc.Log
+			r.Log = tier.Log
 			s, err := r.Open(c.Context)
 			if err != nil {
 				return plan.Trial{}, err
 			}
 			defer s.Close()
-			return plan.Try(c.Context, side.Loaded.Result, s, tc)
+			v, ran, err := sweep.RunTrial(c.Context, res, s, tier)
+			if err != nil {
+				return plan.Trial{}, err
+			}
+			return plan.TrialOf(tc, v, ran, res.Settings.Params.TargetShare), nil
 		})
 		out = append(out, trials...)
 		if err != nil {
@@ -54,4 +62,10 @@ func rehearse(c *cli.Context, set plan.Rehearsal, ps []param.Param, ins []plan.I
 		}
 	}
 	return out, nil
+}
+
+// rehearsalDefaults are what a rehearsal runs on when nobody chose: the embedded deployment's
+// balancer and a sweep's trial tier.
+func rehearsalDefaults() plan.RehearsalDefaults {
+	return plan.RehearsalDefaults{Policies: sim.BalancePolicies(), TierRequests: sweep.TrialTierRequests, MaxTierDuration: sweep.TrialMaxTierDuration}
 }

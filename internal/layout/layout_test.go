@@ -54,7 +54,8 @@ func links(t *testing.T, pkg string) []string {
 // TestBoundaries: the packages of pure functions over records link nothing that serves HTTP
 // or drives load, and the queueing mathematics imports nothing of the project, so that the
 // shadow queue, the measurement and the curve are what they say; plan describes a rehearsal,
-// and the command line executes it (issue 38).
+// and the command line executes it; report, compare and plan read a result through package
+// result, not through the executor (issue 38).
 func TestBoundaries(t *testing.T) {
 	for _, tc := range []struct {
 		pkg       string
