@@ -3,6 +3,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -167,13 +168,24 @@ func ScanFile(path string, s Settings) (*Result, []string, error) {
 		return nil, nil, fmt.Errorf("read records: %w", err)
 	}
 	defer fh.Close()
+	return scan(fh, path, func(records.Header) (Settings, error) { return s, nil })
+}
+
+// scan is ScanFile on r (the records file at path), under the settings settle gives for its
+// header, which the file's first line is.
+func scan(r io.Reader, path string, settle func(records.Header) (Settings, error)) (*Result, []string, error) {
 	var h records.Header
+	var s Settings
 	var ids []records.Tier
 	accs := map[int]*measure.ApproxAccumulator{}
 	server := map[int]json.RawMessage{}
-	var accErr error
-	warnings, err := records.Scan(fh, records.Visitor{
-		Header: func(x records.Header) error { h = x; return nil },
+	var accErr, settleErr error
+	warnings, err := records.Scan(r, records.Visitor{
+		Header: func(x records.Header) error {
+			h = x
+			s, settleErr = settle(x)
+			return settleErr
+		},
 		Tier: func(t records.Tier) error {
 			a, err := measure.NewApproxAccumulator(s.Measure, 0)
 			if err != nil {
@@ -195,10 +207,12 @@ func ScanFile(path string, s Settings) (*Result, []string, error) {
 		Record:        func(r *records.Record) error { accs[r.Tier].Add(r); return nil },
 		ServerMetrics: func(m records.ServerMetrics) error { server[m.Tier] = m.Metrics; return nil },
 	})
-	if accErr != nil {
+	switch {
+	case settleErr != nil:
+		return nil, nil, settleErr
+	case accErr != nil:
 		return nil, nil, boundedErr(accErr)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, nil, fmt.Errorf("read records %s: %w", path, err)
 	}
 	tiers := make([]TierResult, 0, len(ids))

@@ -11,21 +11,3 @@ func (r *Result) FiguresAt(tier int) (curve.Figures, error) {
 	}
 	return r.PricedFigures()
 }
-
-// ReadPeaks sets the vLLM peak figures of a one-tier result (the Peaks of summary.json): from
-// the records in memory, or from the file read again in bounded memory. A sweep has none.
-func (l *Loaded) ReadPeaks() error {
-	if !l.Result.Shape().OneTier() {
-		return nil
-	}
-	if l.File != nil {
-		l.Result.Peaks = PeaksOf(l.File)
-		return nil
-	}
-	p, err := PeaksOfFile(l.Path)
-	if err != nil {
-		return err
-	}
-	l.Result.Peaks = p
-	return nil
-}

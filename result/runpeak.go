@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"time"
@@ -191,14 +192,26 @@ func PeaksOf(f *records.File) map[int]Peak {
 // time (the spans, then the chunks): it holds 16 bytes per successful request and one counter
 // per second of each tier, whatever the file's size.
 func PeaksOfFile(path string) (map[int]Peak, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("peaks of %s: %w", path, err)
+	}
+	defer fh.Close()
+	p, err := peaksOf(fh)
+	if err != nil {
+		return nil, fmt.Errorf("peaks of %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// peaksOf is PeaksOfFile on an open file: it reads it twice from its start, the spans first.
+func peaksOf(fh io.ReadSeeker) (map[int]Peak, error) {
 	counters := map[int]*peakCounter{}
 	scan := func(rec func(*records.Record)) error {
-		fh, err := os.Open(path)
-		if err != nil {
+		if _, err := fh.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
-		defer fh.Close()
-		_, err = records.Scan(fh, records.Visitor{
+		_, err := records.Scan(fh, records.Visitor{
 			Tier: func(t records.Tier) error {
 				if counters[t.Tier] == nil {
 					counters[t.Tier] = &peakCounter{}
@@ -210,7 +223,7 @@ func PeaksOfFile(path string) (map[int]Peak, error) {
 		return err
 	}
 	if err := scan(func(r *records.Record) { counters[r.Tier].addSpan(r) }); err != nil {
-		return nil, fmt.Errorf("peaks of %s: %w", path, err)
+		return nil, err
 	}
 	origins := map[int]time.Duration{}
 	for tier, c := range counters {
@@ -220,7 +233,7 @@ func PeaksOfFile(path string) (map[int]Peak, error) {
 		}
 	}
 	if err := scan(func(r *records.Record) { counters[r.Tier].addChunks(r, origins[r.Tier]) }); err != nil {
-		return nil, fmt.Errorf("peaks of %s: %w", path, err)
+		return nil, err
 	}
 	out := make(map[int]Peak, len(counters))
 	for tier, c := range counters {

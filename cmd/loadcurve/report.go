@@ -66,9 +66,6 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := l.ReadPeaks(); err != nil { // vLLM's peak figures of summary.json
-		return err
-	}
 	if out := o.Out; out != "" {
 		// A replace keeps the records being reported.
 		if err := prepareOut(c, result.Out{Dir: out, Kind: result.Derived, Replace: o.Replace, Keep: l.Path}); err != nil {
