@@ -84,14 +84,8 @@ func LoadShareGPT(path string, opts ShareGPTOptions) (*Set, error) {
 // conversation's true beginning; an entry whose first turn is outside the filters is skipped as
 // a single request would be. Notes count the sessions cut short and the turns dropped.
 func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) {
-	if opts.Max < 0 || opts.MinLen < 0 || opts.MaxPromptLen < 0 || opts.MaxTotalLen < 0 {
-		return nil, fmt.Errorf("ShareGPT options must not be negative: %+v", opts)
-	}
-	if opts.Think < 0 || opts.Think > maxThinkMS*time.Millisecond {
-		return nil, fmt.Errorf("ShareGPT think time must be in [0, %v], got %v", maxThinkMS*time.Millisecond, opts.Think)
-	}
-	if opts.Think != 0 && !opts.MultiTurn {
-		return nil, fmt.Errorf("a ShareGPT think time (%v) is the wait between a session's turns: it needs multi-turn sessions", opts.Think)
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	lr := &lineTracker{r: bufio.NewReader(r)}
 	dec := json.NewDecoder(lr)
@@ -105,19 +99,12 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 	case tok != json.Delim('['):
 		return nil, &LineError{Path: name, Line: 1, Msg: fmt.Sprintf("a ShareGPT file is a JSON array of conversations, got %s", tokenKind(tok))}
 	}
-	var (
-		reqs                      []Request
-		noPair, tooShort, tooLong int
-		count, kept               int // entries read, and made requests (sessions)
-		cut, dropped              int // sessions cut short, and the turns they lost
-		joined                    int // requests (turns) whose prompt joins consecutive human messages
-	)
-	thinkMS := thinkMSOf(opts.Think)
+	t := sharegptTally{opts: opts, thinkMS: thinkMSOf(opts.Think)}
 	for dec.More() {
 		start := dec.InputOffset()
 		lr.trim(start)
 		line := lr.valueLine(start)
-		count++
+		t.count++
 		// Fast path: decode the entry straight into its shape. Anything else (a type mismatch, an
 		// entry that is not an object) is re-read from the kept bytes for a precise message.
 		entry := sharegptEntry{}
@@ -127,79 +114,17 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 			p.addErr(jsonLineError(name, lr, dec, err))
 			return nil, p.err() // the rest cannot be located reliably
 		}
-		var (
-			exs   []exchange
-			label string
-			ok    bool
-		)
-		if err == nil && lr.firstByte(start) == '{' {
-			exs, label, ok = entry.exchanges(count, line, p, opts.MultiTurn)
-		} else {
+		if err != nil || lr.firstByte(start) != '{' {
 			raw := lr.slice(start, dec.InputOffset())
-			if _, _, ok = sharegptExchanges(raw, count, line, p, opts.MultiTurn); ok {
-				p.add(line, "entry %d: %s", count, jsonErrText(err)) // not expected: the slow path agrees
+			if _, _, ok := sharegptExchanges(raw, t.count, line, p, opts.MultiTurn); ok {
+				p.add(line, "entry %d: %s", t.count, jsonErrText(err)) // not expected: the slow path agrees
 			}
 			continue
 		}
-		switch {
-		case !ok:
-			continue
-		case len(exs) == 0:
-			noPair++
-			continue
-		}
-		// The exchanges that pass the filters, each with the history before it.
-		history, n := 0, 0
-		var short bool
-		for k := range exs {
-			ex := &exs[k]
-			if err := ex.count(opts.Tokenizer); err != nil {
-				return nil, fmt.Errorf("%s: entry %d: %w", name, count, err)
+		if exs, label, ok := entry.exchanges(t.count, line, p, opts.MultiTurn); ok {
+			if err := t.add(exs, label); err != nil {
+				return nil, fmt.Errorf("%s: entry %d: %w", name, t.count, err)
 			}
-			in, out := ex.in, ex.out
-			short = in == 0 || out == 0 || in < opts.MinLen || out < opts.MinLen
-			long := opts.MaxPromptLen > 0 && history+in > opts.MaxPromptLen || opts.MaxTotalLen > 0 && history+in+out > opts.MaxTotalLen
-			if short || long {
-				break
-			}
-			history += in + out
-			n++
-		}
-		switch {
-		case n == 0 && short:
-			tooShort++
-			continue
-		case n == 0:
-			tooLong++
-			continue
-		case n < len(exs):
-			cut++
-			dropped += len(exs) - n
-		}
-		if opts.Max > 0 && kept >= opts.Max {
-			continue // the rest of the file is still checked
-		}
-		kept++
-		for _, ex := range exs[:n] {
-			if ex.joined {
-				joined++
-			}
-		}
-		if !opts.MultiTurn {
-			ex := exs[0]
-			reqs = append(reqs, Request{Label: label, Prompt: ex.prompt, InputTokens: ex.in, MaxTokens: ex.out})
-			continue
-		}
-		for j, ex := range exs[:n] {
-			r := Request{Messages: []Message{{Role: "user", Content: ex.prompt}}, InputTokens: ex.in,
-				MaxTokens: ex.out, Session: kept, Turn: j + 1, SessionID: label}
-			if j > 0 {
-				r.ThinkMS = thinkMS
-			}
-			if label != "" {
-				r.Label = label + "#" + strconv.Itoa(j+1)
-			}
-			reqs = append(reqs, r)
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing ']'
@@ -210,54 +135,163 @@ func ReadShareGPT(r io.Reader, name string, opts ShareGPTOptions) (*Set, error) 
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	if len(reqs) == 0 {
-		return nil, &LineError{Path: name, Msg: fmt.Sprintf("no requests: none of %d entries has a usable human→gpt exchange (%d without one, %d too short, %d too long)", count, noPair, tooShort, tooLong)}
+	return t.set(name)
+}
+
+// check refuses options no reading can honour.
+func (opts ShareGPTOptions) check() error {
+	if opts.Max < 0 || opts.MinLen < 0 || opts.MaxPromptLen < 0 || opts.MaxTotalLen < 0 {
+		return fmt.Errorf("ShareGPT options must not be negative: %+v", opts)
+	}
+	if opts.Think < 0 || opts.Think > maxThinkMS*time.Millisecond {
+		return fmt.Errorf("ShareGPT think time must be in [0, %v], got %v", maxThinkMS*time.Millisecond, opts.Think)
+	}
+	if opts.Think != 0 && !opts.MultiTurn {
+		return fmt.Errorf("a ShareGPT think time (%v) is the wait between a session's turns: it needs multi-turn sessions", opts.Think)
+	}
+	return nil
+}
+
+// sharegptTally is ReadShareGPT's reading so far: the requests made, and the counts its notes
+// give.
+type sharegptTally struct {
+	opts                      ShareGPTOptions
+	thinkMS                   float64
+	reqs                      []Request
+	noPair, tooShort, tooLong int
+	count, kept               int // entries read, and made requests (sessions)
+	cut, dropped              int // sessions cut short, and the turns they lost
+	joined                    int // requests (turns) whose prompt joins consecutive human messages
+}
+
+// add takes one entry's exchanges: the ones that pass the filters, each with the history
+// before it, become a request (or a session's turns).
+func (t *sharegptTally) add(exs []exchange, label string) error {
+	if len(exs) == 0 {
+		t.noPair++
+		return nil
+	}
+	n, short, err := t.fitting(exs)
+	switch {
+	case err != nil:
+		return err
+	case n == 0 && short:
+		t.tooShort++
+		return nil
+	case n == 0:
+		t.tooLong++
+		return nil
+	case n < len(exs):
+		t.cut++
+		t.dropped += len(exs) - n
+	}
+	if t.opts.Max > 0 && t.kept >= t.opts.Max {
+		return nil // the rest of the file is still checked
+	}
+	t.kept++
+	for _, ex := range exs[:n] {
+		if ex.joined {
+			t.joined++
+		}
+	}
+	if !t.opts.MultiTurn {
+		ex := exs[0]
+		t.reqs = append(t.reqs, Request{Label: label, Prompt: ex.prompt, InputTokens: ex.in, MaxTokens: ex.out})
+		return nil
+	}
+	for j, ex := range exs[:n] {
+		r := Request{Messages: []Message{{Role: "user", Content: ex.prompt}}, InputTokens: ex.in,
+			MaxTokens: ex.out, Session: t.kept, Turn: j + 1, SessionID: label}
+		if j > 0 {
+			r.ThinkMS = t.thinkMS
+		}
+		if label != "" {
+			r.Label = label + "#" + strconv.Itoa(j+1)
+		}
+		t.reqs = append(t.reqs, r)
+	}
+	return nil
+}
+
+// fitting counts the exchanges, in order, that pass the length filters with the history
+// before each; short says the first that does not was too short.
+func (t *sharegptTally) fitting(exs []exchange) (n int, short bool, err error) {
+	o, history := t.opts, 0
+	for k := range exs {
+		ex := &exs[k]
+		if err := ex.count(o.Tokenizer); err != nil {
+			return n, short, err
+		}
+		in, out := ex.in, ex.out
+		short = in == 0 || out == 0 || in < o.MinLen || out < o.MinLen
+		long := o.MaxPromptLen > 0 && history+in > o.MaxPromptLen || o.MaxTotalLen > 0 && history+in+out > o.MaxTotalLen
+		if short || long {
+			break
+		}
+		history += in + out
+		n++
+	}
+	return n, short, nil
+}
+
+// set is the request set read, with its notes: what was skipped, joined, cut or kept.
+func (t *sharegptTally) set(name string) (*Set, error) {
+	opts := t.opts
+	if len(t.reqs) == 0 {
+		return nil, &LineError{Path: name, Msg: fmt.Sprintf("no requests: none of %d entries has a usable human→gpt exchange (%d without one, %d too short, %d too long)", t.count, t.noPair, t.tooShort, t.tooLong)}
 	}
 	source := fmt.Sprintf("sharegpt(file=%s)", name)
 	first := ""
 	if opts.MultiTurn {
-		if err := ValidateSessions(reqs); err != nil { // the rules above imply it: a safety net
+		if err := ValidateSessions(t.reqs); err != nil { // the rules above imply it: a safety net
 			return nil, &LineError{Path: name, Msg: err.Error()}
 		}
 		source = fmt.Sprintf("sharegpt(file=%s, multi-turn, think=%v)", name, opts.Think)
 		first = " in its first turn"
 	}
-	set := NewSet(source, reqs)
-	set.Skipped = noPair + tooShort + tooLong
+	set := NewSet(source, t.reqs)
+	set.Skipped = t.noPair + t.tooShort + t.tooLong
 	set.Tokenizer = opts.Tokenizer
-	unit := "words"
+	set.Notes = append(set.Notes, t.notes(first)...)
+	return set, nil
+}
+
+// notes say what the reading left out or changed; first is how a session's filters are said.
+func (t *sharegptTally) notes(first string) []string {
+	opts, unit := t.opts, "words"
 	if opts.Tokenizer != nil {
 		unit = "tokens"
 	}
-	if noPair > 0 {
-		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s without a human→gpt exchange", entries(noPair)))
+	var notes []string
+	if t.noPair > 0 {
+		notes = append(notes, fmt.Sprintf("skipped %s without a human→gpt exchange", entries(t.noPair)))
 	}
-	if tooShort > 0 {
+	if t.tooShort > 0 {
 		why := "an empty prompt or reply"
 		if opts.MinLen > 1 {
 			why = fmt.Sprintf("a prompt or reply under %d %s", opts.MinLen, unit)
 		}
-		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s with %s%s", entries(tooShort), why, first))
+		notes = append(notes, fmt.Sprintf("skipped %s with %s%s", entries(t.tooShort), why, first))
 	}
-	if tooLong > 0 {
-		set.Notes = append(set.Notes, fmt.Sprintf("skipped %s with a prompt over %d %s or prompt and reply over %d%s", entries(tooLong), opts.MaxPromptLen, unit, opts.MaxTotalLen, first))
+	if t.tooLong > 0 {
+		notes = append(notes, fmt.Sprintf("skipped %s with a prompt over %d %s or prompt and reply over %d%s", entries(t.tooLong), opts.MaxPromptLen, unit, opts.MaxTotalLen, first))
 	}
-	if joined > 0 {
-		set.Notes = append(set.Notes, fmt.Sprintf("joined consecutive human messages into one prompt (a blank line between them) in %s: the prompt starts with the first of them, as vLLM's loader sends a conversation's first message, and keeps the rest",
-			plural(joined, "request")))
+	if t.joined > 0 {
+		notes = append(notes, fmt.Sprintf("joined consecutive human messages into one prompt (a blank line between them) in %s: the prompt starts with the first of them, as vLLM's loader sends a conversation's first message, and keeps the rest",
+			plural(t.joined, "request")))
 	}
-	if cut > 0 && opts.MultiTurn {
-		set.Notes = append(set.Notes, fmt.Sprintf("cut %s short before their first turn outside the length filters (with its history): %s dropped",
-			plural(cut, "session"), plural(dropped, "later turn")))
+	if t.cut > 0 && opts.MultiTurn {
+		notes = append(notes, fmt.Sprintf("cut %s short before their first turn outside the length filters (with its history): %s dropped",
+			plural(t.cut, "session"), plural(t.dropped, "later turn")))
 	}
-	if opts.Max > 0 && kept == opts.Max {
+	if opts.Max > 0 && t.kept == opts.Max {
 		what := "entries"
 		if opts.MultiTurn {
 			what = "entries, as sessions"
 		}
-		set.Notes = append(set.Notes, fmt.Sprintf("kept the first %d usable ShareGPT %s", opts.Max, what))
+		notes = append(notes, fmt.Sprintf("kept the first %d usable ShareGPT %s", opts.Max, what))
 	}
-	return set, nil
+	return notes
 }
 
 // sharegptEntry is the shape of a ShareGPT entry (other keys are ignored).
