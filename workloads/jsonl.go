@@ -130,112 +130,172 @@ type turnLine struct {
 // parseRequestLine parses one non-blank line holding the request at position index; problems
 // go to p.
 func parseRequestLine(line []byte, lineNo, index int, p *problems) (Request, turnLine, bool) {
-	var req Request
-	trimmed := bytes.TrimSpace(line)
-	obj, ok := jsonObject(trimmed, lineNo, p)
+	obj, ok := jsonObject(bytes.TrimSpace(line), lineNo, p)
 	if !ok {
-		return req, turnLine{}, false
+		return Request{}, turnLine{}, false
 	}
-	tl := turnLine{lineNo: lineNo, sure: true}
 	before := len(p.errs) + p.more
-	bad := func(format string, args ...any) { p.add(lineNo, format, args...) }
-
-	var idLabel string
-	var hasIDLabel bool
+	l := requestLine{obj: obj, tl: turnLine{lineNo: lineNo, sure: true}, bad: func(format string, args ...any) { p.add(lineNo, format, args...) }}
 	for _, key := range sortedKeys(obj) {
 		raw := obj[key]
 		if isNull(raw) {
 			continue // null = absent
 		}
-		switch key {
-		case "prompt":
-			if s, ok := stringValue(raw); !ok {
-				bad(`"prompt" must be a string, got %s`, describe(raw))
-			} else {
-				req.Prompt = s
-			}
-		case "messages":
-			req.Messages = parseMessages(raw, bad)
-		case "max_tokens":
-			if v, ok := intValue(raw, 1); !ok {
-				bad(`"max_tokens" must be a positive integer, got %s`, describe(raw))
-			} else {
-				req.MaxTokens = v
-			}
-		case "output_tokens":
-			// vLLM's custom dataset names the output length so: max_tokens, unless that is given too.
-			if v, ok := intValue(raw, 1); !ok {
-				bad(`"output_tokens" must be a positive integer, got %s`, describe(raw))
-			} else if mt, has := obj["max_tokens"]; !has || isNull(mt) {
-				req.MaxTokens = v
-			}
-		case "input_tokens":
-			if v, ok := intValue(raw, 1); !ok {
-				bad(`"input_tokens" must be a positive integer, got %s`, describe(raw))
-			} else {
-				req.InputTokens = v
-			}
-		case "prefix_group":
-			if v, ok := intValue(raw, 0); !ok {
-				bad(`"prefix_group" must be a non-negative integer, got %s`, describe(raw))
-			} else {
-				req.PrefixGroup = v
-			}
-		case "label":
-			if s, ok := stringValue(raw); !ok {
-				bad(`"label" must be a string, got %s`, describe(raw))
-			} else {
-				req.Label = s
-			}
-		case "id":
-			label, isLabel, ok := idValue(raw, index)
-			if !ok {
-				bad(`"id" must be a string or a number, got %s`, describe(raw))
-			} else if isLabel {
-				idLabel, hasIDLabel = label, true
-			}
-		case "session":
-			tl.has = true
-			if label, numeric, ok := sessionValue(raw); !ok {
-				bad(`"session" must be a non-empty string or an integer, got %s`, describe(raw))
-				tl.sure = false
-			} else {
-				tl.label, tl.numeric = label, numeric
-			}
-		case "turn":
-			if v, ok := intValue(raw, 1); !ok {
-				bad(`"turn" must be a positive integer (turns are numbered from 1), got %s`, describe(raw))
-				tl.sure = false
-			} else {
-				tl.turn = v
-			}
-		case "think_ms":
-			var v float64
-			if raw[0] == '"' || json.Unmarshal(raw, &v) != nil || !(v >= 0 && v <= maxThinkMS) {
-				bad(`"think_ms" must be a number of milliseconds in [0, %d], got %s`, maxThinkMS, describe(raw))
-				tl.sure = false
-			} else {
-				req.ThinkMS = v + 0 // -0 is 0
-				tl.think, tl.timed = v > 0, true
-			}
-		case "tools":
-			req.Tools = parseTools(raw, bad)
-		case "expected":
-			req.Expect = mergeExpect(req.Expect, parseExpected(raw, bad))
-		case "expected_finish_reason":
-			if s, ok := stringValue(raw); !ok || strings.TrimSpace(s) == "" {
-				bad(`"expected_finish_reason" must be a non-empty string, got %s`, describe(raw))
-			} else {
-				req.Expect = mergeExpect(req.Expect, &Expectation{FinishReason: s})
-			}
-		default:
+		if !l.requestField(key, raw, index) && !l.turnField(key, raw) && !l.expectField(key, raw) {
 			hint := ""
 			if key == "timestamp" || key == "input_length" || key == "hash_ids" {
 				hint = " (this looks like a Mooncake trace: use mooncake:FILE)"
 			}
-			bad("unknown field %s; a request line may have %s%s", quoteValue(key), requestKeys, hint)
+			l.bad("unknown field %s; a request line may have %s%s", quoteValue(key), requestKeys, hint)
 		}
 	}
+	l.agree()
+	req := l.req
+	words := CountWords(req.Prompt)
+	for _, m := range req.Messages {
+		words += CountWords(m.Content)
+	}
+	if words == 0 && len(p.errs)+p.more == before { // else the text's problem is reported
+		if _, has := obj["prompt"]; has || len(req.Messages) > 0 {
+			l.bad(`the request has no text: "prompt" and every message content are empty`)
+		} else {
+			l.bad(`a request needs "prompt" or "messages"`)
+		}
+	}
+	if req.InputTokens == 0 {
+		req.InputTokens = words
+	}
+	return req, l.tl, len(p.errs)+p.more == before
+}
+
+// requestLine is one request line being read: its members, the request and its turn so far,
+// and where its problems go.
+type requestLine struct {
+	obj        map[string]json.RawMessage
+	req        Request
+	tl         turnLine
+	idLabel    string
+	hasIDLabel bool
+	bad        func(format string, args ...any)
+}
+
+// requestField reads one of the request's own members: its text, lengths, prefix group and
+// name. It reports whether key is one.
+func (l *requestLine) requestField(key string, raw json.RawMessage, index int) bool {
+	req, bad := &l.req, l.bad
+	switch key {
+	case "prompt":
+		if s, ok := stringValue(raw); !ok {
+			bad(`"prompt" must be a string, got %s`, describe(raw))
+		} else {
+			req.Prompt = s
+		}
+	case "messages":
+		req.Messages = parseMessages(raw, bad)
+	case "max_tokens":
+		if v, ok := intValue(raw, 1); !ok {
+			bad(`"max_tokens" must be a positive integer, got %s`, describe(raw))
+		} else {
+			req.MaxTokens = v
+		}
+	case "output_tokens":
+		// vLLM's custom dataset names the output length so: max_tokens, unless that is given too.
+		if v, ok := intValue(raw, 1); !ok {
+			bad(`"output_tokens" must be a positive integer, got %s`, describe(raw))
+		} else if mt, has := l.obj["max_tokens"]; !has || isNull(mt) {
+			req.MaxTokens = v
+		}
+	case "input_tokens":
+		if v, ok := intValue(raw, 1); !ok {
+			bad(`"input_tokens" must be a positive integer, got %s`, describe(raw))
+		} else {
+			req.InputTokens = v
+		}
+	case "prefix_group":
+		if v, ok := intValue(raw, 0); !ok {
+			bad(`"prefix_group" must be a non-negative integer, got %s`, describe(raw))
+		} else {
+			req.PrefixGroup = v
+		}
+	case "label":
+		if s, ok := stringValue(raw); !ok {
+			bad(`"label" must be a string, got %s`, describe(raw))
+		} else {
+			req.Label = s
+		}
+	case "id":
+		label, isLabel, ok := idValue(raw, index)
+		if !ok {
+			bad(`"id" must be a string or a number, got %s`, describe(raw))
+		} else if isLabel {
+			l.idLabel, l.hasIDLabel = label, true
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// turnField reads one of a session turn's members: session, turn, think_ms. It reports
+// whether key is one.
+func (l *requestLine) turnField(key string, raw json.RawMessage) bool {
+	tl, bad := &l.tl, l.bad
+	switch key {
+	case "session":
+		tl.has = true
+		if label, numeric, ok := sessionValue(raw); !ok {
+			bad(`"session" must be a non-empty string or an integer, got %s`, describe(raw))
+			tl.sure = false
+		} else {
+			tl.label, tl.numeric = label, numeric
+		}
+	case "turn":
+		if v, ok := intValue(raw, 1); !ok {
+			bad(`"turn" must be a positive integer (turns are numbered from 1), got %s`, describe(raw))
+			tl.sure = false
+		} else {
+			tl.turn = v
+		}
+	case "think_ms":
+		var v float64
+		if raw[0] == '"' || json.Unmarshal(raw, &v) != nil || !(v >= 0 && v <= maxThinkMS) {
+			bad(`"think_ms" must be a number of milliseconds in [0, %d], got %s`, maxThinkMS, describe(raw))
+			tl.sure = false
+		} else {
+			l.req.ThinkMS = v + 0 // -0 is 0
+			tl.think, tl.timed = v > 0, true
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// expectField reads the tools a request offers and what its answer is expected to be. It
+// reports whether key is one of those.
+func (l *requestLine) expectField(key string, raw json.RawMessage) bool {
+	req, bad := &l.req, l.bad
+	switch key {
+	case "tools":
+		req.Tools = parseTools(raw, bad)
+	case "expected":
+		req.Expect = mergeExpect(req.Expect, parseExpected(raw, bad))
+	case "expected_finish_reason":
+		if s, ok := stringValue(raw); !ok || strings.TrimSpace(s) == "" {
+			bad(`"expected_finish_reason" must be a non-empty string, got %s`, describe(raw))
+		} else {
+			req.Expect = mergeExpect(req.Expect, &Expectation{FinishReason: s})
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// agree checks the members against each other: the two forms of an expected finish reason, the
+// id and the label, a session turn's roles, and a turn or think time outside a session.
+func (l *requestLine) agree() {
+	obj, req, tl, bad := l.obj, &l.req, &l.tl, l.bad
 	if e := obj["expected"]; e != nil && !isNull(e) {
 		if fr := obj["expected_finish_reason"]; fr != nil && !isNull(fr) {
 			var a struct {
@@ -247,47 +307,32 @@ func parseRequestLine(line []byte, lineNo, index int, p *problems) (Request, tur
 			}
 		}
 	}
-	if hasIDLabel {
-		if obj["label"] != nil && !isNull(obj["label"]) && req.Label != idLabel {
-			bad(`both "id" and "label" name the request (%s, %s): give one`, quoteValue(idLabel), quoteValue(req.Label))
+	if l.hasIDLabel {
+		if obj["label"] != nil && !isNull(obj["label"]) && req.Label != l.idLabel {
+			bad(`both "id" and "label" name the request (%s, %s): give one`, quoteValue(l.idLabel), quoteValue(req.Label))
 		}
-		req.Label = idLabel
+		req.Label = l.idLabel
 	}
 	tl.labeled = req.Label != ""
-	if tl.has {
-		for i, m := range req.Messages {
-			switch m.Role {
-			case "user", "system", "developer":
-				tl.roles = append(tl.roles, m.Role)
-			case "assistant":
-				bad(`a session turn's messages are what the user adds; the assistant's replies are the server's`)
-			default:
-				bad(`messages[%d]: role %s in a session turn, whose messages are user messages (and a system message opening the first turn)`, i, quoteValue(m.Role))
-			}
-		}
-	} else {
+	if !tl.has {
 		if tl.turn > 0 {
 			bad(`"turn" without "session": only a session's turns are numbered`)
 		}
 		if tl.timed {
 			bad(`"think_ms" without "session": a think time is the wait between a session's turns`)
 		}
+		return
 	}
-	words := CountWords(req.Prompt)
-	for _, m := range req.Messages {
-		words += CountWords(m.Content)
-	}
-	if words == 0 && len(p.errs)+p.more == before { // else the text's problem is reported
-		if _, has := obj["prompt"]; has || len(req.Messages) > 0 {
-			bad(`the request has no text: "prompt" and every message content are empty`)
-		} else {
-			bad(`a request needs "prompt" or "messages"`)
+	for i, m := range req.Messages {
+		switch m.Role {
+		case "user", "system", "developer":
+			tl.roles = append(tl.roles, m.Role)
+		case "assistant":
+			bad(`a session turn's messages are what the user adds; the assistant's replies are the server's`)
+		default:
+			bad(`messages[%d]: role %s in a session turn, whose messages are user messages (and a system message opening the first turn)`, i, quoteValue(m.Role))
 		}
 	}
-	if req.InputTokens == 0 {
-		req.InputTokens = words
-	}
-	return req, tl, len(p.errs)+p.more == before
 }
 
 // sessionValue reads a "session": a non-empty string, or an integer spelt as in the file.
