@@ -190,15 +190,7 @@ func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := rf.Summary
-	metrics := o.Metrics
-	if metrics == nil {
-		metrics = VLLMDefaultMetrics
-	}
-	ps := o.Percentiles
-	if ps == nil {
-		ps = VLLMDefaultPercentiles
-	}
+	s := &rf.Summary
 	w := orderedJSON{b: []byte{'{'}}
 	id := rf.vllmIdentity()
 	if o.TokenizerID != "" {
@@ -217,7 +209,28 @@ func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 			w.value(p.Key, p.Value)
 		}
 	}
-	// vLLM writes its float-typed values as Python floats ("4.0") and an infinite rate as "inf".
+	w.vllmRun(s, o.Ramp)
+	w.vllmPerRequest(o)
+	if pk := rf.Peak; pk != nil {
+		w.pyFloat("max_output_tokens_per_s", pk.MaxOutputTokensPerS)
+	} else {
+		w.raw("max_output_tokens_per_s", id["max_output_tokens_per_s"])
+	}
+	w.raw("max_concurrent_requests", id["max_concurrent_requests"])
+	w.pyFloat("rtfx", 0) // vLLM's inverse real-time factor of audio input: 0.0 for text
+	if err := w.vllmStatistics(s, o); err != nil {
+		return nil, err
+	}
+	if w.err != nil {
+		return nil, w.err
+	}
+	return append(w.b, '}', '\n'), nil
+}
+
+// vllmRun writes the run's schedule and totals: its rate, burstiness, cap and ramp, its
+// duration, counts and throughputs. vLLM writes its float-typed values as Python floats ("4.0")
+// and an infinite rate as "inf".
+func (w *orderedJSON) vllmRun(s *measure.Summary, ramp *VLLMRamp) {
 	w.pyFloat("request_rate", s.NominalRate)
 	w.pyFloat("burstiness", s.Burstiness)
 	if s.MaxConcurrency > 0 {
@@ -225,10 +238,10 @@ func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 	} else {
 		w.raw("max_concurrency", json.RawMessage("null"))
 	}
-	if o.Ramp != nil {
-		w.value("ramp_up_strategy", o.Ramp.Strategy)
-		w.number("ramp_up_start_rps", o.Ramp.Start)
-		w.number("ramp_up_end_rps", o.Ramp.End)
+	if ramp != nil {
+		w.value("ramp_up_strategy", ramp.Strategy)
+		w.number("ramp_up_start_rps", ramp.Start)
+		w.number("ramp_up_end_rps", ramp.End)
 	}
 	w.pyFloat("duration", s.Duration)
 	w.value("completed", s.Completed)
@@ -243,6 +256,11 @@ func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 	}
 	w.pyFloat("output_throughput", s.OutputThroughput)
 	w.pyFloat("total_token_throughput", s.TotalTokenThroughput)
+}
+
+// vllmPerRequest writes the per-request arrays: latencies and queue times always, the others
+// with o.Detailed.
+func (w *orderedJSON) vllmPerRequest(o VLLMOptions) {
 	pr := o.PerRequest
 	if pr == nil {
 		pr = &VLLMPerRequest{}
@@ -262,13 +280,19 @@ func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 		w.value("generated_texts", nonNil(pr.GeneratedTexts))
 		w.value("errors", nonNil(pr.Errors))
 	}
-	if pk := rf.Peak; pk != nil {
-		w.pyFloat("max_output_tokens_per_s", pk.MaxOutputTokensPerS)
-	} else {
-		w.raw("max_output_tokens_per_s", id["max_output_tokens_per_s"])
+}
+
+// vllmStatistics writes the mean, median, standard deviation and percentiles of each metric o
+// chooses (vLLM's default choice when it chooses none), in vLLM's order.
+func (w *orderedJSON) vllmStatistics(s *measure.Summary, o VLLMOptions) error {
+	metrics := o.Metrics
+	if metrics == nil {
+		metrics = VLLMDefaultMetrics
 	}
-	w.raw("max_concurrent_requests", id["max_concurrent_requests"])
-	w.pyFloat("rtfx", 0) // vLLM's inverse real-time factor of audio input: 0.0 for text
+	ps := o.Percentiles
+	if ps == nil {
+		ps = VLLMDefaultPercentiles
+	}
 	stats := map[string]*measure.Stats{"ttft": &s.TTFT, "tpot": &s.TPOT, "itl": &s.ITL, "e2el": &s.E2EL,
 		"client_queue_time": &s.ClientQueueTime, "e2el_including_client_queue": &s.E2ELIncludingClientQueue}
 	for _, name := range VLLMMetrics {
@@ -280,7 +304,7 @@ func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 		case name == "e2el_including_client_queue" && math.IsInf(s.NominalRate, 1):
 			continue
 		case !s.Reports(name):
-			return nil, fmt.Errorf("the summary has no statistics of %s (--percentile-metrics)", name)
+			return fmt.Errorf("the summary has no statistics of %s (--percentile-metrics)", name)
 		}
 		st := stats[name]
 		w.pyFloat("mean_"+name+"_ms", st.Mean)
@@ -290,15 +314,12 @@ func (r *Result) VLLMResult(o VLLMOptions) ([]byte, error) {
 			k := measure.PercentileKey(p)
 			v, ok := st.Percentiles[k]
 			if !ok {
-				return nil, fmt.Errorf("the summary has no %s of %s (--metric-percentiles)", k, name)
+				return fmt.Errorf("the summary has no %s of %s (--metric-percentiles)", k, name)
 			}
 			w.pyFloat(k+"_"+name+"_ms", v)
 		}
 	}
-	if w.err != nil {
-		return nil, w.err
-	}
-	return append(w.b, '}', '\n'), nil
+	return nil
 }
 
 // VLLMFileName is the name vLLM's --save-result gives the result file when no
