@@ -132,63 +132,7 @@ func PlanPage(plans []plan.Result, cmp *plan.Comparison, trials []plan.Trial, co
 		Subtitle: fmt.Sprintf("forecast peak %s req/s, mean %s req/s over a %s h period · a month is %s h · %s · costs in %s",
 			fmtRate(first.PeakRate), fmtRate(first.MeanRate), formatShort(first.PeriodHours), formatShort(first.HoursPerMonth),
 			lagText(first.ScaleUpLagSeconds), cur)}
-	hl := &Headline{}
-	for _, r := range plans {
-		d := r.Deployment
-		use := ""
-		if u := r.UtilisationOfCapacityAtPeak; u != nil {
-			use = fmt.Sprintf(", %s of its capacity", pctText(*u))
-			if d.CapacityIsLowerBound {
-				use = fmt.Sprintf(", at most %s of its capacity (only bounded: at least %s req/s)", pctText(*u), FormatFloat(d.Capacity, 3))
-			}
-		}
-		replicas := Fact{Label: fmt.Sprintf("%s: replicas at the %s req/s peak", d.Name, fmtRate(r.PeakRate)),
-			Value:  fmt.Sprintf("%d replicas", r.PeakReplicas),
-			Detail: fmt.Sprintf("%s; each carries %s req/s at the peak%s (its operating point: %s req/s)", r.PeakReplicasFormula, FormatFloat(r.LoadPerReplicaAtPeak, 3), use, FormatFloat(d.OperatingRate, 3))}
-		switch {
-		case d.Unverified():
-			replicas.Badge, replicas.Status = "NOT verified", StatusWarn
-			replicas.Detail += "; the operating point is " + d.Verification
-		case d.Verified:
-			replicas.Badge, replicas.Status = "verified", StatusOK
-			replicas.Detail += "; the operating point is " + d.Verification
-		}
-		hl.Facts = append(hl.Facts, replicas)
-		hl.Facts = append(hl.Facts, Fact{Label: d.Name + ": cost a month, following the profile",
-			Value: FormatFloat(r.Following.CostPerMonth, 0) + " " + cur,
-			Detail: fmt.Sprintf("%s %s per million effective tokens (mean %s replicas); with %d replicas all the time: %s %s a month, %s per million",
-				FormatFloat(r.Following.CostPerMillionEffectiveTokens, 4), cur, FormatFloat(r.Following.MeanReplicas, 2), r.PeakReplicas,
-				FormatFloat(r.Static.CostPerMonth, 0), cur, FormatFloat(r.Static.CostPerMillionEffectiveTokens, 4))})
-	}
-	if cmp != nil {
-		v := cmp.Following
-		f := Fact{Label: "cheaper for this forecast, following the profile", Value: "both cost the same", Detail: v.Summary + "; with replicas for the peak: " + cmp.Static.Summary}
-		if v.Cheaper != "" {
-			f.Value = v.Cheaper
-			if ch := v.UnitCostChange; finite(ch) && ch != 0 {
-				f.Badge = fmt.Sprintf("B %+.1f %% per effective token", 100*ch)
-				f.Status = StatusOK
-			}
-		}
-		hl.Facts = append(hl.Facts, f)
-	}
-	if cmp != nil && cmp.Stamp != "" {
-		hl.Lines = append(hl.Lines, cmp.Stamp+": "+strings.Join(cmp.Differences, "; "))
-	}
-	if first.Forecast != "" {
-		hl.Lines = append(hl.Lines, "Forecast: "+first.Forecast+".")
-	}
-	for _, w := range first.Warnings {
-		hl.Lines = append(hl.Lines, "WARNING: "+w+".")
-	}
-	for _, r := range plans {
-		if u := unverifiedText(r.Deployment, false); u != "" { // the fact above says why
-			hl.Lines = append(hl.Lines, "WARNING: "+u+".")
-		}
-	}
-	hl.Lines = append(hl.Lines, conclusions...)
-	h.Headline = hl
-
+	h.Headline = planHeadline(plans, cmp, conclusions, cur)
 	if p, err := PlanTimelinePlot(plans); err == nil {
 		if h.Figure, err = Render(p, "svg"); err != nil {
 			return h, err
@@ -206,17 +150,11 @@ func PlanPage(plans []plan.Result, cmp *plan.Comparison, trials []plan.Trial, co
 	h.Tables = append(h.Tables, t)
 	if cmp != nil {
 		h.Tables = append(h.Tables, breakEvenTable(*cmp))
-		if p, err := PlanCostPlot(*cmp); err == nil {
-			b, err := Render(p, "svg")
-			if err != nil {
-				return h, err
-			}
-			h.Sections = append(h.Sections, HTMLSection{Title: "Cost per million effective tokens against the forecast's level",
-				Text:     "The forecast scaled (its shape kept) from 1/100 to 100 times its peak, replicas following it: where the lines cross, the cheaper deployment changes. Costs are steps (whole replicas); the table above has the exact break-even levels.",
-				PlotsSVG: [][]byte{b}})
-		} else if !errors.Is(err, ErrNoData) {
+		sec, err := planCostSection(*cmp)
+		if err != nil {
 			return h, err
 		}
+		h.Sections = append(h.Sections, sec...)
 	}
 	if len(trials) > 0 {
 		h.Sections = append(h.Sections, HTMLSection{Title: "Rehearsals on the simulated deployment's replicas", Tables: []Table{trialTable(trials)}})
@@ -233,6 +171,92 @@ func PlanPage(plans []plan.Result, cmp *plan.Comparison, trials []plan.Trial, co
 		}
 	}
 	return h, nil
+}
+
+// planHeadline is a plan page's answer: each deployment's replicas at the peak and its cost,
+// which is cheaper, and the lines that qualify it (the comparison's stamp, the forecast,
+// warnings, the rehearsals' conclusions).
+func planHeadline(plans []plan.Result, cmp *plan.Comparison, conclusions []string, cur string) *Headline {
+	hl := &Headline{}
+	for _, r := range plans {
+		hl.Facts = append(hl.Facts, replicasFact(r), Fact{Label: r.Deployment.Name + ": cost a month, following the profile",
+			Value: FormatFloat(r.Following.CostPerMonth, 0) + " " + cur,
+			Detail: fmt.Sprintf("%s %s per million effective tokens (mean %s replicas); with %d replicas all the time: %s %s a month, %s per million",
+				FormatFloat(r.Following.CostPerMillionEffectiveTokens, 4), cur, FormatFloat(r.Following.MeanReplicas, 2), r.PeakReplicas,
+				FormatFloat(r.Static.CostPerMonth, 0), cur, FormatFloat(r.Static.CostPerMillionEffectiveTokens, 4))})
+	}
+	if cmp != nil {
+		v := cmp.Following
+		f := Fact{Label: "cheaper for this forecast, following the profile", Value: "both cost the same", Detail: v.Summary + "; with replicas for the peak: " + cmp.Static.Summary}
+		if v.Cheaper != "" {
+			f.Value = v.Cheaper
+			if ch := v.UnitCostChange; finite(ch) && ch != 0 {
+				f.Badge = fmt.Sprintf("B %+.1f %% per effective token", 100*ch)
+				f.Status = StatusOK
+			}
+		}
+		hl.Facts = append(hl.Facts, f)
+		if cmp.Stamp != "" {
+			hl.Lines = append(hl.Lines, cmp.Stamp+": "+strings.Join(cmp.Differences, "; "))
+		}
+	}
+	first := plans[0]
+	if first.Forecast != "" {
+		hl.Lines = append(hl.Lines, "Forecast: "+first.Forecast+".")
+	}
+	for _, w := range first.Warnings {
+		hl.Lines = append(hl.Lines, "WARNING: "+w+".")
+	}
+	for _, r := range plans {
+		if u := unverifiedText(r.Deployment, false); u != "" { // the fact above says why
+			hl.Lines = append(hl.Lines, "WARNING: "+u+".")
+		}
+	}
+	hl.Lines = append(hl.Lines, conclusions...)
+	return hl
+}
+
+// replicasFact is a deployment's replicas at the forecast's peak, with what each carries and
+// whether its operating point was verified.
+func replicasFact(r plan.Result) Fact {
+	d := r.Deployment
+	use := ""
+	if u := r.UtilisationOfCapacityAtPeak; u != nil {
+		use = fmt.Sprintf(", %s of its capacity", pctText(*u))
+		if d.CapacityIsLowerBound {
+			use = fmt.Sprintf(", at most %s of its capacity (only bounded: at least %s req/s)", pctText(*u), FormatFloat(d.Capacity, 3))
+		}
+	}
+	f := Fact{Label: fmt.Sprintf("%s: replicas at the %s req/s peak", d.Name, fmtRate(r.PeakRate)),
+		Value:  fmt.Sprintf("%d replicas", r.PeakReplicas),
+		Detail: fmt.Sprintf("%s; each carries %s req/s at the peak%s (its operating point: %s req/s)", r.PeakReplicasFormula, FormatFloat(r.LoadPerReplicaAtPeak, 3), use, FormatFloat(d.OperatingRate, 3))}
+	switch {
+	case d.Unverified():
+		f.Badge, f.Status = "NOT verified", StatusWarn
+		f.Detail += "; the operating point is " + d.Verification
+	case d.Verified:
+		f.Badge, f.Status = "verified", StatusOK
+		f.Detail += "; the operating point is " + d.Verification
+	}
+	return f
+}
+
+// planCostSection is the plot of both deployments' cost per million effective tokens against
+// the forecast's level, when there is data for it.
+func planCostSection(cmp plan.Comparison) ([]HTMLSection, error) {
+	p, err := PlanCostPlot(cmp)
+	if errors.Is(err, ErrNoData) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	b, err := Render(p, "svg")
+	if err != nil {
+		return nil, err
+	}
+	return []HTMLSection{{Title: "Cost per million effective tokens against the forecast's level",
+		Text:     "The forecast scaled (its shape kept) from 1/100 to 100 times its peak, replicas following it: where the lines cross, the cheaper deployment changes. Costs are steps (whole replicas); the table above has the exact break-even levels.",
+		PlotsSVG: [][]byte{b}}}, nil
 }
 
 // lagText says when replicas start.
