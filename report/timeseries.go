@@ -218,18 +218,35 @@ func TimeSeriesPlots(t TierTimeSeries) (load, latency *plot.Plot, err error) {
 	}
 	end := float64(len(s.Slices)) * s.Slice.Seconds()
 	pts, step := plotPoints(s)
-	col := func(f func(plotPoint) float64) plotter.XYs {
-		out := make(plotter.XYs, 0, len(pts))
-		for _, q := range pts {
-			if y := f(q); finite(y) {
-				out = append(out, plotter.XY{X: q.x, Y: y})
-			}
-		}
-		return out
+	if load, err = t.loadPlot(pts, end); err != nil {
+		return nil, nil, err
 	}
-	c := Curve{Title: t.Title, Subtitle: t.Subtitle}
+	p50 := pointColumn(pts, func(q plotPoint) float64 { return q.p50 })
+	p99 := pointColumn(pts, func(q plotPoint) float64 { return q.p99 })
+	if len(p50)+len(p99) == 0 {
+		load.X.Label.Text = "time from the tier's start T0 (s)"
+		return load, nil, nil
+	}
+	if latency, err = t.latencyPlot(p50, p99, end, step); err != nil {
+		return nil, nil, err
+	}
+	return load, latency, nil
+}
 
-	load, lg := newPlot(c, "requests second by second")
+// pointColumn is one value of every point, where it is finite, at the point's time.
+func pointColumn(pts []plotPoint, f func(plotPoint) float64) plotter.XYs {
+	out := make(plotter.XYs, 0, len(pts))
+	for _, q := range pts {
+		if y := f(q); finite(y) {
+			out = append(out, plotter.XY{X: q.x, Y: y})
+		}
+	}
+	return out
+}
+
+// loadPlot is the load panel: offered, completed, failed (when any failed) and in flight.
+func (t TierTimeSeries) loadPlot(pts []plotPoint, end float64) (*plot.Plot, error) {
+	load, lg := newPlot(Curve{Title: t.Title, Subtitle: t.Subtitle}, "requests second by second")
 	load.Y.Label.Text = "requests/s · in flight"
 	load.X.Label.Text = ""
 	load.X.Min, load.X.Max, lg.xFixed = 0, 1.03*end, true
@@ -252,8 +269,8 @@ func TimeSeriesPlots(t TierTimeSeries) (load, latency *plot.Plot, err error) {
 	}
 	for k, l := range lines {
 		if l.show {
-			if err := addTimeLine(load, lg, col(l.f), l.label, l.col, l.dash, pick(glyphs, k)); err != nil {
-				return nil, nil, err
+			if err := addTimeLine(load, lg, pointColumn(pts, l.f), l.label, l.col, l.dash, pick(glyphs, k)); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -263,13 +280,12 @@ func TimeSeriesPlots(t TierTimeSeries) (load, latency *plot.Plot, err error) {
 	load.Y.Min = 0
 	t.addArrivalsEnd(load, lg, true)
 	finish(load, lg, 1.05, false)
+	return load, nil
+}
 
-	p50 := col(func(q plotPoint) float64 { return q.p50 })
-	p99 := col(func(q plotPoint) float64 { return q.p99 })
-	if len(p50)+len(p99) == 0 {
-		load.X.Label.Text = "time from the tier's start T0 (s)"
-		return load, nil, nil
-	}
+// latencyPlot is the latency panel: TTFT p50 and p99 (the highest slice of each step of step
+// slices), with the objective, on a log scale when they span LogScaleRatio or more.
+func (t TierTimeSeries) latencyPlot(p50, p99 plotter.XYs, end float64, step int) (*plot.Plot, error) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range append(append(plotter.XYs{}, p50...), p99...) {
 		lo, hi = math.Min(lo, v.Y), math.Max(hi, v.Y)
@@ -280,7 +296,7 @@ func TimeSeriesPlots(t TierTimeSeries) (load, latency *plot.Plot, err error) {
 		lo, hi = math.Min(lo, obj), math.Max(hi, obj)
 	}
 	log := lo > 0 && hi/lo >= LogScaleRatio
-	latency, lg = newPlot(Curve{}, "TTFT by the second of the first token")
+	latency, lg := newPlot(Curve{}, "TTFT by the second of the first token")
 	latency.X.Label.Text = "time from the tier's start T0 (s)"
 	latency.Y.Label.Text = "TTFT (ms)"
 	latency.X.Min, latency.X.Max, lg.xFixed = 0, 1.03*end, true
@@ -289,17 +305,17 @@ func TimeSeriesPlots(t TierTimeSeries) (load, latency *plot.Plot, err error) {
 		latency.Y.Scale = plot.LogScale{}
 		latency.Y.Tick.Marker = logTicks{}
 	}
-	window = t.addWindow(latency)
+	window := t.addWindow(latency)
 	for k, l := range []struct {
 		label string
 		pts   plotter.XYs
 	}{{"p50", p50}, {"p99", p99}} {
 		label := l.label
 		if step > 1 {
-			label += fmt.Sprintf(" (the highest slice of each %s s)", formatShort(float64(step)*s.Slice.Seconds()))
+			label += fmt.Sprintf(" (the highest slice of each %s s)", formatShort(float64(step)*t.Series.Slice.Seconds()))
 		}
 		if err := addTimeLine(latency, lg, l.pts, label, pick(palette, k), nil, pick(glyphs, k)); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if hasObj {
@@ -317,7 +333,7 @@ func TimeSeriesPlots(t TierTimeSeries) (load, latency *plot.Plot, err error) {
 	}
 	t.addArrivalsEnd(latency, lg, false)
 	finish(latency, lg, 1.05, log)
-	return load, latency, nil
+	return latency, nil
 }
 
 // maxPlotPoints bounds the points of a time-series line: a longer tier is drawn in steps of
