@@ -495,17 +495,51 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 	if q := e.shadowQueue; q != nil && role != records.RoleProbe && cfg.Schedule == nil && !math.IsInf(rate, 1) && rate > 0 {
 		id.Shadow = q
 	}
-	var offsets []time.Duration
-	var err error
-	var stop *stopRule
-	var end time.Duration
-	// Every tier of a sweep with a budget ends, drain included, within what the budget leaves
-	// (budget.go): a tier that runs until decided is shortened to fit, a fixed one runs only if
-	// it fits.
+	d, fits, err := e.draw(&id, sch, rate)
+	if err != nil || !fits {
+		return nil, err
+	}
+	if len(d.offsets) == 0 {
+		if cfg.Schedule != nil {
+			return nil, fmt.Errorf("%s plans no request within %v: raise the duration or the rate", sch, cfg.Duration)
+		}
+		e.logf("WARNING: tier %d (%s) plans no request: skipped (raise the duration or the rate)", idx, sch)
+		return nil, nil
+	}
+	if d.end == 0 {
+		d.end = d.offsets[len(d.offsets)-1]
+	}
+	id.Planned = len(d.offsets)
+	plan := Plan{Tier: id, Offsets: d.offsets, ArrivalsEnd: d.end, Grace: d.grace,
+		Label: e.label(role, idx, rateText(rate, e.unit())), Status: e.status(role, d.end, d.grace, d.stop != nil)}
+	if !cfg.StartAt.IsZero() {
+		// Fixed slots: every shard starts tier k at the same wall-clock time, whatever its own
+		// drain took. A tier ends by duration + drain; the cooldown follows.
+		slot := cfg.Duration + cfg.Drain + cfg.Cooldown + time.Second
+		plan.StartAt = cfg.StartAt.Add(time.Duration(idx) * slot)
+	}
+	return e.execute(ctx, plan, d.stop)
+}
+
+// tierDraw is a tier's arrivals as drawn: their offsets, the end of the arrival phase (0: the
+// last arrival), the drain after it, and a sequential tier's stop rule.
+type tierDraw struct {
+	offsets    []time.Duration
+	end, grace time.Duration
+	stop       *stopRule
+}
+
+// draw draws the arrivals of tier id of schedule sch at rate, by how the tier is bounded: a
+// burst, a probe, a count, a duration, a whole replay, or a sequential tier until decided; it
+// sets id's duration or cap. Every tier of a sweep with a budget ends, drain included, within
+// what the budget leaves (budget.go): a tier that runs until decided is shortened to fit, a
+// fixed one runs only if it fits. fits is false when it does not (said).
+func (e *exec) draw(id *records.Tier, sch arrival.Schedule, rate float64) (d tierDraw, fits bool, err error) {
+	cfg, role, seed := e.cfg, id.Role, id.Seed
 	left, bounded := e.budgetLeft()
-	grace := cfg.Drain
-	what := fmt.Sprintf("%s %d (%s)", roleLabel(role), idx, rateText(rate, e.unit()))
-	fits := func(want, least time.Duration) (time.Duration, bool) {
+	d.grace = cfg.Drain
+	what := fmt.Sprintf("%s %d (%s)", roleLabel(role), id.Tier, rateText(rate, e.unit()))
+	fit := func(want, least time.Duration) (time.Duration, bool) {
 		if !bounded {
 			return want, true
 		}
@@ -513,7 +547,7 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 		if !ok {
 			e.outOfBudget(left, role, what, min(least, want)+e.leastGrace())
 		}
-		grace = g
+		d.grace = g
 		return got, ok
 	}
 	switch {
@@ -522,81 +556,56 @@ func (e *exec) run(ctx context.Context, role records.Role, sch arrival.Schedule,
 		if cfg.MaxConcurrency > 0 {
 			n = max(4*cfg.MaxConcurrency, 32)
 		}
-		offsets, err = sch.Arrivals(n, 0, seed, 0)
+		d.offsets, err = sch.Arrivals(n, 0, seed, 0)
 		// The burst is the deployment's whole queue at once: a slow deployment takes longer
 		// than a drain to work through it (128 requests of 1.4 s on 8 slots: 22 s), and
 		// cutting it would count a healthy deployment's burst as incomplete.
-		grace = max(cfg.Drain, cfg.MaxTierDuration)
+		d.grace = max(cfg.Drain, cfg.MaxTierDuration)
 		if bounded {
-			grace = min(grace, left)
+			d.grace = min(d.grace, left)
 		}
 	case role == records.RoleProbe:
-		d := max(probeMinDuration, time.Duration(float64(probeArrivals)/rate*float64(time.Second)))
-		d = min(d, cfg.MaxTierDuration)
-		var ok bool
-		if d, ok = fits(d, d); !ok {
-			return nil, nil
+		dur := min(max(probeMinDuration, time.Duration(float64(probeArrivals)/rate*float64(time.Second))), cfg.MaxTierDuration)
+		if dur, fits = fit(dur, dur); !fits {
+			return d, false, nil
 		}
-		id.DurationS, end = d.Seconds(), d
-		offsets, err = sch.Arrivals(0, d, seed, MaxDurationRequests)
+		id.DurationS, d.end = dur.Seconds(), dur
+		d.offsets, err = sch.Arrivals(0, dur, seed, MaxDurationRequests)
 	case cfg.Requests > 0:
-		offsets, err = sch.Arrivals(cfg.Requests, 0, seed, 0)
-		if err == nil && len(offsets) > 0 {
-			if _, ok := fits(offsets[len(offsets)-1], offsets[len(offsets)-1]); !ok {
-				return nil, nil
+		d.offsets, err = sch.Arrivals(cfg.Requests, 0, seed, 0)
+		if err == nil && len(d.offsets) > 0 {
+			if _, fits = fit(d.offsets[len(d.offsets)-1], d.offsets[len(d.offsets)-1]); !fits {
+				return d, false, nil
 			}
 		}
 	case cfg.Duration > 0:
-		if _, ok := fits(cfg.Duration, cfg.Duration); !ok {
-			return nil, nil
+		if _, fits = fit(cfg.Duration, cfg.Duration); !fits {
+			return d, false, nil
 		}
-		id.DurationS, end = cfg.Duration.Seconds(), cfg.Duration
+		id.DurationS, d.end = cfg.Duration.Seconds(), cfg.Duration
 		// Validate refused a duration expected to plan more than the bound; one that draws
 		// more by chance is refused here, not cut.
-		offsets, err = sch.Arrivals(0, cfg.Duration, seed, MaxDurationRequests+1)
+		d.offsets, err = sch.Arrivals(0, cfg.Duration, seed, MaxDurationRequests+1)
 		if err == nil {
-			err = arrival.CheckDrawn(sch, offsets, cfg.Duration)
+			err = arrival.CheckDrawn(sch, d.offsets, cfg.Duration)
 		}
 	case cfg.Schedule != nil: // a replay, whole
-		offsets, err = sch.Arrivals(0, 0, seed, 0)
+		d.offsets, err = sch.Arrivals(0, 0, seed, 0)
 	default:
 		cap := e.nextCap
 		if cap <= 0 {
 			cap = cfg.tierCap(rate, role == records.RoleConfirm, e.confirmNeed)
 		}
-		var ok bool
-		if cap, ok = fits(cap, cfg.MinTierDuration); !ok {
-			return nil, nil
+		if cap, fits = fit(cap, cfg.MinTierDuration); !fits {
+			return d, false, nil
 		}
-		id.MaxDurationS, end = cap.Seconds(), cap
-		offsets, err = sch.Arrivals(0, cap, seed, MaxDurationRequests)
+		id.MaxDurationS, d.end = cap.Seconds(), cap
+		d.offsets, err = sch.Arrivals(0, cap, seed, MaxDurationRequests)
 		if err == nil {
-			stop = newStopRule(offsets, cap, cfg.Settings.Measure.Objectives, cfg.Settings.Params, e.nextStopConf, measure.ShadowOf(id))
+			d.stop = newStopRule(d.offsets, cap, cfg.Settings.Measure.Objectives, cfg.Settings.Params, e.nextStopConf, measure.ShadowOf(*id))
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	if len(offsets) == 0 {
-		if cfg.Schedule != nil {
-			return nil, fmt.Errorf("%s plans no request within %v: raise the duration or the rate", sch, cfg.Duration)
-		}
-		e.logf("WARNING: tier %d (%s) plans no request: skipped (raise the duration or the rate)", idx, sch)
-		return nil, nil
-	}
-	if end == 0 {
-		end = offsets[len(offsets)-1]
-	}
-	id.Planned = len(offsets)
-	plan := Plan{Tier: id, Offsets: offsets, ArrivalsEnd: end, Grace: grace,
-		Label: e.label(role, idx, rateText(rate, e.unit())), Status: e.status(role, end, grace, stop != nil)}
-	if !cfg.StartAt.IsZero() {
-		// Fixed slots: every shard starts tier k at the same wall-clock time, whatever its own
-		// drain took. A tier ends by duration + drain; the cooldown follows.
-		slot := cfg.Duration + cfg.Drain + cfg.Cooldown + time.Second
-		plan.StartAt = cfg.StartAt.Add(time.Duration(idx) * slot)
-	}
-	return e.execute(ctx, plan, stop)
+	return d, true, err
 }
 
 // execute runs a planned tier (after the cooldown between tiers), summarises it and logs it.
