@@ -96,29 +96,7 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 	c := a.Capacity
 	switch {
 	case c == nil:
-		lightest := math.Inf(1)
-		for _, v := range a.Points {
-			if v.Verdict != curve.VerdictExcluded {
-				lightest = math.Min(lightest, v.NominalRate)
-			}
-		}
-		if math.IsInf(lightest, 1) {
-			lightest = pl.Saturation / 2
-		}
-		r := 0.4 * lightest
-		why := fmt.Sprintf("every tier so far misses the objective: going lighter than %.3g %s", lightest, pl.unit())
-		if est, ok := crossingFrom(a, lightest, pl.Params.WithDefaults().TargetShare); ok && est < lightest {
-			// A controlled share that missed the target near it says where the capacity is.
-			r = math.Max(r, est*(1-EndReach*pl.Precision))
-			why = fmt.Sprintf("every tier so far misses the objective, the one at %.3g %s by little: below where its misses put the capacity, %.3g %[2]s", lightest, pl.unit(), est)
-		}
-		for tried(search, r) {
-			r *= 0.4
-		}
-		if r < 0.01*pl.Saturation {
-			return Step{Why: "no rate down to 1 % of the saturation rate meets the objective"}, false
-		}
-		return Step{Rate: r, Why: why}, true
+		return pl.lighter(a, search)
 	case c.Method != curve.CapacityInterpolated:
 		// Bracketed within the precision, but no tier meets the target with confidence: the
 		// interval has no lower end yet, and the tiers around the estimate give it one.
@@ -129,34 +107,14 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 	if Certified(c, pl.Precision) {
 		return Step{Why: fmt.Sprintf("the capacity is certified to ±%.3g %%: %s", 100*pl.Precision, c.String())}, false
 	}
-	e, p := planEstimate(a), pl.Precision
-	// Slots are matched on the rates the planner asked for (a tier's realised rate scatters
-	// around its nominal one).
-	inSlot := func(lo, hi float64) *curve.PointVerdict {
-		var found *curve.PointVerdict
-		for i := range a.Points {
-			if v := &a.Points[i]; v.Verdict != curve.VerdictExcluded && v.NominalRate >= lo && v.NominalRate <= hi && (found == nil || v.EffectiveRequests > found.EffectiveRequests) {
-				found = v
-			}
-		}
-		return found
-	}
-	slots := []struct {
-		lo, hi, at float64
-		end        bool // a slot that shows an end of the interval (its cap sized to its verdict)
-		why        string
-	}{
-		{e * (1 - p/2), e * (1 + p/2), e, false, fmt.Sprintf("at the estimate %s", c.String())},
-		{e * (1 - EndReach*p) * (1 - p/4), e * (1 - EndReach*p) * (1 + p/4), e * (1 - EndReach*p), true, fmt.Sprintf("below the estimate %.3g %s, where it should meet the target", e, pl.unit())},
-		{e * (1 + EndReach*p) * (1 - p/4), e * (1 + EndReach*p) * (1 + p/4), e * (1 + EndReach*p), true, fmt.Sprintf("above the estimate %.3g %s, where it should miss the target", e, pl.unit())},
-	}
+	slots := pl.slots(a)
 	order := []int{0, 1, 2}
 	if missless(a) {
 		order = []int{0, 2, 1}
 	}
 	for _, i := range order {
 		slot := slots[i]
-		if inSlot(slot.lo, slot.hi) == nil && !tried(search, slot.at) {
+		if slotTier(a, slot) == nil && !tried(search, slot.at) {
 			step := Step{Rate: slot.at, Why: slot.why}
 			if slot.end {
 				var ok bool
@@ -168,58 +126,133 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 		}
 	}
 	// Every slot has a tier. An end whose tier has not decided yet is measured again at its
-	// rate, pooled with it, a few times at most.
-	short := false // an end's tier was left out for the budget
+	// rate, pooled with it, a few times at most; then an end whose tier stood further out.
+	step, ok, short := pl.extendEnd(a, slots, spent)
+	if !ok {
+		var tooShort bool
+		step, ok, tooShort = pl.standIn(a, slots, search, spent)
+		short = short || tooShort
+	}
+	switch {
+	case ok:
+		return step, true
+	case short:
+		return Step{Budget: true, Why: fmt.Sprintf("the budget left is too short to measure an end of the interval again (%v of load so far): %s", spent.Round(time.Second), c.String())}, false
+	}
+	return Step{Why: fmt.Sprintf("the estimate %s has tiers at it and on either side", c.String())}, false
+}
+
+// lighter is the next tier when every tier so far misses the objective: lighter than the
+// lightest, below where a near miss puts the capacity when one does, or none below 1 % of the
+// saturation rate.
+func (pl Planner) lighter(a curve.Analysis, search []measure.Summary) (Step, bool) {
+	lightest := math.Inf(1)
+	for _, v := range a.Points {
+		if v.Verdict != curve.VerdictExcluded {
+			lightest = math.Min(lightest, v.NominalRate)
+		}
+	}
+	if math.IsInf(lightest, 1) {
+		lightest = pl.Saturation / 2
+	}
+	r := 0.4 * lightest
+	why := fmt.Sprintf("every tier so far misses the objective: going lighter than %.3g %s", lightest, pl.unit())
+	if est, ok := crossingFrom(a, lightest, pl.Params.WithDefaults().TargetShare); ok && est < lightest {
+		// A controlled share that missed the target near it says where the capacity is.
+		r = math.Max(r, est*(1-EndReach*pl.Precision))
+		why = fmt.Sprintf("every tier so far misses the objective, the one at %.3g %s by little: below where its misses put the capacity, %.3g %[2]s", lightest, pl.unit(), est)
+	}
+	for tried(search, r) {
+		r *= 0.4
+	}
+	if r < 0.01*pl.Saturation {
+		return Step{Why: "no rate down to 1 % of the saturation rate meets the objective"}, false
+	}
+	return Step{Rate: r, Why: why}, true
+}
+
+// planSlot is a range of rates the search wants a tier in: at the estimate, or at an end of the
+// interval (its cap sized to its verdict).
+type planSlot struct {
+	lo, hi, at float64
+	end        bool
+	why        string
+}
+
+// slots are the search's three slots around the estimate: at it, below it where a tier should
+// meet the target, above it where one should miss.
+func (pl Planner) slots(a curve.Analysis) [3]planSlot {
+	e, p := planEstimate(a), pl.Precision
+	return [3]planSlot{
+		{e * (1 - p/2), e * (1 + p/2), e, false, fmt.Sprintf("at the estimate %s", a.Capacity.String())},
+		{e * (1 - EndReach*p) * (1 - p/4), e * (1 - EndReach*p) * (1 + p/4), e * (1 - EndReach*p), true, fmt.Sprintf("below the estimate %.3g %s, where it should meet the target", e, pl.unit())},
+		{e * (1 + EndReach*p) * (1 - p/4), e * (1 + EndReach*p) * (1 + p/4), e * (1 + EndReach*p), true, fmt.Sprintf("above the estimate %.3g %s, where it should miss the target", e, pl.unit())},
+	}
+}
+
+// slotTier is the judged tier in slot with the largest effective sample, nil when none is.
+// Slots are matched on the rates the planner asked for (a tier's realised rate scatters around
+// its nominal one).
+func slotTier(a curve.Analysis, slot planSlot) *curve.PointVerdict {
+	var found *curve.PointVerdict
+	for i := range a.Points {
+		if v := &a.Points[i]; v.Verdict != curve.VerdictExcluded && v.NominalRate >= slot.lo && v.NominalRate <= slot.hi && (found == nil || v.EffectiveRequests > found.EffectiveRequests) {
+			found = v
+		}
+	}
+	return found
+}
+
+// extendEnd measures an end whose tier has not decided yet again at its rate, pooled with it,
+// a few times at most. short is set when the budget leaves too little for it.
+func (pl Planner) extendEnd(a curve.Analysis, slots [3]planSlot, spent time.Duration) (step Step, ok, short bool) {
 	for _, slot := range slots[1:] {
-		v := inSlot(slot.lo, slot.hi)
-		if v == nil || v.Verdict != curve.VerdictUncertain {
+		v := slotTier(a, slot)
+		if v == nil || v.Verdict != curve.VerdictUncertain || len(v.Pooled) >= MaxExtensions+1 {
 			continue
 		}
-		if n := len(v.Pooled); n >= MaxExtensions+1 {
-			continue
-		}
-		capacity, ok := pl.endCap(a, v.NominalRate, spent)
-		if !ok {
-			short = true
-			break
+		capacity, fits := pl.endCap(a, v.NominalRate, spent)
+		if !fits {
+			return Step{}, false, true
 		}
 		return Step{Rate: v.NominalRate, Cap: capacity,
-			Why: fmt.Sprintf("%s, not decided yet: measured again at its rate", strings.Replace(tierName(*v), "(", "at ", 1))}, true
+			Why: fmt.Sprintf("%s, not decided yet: measured again at its rate", strings.Replace(tierName(*v), "(", "at ", 1))}, true, false
 	}
-	// Both ends decided, and yet the interval is wider than certified: an end's tier stood in
-	// from the far side of its slot (an earlier tier, placed before the estimate settled). One
-	// tier at that end's own rate, the farther end first, once.
-	type standIn struct {
+	return Step{}, false, false
+}
+
+// standIn: both ends decided, and yet the interval is wider than certified: an end's tier stood
+// in from the far side of its slot (an earlier tier, placed before the estimate settled). One
+// tier at that end's own rate, the farther end first, once. short is set when the budget
+// leaves too little for it.
+func (pl Planner) standIn(a curve.Analysis, slots [3]planSlot, search []measure.Summary, spent time.Duration) (step Step, ok, short bool) {
+	type far struct {
 		at, off float64
 		why     string
 	}
-	var ends []standIn
+	var ends []far
 	for i, slot := range slots[1:] {
-		v := inSlot(slot.lo, slot.hi)
+		v := slotTier(a, slot)
 		if v == nil {
 			continue
 		}
 		if below := i == 0; below && v.Verdict == curve.VerdictMeets && v.NominalRate < slot.at ||
 			!below && v.Verdict == curve.VerdictFails && v.NominalRate > slot.at {
-			ends = append(ends, standIn{slot.at, math.Abs(math.Log(v.NominalRate / slot.at)), slot.why})
+			ends = append(ends, far{slot.at, math.Abs(math.Log(v.NominalRate / slot.at)), slot.why})
 		}
 	}
-	slices.SortFunc(ends, func(x, y standIn) int { return cmp.Compare(y.off, x.off) })
+	slices.SortFunc(ends, func(x, y far) int { return cmp.Compare(y.off, x.off) })
 	for _, end := range ends {
 		if tried(search, end.at) {
 			continue
 		}
-		capacity, ok := pl.endCap(a, end.at, spent)
-		if !ok {
-			short = true
-			break
+		capacity, fits := pl.endCap(a, end.at, spent)
+		if !fits {
+			return Step{}, false, true
 		}
-		return Step{Rate: end.at, Cap: capacity, Why: end.why + " (the tier there stood further out than certifying needs)"}, true
+		return Step{Rate: end.at, Cap: capacity, Why: end.why + " (the tier there stood further out than certifying needs)"}, true, false
 	}
-	if short {
-		return Step{Budget: true, Why: fmt.Sprintf("the budget left is too short to measure an end of the interval again (%v of load so far): %s", spent.Round(time.Second), c.String())}, false
-	}
-	return Step{Why: fmt.Sprintf("the estimate %s has tiers at it and on either side", c.String())}, false
+	return Step{}, false, false
 }
 
 // endCap is the cap of a tier that shows an end of the capacity interval at rate: what its
