@@ -625,71 +625,21 @@ func (a *Analysis) plateau(axis []*PointVerdict) {
 
 func (a *Analysis) kneeAndCapacity(axis []*PointVerdict) {
 	q := a.Params.TargetShare
-	// The lightest unstable rate: nothing at or above it is claimed.
-	unstable := -1
-	for i, v := range axis {
+	ax := judgedAxis{pts: axis, unstable: -1}
+	for i, v := range axis { // the lightest unstable rate: nothing at or above it is claimed
 		if !v.Stable {
-			unstable = i
+			ax.unstable = i
 			break
 		}
 	}
-	fitted := func(i int) bool { return (unstable < 0 || i < unstable) && axis[i].Stable && isFinite(axis[i].Fit) }
-
-	// Interval: the lightest rate that fails with confidence or never settles; the heaviest
-	// below it that meets with confidence. Each end rests on the tier's own measurement (tiers
-	// run at one rate pooled): the monotone fit pools tiers of different rates, whose shares
-	// differ, so its intervals alone are not intervals of the share at one rate. The fit must
-	// agree too, so that one tier contradicted by its neighbours (a failure below a tier that
-	// meets) does not set an end on its own.
-	c := &Capacity{}
-	lowIdx, highIdx := -1, -1
-	for i, v := range axis {
-		if i == unstable || (fitted(i) && v.ShareHi < q && v.FitHi < q) {
-			highIdx = i
-			break
-		}
-	}
-	for i := range axis {
-		if fitted(i) && axis[i].ShareLo >= q && axis[i].FitLo >= q && (highIdx < 0 || i < highIdx) {
-			lowIdx = i
-		}
-	}
+	lowIdx, highIdx := ax.ends(q)
 	if highIdx >= 0 {
-		k := axis[highIdx]
-		a.Knee = &Knee{Tier: k.Tier, Rate: k.Rate, Share: k.Share, ShareHi: k.ShareHi, ClearlyFails: k.Stable && k.ShareHi < q, Unstable: !k.Stable}
-		why := "its queue never settled (" + k.Reason + ")"
-		if a.Knee.ClearlyFails {
-			why = fmt.Sprintf("its share, %s, has an upper bound of %s, below the %s target", pct(k.Share), pct(k.ShareHi), pct(q))
-		}
-		a.Notes = append(a.Notes, fmt.Sprintf("knee at %s: non-compliance turns systematic: %s", tierName(k), why))
+		a.knee(axis[highIdx], q)
 	}
-
-	// The estimate: where the fit crosses the target.
-	last, next := -1, -1
-	for i := range axis {
-		if !fitted(i) {
-			continue
-		}
-		if axis[i].Fit >= q {
-			last = i
-			continue
-		}
-		next = i
-		break
-	}
-	switch {
-	case last < 0:
+	c, last, next, ok := ax.estimate(q)
+	if !ok {
 		a.Notes = append(a.Notes, a.noCapacity(axis[0], q))
 		return
-	case next >= 0:
-		l, n := axis[last], axis[next]
-		c.Rate, _ = Crossing(l, n, q)
-		c.Method, c.FromTier, c.ToTier = CapacityInterpolated, l.Tier, &n.Tier
-	case unstable >= 0 && (unstable == 0 || last == unstable-1):
-		u := axis[unstable]
-		c.Rate, c.Method, c.FromTier, c.ToTier = axis[last].Rate, CapacityAtTier, axis[last].Tier, &u.Tier
-	default:
-		c.Rate, c.Method, c.FromTier = axis[last].Rate, CapacityLowerBound, axis[last].Tier
 	}
 	if lowIdx >= 0 {
 		c.Low, c.LowTier = axis[lowIdx].Rate, &axis[lowIdx].Tier
@@ -701,19 +651,8 @@ func (a *Analysis) kneeAndCapacity(axis []*PointVerdict) {
 			c.Method = CapacityAtTier
 		}
 	}
-	// The lower end from pools: the heaviest tier below the estimate (and below High) whose
-	// pool, it and every stable tier above it up to the estimate, meets the target.
 	if c.Method == CapacityInterpolated {
-		for i := last; i >= 0 && axis[i].Rate > c.Low; i-- {
-			v := axis[i]
-			if !fitted(i) || (c.High != nil && v.Rate >= *c.High) {
-				continue
-			}
-			if pool := a.verifyingPool(axis, nil, v.Rate, c.Rate); pool != nil {
-				c.Low, c.LowTier, c.LowPool = pool.From, &v.Tier, pool
-				break
-			}
-		}
+		a.poolLowerEnd(ax, c, last)
 	}
 	c.Rate = math.Max(c.Rate, c.Low)
 	if c.High != nil {
@@ -725,6 +664,99 @@ func (a *Analysis) kneeAndCapacity(axis []*PointVerdict) {
 	a.Capacity = c
 	a.Notes = append(a.Notes, a.capacityNote(axis, last, next))
 	a.monotonyNotes(axis)
+}
+
+// judgedAxis is the curve's points in rate order and the index of the lightest unstable one
+// (-1: none).
+type judgedAxis struct {
+	pts      []*PointVerdict
+	unstable int
+}
+
+// fitted reports whether point i counts for the fit and the interval: stable, fitted, and
+// lighter than the lightest unstable point.
+func (ax judgedAxis) fitted(i int) bool {
+	return (ax.unstable < 0 || i < ax.unstable) && ax.pts[i].Stable && isFinite(ax.pts[i].Fit)
+}
+
+// ends are the interval's: the lightest rate that fails with confidence or never settles; the
+// heaviest below it that meets with confidence (-1: none). Each end rests on the tier's own
+// measurement (tiers run at one rate pooled): the monotone fit pools tiers of different rates,
+// whose shares differ, so its intervals alone are not intervals of the share at one rate. The
+// fit must agree too, so that one tier contradicted by its neighbours (a failure below a tier
+// that meets) does not set an end on its own.
+func (ax judgedAxis) ends(q float64) (lowIdx, highIdx int) {
+	lowIdx, highIdx = -1, -1
+	for i, v := range ax.pts {
+		if i == ax.unstable || (ax.fitted(i) && v.ShareHi < q && v.FitHi < q) {
+			highIdx = i
+			break
+		}
+	}
+	for i, v := range ax.pts {
+		if ax.fitted(i) && v.ShareLo >= q && v.FitLo >= q && (highIdx < 0 || i < highIdx) {
+			lowIdx = i
+		}
+	}
+	return lowIdx, highIdx
+}
+
+// knee sets the knee at k, the interval's upper end, and says why it is there.
+func (a *Analysis) knee(k *PointVerdict, q float64) {
+	a.Knee = &Knee{Tier: k.Tier, Rate: k.Rate, Share: k.Share, ShareHi: k.ShareHi, ClearlyFails: k.Stable && k.ShareHi < q, Unstable: !k.Stable}
+	why := "its queue never settled (" + k.Reason + ")"
+	if a.Knee.ClearlyFails {
+		why = fmt.Sprintf("its share, %s, has an upper bound of %s, below the %s target", pct(k.Share), pct(k.ShareHi), pct(q))
+	}
+	a.Notes = append(a.Notes, fmt.Sprintf("knee at %s: non-compliance turns systematic: %s", tierName(k), why))
+}
+
+// estimate is where the fit crosses the target: between the last fitted point at or above it
+// and the next below (last, next; next -1 when none is), at the heaviest point before the
+// lightest unstable one, or a lower bound. ok is false when no fitted point meets the target.
+func (ax judgedAxis) estimate(q float64) (c *Capacity, last, next int, ok bool) {
+	last, next = -1, -1
+	for i := range ax.pts {
+		if !ax.fitted(i) {
+			continue
+		}
+		if ax.pts[i].Fit >= q {
+			last = i
+			continue
+		}
+		next = i
+		break
+	}
+	c = &Capacity{}
+	switch {
+	case last < 0:
+		return nil, last, next, false
+	case next >= 0:
+		l, n := ax.pts[last], ax.pts[next]
+		c.Rate, _ = Crossing(l, n, q)
+		c.Method, c.FromTier, c.ToTier = CapacityInterpolated, l.Tier, &n.Tier
+	case ax.unstable >= 0 && (ax.unstable == 0 || last == ax.unstable-1):
+		u := ax.pts[ax.unstable]
+		c.Rate, c.Method, c.FromTier, c.ToTier = ax.pts[last].Rate, CapacityAtTier, ax.pts[last].Tier, &u.Tier
+	default:
+		c.Rate, c.Method, c.FromTier = ax.pts[last].Rate, CapacityLowerBound, ax.pts[last].Tier
+	}
+	return c, last, next, true
+}
+
+// poolLowerEnd raises c's lower end to the heaviest tier below the estimate (and below High)
+// whose pool, it and every stable tier above it up to the estimate, meets the target.
+func (a *Analysis) poolLowerEnd(ax judgedAxis, c *Capacity, last int) {
+	for i := last; i >= 0 && ax.pts[i].Rate > c.Low; i-- {
+		v := ax.pts[i]
+		if !ax.fitted(i) || (c.High != nil && v.Rate >= *c.High) {
+			continue
+		}
+		if pool := a.verifyingPool(ax.pts, nil, v.Rate, c.Rate); pool != nil {
+			c.Low, c.LowTier, c.LowPool = pool.From, &v.Tier, pool
+			return
+		}
+	}
 }
 
 // MinLogMisses is the fewest misses, in a point's effective sample, at which Crossing takes the
