@@ -389,16 +389,75 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 		return nil
 	}
 	slices.SortStableFunc(obs, func(a, b Obs) int { return cmp.Compare(a.Planned, b.Planned) })
-	end := arrivalsEnd
+	st := &Steady{Warmup: WarmupNone}
+	start, end, sessionNote := steadyWindow(st, obs, arrivalsEnd, w)
+	lo := sortSearch(obs, start)
+	hi := sortSearch(obs, end+1)
+	win := obs[lo:hi]
+	st.Start, st.End = start.Seconds(), end.Seconds()
+	length := (end - start).Seconds()
+
+	t := tallyWindow(st, win, end)
+	var completions int
+	var raw, compliant float64
+	for _, o := range obs { // tokens and completions of every request, whenever planned, that fell inside
+		if o.Flags&ObsOK != 0 && o.End != records.Unset && o.End >= start && o.End <= end {
+			completions++
+		}
+		tok := tokensWithin(o, start, end)
+		raw += tok
+		if o.Flags&ObsCompliant != 0 {
+			compliant += tok
+		}
+	}
+	st.Arrivals = t.arrivals
+	st.RealisedRate = ratio(float64(t.arrivals), length)
+	st.RequestThroughput = ratio(float64(completions), length)
+	st.RawOutputThroughput = ratio(raw, length)
+	st.CompliantOutputThroughput = ratio(compliant, length)
+	st.CompliantShare = ratio(float64(st.Compliant), float64(st.Requests))
+	st.VarianceFactor = varianceFactor(t.tis)
+	if t.misses >= MinClusterMisses {
+		st.VarianceFactor = math.Max(st.VarianceFactor, varianceFactor(t.xs))
+	}
+	st.EffectiveRequests = float64(st.Requests) / st.VarianceFactor
+	st.Trend = TrendTest(t.tps, t.tvs)
+	if c := t.client; c.Requests > 0 {
+		slices.Sort(t.sends)
+		slices.Sort(t.reads)
+		c.SendP50, c.SendP99 = Percentile(t.sends, 50), Percentile(t.sends, 99)
+		c.ReadP50, c.ReadP99 = Percentile(t.reads, 50), Percentile(t.reads, 99)
+		st.Client = &c
+	}
+	if w.Shadow != nil && len(win) > 0 {
+		control(st, obs, lo, hi, w.Shadow)
+	}
+	st.Stationary = true
+	switch {
+	case st.Requests < MinSteadyRequests:
+		st.Stationary, st.TooShort = false, true
+		st.Note = fmt.Sprintf("the window holds %d requests, fewer than the %d a steady state needs: the tier is too short to say anything", st.Requests, MinSteadyRequests)
+	case st.Trend.Growing:
+		st.Stationary = false
+		st.Note = "no steady state: queueing grows inside the window (" + st.Trend.Reason + ")"
+	case sessionNote != "":
+		st.Stationary, st.TooShort = false, true
+		st.Note = "no steady state: " + sessionNote
+	}
+	return st
+}
+
+// steadyWindow is the steady-state window of obs (sorted by planned arrival) and how its start
+// was chosen (st.Warmup): given, or after a warm-up of a few median times in system, or after
+// the sessions' span (sessionNote says when that leaves the window short of the steady load).
+func steadyWindow(st *Steady, obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) (start, end time.Duration, sessionNote string) {
+	end = arrivalsEnd
 	if end <= 0 {
 		end = obs[len(obs)-1].Planned
 	}
 	if w.Given && w.End > 0 && w.End < end {
 		end = w.End
 	}
-	st := &Steady{Warmup: WarmupNone}
-	var start time.Duration
-	var sessionNote string
 	switch {
 	case w.Given:
 		start, st.Warmup = w.Start, WarmupGiven
@@ -416,109 +475,64 @@ func SteadyState(obs []Obs, arrivalsEnd time.Duration, w SteadyWindow) *Steady {
 			}
 		}
 	}
-	end = max(end, start) // a given window that ends before it starts is empty, not an error
-	lo := sortSearch(obs, start)
-	hi := sortSearch(obs, end+1)
-	win := obs[lo:hi]
-	st.Start, st.End = start.Seconds(), end.Seconds()
-	length := (end - start).Seconds()
+	return start, max(end, start), sessionNote // a given window that ends before it starts is empty, not an error
+}
 
+// windowTally is what the requests planned inside the window show: their arrivals (first
+// turns), compliance indicators and slacks (for the variance factor), first-token delays by
+// planned time (for the trend), and the client's own delays.
+type windowTally struct {
+	arrivals, misses int
+	xs, tis          []float64
+	tps, tvs         []float64
+	sends, reads     []float64
+	client           ClientDelays
+}
+
+// tallyWindow counts win's requests into st (Requests, Compliant, Ok) and t.
+func tallyWindow(st *Steady, win []Obs, end time.Duration) windowTally {
+	t := windowTally{xs: make([]float64, 0, len(win)), tis: make([]float64, 0, len(win))}
 	st.Requests = len(win)
-	arrivals := 0
-	xs := make([]float64, 0, len(win))
-	tis := make([]float64, 0, len(win))
-	var tps, tvs []float64
-	var sends, reads []float64
-	client := ClientDelays{}
-	misses := 0
 	for _, o := range win {
 		if o.Flags&ObsClientTimed != 0 {
-			if sends == nil {
-				sends, reads = make([]float64, 0, len(win)), make([]float64, 0, len(win))
+			if t.sends == nil {
+				t.sends, t.reads = make([]float64, 0, len(win)), make([]float64, 0, len(win))
 			}
-			client.Requests++
-			sends = append(sends, float64(o.Send))
-			reads = append(reads, float64(o.Read))
+			t.client.Requests++
+			t.sends = append(t.sends, float64(o.Send))
+			t.reads = append(t.reads, float64(o.Read))
 			if o.Flags&ObsSendMiss != 0 {
-				client.SendMisses++
+				t.client.SendMisses++
 			}
 			if o.Flags&ObsReadMiss != 0 {
-				client.ReadMisses++
+				t.client.ReadMisses++
 			}
 		}
 		if o.Flags&ObsLaterTurn == 0 {
-			arrivals++
+			t.arrivals++
 		}
 		x := 0.0
 		if o.Flags&ObsCompliant != 0 {
 			st.Compliant++
 			x = 1
 		} else {
-			misses++
+			t.misses++
 		}
-		xs = append(xs, x)
+		t.xs = append(t.xs, x)
 		if o.Flags&ObsSlack != 0 {
-			tis = append(tis, float64(o.Slack))
+			t.tis = append(t.tis, float64(o.Slack))
 		} else {
-			tis = append(tis, timeInSystem(o, end).Seconds())
+			t.tis = append(t.tis, timeInSystem(o, end).Seconds())
 		}
 		if o.Flags&ObsOK != 0 {
 			st.Ok++
 			if o.First != records.Unset {
-				tps = append(tps, o.Planned.Seconds())
-				tvs = append(tvs, float64(o.First-o.Planned)/1e6)
+				t.tps = append(t.tps, o.Planned.Seconds())
+				t.tvs = append(t.tvs, float64(o.First-o.Planned)/1e6)
 			}
 		}
 	}
-	var completions int
-	var raw, compliant float64
-	for _, o := range obs { // tokens and completions of every request, whenever planned, that fell inside
-		if o.Flags&ObsOK != 0 && o.End != records.Unset && o.End >= start && o.End <= end {
-			completions++
-		}
-		tok := tokensWithin(o, start, end)
-		raw += tok
-		if o.Flags&ObsCompliant != 0 {
-			compliant += tok
-		}
-	}
-	st.Arrivals = arrivals
-	st.RealisedRate = ratio(float64(arrivals), length)
-	st.RequestThroughput = ratio(float64(completions), length)
-	st.RawOutputThroughput = ratio(raw, length)
-	st.CompliantOutputThroughput = ratio(compliant, length)
-	st.CompliantShare = ratio(float64(st.Compliant), float64(st.Requests))
-	st.VarianceFactor = varianceFactor(tis)
-	if misses >= MinClusterMisses {
-		st.VarianceFactor = math.Max(st.VarianceFactor, varianceFactor(xs))
-	}
-	st.EffectiveRequests = float64(st.Requests) / st.VarianceFactor
-	st.Trend = TrendTest(tps, tvs)
-	if client.Requests > 0 {
-		slices.Sort(sends)
-		slices.Sort(reads)
-		client.SendP50, client.SendP99 = Percentile(sends, 50), Percentile(sends, 99)
-		client.ReadP50, client.ReadP99 = Percentile(reads, 50), Percentile(reads, 99)
-		st.Client = &client
-	}
-
-	if w.Shadow != nil && len(win) > 0 {
-		control(st, obs, lo, hi, w.Shadow)
-	}
-
-	st.Stationary = true
-	switch {
-	case st.Requests < MinSteadyRequests:
-		st.Stationary, st.TooShort = false, true
-		st.Note = fmt.Sprintf("the window holds %d requests, fewer than the %d a steady state needs: the tier is too short to say anything", st.Requests, MinSteadyRequests)
-	case st.Trend.Growing:
-		st.Stationary = false
-		st.Note = "no steady state: queueing grows inside the window (" + st.Trend.Reason + ")"
-	case sessionNote != "":
-		st.Stationary, st.TooShort = false, true
-		st.Note = "no steady state: " + sessionNote
-	}
-	return st
+	return t
 }
 
 // control estimates the window's share (obs[lo:hi], in planned order) with the shadow queue fed
