@@ -239,6 +239,24 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
+	out := summaryOf(&head, &tail)
+	if st := tail.Steady; st != nil {
+		out.Steady = st.steady()
+	}
+	if err := out.readStats(m); err != nil {
+		return err
+	}
+	if out.Metrics == nil && out.ReasoningResponses == 0 {
+		// Not written: without reasoning, the answer's metrics are the output's.
+		out.TTFA, out.AnswerITL = out.TTFT.clone(), out.ITL.clone()
+	}
+	*s = out
+	return nil
+}
+
+// summaryOf is the summary the head's and the tail's members give, its statistics and steady
+// state aside.
+func summaryOf(head *summaryHead, tail *summaryTail) Summary {
 	out := Summary{
 		MetricsVersion: head.MetricsVersion, Tier: head.Tier, Role: head.Role, Arrival: head.Arrival, Complete: head.Complete,
 		Window: head.Window, Burstiness: float64(head.Burstiness),
@@ -280,21 +298,30 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		out.MaxConcurrency = *head.MaxConcurrency
 	}
 	out.Users = head.Users
-	if st := tail.Steady; st != nil {
-		out.Steady = &Steady{Start: float64(st.Start), End: float64(st.End), Warmup: st.Warmup, Requests: st.Requests, Ok: st.Ok,
-			Compliant: st.Compliant, RealisedRate: float64(st.RealisedRate), RequestThroughput: float64(st.RequestThroughput),
-			RawOutputThroughput: float64(st.RawOutputThroughput), CompliantOutputThroughput: float64(st.CompliantOutputThroughput),
-			CompliantShare: float64(st.CompliantShare), VarianceFactor: float64(st.VarianceFactor),
-			EffectiveRequests: float64(st.EffectiveRequests), Stationary: st.Stationary, TooShort: st.TooShort, Note: st.Note, Trend: st.Trend,
-			Controlled: st.Controlled, ControlNote: st.ControlNote, Client: st.Client,
-			Arrivals: st.Arrivals}
-		if st.Arrivals == 0 {
-			out.Steady.Arrivals = st.Requests
-		}
+	return out
+}
+
+// steady is the steady state st writes (its arrivals its requests in files older than them).
+func (st *steadyJSON) steady() *Steady {
+	out := &Steady{Start: float64(st.Start), End: float64(st.End), Warmup: st.Warmup, Requests: st.Requests, Ok: st.Ok,
+		Compliant: st.Compliant, RealisedRate: float64(st.RealisedRate), RequestThroughput: float64(st.RequestThroughput),
+		RawOutputThroughput: float64(st.RawOutputThroughput), CompliantOutputThroughput: float64(st.CompliantOutputThroughput),
+		CompliantShare: float64(st.CompliantShare), VarianceFactor: float64(st.VarianceFactor),
+		EffectiveRequests: float64(st.EffectiveRequests), Stationary: st.Stationary, TooShort: st.TooShort, Note: st.Note, Trend: st.Trend,
+		Controlled: st.Controlled, ControlNote: st.ControlNote, Client: st.Client,
+		Arrivals: st.Arrivals}
+	if st.Arrivals == 0 {
+		out.Arrivals = st.Requests
 	}
-	for i, st := range out.stats() {
+	return out
+}
+
+// readStats reads the statistics of every metric the summary reports from m: count, mean,
+// median, standard deviation and its percentiles.
+func (s *Summary) readStats(m map[string]json.RawMessage) error {
+	for i, st := range s.stats() {
 		name := statNames[i]
-		if !out.Reports(name) {
+		if !s.Reports(name) {
 			continue
 		}
 		var err error
@@ -311,19 +338,14 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		if err != nil {
 			return err
 		}
-		st.Percentiles = make(map[string]float64, len(out.Percentiles))
-		for _, p := range out.Percentiles {
+		st.Percentiles = make(map[string]float64, len(s.Percentiles))
+		for _, p := range s.Percentiles {
 			k := PercentileKey(p)
 			if st.Percentiles[k], err = numberAt(m, k+"_"+name+"_ms"); err != nil {
 				return err
 			}
 		}
 	}
-	if out.Metrics == nil && out.ReasoningResponses == 0 {
-		// Not written: without reasoning, the answer's metrics are the output's.
-		out.TTFA, out.AnswerITL = out.TTFT.clone(), out.ITL.clone()
-	}
-	*s = out
 	return nil
 }
 
