@@ -494,66 +494,13 @@ func (o Options) Fingerprint(p sweep.Plan) (string, error) {
 // writes the closing line.
 func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, stop <-chan struct{}) (records.Tier, error) {
 	id := p.Tier
-	src := s.opts.Workload
-	arrivals := len(p.Offsets)
 	closed := !curve.AxisOfTier(id).Open()
-	if closed {
-		if src.Sessions() {
-			return id, field.Errorf(sweep.FieldUsers, "a closed loop of users sends independent requests, not sessions")
-		}
-		arrivals = p.Pool // the users draw from a pool of requests
-	}
-	set, notes, err := src.TierSet(arrivals, id.Seed)
+	offsets, reqs, err := s.tierRequests(&id, p, closed)
 	if err != nil {
 		return id, err
 	}
-	for _, n := range notes {
-		s.logf("workload: %s", n)
-	}
-	id.WorkloadFingerprint = set.Fingerprint // of the requests before any cache nonce: comparable across runs
-	if result.ShapeOf(s.Header).OneTier() && s.writer == nil {
-		s.Header.WorkloadFingerprint = set.Fingerprint // a run's request set is its tier's
-	}
-	if set, err = src.ApplyCache(set, s.nonce(id)); err != nil {
+	if err := s.prepareTier(ctx, id, p, reqs); err != nil {
 		return id, err
-	}
-	offsets, reqs := p.Offsets, set.Requests
-	sessions := workloads.Sessions(reqs)
-	if sessions != nil {
-		// The schedule's arrivals start sessions; the tier plans every one of their turns.
-		if s.opts.Shard.Sharded() {
-			return id, field.Errorf(shard.FieldShard, "a workload of sessions cannot be sharded yet (each shard would need whole sessions); run it from one process")
-		}
-		id.Planned = len(reqs)
-	}
-	if s.opts.Shard.Sharded() {
-		// Every shard built the same global schedule and set; this one sends its share, under the
-		// global ids, and its tier line plans that share (merge adds them up).
-		offsets, reqs = s.opts.Shard.Filter(offsets, reqs)
-		id.Planned = len(offsets)
-	}
-	if src.Cache == workloads.CacheWarm {
-		if err := s.warmUp(ctx, id.Tier, reqs, id.MaxConcurrency); err != nil {
-			return id, err
-		}
-	}
-	if s.opts.Warmups > 0 && !s.warmedUp && len(reqs) > 0 {
-		s.warmedUp = true
-		if err := s.warmUpFirst(ctx, id.Tier, reqs[0], id.MaxConcurrency); err != nil {
-			return id, err
-		}
-	}
-	if err := s.openRecords(); err != nil {
-		return id, err
-	}
-	if !p.StartAt.IsZero() {
-		late, err := shard.StartAt(ctx, p.StartAt)
-		if err != nil {
-			return id, field.Errorf(shard.FieldStartAt, "%w", err)
-		}
-		if late > 10*time.Millisecond {
-			s.logf("WARNING: tier %d started %v after its --start-at time", id.Tier, late.Round(time.Millisecond))
-		}
 	}
 	var sampler *servermetrics.Sampler
 	if s.scraper != nil {
@@ -595,18 +542,8 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	done()
 	cpu := loadgen.SampleCPU().Since(cpu0, s.sim != nil)
 	if sampler != nil {
-		var raw json.RawMessage
-		raw, merr := json.Marshal(sampler.Stop())
-		if merr != nil {
-			return id, fmt.Errorf("encode server metrics: %w", merr)
-		}
-		s.mu.Lock()
-		s.server[id.Tier] = raw
-		s.mu.Unlock()
-		if s.writer != nil && tee.fileErr == nil {
-			if err := s.writer.WriteServerMetrics(id.Tier, raw); err != nil {
-				tee.fileErr = err
-			}
+		if merr := s.keepServerMetrics(id.Tier, sampler, tee); merr != nil {
+			return id, merr
 		}
 	}
 	if err != nil {
@@ -615,6 +552,103 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	if res.SinkErr != nil {
 		return id, fmt.Errorf("writing records: %w", res.SinkErr)
 	}
+	return s.closeTier(id, tierEnd(ctx, id, p, res, cpu, closed), tee)
+}
+
+// tierRequests builds the tier's request set from its seed (with the cache's nonce) and the
+// offsets this process sends: a closed loop's users draw from a pool, sessions plan every turn,
+// a shard sends its share. It sets id's fingerprint and planned requests.
+func (s *Session) tierRequests(id *records.Tier, p sweep.Plan, closed bool) ([]time.Duration, []workloads.Request, error) {
+	src := s.opts.Workload
+	arrivals := len(p.Offsets)
+	if closed {
+		if src.Sessions() {
+			return nil, nil, field.Errorf(sweep.FieldUsers, "a closed loop of users sends independent requests, not sessions")
+		}
+		arrivals = p.Pool // the users draw from a pool of requests
+	}
+	set, notes, err := src.TierSet(arrivals, id.Seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range notes {
+		s.logf("workload: %s", n)
+	}
+	id.WorkloadFingerprint = set.Fingerprint // of the requests before any cache nonce: comparable across runs
+	if result.ShapeOf(s.Header).OneTier() && s.writer == nil {
+		s.Header.WorkloadFingerprint = set.Fingerprint // a run's request set is its tier's
+	}
+	if set, err = src.ApplyCache(set, s.nonce(*id)); err != nil {
+		return nil, nil, err
+	}
+	offsets, reqs := p.Offsets, set.Requests
+	if workloads.Sessions(reqs) != nil {
+		// The schedule's arrivals start sessions; the tier plans every one of their turns.
+		if s.opts.Shard.Sharded() {
+			return nil, nil, field.Errorf(shard.FieldShard, "a workload of sessions cannot be sharded yet (each shard would need whole sessions); run it from one process")
+		}
+		id.Planned = len(reqs)
+	}
+	if s.opts.Shard.Sharded() {
+		// Every shard built the same global schedule and set; this one sends its share, under the
+		// global ids, and its tier line plans that share (merge adds them up).
+		offsets, reqs = s.opts.Shard.Filter(offsets, reqs)
+		id.Planned = len(offsets)
+	}
+	return offsets, reqs, nil
+}
+
+// prepareTier does what comes before the tier's first request: the cache's warm-up pass, the
+// session's first warm-up requests, the records file, and a shard's wait for its start time.
+func (s *Session) prepareTier(ctx context.Context, id records.Tier, p sweep.Plan, reqs []workloads.Request) error {
+	if s.opts.Workload.Cache == workloads.CacheWarm {
+		if err := s.warmUp(ctx, id.Tier, reqs, id.MaxConcurrency); err != nil {
+			return err
+		}
+	}
+	if s.opts.Warmups > 0 && !s.warmedUp && len(reqs) > 0 {
+		s.warmedUp = true
+		if err := s.warmUpFirst(ctx, id.Tier, reqs[0], id.MaxConcurrency); err != nil {
+			return err
+		}
+	}
+	if err := s.openRecords(); err != nil {
+		return err
+	}
+	if !p.StartAt.IsZero() {
+		late, err := shard.StartAt(ctx, p.StartAt)
+		if err != nil {
+			return field.Errorf(shard.FieldStartAt, "%w", err)
+		}
+		if late > 10*time.Millisecond {
+			s.logf("WARNING: tier %d started %v after its --start-at time", id.Tier, late.Round(time.Millisecond))
+		}
+	}
+	return nil
+}
+
+// keepServerMetrics keeps what the target's metrics said over the tier, and writes it to the
+// records file.
+func (s *Session) keepServerMetrics(tier int, sampler *servermetrics.Sampler, tee *teeSink) error {
+	b, err := json.Marshal(sampler.Stop())
+	if err != nil {
+		return fmt.Errorf("encode server metrics: %w", err)
+	}
+	raw := json.RawMessage(b) // written as it is, not as bytes
+	s.mu.Lock()
+	s.server[tier] = raw
+	s.mu.Unlock()
+	if s.writer != nil && tee.fileErr == nil {
+		if err := s.writer.WriteServerMetrics(tier, raw); err != nil {
+			tee.fileErr = err
+		}
+	}
+	return nil
+}
+
+// tierEnd is the closing line of tier id as loadgen ran it: why it ended (its schedule, its
+// cap, decided, interrupted) and where its arrivals ended.
+func tierEnd(ctx context.Context, id records.Tier, p sweep.Plan, res loadgen.Result, cpu *records.TierCPU, closed bool) records.TierEnd {
 	end := records.TierEnd{Kind: records.KindTierEnd, Tier: id.Tier, Planned: id.Planned, Reason: records.EndedSchedule,
 		ArrivalsEndS: p.ArrivalsEnd.Seconds(), RateLimited: res.RateLimited, CPU: cpu}
 	if closed {
@@ -629,7 +663,7 @@ func (s *Session) RunTier(ctx context.Context, p sweep.Plan, sink sweep.Sink, st
 	case id.MaxDurationS > 0 && (!closed || res.Stopped != ""):
 		end.Reason = records.EndedCap
 	}
-	return s.closeTier(id, end, tee)
+	return end
 }
 
 // closeTier writes the tier's closing line and returns the tier, ended.
