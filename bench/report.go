@@ -249,6 +249,15 @@ func status(measured, met bool) string {
 
 // goals compares the figures with the goals of issue 7.
 func (rep *Report) goals() []Goal {
+	gs := rep.deliveryGoals()
+	gs = append(gs, rep.cpuGoals()...)
+	gs = append(gs, rep.lagGoals()...)
+	return append(gs, rep.ttftGoal(), rep.streamsGoal())
+}
+
+// deliveryGoals: the delivered rate at 1,000 req/s, and the summary's agreement with the
+// server's count.
+func (rep *Report) deliveryGoals() []Goal {
 	var gs []Goal
 	r, ok := rep.row(NameLoadcurve, goalDeliveredRate)
 	g := Goal{Goal: "delivered rate at 1,000 req/s (server's count)", Target: fmt.Sprintf(">= %.0f %% of offered", goalDeliveredRatio*100)}
@@ -272,7 +281,12 @@ func (rep *Report) goals() []Goal {
 		g.Status = GoalNotMeasured
 	}
 	gs = append(gs, g)
+	return gs
+}
 
+// cpuGoals: the CPU per chunk at each rate against the probe's.
+func (rep *Report) cpuGoals() []Goal {
+	var gs []Goal
 	for _, rate := range rep.Options.Rates {
 		r, ok := rep.row(NameLoadcurve, rate)
 		g := Goal{Goal: fmt.Sprintf("CPU per chunk at %s req/s vs the probe", formatRate(rate)), Target: fmt.Sprintf("<= %.1f×", goalCPURatio)}
@@ -284,9 +298,14 @@ func (rep *Report) goals() []Goal {
 		g.Status = status(ok && r.CPURatio > 0, r.CPURatio <= goalCPURatio)
 		gs = append(gs, g)
 	}
+	return gs
+}
 
-	r, ok = rep.row(NameLoadcurve, goalLagRate)
-	g = Goal{Goal: "schedule_lag at 500 req/s", Target: fmt.Sprintf("p50 <= %.1f ms, p99 <= %.1f ms", goalLagP50Ms, goalLagP99Ms)}
+// lagGoals: the schedule lag at 500 req/s, and with the spin pacer.
+func (rep *Report) lagGoals() []Goal {
+	var gs []Goal
+	r, ok := rep.row(NameLoadcurve, goalLagRate)
+	g := Goal{Goal: "schedule_lag at 500 req/s", Target: fmt.Sprintf("p50 <= %.1f ms, p99 <= %.1f ms", goalLagP50Ms, goalLagP99Ms)}
 	if ok {
 		g.Value = r.LagP99Ms
 		g.Measured = fmt.Sprintf("p50 %.3f ms, p99 %.3f ms", r.LagP50Ms, r.LagP99Ms)
@@ -308,10 +327,14 @@ func (rep *Report) goals() []Goal {
 	}
 	g.Status = status(ok, r.LagP99Ms < goalSpinP99Ms)
 	gs = append(gs, g)
+	return gs
+}
 
-	g = Goal{Goal: "TTFT overhead vs the server's clock at light load", Target: fmt.Sprintf("<= %.1f ms", goalTTFTOverMs)}
+// ttftGoal: the client's TTFT overhead against the server's clock at light load.
+func (rep *Report) ttftGoal() Goal {
+	g := Goal{Goal: "TTFT overhead vs the server's clock at light load", Target: fmt.Sprintf("<= %.1f ms", goalTTFTOverMs)}
 	var lr LightRow
-	ok = false
+	ok := false
 	for _, l := range rep.Light {
 		if l.Role == NameLoadcurve {
 			lr, ok = l, true
@@ -327,11 +350,15 @@ func (rep *Report) goals() []Goal {
 		}
 	}
 	g.Status = status(ok, lr.OverheadMs <= goalTTFTOverMs)
-	gs = append(gs, g)
 
-	g = Goal{Goal: "10,000 concurrent streams", Target: fmt.Sprintf("<= %d KiB of client memory each", goalKiBPerStream)}
+	return g
+}
+
+// streamsGoal: the client's memory per stream over 10,000 concurrent streams.
+func (rep *Report) streamsGoal() Goal {
+	g := Goal{Goal: "10,000 concurrent streams", Target: fmt.Sprintf("<= %d KiB of client memory each", goalKiBPerStream)}
 	var sr StallRow
-	ok = false
+	ok := false
 	for _, s := range rep.Stall {
 		if s.Role == NameLoadcurve {
 			sr, ok = s, true
@@ -350,8 +377,7 @@ func (rep *Report) goals() []Goal {
 		}
 	}
 	g.Status = status(ok && sr.Streams >= goalStreams, sr.RSSPerStreamKiB <= goalKiBPerStream)
-	gs = append(gs, g)
-	return gs
+	return g
 }
 
 // WriteJSON writes the report as indented JSON.
