@@ -68,30 +68,13 @@ func runClient(ctx context.Context, job Job) (ChildResult, error) {
 	if job.Stall > 0 {
 		spec.Burstiness = arrival.Burstiness(math.Inf(1))
 	}
-	path := job.RecordsPath
-	if path == "" {
-		f, err := os.CreateTemp("", "loadcurve-bench-*.jsonl")
-		if err != nil {
-			return res, fmt.Errorf("records file: %w", err)
-		}
-		path = f.Name()
-		f.Close()
-		defer os.Remove(path)
-	}
-	w, err := records.Create(path, records.Header{
-		Command: "bench", Target: loadgen.SanitizeURL(base), Endpoint: loadgen.Chat.String(), Model: "bench",
-		Workload: "bench(prompt=hi)", Arrival: spec.String(), Seed: job.Seed, MaxConcurrency: job.MaxConcurrency,
-		CachePolicy: "replay", TimeoutS: clientTimeout.Seconds(), StartWall: time.Now(),
-	})
+	w, cleanup, err := openBenchRecords(job, base, spec, n)
 	if err != nil {
 		return res, err
 	}
+	defer cleanup()
 	closeRecords := sync.OnceValue(w.Close)
 	defer closeRecords()
-	if err := w.WriteTier(records.Tier{Arrival: spec.String(), RequestRate: records.Rate(job.Rate),
-		Burstiness: records.Rate(spec.Burstiness), Seed: job.Seed, Planned: n, StartWall: time.Now()}); err != nil {
-		return res, err
-	}
 	col := &collector{w: w, recs: make([]records.Record, 0, n)}
 
 	if err := resetServer(ctx, &http.Client{Timeout: 5 * time.Second}, job.URL); err != nil {
@@ -145,10 +128,46 @@ func runClient(ctx context.Context, job Job) (ChildResult, error) {
 		return res, errors.New("loadgen.Run did not hand over one record per planned request")
 	}
 
-	res.Planned = n
+	res.tally(col.recs, offs, sum)
+	return res, nil
+}
+
+// openBenchRecords creates the job's records file (a temporary one when the job names none,
+// removed by cleanup) with its header and the tier's line.
+func openBenchRecords(job Job, base string, spec arrival.Spec, n int) (w *records.Writer, cleanup func(), err error) {
+	cleanup = func() {}
+	path := job.RecordsPath
+	if path == "" {
+		f, err := os.CreateTemp("", "loadcurve-bench-*.jsonl")
+		if err != nil {
+			return nil, cleanup, fmt.Errorf("records file: %w", err)
+		}
+		path = f.Name()
+		f.Close()
+		cleanup = func() { os.Remove(path) }
+	}
+	w, err = records.Create(path, records.Header{
+		Command: "bench", Target: loadgen.SanitizeURL(base), Endpoint: loadgen.Chat.String(), Model: "bench",
+		Workload: "bench(prompt=hi)", Arrival: spec.String(), Seed: job.Seed, MaxConcurrency: job.MaxConcurrency,
+		CachePolicy: "replay", TimeoutS: clientTimeout.Seconds(), StartWall: time.Now(),
+	})
+	if err != nil {
+		return nil, cleanup, err
+	}
+	if err := w.WriteTier(records.Tier{Arrival: spec.String(), RequestRate: records.Rate(job.Rate),
+		Burstiness: records.Rate(spec.Burstiness), Seed: job.Seed, Planned: n, StartWall: time.Now()}); err != nil {
+		w.Close()
+		return nil, cleanup, err
+	}
+	return w, cleanup, nil
+}
+
+// tally fills the result's counts, rates, lags and TTFT from the tier's records and summary.
+func (res *ChildResult) tally(recs []records.Record, offs []time.Duration, sum measure.Summary) {
+	res.Planned = len(recs)
 	var maxLag time.Duration
-	for i := range col.recs {
-		r := &col.recs[i]
+	for i := range recs {
+		r := &recs[i]
 		if r.Sent != records.Unset {
 			res.Sent++
 		}
@@ -170,5 +189,4 @@ func runClient(ctx context.Context, job Job) (ChildResult, error) {
 		res.TTFTP50Ms = sum.TTFT.Median
 	}
 	res.ClientBound, res.ClientBoundReason = sum.ClientBound, sum.ClientBoundReason
-	return res, nil
 }
