@@ -79,38 +79,10 @@ func runProbe(ctx context.Context, job Job) (ChildResult, error) {
 		return res, err
 	}
 
-	n := len(offs)
-	p.sent = make([]time.Duration, n)
-	p.ttft = make([]time.Duration, n)
-	lags := make([]time.Duration, 0, n)
 	reqCtx, cancelReqs := context.WithCancel(ctx)
 	defer cancelReqs()
 	var wg sync.WaitGroup
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	p.t0 = time.Now()
-dispatch:
-	for i, off := range offs {
-		if d := off - time.Since(p.t0); d > job.Spin {
-			timer.Reset(d - job.Spin)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				break dispatch
-			}
-		}
-		for job.Spin > 0 && time.Since(p.t0) < off {
-			// Busy-wait, without yielding, for the last Spin before the deadline: the limit of
-			// what a spinning pacer can do on this machine (loadgen's Tier.Spin yields instead).
-		}
-		lags = append(lags, time.Since(p.t0)-off)
-		p.sent[i], p.ttft[i] = -1, -1
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.one(reqCtx, url, i)
-		}()
-	}
+	lags := p.dispatch(ctx, reqCtx, &wg, url, offs, job.Spin)
 	if job.Stall > 0 {
 		err = holdStalled(ctx, job.URL, job.Stall, 30*time.Second, job.HeapProfile, &res)
 		res.BaselineRSS = baseline
@@ -128,6 +100,48 @@ dispatch:
 		return res, fmt.Errorf("stopped: %w", context.Cause(ctx))
 	}
 
+	p.tally(&res, offs, lags)
+	return res, nil
+}
+
+// dispatch sends a request at each of offs from p.t0 (set here), each on its own goroutine
+// under wg with reqCtx, busy-waiting for the last spin before each, until ctx ends; it returns
+// each dispatched request's lag behind its offset.
+func (p *probe) dispatch(ctx, reqCtx context.Context, wg *sync.WaitGroup, url string, offs []time.Duration, spin time.Duration) []time.Duration {
+	n := len(offs)
+	p.sent = make([]time.Duration, n)
+	p.ttft = make([]time.Duration, n)
+	lags := make([]time.Duration, 0, n)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	p.t0 = time.Now()
+	for i, off := range offs {
+		if d := off - time.Since(p.t0); d > spin {
+			timer.Reset(d - spin)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				return lags
+			}
+		}
+		for spin > 0 && time.Since(p.t0) < off {
+			// Busy-wait, without yielding, for the last Spin before the deadline: the limit of
+			// what a spinning pacer can do on this machine (loadgen's Tier.Spin yields instead).
+		}
+		lags = append(lags, time.Since(p.t0)-off)
+		p.sent[i], p.ttft[i] = -1, -1
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.one(reqCtx, url, i)
+		}()
+	}
+	return lags
+}
+
+// tally fills res from what the probe counted: requests, chunks, rates, lags and TTFT.
+func (p *probe) tally(res *ChildResult, offs, lags []time.Duration) {
+	n := len(offs)
 	res.Planned = n
 	res.OK = int(p.oks.Load())
 	res.Chunks = p.lines.Load()
@@ -154,7 +168,6 @@ dispatch:
 		res.LagMaxMs = ms(slices.Max(lags))
 	}
 	res.TTFTP50Ms, _ = p50p99Ms(ttfts)
-	return res, nil
 }
 
 // warm sends one request outside the measurement.
