@@ -8,24 +8,13 @@ import (
 )
 
 // QueueResult is the outcome of one request of SimulateQueue, in offsets
-// from T0. A served request has Start (when a slot took it), First (Start +
-// FirstToken), Last and End (both Start + Service) and Tokens
-// (OutputTokens). A rejected one (the waiting room was full) has only
-// Arrival, End = Arrival and Rejected.
+// from T0: queueing.Result's (its Index, Arrival, Start, End, Rejected and
+// Wait) with the tokens' times, First (Start + FirstToken) and Last (Start +
+// Service), and Tokens (OutputTokens) for a served request.
 type QueueResult struct {
-	Index                            int // index in the arrivals
-	Arrival, Start, First, Last, End time.Duration
-	Tokens                           int
-	Rejected                         bool
-}
-
-// Wait is the time the request spent waiting for a slot (0 for a rejected
-// one).
-func (r QueueResult) Wait() time.Duration {
-	if r.Rejected {
-		return 0
-	}
-	return r.Start - r.Arrival
+	queueing.Result
+	First, Last time.Duration
+	Tokens      int
 }
 
 // SimulateQueue runs the M/D/c FIFO queue of cfg on a virtual clock
@@ -35,25 +24,17 @@ func (r QueueResult) Wait() time.Duration {
 // cfg.QueueLimit requests waiting rejected at its arrival, and, at equal
 // times, ends of service before arrivals.
 //
-// emit receives each request's result when its outcome is known: at its
-// end of service, or at its arrival when rejected; results come in
-// non-decreasing order of that time (results of one time in arrival
-// order). When emit returns true the run stops admitting: arrivals later
-// than the time of the result just emitted are not part of the run and are
-// never emitted, while the requests that arrived by then (waiting ones
-// included) run to completion and are all emitted, whatever emit returns
-// from then on. This is how a sweep ends a tier once its verdict is known.
-//
-// It returns an error, before emitting anything, when cfg is invalid or
-// the arrivals decrease. It takes O(1) amortised time per request.
+// emit receives each result as queueing.Simulate hands it over, and stops the
+// run's admissions as there. It returns an error, before emitting anything,
+// when cfg is invalid or the arrivals decrease.
 func SimulateQueue(cfg QueueConfig, arrivals []time.Duration, emit func(QueueResult) bool) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("sim queue config: %w", err)
 	}
 	return queueing.Simulate(cfg.queue(), arrivals, func(r queueing.Result) bool {
-		q := QueueResult{Index: r.Index, Arrival: r.Arrival, End: r.End, Rejected: r.Rejected}
+		q := QueueResult{Result: r}
 		if !r.Rejected {
-			q.Start, q.First, q.Last, q.Tokens = r.Start, r.Start+cfg.FirstToken, r.End, cfg.OutputTokens
+			q.First, q.Last, q.Tokens = r.Start+cfg.FirstToken, r.End, cfg.OutputTokens
 		}
 		return emit(q)
 	})

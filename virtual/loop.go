@@ -5,6 +5,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
@@ -118,7 +119,7 @@ func serveLoop(ctx context.Context, cfg sim.QueueConfig, b balancer, initial []e
 
 // served is the sim's result of a request of the virtual queue served from start to end.
 func served(cfg sim.QueueConfig, index int, arrival, start, end time.Duration) sim.QueueResult {
-	return sim.QueueResult{Index: index, Arrival: arrival, Start: start, First: start + cfg.FirstToken, Last: end, End: end, Tokens: cfg.OutputTokens}
+	return sim.QueueResult{Result: queueing.Result{Index: index, Arrival: arrival, Start: start, End: end}, First: start + cfg.FirstToken, Last: end, Tokens: cfg.OutputTokens}
 }
 
 // tierEnd is the closing line of a virtual tier: its arrival phase ended at arrivalsEnd unless
