@@ -211,7 +211,7 @@ func scan(r io.Reader, path string, settle func(records.Header) (Settings, error
 	case settleErr != nil:
 		return nil, nil, settleErr
 	case accErr != nil:
-		return nil, nil, boundedErr(accErr)
+		return nil, nil, BoundedError(accErr)
 	case err != nil:
 		return nil, nil, fmt.Errorf("read records %s: %w", path, err)
 	}
@@ -292,5 +292,6 @@ func (r *Result) Axis() curve.Axis {
 	return curve.AxisRate
 }
 
-// boundedErr says which option a bounded summarizer refused.
-func boundedErr(err error) error { return field.Errorf(FieldBounded, "%v", err) }
+// BoundedError says that the bounded-memory option (FieldBounded) refused what err says: the
+// summarizer that keeps no records cannot apply it.
+func BoundedError(err error) error { return field.Errorf(FieldBounded, "%v", err) }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve"
-	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
@@ -896,7 +895,7 @@ func newCollector(opts measure.Options, bounded bool, stop *stopRule) (*collecto
 	if bounded {
 		a, err := measure.NewApproxAccumulator(opts, 0)
 		if err != nil {
-			return nil, boundedErr(err)
+			return nil, result.BoundedError(err)
 		}
 		c.approx = a
 	}
@@ -927,6 +926,3 @@ func (c *collector) summary(t records.Tier, opts measure.Options) measure.Summar
 	}
 	return measure.Summarize(c.recs, t, opts)
 }
-
-// boundedErr says which option a bounded summarizer refused.
-func boundedErr(err error) error { return field.Errorf(result.FieldBounded, "%v", err) }
