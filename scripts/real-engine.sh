@@ -132,7 +132,7 @@ start() {
 		go run ./scripts/makegguf -out "$model" ${LOADCURVE_ENGINE_MODEL_FLAGS:-}
 	fi
 	if [ ! -f "$rundir/qwen3-tokenizer.json" ]; then
-		xz -dc tokens/testdata/models/qwen3.json.xz >"$rundir/qwen3-tokenizer.json.tmp"
+		xz -dc measure/tokens/testdata/models/qwen3.json.xz >"$rundir/qwen3-tokenizer.json.tmp"
 		mv "$rundir/qwen3-tokenizer.json.tmp" "$rundir/qwen3-tokenizer.json"
 	fi
 	local bias=()

@@ -12,14 +12,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/measure/tokens"
 	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/tokens"
 )
 
 // testTokenizer is a SentencePiece-style BPE with byte fallback written for the tokens
 // package's tests: most words are one token after a space.
-var testTokenizer = filepath.Join("..", "..", "tokens", "testdata", "components", "model-byte-fallback.json")
+var testTokenizer = filepath.Join("..", "..", "measure", "tokens", "testdata", "components", "model-byte-fallback.json")
 
 // captureServer answers every request with a short stream and keeps the prompts it was sent
 // (the preflight's too).

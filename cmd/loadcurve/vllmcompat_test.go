@@ -87,7 +87,7 @@ func TestVLLMResultHasVLLMsKeysAndTypes(t *testing.T) {
 	}
 	wantKeys, wantTypes := jsonTypes(t, golden)
 	detailedOnly := []string{"input_lens", "output_lens", "ttfts", "itls", "start_times", "generated_texts", "errors"}
-	tok := filepath.Join("..", "..", "tokens", "testdata", "tokenizer.json")
+	tok := filepath.Join("..", "..", "measure", "tokens", "testdata", "tokenizer.json")
 	for _, tc := range []struct {
 		name     string
 		detailed bool

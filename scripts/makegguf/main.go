@@ -6,7 +6,7 @@
 //
 //	go run ./scripts/makegguf -out out/engine/model.gguf
 //
-// The vocabulary is the repository's own tokenizer fixture, tokens/testdata/models/qwen3.json.xz
+// The vocabulary is the repository's own tokenizer fixture, measure/tokens/testdata/models/qwen3.json.xz
 // (Qwen3's tokenizer.json, Apache 2.0), laid out as llama.cpp's converter lays out Qwen3's:
 // tokenizer.ggml.model "gpt2", tokenizer.ggml.pre "qwen2" (Qwen2's and Qwen3's split pattern in
 // src/llama-vocab.cpp), the tokens in their byte-level form, special added tokens and ones that
@@ -104,7 +104,7 @@ func (c config) validate() error {
 
 func main() {
 	out := flag.String("out", "out/engine/model.gguf", "the GGUF file to write")
-	tok := flag.String("tokenizer", "tokens/testdata/models/qwen3.json.xz", "the byte-level BPE tokenizer.json (or .json.xz) whose vocabulary the model gets; a relative path not found here is taken from the module's root")
+	tok := flag.String("tokenizer", "measure/tokens/testdata/models/qwen3.json.xz", "the byte-level BPE tokenizer.json (or .json.xz) whose vocabulary the model gets; a relative path not found here is taken from the module's root")
 	seed := flag.Uint64("seed", 1, "the seed of the weights")
 	layers := flag.Int("layers", 8, "transformer blocks")
 	dim := flag.Int("dim", 128, "embedding size")

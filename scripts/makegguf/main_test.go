@@ -29,7 +29,7 @@ func qwen3(t *testing.T) *vocab {
 	t.Helper()
 	qwenOnce.Do(func() {
 		var data []byte
-		if data, qwenErr = tokfile.Read("../../tokens/testdata/models/qwen3.json.xz"); qwenErr == nil {
+		if data, qwenErr = tokfile.Read("../../measure/tokens/testdata/models/qwen3.json.xz"); qwenErr == nil {
 			qwenVocab, qwenErr = parseVocab(data)
 		}
 	})

@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$root"
 go build -o "$work/loadcurve" ./cmd/loadcurve
-for f in tokens/testdata/models/*.json.xz; do
+for f in measure/tokens/testdata/models/*.json.xz; do
   fam=$(basename "$f" .json.xz)
   xz -dc "$f" > "$work/$fam.json"
   "$work/loadcurve" workload --tokenizer "$work/$fam.json" --random-input-len 1024 --num-requests 2000 --out "$work/$fam.jsonl" > /dev/null 2>&1
@@ -18,5 +18,5 @@ done
 echo "== references (node $(node --version))"
 node "$here/bench.mjs" "$work" 3
 echo "== loadcurve"
-go test ./tokens -run XXX -bench 'CountPrompts' -benchtime 3s 2>&1 | grep -E '^Benchmark'
-go test ./tokens -run XXX -bench 'SizePrompts' -benchtime 1x 2>&1 | grep -E '^Benchmark'
+go test ./measure/tokens -run XXX -bench 'CountPrompts' -benchtime 3s 2>&1 | grep -E '^Benchmark'
+go test ./measure/tokens -run XXX -bench 'SizePrompts' -benchtime 1x 2>&1 | grep -E '^Benchmark'

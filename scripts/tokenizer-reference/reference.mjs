@@ -1,4 +1,4 @@
-// Writes what loadcurve's tokens package is tested against (tokens/testdata), with Hugging Face
+// Writes what loadcurve's tokens package is tested against (measure/tokens/testdata), with Hugging Face
 // tokenizers itself (the Rust library, through its Node binding) as the reference:
 //
 //   corpus.jsonl              the corpus (corpus.mjs), one JSON string a line
@@ -23,7 +23,7 @@ const require = createRequire(import.meta.url);
 const { Tokenizer } = require("tokenizers");
 
 
-const out = join(import.meta.dirname, "..", "..", "tokens", "testdata");
+const out = join(import.meta.dirname, "..", "..", "measure", "tokens", "testdata");
 for (const d of ["models", "components", "reference"]) mkdirSync(join(out, d), { recursive: true });
 
 const xz = (path, data) => writeFileSync(path, execFileSync("xz", ["-9e", "-T1", "-c"], { input: data, maxBuffer: 1 << 30 }));

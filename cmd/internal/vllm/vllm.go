@@ -25,7 +25,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/nearest"
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/tokens"
+	"github.com/loadcurve/loadcurve/measure/tokens"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

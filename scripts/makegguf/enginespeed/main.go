@@ -23,8 +23,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loadcurve/loadcurve/measure/tokens"
 	"github.com/loadcurve/loadcurve/scripts/makegguf/tokfile"
-	"github.com/loadcurve/loadcurve/tokens"
 )
 
 // words are common English words, most of them one Qwen3 token with their leading space.
@@ -50,7 +50,7 @@ type result struct {
 
 func main() {
 	url := flag.String("url", "http://127.0.0.1:8090", "llama-server's base URL")
-	tok := flag.String("tokenizer", "tokens/testdata/models/qwen3.json.xz", "the model's tokenizer.json (or .json.xz), to size the prompts")
+	tok := flag.String("tokenizer", "measure/tokens/testdata/models/qwen3.json.xz", "the model's tokenizer.json (or .json.xz), to size the prompts")
 	parallel := flag.Int("parallel", 1, "clients sending at once")
 	requests := flag.Int("requests", 20, "requests in all")
 	prompt := flag.String("prompt", "100-300", "prompt tokens: N or MIN-MAX (uniform)")

@@ -6,7 +6,7 @@
 // summary. With -nfc the engine is sent each text in NFC, the normalization Qwen3's
 // tokenizer.json asks for and llama.cpp's gpt2 tokenizer does not do.
 //
-//	go run ./scripts/makegguf/tokcheck -url http://127.0.0.1:8090 -corpus tokens/testdata/corpus.jsonl
+//	go run ./scripts/makegguf/tokcheck -url http://127.0.0.1:8090 -corpus measure/tokens/testdata/corpus.jsonl
 package main
 
 import (
@@ -21,15 +21,15 @@ import (
 	"slices"
 	"time"
 
+	"github.com/loadcurve/loadcurve/measure/tokens"
 	"github.com/loadcurve/loadcurve/scripts/makegguf/tokfile"
-	"github.com/loadcurve/loadcurve/tokens"
 	"golang.org/x/text/unicode/norm"
 )
 
 func main() {
 	url := flag.String("url", "http://127.0.0.1:8090", "llama-server's base URL")
-	corpus := flag.String("corpus", "tokens/testdata/corpus.jsonl", "the strings, one JSON string a line")
-	tok := flag.String("tokenizer", "tokens/testdata/models/qwen3.json.xz", "the tokenizer.json (or .json.xz) the model's vocabulary came from")
+	corpus := flag.String("corpus", "measure/tokens/testdata/corpus.jsonl", "the strings, one JSON string a line")
+	tok := flag.String("tokenizer", "measure/tokens/testdata/models/qwen3.json.xz", "the tokenizer.json (or .json.xz) the model's vocabulary came from")
 	limit := flag.Int("n", 0, "check only the first n lines (0: all)")
 	usage := flag.Int("usage", 50, "also check usage.prompt_tokens of /v1/completions for every usage'th line (0: never)")
 	verbose := flag.Bool("v", false, "print the ids of each difference")

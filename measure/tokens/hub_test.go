@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/tokens"
+	"github.com/loadcurve/loadcurve/measure/tokens"
 )
 
 // cacheModel lays out a model in a Hugging Face hub cache as huggingface_hub does: the file in

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/internal/racedetector"
-	"github.com/loadcurve/loadcurve/tokens"
+	"github.com/loadcurve/loadcurve/measure/tokens"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

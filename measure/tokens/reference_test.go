@@ -15,7 +15,7 @@ import (
 	"github.com/ulikunitz/xz"
 
 	"github.com/loadcurve/loadcurve/internal/racedetector"
-	"github.com/loadcurve/loadcurve/tokens"
+	"github.com/loadcurve/loadcurve/measure/tokens"
 )
 
 // The reference: testdata/reference/NAME.jsonl.xz holds, for every line of testdata/corpus.jsonl,

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/tokens"
+	"github.com/loadcurve/loadcurve/measure/tokens"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
