@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/bench"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // runChild runs a child role in this process and decodes its result line.

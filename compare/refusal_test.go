@@ -6,7 +6,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/compare"
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // TestNotComparableRefusal: results measured differently are refused in a sentence naming both,

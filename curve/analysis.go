@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Verdict is a tier's standing against the target share, from its own steady-state window.

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Axis is what a sweep varies from tier to tier, and so what every rate of its curve counts

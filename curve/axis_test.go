@@ -7,7 +7,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // asAxis makes the saturating sweep's tiers into tiers of the axis: sessions (each tier's

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // pool merges the tiers of one role that ran at the same nominal rate into one point of the

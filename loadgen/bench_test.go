@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/loadgen/internal/fakesse"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

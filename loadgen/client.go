@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/workloads"
 )

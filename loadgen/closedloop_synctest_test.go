@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/loadgen/internal/fakesse"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // TestClosedLoopExact: each user sends its next request exactly when its previous response

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // CPUSample is what this process and the machine's CPUs had spent at a moment, so that the CPU a

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/workloads"
 )

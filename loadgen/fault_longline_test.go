@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // The client's cap on one SSE line (maxLineLen in stream.go), and an upper bound of its read

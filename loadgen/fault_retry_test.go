@@ -9,7 +9,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/loadgen/internal/fakesse"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // statusAnswer answers with an HTTP status and an optional JSON body after delay.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/loadgen/internal/fakesse"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // maxRecordError is the bound on Record.Error (maxErrorLen in target.go).

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -13,7 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/loadcurve/loadcurve/loadgen/internal/fakesse"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Micro-benchmarks of the client's per-chunk hot path, one stage at a time, and of go-openai's

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

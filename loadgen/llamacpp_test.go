@@ -17,7 +17,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/loadgen/internal/fakesse"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

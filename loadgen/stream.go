@@ -22,7 +22,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // benchRecords makes n records at 100 requests/s with 8 ITL gaps each; one in 50 fails.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // clientRecord is a request sent at 1 s whose first token arrived ttft after it, the client

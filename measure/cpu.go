@@ -3,7 +3,7 @@ package measure
 import (
 	"fmt"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // BusyMachine is the share of the machine's CPU time busy over a tier from which the tier's

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // TestBusyText: a tier's line says the machine was busy from BusyMachine on, with the client's

@@ -7,7 +7,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // The metrics with statistics, in the order of their JSON keys (vLLM's order first).

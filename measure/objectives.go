@@ -10,7 +10,7 @@ import (
 	"unicode"
 
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Objectives are per-request latency objectives. A zero field means no objective on that

@@ -7,7 +7,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 func TestParseGoodput(t *testing.T) {

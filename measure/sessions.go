@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Sessions summarises the turns of conversations in a tier: how many sessions started, at what

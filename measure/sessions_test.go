@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // turnRecord is an ok turn: sent at planned, first output after ttft, 5 tokens 10 ms apart.

@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // DefaultSketchError is the relative error of the percentiles of NewApproxAccumulator's

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/shadow"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // embeddingRecords is a tier of n embeddings requests, one every 10 ms, each of 100 input tokens

@@ -10,8 +10,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/plan"
-	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"

@@ -22,7 +22,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/loadcurve/loadcurve/curve"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/result"
 )
 

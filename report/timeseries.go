@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/loadcurve/loadcurve/curve"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/timeseries"
 )

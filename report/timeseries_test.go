@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/timeseries"

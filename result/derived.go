@@ -13,7 +13,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Result is a run or sweep derived from its records: the summary of every tier, the analysis of

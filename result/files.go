@@ -8,7 +8,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // CurveFile is curve.json: a sweep's identity and settings (in Run), every tier's summary in

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Run is what a records header says about a run or a sweep, as parsed values: the header is

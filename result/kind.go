@@ -1,7 +1,7 @@
 package result
 
 import (
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Shape is what a result answers, by the command that made it: one tier of one schedule (a

@@ -3,7 +3,7 @@ package result
 import (
 	"fmt"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // CutShortError says that a tier of a run, not interrupted, did not run to its end: requests

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Peak holds the two peak figures vLLM's benchmark client writes into its result

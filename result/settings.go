@@ -8,7 +8,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Settings are everything a result is derived from besides its records: how tiers are

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // TierResult is one tier of a result: its identity (with its closing line), its summary and

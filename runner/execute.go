@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )

@@ -25,7 +25,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/servermetrics"

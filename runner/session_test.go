@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"

@@ -8,7 +8,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
 	"github.com/loadcurve/loadcurve/workloads"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"

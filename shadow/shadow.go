@@ -33,7 +33,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/internal/queueing"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Limits of the estimate.

@@ -12,7 +12,7 @@ import (
 	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/shadow"
 	"github.com/loadcurve/loadcurve/sim"
 )

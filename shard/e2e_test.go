@@ -14,7 +14,7 @@ import (
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sim"

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Reasons Merge refuses, for errors.Is. A refusal joins one error per problem found.

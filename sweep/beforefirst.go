@@ -3,7 +3,7 @@ package sweep
 import (
 	"context"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // BeforeFirstTier returns r, doing do once, before r's first tier starts: a sweep writes what a

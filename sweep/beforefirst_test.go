@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 

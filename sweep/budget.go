@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // The budget bounds the load a sweep puts on the target: every tier (probes, search, the

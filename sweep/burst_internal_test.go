@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // The burst's timings, which calibrate the shadow queue, are the deployment's: counted from

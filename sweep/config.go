@@ -12,7 +12,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/result"
 )
 

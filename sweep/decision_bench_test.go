@@ -17,7 +17,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 	"github.com/loadcurve/loadcurve/virtual"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
 )

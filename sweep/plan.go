@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // Plan is one tier as the executor hands it to a Runner: its identity and its arrivals.

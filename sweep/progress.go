@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // What a tier's progress display says (Plan.Label and Plan.Status): which tier of at most how

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/internal/racedetector"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/sweep/sweeptest"

@@ -2,8 +2,8 @@ package sweep
 
 import (
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/records"
 )
 
 // Names of what a run is called and carries along.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 

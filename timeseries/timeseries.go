@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // DefaultSlice is the slice length when none is given.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"

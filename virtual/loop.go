@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/internal/queueing"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 )

@@ -14,7 +14,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/curve"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // TestConcurrencySweepOnTheEmbeddedQueue: a sweep of two concurrency levels against the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // TestEndpointKindsEndToEnd: `run --endpoint responses` and `run --endpoint embeddings` work

@@ -12,7 +12,7 @@ import (
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"

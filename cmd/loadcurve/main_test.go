@@ -21,7 +21,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // runCLI runs the command line in-process and returns exit code, stdout and stderr.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // TestRunJudgesByTheSweepsDefaultObjectives: without --goodput, run judges by the objectives a

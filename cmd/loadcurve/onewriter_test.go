@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/result"
 )
 

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/result"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sweep"

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // TestSessionsOnTheSim runs conversations against the embedded deployment: every turn is sent

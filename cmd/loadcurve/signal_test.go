@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/cmd/internal/stopsignal"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // TestMain lets the test binary act as the loadcurve command when asked, so that signal tests

@@ -14,7 +14,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sim"
 )

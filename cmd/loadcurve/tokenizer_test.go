@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/measure/tokens"
-	"github.com/loadcurve/loadcurve/records"
 	"github.com/loadcurve/loadcurve/result"
 )
 

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // vllmKeys reads testdata/vllm_result_keys.txt: the keys of vLLM's result file whose metrics

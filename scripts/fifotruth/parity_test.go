@@ -16,7 +16,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/scripts/fifoserver/fifo"
 	"github.com/loadcurve/loadcurve/workloads"
 )

@@ -32,7 +32,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 func main() {

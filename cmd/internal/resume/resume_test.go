@@ -9,7 +9,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/cmd/internal/resume"
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // TestResumeDifferencesNameTheFlags: every setting a resumed sweep must keep is refused naming

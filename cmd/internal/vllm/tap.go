@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )

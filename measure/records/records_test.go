@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 func sampleRecord() records.Record {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // sealedFile writes a records file of two tiers as a run writes it: tier 0 of 3 requests with

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // fullFile is a file on a disk that holds limit bytes of it: a write past the limit writes what

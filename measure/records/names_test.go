@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // TestReadStripsControlCharacters: a records file whose header or records hold control

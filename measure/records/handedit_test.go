@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/records"
+	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // TestHandEditedRecordsAreRefused: `report` once accepted request lines with negative token
