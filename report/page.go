@@ -15,8 +15,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
+	"github.com/loadcurve/loadcurve/measure/timeseries"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/timeseries"
 )
 
 // This file makes report.html of a result: the page of a run or of a sweep (of rates, users

@@ -15,8 +15,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure/records"
+	"github.com/loadcurve/loadcurve/measure/timeseries"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/timeseries"
 )
 
 // TimeSeriesSlice is the slice length of the time series the report writes.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/timeseries"
+	"github.com/loadcurve/loadcurve/measure/timeseries"
 )
 
 // TestPlotPointsSteps: a tier longer than maxPlotPoints slices is drawn in steps whose rates

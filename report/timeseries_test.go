@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/measure/records"
+	"github.com/loadcurve/loadcurve/measure/timeseries"
 	"github.com/loadcurve/loadcurve/report"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/timeseries"
 )
 
 // tierSpec is one tier of a constructed records file: n requests at rate per second, each

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/measure/timeseries"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/timeseries"
 )
 
 // ranVirtual is a virtual session writing to dir (tallying unless bounded) that ran a run of 40

@@ -26,13 +26,13 @@ import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure/records"
+	"github.com/loadcurve/loadcurve/measure/timeseries"
 	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/servermetrics"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/timeseries"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/timeseries"
+	"github.com/loadcurve/loadcurve/measure/timeseries"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
