@@ -17,9 +17,9 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
+	"github.com/loadcurve/loadcurve/measure/servermetrics"
 	"github.com/loadcurve/loadcurve/measure/timeseries"
 	"github.com/loadcurve/loadcurve/result"
-	"github.com/loadcurve/loadcurve/servermetrics"
 )
 
 // Formats of Print.

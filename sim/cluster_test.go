@@ -17,7 +17,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	sm "github.com/loadcurve/loadcurve/servermetrics"
+	sm "github.com/loadcurve/loadcurve/measure/servermetrics"
 	"github.com/loadcurve/loadcurve/sim"
 )
 

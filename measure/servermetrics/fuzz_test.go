@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	sm "github.com/loadcurve/loadcurve/servermetrics"
+	sm "github.com/loadcurve/loadcurve/measure/servermetrics"
 )
 
 // FuzzParse: no input makes Parse panic, and a successful parse yields only

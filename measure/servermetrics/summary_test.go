@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	sm "github.com/loadcurve/loadcurve/servermetrics"
+	sm "github.com/loadcurve/loadcurve/measure/servermetrics"
 )
 
 type vals = map[string]float64

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	sm "github.com/loadcurve/loadcurve/servermetrics"
+	sm "github.com/loadcurve/loadcurve/measure/servermetrics"
 )
 
 func TestDefaultURL(t *testing.T) {

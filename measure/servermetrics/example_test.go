@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	sm "github.com/loadcurve/loadcurve/servermetrics"
+	sm "github.com/loadcurve/loadcurve/measure/servermetrics"
 )
 
 // Two scrapes of a vLLM server, at the start and the end of a tier.

@@ -14,7 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	sm "github.com/loadcurve/loadcurve/servermetrics"
+	sm "github.com/loadcurve/loadcurve/measure/servermetrics"
 )
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	sm "github.com/loadcurve/loadcurve/servermetrics"
+	sm "github.com/loadcurve/loadcurve/measure/servermetrics"
 )
 
 func readFixture(t testing.TB, name string) string {
