@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/shadow"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/shadow"
 )
 
 // Steady is a tier's steady state: the figures a sweep's decisions rest on (METRICS.md, "Steady

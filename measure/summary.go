@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/shadow"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/shadow"
 )
 
 // DefaultMaxScheduleLag is the default floor of the p99 of schedule_lag: a lag below it never

@@ -62,7 +62,7 @@ func TestBoundaries(t *testing.T) {
 		forbidden []string // nil: no project package at all
 	}{
 		{"internal/queueing", nil},
-		{"shadow", []string{"sim", "runner", "loadgen"}},
+		{"curve/shadow", []string{"sim", "runner", "loadgen"}},
 		{"measure", []string{"sim", "runner", "loadgen"}},
 		{"curve", []string{"sim", "runner", "loadgen"}},
 		{"plan", []string{"sim", "runner", "loadgen"}},             // plan describes; the command executes
