@@ -12,9 +12,9 @@ import (
 
 	"github.com/loadcurve/loadcurve/cost"
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // Side is one result of a comparison: where it came from, its records (the paired statistics

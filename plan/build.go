@@ -3,8 +3,8 @@ package plan
 import (
 	"fmt"
 
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // Input is one sweep result a plan reads: the deployment's side (Sides), the directory it was

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/plan"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // TestComparabilityOf: two results are planned against each other only under the same

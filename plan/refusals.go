@@ -3,9 +3,9 @@ package plan
 import (
 	"fmt"
 
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // CheckVerified judges whether the deployment named side, planned from the result in dir

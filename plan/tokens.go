@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // TokenCount is what the requests of one or more steady-state windows delivered, counted from

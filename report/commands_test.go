@@ -10,9 +10,9 @@ import (
 
 	"github.com/loadcurve/loadcurve/compare"
 	"github.com/loadcurve/loadcurve/cost"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // TestPrintAndWritePlan: a plan prints as plan.json holds it, or as its text; its files are

@@ -10,8 +10,8 @@ import (
 	"github.com/loadcurve/loadcurve/compare"
 	"github.com/loadcurve/loadcurve/cost"
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // CompareTables are the tables of a comparison: the two sides at equal rate (steady-state

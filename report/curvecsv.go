@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // CurveCSVColumns are curve.csv's columns, in order: one row per tier, in the order the tiers

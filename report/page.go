@@ -14,9 +14,9 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/timeseries"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // This file makes report.html of a result: the page of a run or of a sweep (of rates, users

@@ -22,8 +22,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // Plot size. PNG files are rendered at PNGDPI dots per inch, so a PNG is

@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // TierSummaryTable is the compact table of a sweep's tiers printed under its answer: each

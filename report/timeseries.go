@@ -14,9 +14,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/measure/timeseries"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // TimeSeriesSlice is the slice length of the time series the report writes.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loadcurve/loadcurve/result"
+	"github.com/loadcurve/loadcurve/curve/result"
 )
 
 // The lines a sweep starts with, saying how it judges and what bounds it. Inputs are named by

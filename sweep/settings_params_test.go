@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 func TestSettingsOrDefaults(t *testing.T) {

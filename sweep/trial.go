@@ -7,8 +7,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // TrialTier is one rehearsal tier of a plan: the forecast's peak, flat, sent to the replicas

@@ -3,7 +3,7 @@ package sweep_test
 import (
 	"testing"
 
-	"github.com/loadcurve/loadcurve/result"
+	"github.com/loadcurve/loadcurve/curve/result"
 )
 
 // TestVLLMBackendOfEachKind: the vLLM backend name written for each endpoint kind (vLLM's own

@@ -8,8 +8,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/compare"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/report"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 func compareCommand() *cli.Command {

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // oneWriterRun is a run of about a second against the embedded deployment: long enough that a

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/result"
+	"github.com/loadcurve/loadcurve/curve/result"
 )
 
 // heldDirs are the result directories one command holds locked (result.Lock) until it ends:

@@ -6,8 +6,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/redact"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // scenarioFlag is --config: a scenario file holding flag values for the command.

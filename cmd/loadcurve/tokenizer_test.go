@@ -12,9 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/measure/tokens"
-	"github.com/loadcurve/loadcurve/result"
 )
 
 // testTokenizer is a SentencePiece-style BPE with byte fallback written for the tokens

@@ -10,8 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/redact"
-	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/scenario"
 )
 

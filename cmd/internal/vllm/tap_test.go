@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/result"
 	"github.com/loadcurve/loadcurve/sweep"
 )
 

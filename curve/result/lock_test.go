@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/result"
+	"github.com/loadcurve/loadcurve/curve/result"
 )
 
 // TestMain lets the test binary hold a directory's lock as another process would

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/result"
+	"github.com/loadcurve/loadcurve/curve/result"
 )
 
 // TestIsFile: the files of a result (named, per tier, plots, series, interrupted tiers) belong

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/result"
+	"github.com/loadcurve/loadcurve/curve/result"
 )
 
 // TestWriteFileIsWholeOrNothing: a result file is written whole, replacing an old one only once
