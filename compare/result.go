@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loadcurve/loadcurve/cost"
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/cost"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loadcurve/loadcurve/cost"
+	"github.com/loadcurve/loadcurve/curve/cost"
 )
 
 // Bases of a [Verdict].

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/loadcurve/loadcurve/compare"
-	"github.com/loadcurve/loadcurve/cost"
+	"github.com/loadcurve/loadcurve/curve/cost"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure/timeseries"
 	"github.com/loadcurve/loadcurve/plan"

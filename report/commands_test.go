@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/compare"
-	"github.com/loadcurve/loadcurve/cost"
+	"github.com/loadcurve/loadcurve/curve/cost"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"

@@ -8,8 +8,8 @@ import (
 	"strconv"
 
 	"github.com/loadcurve/loadcurve/compare"
-	"github.com/loadcurve/loadcurve/cost"
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/cost"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
 )

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/cost"
+	"github.com/loadcurve/loadcurve/curve/cost"
 )
 
 // TestLedgerTableSaysItsTokens: compare's ledger table names the tokens the ledger counts

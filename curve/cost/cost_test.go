@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/cost"
+	"github.com/loadcurve/loadcurve/curve/cost"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

@@ -3,8 +3,8 @@ package cost_test
 import (
 	"testing"
 
-	"github.com/loadcurve/loadcurve/cost"
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/cost"
 )
 
 // TestMeasured: an option takes its raw throughput and compliant token share from a result's

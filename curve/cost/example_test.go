@@ -3,7 +3,7 @@ package cost_test
 import (
 	"fmt"
 
-	"github.com/loadcurve/loadcurve/cost"
+	"github.com/loadcurve/loadcurve/curve/cost"
 )
 
 // The constructed example of METRICS.md "Cost": B is cheaper per hour and

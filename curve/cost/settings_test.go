@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/cost"
+	"github.com/loadcurve/loadcurve/curve/cost"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/param"
 )

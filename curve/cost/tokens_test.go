@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/cost"
+	"github.com/loadcurve/loadcurve/curve/cost"
 )
 
 // TestLedgerSaysItsTokens: a ledger of an embeddings endpoint (Params.Tokens "input") says
