@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/compare"
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/compare"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"

@@ -3,7 +3,7 @@ package compare_test
 import (
 	"fmt"
 
-	"github.com/loadcurve/loadcurve/compare"
+	"github.com/loadcurve/loadcurve/curve/compare"
 )
 
 func ExampleCheck() {

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/compare"
+	"github.com/loadcurve/loadcurve/curve/compare"
 )
 
 func TestCheck(t *testing.T) {

@@ -3,7 +3,7 @@ package compare_test
 import (
 	"testing"
 
-	"github.com/loadcurve/loadcurve/compare"
+	"github.com/loadcurve/loadcurve/curve/compare"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/param"
 )

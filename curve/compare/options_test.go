@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/compare"
+	"github.com/loadcurve/loadcurve/curve/compare"
 	"github.com/loadcurve/loadcurve/field"
 )
 

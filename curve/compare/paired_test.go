@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/compare"
+	"github.com/loadcurve/loadcurve/curve/compare"
 )
 
 // pairs builds A and B maps with B_i = A_i + d[i]; the A values are
