@@ -8,9 +8,9 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/compare"
 	"github.com/loadcurve/loadcurve/curve/cost"
+	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure/timeseries"
-	"github.com/loadcurve/loadcurve/plan"
 )
 
 // PrintPlan writes a plan document to w in format: FormatJSON as plan.json holds it, else the

@@ -10,8 +10,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/compare"
 	"github.com/loadcurve/loadcurve/curve/cost"
+	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/curve/result"
-	"github.com/loadcurve/loadcurve/plan"
 	"github.com/loadcurve/loadcurve/report"
 )
 

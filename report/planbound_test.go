@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/report"
 )
 

@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/curve/plan"
 )
 
 // RehearsalText prints a plan's rehearsal (plan.Rehearse's trials, one deployment after the

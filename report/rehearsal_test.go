@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/report"
 )
 

@@ -65,7 +65,7 @@ func TestBoundaries(t *testing.T) {
 		{"curve/shadow", []string{"sim", "runner", "loadgen"}},
 		{"measure", []string{"sim", "runner", "loadgen"}},
 		{"curve", []string{"sim", "runner", "loadgen"}},
-		{"plan", []string{"sim", "runner", "loadgen"}},                   // plan describes; the command executes
+		{"curve/plan", []string{"sim", "runner", "loadgen"}},             // plan describes; the command executes
 		{"curve/compare", []string{"sweep", "sim", "runner", "loadgen"}}, // it reads results through package result
 		{"curve/result", []string{"sweep", "sim", "runner", "loadgen"}},  // it owns a result, not its making
 	} {

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/plan"
 )
 
 // asFlag writes an input as a command line would: --NAME.

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/plan"
 )
 
 // TestComparabilityOf: two results are planned against each other only under the same
@@ -102,7 +102,7 @@ func TestFromTrace(t *testing.T) {
 		notA   bool // ErrNotATrace
 		traceE bool // a *TraceError
 	}{
-		{filepath.Join("..", "workloads", "testdata", "requests.jsonl"), time.Minute, true, true},
+		{filepath.Join("..", "..", "workloads", "testdata", "requests.jsonl"), time.Minute, true, true},
 		{trace, 0, false, true},
 		{filepath.Join(t.TempDir(), "none.csv"), time.Minute, false, false},
 	} {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/curve/plan"
 )
 
 // A is the large deployment: 100 an hour for 10 req/s a replica. B is the small one: 30 an

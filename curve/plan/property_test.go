@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/curve/plan"
 )
 
 // Operating rates that are exact in binary, so that a quotient rate/operating rate is a whole

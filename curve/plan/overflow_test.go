@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/curve/plan"
 )
 
 // TestHugePeaksAreRefused: a peak whose replica count does not fit the count a plan keeps was

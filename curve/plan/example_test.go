@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/curve/plan"
 )
 
 // Two deployments for a flat forecast of 10 req/s: B's replicas cost 30 an hour against A's

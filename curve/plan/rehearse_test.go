@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/curve/plan"
 )
 
 // TestRehearse: the planned count first; a failed plan tries more replicas until one meets (at

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/curve/cost"
-	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/curve/plan"
 )
 
 // costOption is a plan's provisioning as package cost's ledger takes an option: its mean cost

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/curve/plan"
 )
 
 // TestFromArrivals: a trace cut into buckets gives each bucket's arrivals over its length.

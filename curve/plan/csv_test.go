@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/plan"
+	"github.com/loadcurve/loadcurve/curve/plan"
 )
 
 func TestReadProfileCSV(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/plan"
 )
 
 // TestForecastSourceRead: one forecast is read from the one source given; none, two, or a
@@ -22,7 +22,7 @@ func TestForecastSourceRead(t *testing.T) {
 	}
 	num := func(v float64) *float64 { return &v }
 	str := func(s string) *string { return &s }
-	notATrace := filepath.Join("..", "workloads", "testdata", "requests.jsonl")
+	notATrace := filepath.Join("..", "..", "workloads", "testdata", "requests.jsonl")
 	for _, tc := range []struct {
 		name  string
 		src   plan.ForecastSource
@@ -73,7 +73,7 @@ func TestForecastSourceRead(t *testing.T) {
 func TestForecastSourceRefusals(t *testing.T) {
 	num := func(v float64) *float64 { return &v }
 	str := func(s string) *string { return &s }
-	notATrace := filepath.Join("..", "workloads", "testdata", "requests.jsonl")
+	notATrace := filepath.Join("..", "..", "workloads", "testdata", "requests.jsonl")
 	for _, tc := range []struct {
 		src  plan.ForecastSource
 		want string

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/plan"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
