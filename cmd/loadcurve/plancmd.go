@@ -7,8 +7,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/curve/plan"
+	"github.com/loadcurve/loadcurve/curve/report"
 	"github.com/loadcurve/loadcurve/curve/result"
-	"github.com/loadcurve/loadcurve/report"
 )
 
 func planCommand() *cli.Command {

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/curve/report"
 )
 
 // golden compares got with testdata/name, or rewrites it under -update.

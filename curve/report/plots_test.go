@@ -15,7 +15,7 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/curve/report"
 )
 
 // svgTexts parses b as XML, checks that the root element is <svg>, and

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/curve/plan"
-	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/curve/report"
 )
 
 // TestRehearsalText: a line per trial (the plan's count, then the others), and each

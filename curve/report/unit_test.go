@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/report"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/report"
 )
 
 // TestThroughputSaysItsUnit: the throughput plot of a result that counts input tokens (an

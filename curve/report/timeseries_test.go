@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/report"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/measure/timeseries"
-	"github.com/loadcurve/loadcurve/report"
 )
 
 // tierSpec is one tier of a constructed records file: n requests at rate per second, each

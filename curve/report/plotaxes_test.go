@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/loadcurve/loadcurve/curve"
-	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/curve/report"
 )
 
 // curveAt is a one-series curve with a tier at each rate: shares falling past the third.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve/plan"
-	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/curve/report"
 )
 
 // TestPlanSaysABoundCapacityIsABound: a utilisation of a capacity the sweep only bounded from

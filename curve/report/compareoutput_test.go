@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/report"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/report"
 )
 
 // TestCompareOutputParams: what is not given is a table, no files, and every plot format;

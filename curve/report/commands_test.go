@@ -11,8 +11,8 @@ import (
 	"github.com/loadcurve/loadcurve/curve/compare"
 	"github.com/loadcurve/loadcurve/curve/cost"
 	"github.com/loadcurve/loadcurve/curve/plan"
+	"github.com/loadcurve/loadcurve/curve/report"
 	"github.com/loadcurve/loadcurve/curve/result"
-	"github.com/loadcurve/loadcurve/report"
 )
 
 // TestPrintAndWritePlan: a plan prints as plan.json holds it, or as its text; its files are

@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loadcurve/loadcurve/curve/plan"
-	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/curve/report"
 )
 
 // The structural test of every report page. A person looks at the pages in a real browser

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"math"
 
-	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/curve/report"
 )
 
 // update rewrites the golden files under testdata/.

@@ -3,9 +3,9 @@ package report_test
 import (
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/report"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/report"
 )
 
 // TestOutputParams: what is not given is a table, no files, and every plot as SVG and PNG when

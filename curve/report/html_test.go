@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/curve/report"
 )
 
 // node is a parsed element of the page: enough of a DOM for the checks.

@@ -5,7 +5,7 @@ import (
 	"math"
 	"os"
 
-	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/curve/report"
 )
 
 func ExampleTable_Text() {

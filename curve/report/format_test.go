@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/report"
+	"github.com/loadcurve/loadcurve/curve/report"
 )
 
 func TestFormatFloat(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/report"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/report"
 )
 
 // TestRunTextWarnsOfNoOutput: a server that answers [DONE] with nothing before it makes every

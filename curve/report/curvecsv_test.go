@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/report"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/report"
 )
 
 // TestCurveCSVGolden: curve.csv is for scripts: snake_case headers, one row per tier, numbers
