@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // Executor is the sweep executor of cfg whose tiers run in s: s runs them, says what the

@@ -1,11 +1,11 @@
 package runner
 
 import (
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

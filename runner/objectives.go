@@ -3,10 +3,10 @@ package runner
 import (
 	"fmt"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // DefaultObjectives are the objectives a sweep of the deployment opts names judges by when it

@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 func TestDefaultObjectives(t *testing.T) {

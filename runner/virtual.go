@@ -6,10 +6,10 @@ import (
 	"fmt"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
 	"github.com/loadcurve/loadcurve/workloads"
 )

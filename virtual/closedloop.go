@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // ClosedQueueRunner serves closed-loop tiers (curve.AxisUsers: Plan.Tier.Users set) on the virtual M/D/c queue:

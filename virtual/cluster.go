@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // ClusterQueueRunner serves open-loop tiers on Replicas virtual M/D/c queues of Config behind a

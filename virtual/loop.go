@@ -5,10 +5,10 @@ import (
 	"context"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // Usage counts the tiers a runner ran and the virtual time they took (to each last end).

@@ -14,9 +14,9 @@ import (
 	"math"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // QueueRunner serves tiers on a virtual M/D/c queue. A request's record has planned =

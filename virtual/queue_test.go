@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // TestTheDrainDeadlineCancels: a request still running at a tier's drain deadline (its Grace

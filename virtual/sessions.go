@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // SessionQueueRunner serves tiers of sessions on the virtual M/D/c queue: every arrival of the

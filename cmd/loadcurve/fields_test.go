@@ -8,7 +8,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve/result"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 )
 
 // TestEveryFieldHasItsFlag: every row of the one table from library fields to flags names a flag

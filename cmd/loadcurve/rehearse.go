@@ -6,10 +6,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/curve/plan"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // rehearse tries every plan on the embedded deployment (plan.Rehearse: the planned replicas,

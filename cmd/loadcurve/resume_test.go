@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // TestSweepResumesAfterAnInterrupt interrupts a sweep of the embedded deployment in the middle of

@@ -10,9 +10,9 @@ import (
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/runner"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 func runCommand() *cli.Command {

@@ -14,9 +14,9 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/curve/compare"
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // window is the length of every constructed tier's steady-state window, in seconds.

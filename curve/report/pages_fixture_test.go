@@ -12,11 +12,11 @@ import (
 	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/curve/report"
 	"github.com/loadcurve/loadcurve/curve/result"
+	lcsweep "github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/measure/timeseries"
 	"github.com/loadcurve/loadcurve/sim"
-	lcsweep "github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
 )
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // TestSweepScheduleFromValues: a sweep's schedule is printed from parsed values, so every

@@ -65,9 +65,9 @@ func TestBoundaries(t *testing.T) {
 		{"curve/shadow", []string{"sim", "runner", "loadgen"}},
 		{"measure", []string{"sim", "runner", "loadgen"}},
 		{"curve", []string{"sim", "runner", "loadgen"}},
-		{"curve/plan", []string{"sim", "runner", "loadgen"}},             // plan describes; the command executes
-		{"curve/compare", []string{"sweep", "sim", "runner", "loadgen"}}, // it reads results through package result
-		{"curve/result", []string{"sweep", "sim", "runner", "loadgen"}},  // it owns a result, not its making
+		{"curve/plan", []string{"sim", "runner", "loadgen"}},                   // plan describes; the command executes
+		{"curve/compare", []string{"curve/sweep", "sim", "runner", "loadgen"}}, // it reads results through package result
+		{"curve/result", []string{"curve/sweep", "sim", "runner", "loadgen"}},  // it owns a result, not its making
 	} {
 		got := links(t, tc.pkg)
 		if tc.forbidden == nil {

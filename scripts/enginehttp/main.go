@@ -23,11 +23,11 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/curve/sweep"
+	"github.com/loadcurve/loadcurve/curve/sweep/sweeptest"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 )
 
 func main() {

@@ -3,7 +3,7 @@
 // the share of requests meeting its objectives crosses 99 % in steady state, by bisection over
 // long virtual runs (sim.SimulateEngine, the HTTP deployment's own model), and the oracle's
 // least load to certify it to ±10 % (sweeptest.DecisionEngine.EngineOracle). It writes them to
-// sweep/sweeptest/testdata/engine_truth.json, which the time-to-decision benchmark reads, and
+// curve/sweep/sweeptest/testdata/engine_truth.json, which the time-to-decision benchmark reads, and
 // prints them as markdown.
 //
 //	go run ./scripts/enginetruth                 # about 15 minutes on 2 cores
@@ -20,7 +20,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/curve/sweep/sweeptest"
 )
 
 func main() {
@@ -28,7 +28,7 @@ func main() {
 	oracleN := flag.Int("oracle-requests", 400_000, "requests per run at 0.9 and 1.1 times the capacity")
 	rel := flag.Float64("rel", 0.005, "stop the bisection when its two rates are this close (relative)")
 	seeds := flag.Int("seeds", 4, "seeds to find the capacity with: the truth is the mean of their capacities")
-	out := flag.String("out", "sweep/sweeptest/testdata/engine_truth.json", "the file to write")
+	out := flag.String("out", "curve/sweep/sweeptest/testdata/engine_truth.json", "the file to write")
 	only := flag.String("only", "", "find the truth of this deployment only (by name), keeping the others' in the file")
 	oraclePrecision := flag.Float64("oracle-precision", 0, "only print the oracle's least load to certify the truths in the file to ±this (e.g. 0.05), writing nothing")
 	flag.Parse()

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/curve/sweep/sweeptest"
 )
 
 func main() {

@@ -17,9 +17,9 @@ import (
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/runner"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // Flag is sweep's --resume DIR, under category in --help.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve/result"
-	"github.com/loadcurve/loadcurve/sweep"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 )
 
 // Save is what --save-result writes and where: vLLM's result file of a run (ReadSave).

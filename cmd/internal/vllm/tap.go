@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // NewTap returns the runner r that also keeps vLLM's per-request arrays of every record it

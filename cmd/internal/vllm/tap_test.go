@@ -8,8 +8,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // replay is a runner that hands the given records to the sink, in the given order.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 func TestParseRates(t *testing.T) {

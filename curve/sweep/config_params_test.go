@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
@@ -104,7 +104,7 @@ func TestCheckSourceRefusesATrace(t *testing.T) {
 		t.Errorf("no source: %v", err)
 	}
 	opts := workloads.DefaultSettings().Options
-	src, errs := workloads.NewSource("../workloads/testdata/azure.csv", opts, "")
+	src, errs := workloads.NewSource("../../workloads/testdata/azure.csv", opts, "")
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -114,7 +114,7 @@ func TestCheckSourceRefusesATrace(t *testing.T) {
 		t.Fatalf("a trace: %v", err)
 	}
 	got := fe.Render(func(s string) string { return "<" + s + ">" })
-	if !strings.HasPrefix(got, "<"+workloads.FieldWorkload+"> ../workloads/testdata/azure.csv is a trace") || !strings.Contains(got, "<"+workloads.FieldTimeScale+">") {
+	if !strings.HasPrefix(got, "<"+workloads.FieldWorkload+"> ../../workloads/testdata/azure.csv is a trace") || !strings.Contains(got, "<"+workloads.FieldTimeScale+">") {
 		t.Errorf("rendered %q", got)
 	}
 	gen, errs := workloads.NewSource("synthetic", opts, "")

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 func TestParseMetadata(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // hookedRunner counts the tiers it runs.

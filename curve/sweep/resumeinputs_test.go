@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // flagName names the inputs as a command line would.

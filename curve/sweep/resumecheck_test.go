@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // TestResumeDifferences: what a resumed sweep must measure as the interrupted one did, and

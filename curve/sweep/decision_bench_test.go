@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/sweep"
+	"github.com/loadcurve/loadcurve/curve/sweep/sweeptest"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 	"github.com/loadcurve/loadcurve/virtual"
 )
 
@@ -34,8 +34,8 @@ import (
 // The metrics per method and deployment, and the markdown table of the time-to-decision
 // section of docs/PERFORMANCE.md:
 //
-//	go test -run '^$' -bench TimeToDecision ./sweep
-//	LOADCURVE_DECISION_TABLE=1 go test -count=1 -v -run TestTimeToDecisionTable ./sweep
+//	go test -run '^$' -bench TimeToDecision ./curve/sweep
+//	LOADCURVE_DECISION_TABLE=1 go test -count=1 -v -run TestTimeToDecisionTable ./curve/sweep
 //
 // Both take -decision-seeds N (or LOADCURVE_DECISION_SEEDS=N): the seeds 1..N per method and
 // deployment (default 8); every method sees the same deployments and seeds.

@@ -3,8 +3,8 @@ package sweeptest_test
 import (
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/sweep/sweeptest"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 )
 
 // TestEngineTruthsHold: testdata/engine_truth.json holds a truth for every batching deployment

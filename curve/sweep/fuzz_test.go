@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // FuzzParseRates: ParseRates never panics, and what it accepts is either auto or a non-empty,

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 // flagNames names a sweep's inputs as a command line would.

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
 )
 

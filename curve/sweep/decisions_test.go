@@ -12,11 +12,11 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/curve/sweep"
+	"github.com/loadcurve/loadcurve/curve/sweep/sweeptest"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sweep"
-	"github.com/loadcurve/loadcurve/sweep/sweeptest"
 	"github.com/loadcurve/loadcurve/virtual"
 )
 

@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/sweep"
 )
 
 func TestRunNamingParamsKeepEveryPairWhole(t *testing.T) {

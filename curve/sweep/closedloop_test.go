@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/sim"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/virtual"
 )
 

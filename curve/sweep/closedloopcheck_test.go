@@ -3,8 +3,8 @@ package sweep_test
 import (
 	"testing"
 
+	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/sweep"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
