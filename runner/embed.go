@@ -1,6 +1,6 @@
 package runner
 
-import "github.com/loadcurve/loadcurve/sim"
+import "github.com/loadcurve/loadcurve/loadgen/sim"
 
 // Embed sets the options to start the simulated deployment d the settings s picked (with no
 // base URL): the batching server or the queue, labelled as d is, on s's clock (the virtual

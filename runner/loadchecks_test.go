@@ -7,9 +7,9 @@ import (
 
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/shard"
-	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

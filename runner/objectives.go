@@ -5,8 +5,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/internal/queueing"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // DefaultObjectives are the objectives a sweep of the deployment opts names judges by when it

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve/sweep"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // ClosedQueueRunner serves closed-loop tiers (curve.AxisUsers: Plan.Tier.Users set) on the virtual M/D/c queue:

@@ -7,8 +7,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/curve/sweep"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // ClusterQueueRunner serves open-loop tiers on Replicas virtual M/D/c queues of Config behind a

@@ -7,8 +7,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/internal/queueing"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // Usage counts the tiers a runner ran and the virtual time they took (to each last end).

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve/sweep"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // QueueRunner serves tiers on a virtual M/D/c queue. A request's record has planned =

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve/sweep"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // SessionQueueRunner serves tiers of sessions on the virtual M/D/c queue: every arrival of the

@@ -15,8 +15,8 @@ import (
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // sweepArgs is a short fixed-rate sweep against the embedded sim (fixed 1 s tiers: these tests

@@ -18,7 +18,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 )
 
 // testdata/vllm_result_golden.json is a result file as vLLM's writer (vllm/benchmarks/serve.py

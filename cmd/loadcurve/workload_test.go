@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sim"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

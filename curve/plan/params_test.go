@@ -8,8 +8,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // given applies the texts to the params, as a user giving them.

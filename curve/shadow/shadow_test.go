@@ -12,9 +12,9 @@ import (
 	"github.com/loadcurve/loadcurve/curve/shadow"
 	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // tierObs runs q on arrivals and returns each request's observation for measure.SteadyState,

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	sm "github.com/loadcurve/loadcurve/measure/servermetrics"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // Against the real simulated deployment: three identical non-streaming

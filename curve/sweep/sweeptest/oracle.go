@@ -8,8 +8,8 @@ import (
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/internal/queueing"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // Oracle is the load an oracle needs to certify the capacity of an M/D/c queue to ±Precision:

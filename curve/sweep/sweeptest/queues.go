@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/internal/queueing"
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 )
 
 // DecisionQueue is an M/D/c deployment with a TTFT objective, whose capacity at a target share

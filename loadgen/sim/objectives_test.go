@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // TestQueueObjectives: the queue's default objective is a TTFT of its service time plus its

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // TestConfigParams: the tunables are declared bound to the config, named as Params names them,

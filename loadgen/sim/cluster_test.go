@@ -17,8 +17,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	sm "github.com/loadcurve/loadcurve/measure/servermetrics"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // startCluster serves a cluster on loopback for the duration of the test.

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 )
 
 func TestConfigFrom(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 )
 
 // Serve the default profile on a free loopback port and ask for a short

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 )
 
 func TestBadInput(t *testing.T) {

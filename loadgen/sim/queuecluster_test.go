@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 )
 
 // TestQueueClusterBalances: 30 requests at once land 10 on each of 3 queue replicas behind

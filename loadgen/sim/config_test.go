@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 )
 
 func TestProfilesValidate(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 )
 
 func poissonArrivals(seed uint64, lambda float64, n int) []time.Duration {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 )
 
 // TestServeOn: the handler answers on the listener until the context ends, which closes the

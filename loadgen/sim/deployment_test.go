@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/sim"
 )
 
 // TestSettingsConfigure: the settings configure the server their model picks, the queue from

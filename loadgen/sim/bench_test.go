@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/sim"
+	"github.com/loadcurve/loadcurve/loadgen/sim"
 )
 
 // BenchmarkStreams holds ~5,000 concurrent streams over loopback and reports
