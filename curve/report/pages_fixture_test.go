@@ -14,10 +14,10 @@ import (
 	"github.com/loadcurve/loadcurve/curve/result"
 	lcsweep "github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
+	"github.com/loadcurve/loadcurve/loadgen/virtual"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/measure/timeseries"
-	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // The results of every page type, made on virtual M/D/c queues (package virtual: no HTTP, no wall

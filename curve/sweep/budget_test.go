@@ -13,8 +13,8 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
+	"github.com/loadcurve/loadcurve/loadgen/virtual"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // TestTheBudgetBoundsTheLoad: whatever the budget, the load a sweep puts on the target (the sum

@@ -9,7 +9,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
-	"github.com/loadcurve/loadcurve/virtual"
+	"github.com/loadcurve/loadcurve/loadgen/virtual"
 )
 
 // TestConcurrencySearchFindsTheTruth: a sweep of concurrency levels on a deterministic closed

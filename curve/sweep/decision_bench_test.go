@@ -18,9 +18,9 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/curve/sweep/sweeptest"
+	"github.com/loadcurve/loadcurve/loadgen/virtual"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // Time to decision: how many seconds of load on the target a sweep spends to locate the capacity

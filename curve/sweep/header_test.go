@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/curve/sweep"
+	"github.com/loadcurve/loadcurve/loadgen/virtual"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // headerRunner completes its header at the first tier, as the session does with a run's

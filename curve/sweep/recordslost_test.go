@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/curve/sweep"
+	"github.com/loadcurve/loadcurve/loadgen/virtual"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/virtual"
 )
 
 // losingRunner runs tiers on a virtual queue and reports, from tier failAt on, that its records

@@ -7,7 +7,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/internal/queueing"
-	"github.com/loadcurve/loadcurve/virtual"
+	"github.com/loadcurve/loadcurve/loadgen/virtual"
 )
 
 // TestRepeatMeasuresTheSpread: --repeat 3 runs three whole decisions with fresh seeds on one

@@ -12,7 +12,7 @@ import (
 	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/internal/racedetector"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
-	"github.com/loadcurve/loadcurve/virtual"
+	"github.com/loadcurve/loadcurve/loadgen/virtual"
 )
 
 // TestSessionDecisionsHoldInSteadyState: the default sweep of a workload of sessions states its
