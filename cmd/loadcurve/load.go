@@ -15,8 +15,8 @@ import (
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -8,9 +8,9 @@ import (
 	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

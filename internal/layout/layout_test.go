@@ -62,12 +62,12 @@ func TestBoundaries(t *testing.T) {
 		forbidden []string // nil: no project package at all
 	}{
 		{"internal/queueing", nil},
-		{"curve/shadow", []string{"loadgen/sim", "runner", "loadgen"}},
-		{"measure", []string{"loadgen/sim", "runner", "loadgen"}},
-		{"curve", []string{"loadgen/sim", "runner", "loadgen"}},
-		{"curve/plan", []string{"loadgen/sim", "runner", "loadgen"}},                   // plan describes; the command executes
-		{"curve/compare", []string{"curve/sweep", "loadgen/sim", "runner", "loadgen"}}, // it reads results through package result
-		{"curve/result", []string{"curve/sweep", "loadgen/sim", "runner", "loadgen"}},  // it owns a result, not its making
+		{"curve/shadow", []string{"loadgen/sim", "loadgen/runner", "loadgen"}},
+		{"measure", []string{"loadgen/sim", "loadgen/runner", "loadgen"}},
+		{"curve", []string{"loadgen/sim", "loadgen/runner", "loadgen"}},
+		{"curve/plan", []string{"loadgen/sim", "loadgen/runner", "loadgen"}},                   // plan describes; the command executes
+		{"curve/compare", []string{"curve/sweep", "loadgen/sim", "loadgen/runner", "loadgen"}}, // it reads results through package result
+		{"curve/result", []string{"curve/sweep", "loadgen/sim", "loadgen/runner", "loadgen"}},  // it owns a result, not its making
 	} {
 		got := links(t, tc.pkg)
 		if tc.forbidden == nil {

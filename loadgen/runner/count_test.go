@@ -4,14 +4,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/runner"
+	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
 func TestRunRequests(t *testing.T) {
 	generated := source(t, workloads.KindSynthetic)
-	file := source(t, "../workloads/testdata/requests.jsonl")
-	trace := source(t, "mooncake:../workloads/testdata/mooncake.jsonl")
+	file := source(t, "../../workloads/testdata/requests.jsonl")
+	trace := source(t, "mooncake:../../workloads/testdata/mooncake.jsonl")
 	if trace.Trace == nil || file.Trace != nil || file.Generated() {
 		t.Fatal("the test's sources are not a trace and a file of requests")
 	}

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure/timeseries"
-	"github.com/loadcurve/loadcurve/runner"
 )
 
 // ranVirtual is a virtual session writing to dir (tallying unless bounded) that ran a run of 40

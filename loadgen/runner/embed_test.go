@@ -3,8 +3,8 @@ package runner_test
 import (
 	"testing"
 
+	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
-	"github.com/loadcurve/loadcurve/runner"
 )
 
 // TestEmbed: the options start the deployment the settings picked, labelled as it is, on the

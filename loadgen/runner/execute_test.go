@@ -9,8 +9,8 @@ import (
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/curve/sweep"
+	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
-	"github.com/loadcurve/loadcurve/runner"
 )
 
 // virtualSession opens a session on the virtual M/D/c queue, tallying the records as they pass.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/runner"
+	"github.com/loadcurve/loadcurve/loadgen/runner"
 )
 
 // modelsServer lists one model, after answering 503 to the first unready requests.

@@ -6,15 +6,15 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
 func TestRunSchedule(t *testing.T) {
 	spec := arrival.Spec{Rate: 4, Burstiness: 1}
 	generated := source(t, workloads.KindSynthetic)
-	trace := source(t, "mooncake:../workloads/testdata/mooncake.jsonl")
+	trace := source(t, "mooncake:../../workloads/testdata/mooncake.jsonl")
 	for _, tc := range []struct {
 		name       string
 		src        *workloads.Source

@@ -9,9 +9,9 @@ import (
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/runner"
 )
 
 func TestDefaultObjectives(t *testing.T) {

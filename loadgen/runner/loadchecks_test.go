@@ -7,8 +7,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
-	"github.com/loadcurve/loadcurve/runner"
 	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/workloads"
 )
@@ -39,7 +39,7 @@ func fields(errs []error) []string {
 }
 
 func TestCheckSessions(t *testing.T) {
-	file := source(t, "../workloads/testdata/sessions.jsonl")
+	file := source(t, "../../workloads/testdata/sessions.jsonl")
 	generated := source(t, workloads.KindSessions)
 	single := source(t, workloads.KindSynthetic)
 	sharded := shard.Spec{Index: 0, Count: 2}
@@ -69,7 +69,7 @@ func TestCheckSessions(t *testing.T) {
 	}
 	flags := map[string]string{workloads.FieldThink: "--think-time"}
 	if got, want := field.Of(errs[0]).Render(func(n string) string { return flags[n] }),
-		"--think-time: the sessions of ../workloads/testdata/sessions.jsonl carry their own think times (think_ms on each later turn, 0 when absent), which the run follows; omit --think-time, or set think_ms in the file"; got != want {
+		"--think-time: the sessions of ../../workloads/testdata/sessions.jsonl carry their own think times (think_ms on each later turn, 0 when absent), which the run follows; omit --think-time, or set think_ms in the file"; got != want {
 		t.Errorf("rendered:\n%s\nwant:\n%s", got, want)
 	}
 }
