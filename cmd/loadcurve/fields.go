@@ -10,8 +10,8 @@ import (
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/loadgen/runner"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

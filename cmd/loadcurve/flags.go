@@ -13,8 +13,8 @@ import (
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/curve/result"
-	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 )
 
 func mergeCommand() *cli.Command {

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/shard"
 )
 
 func TestShardedRunMergesIntoTheSingleRun(t *testing.T) {

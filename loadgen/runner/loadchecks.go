@@ -4,8 +4,8 @@ import (
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
-	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/loadgen/runner"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
-	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

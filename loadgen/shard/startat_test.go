@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 )
 
 func TestParseStartAt(t *testing.T) {

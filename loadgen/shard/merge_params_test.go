@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/shard"
 )
 
 // TestMergeSettingsParams: what is not given keeps the checks' defaults, what is given is read,

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/shard"
 )
 
 // base is the wall-clock start of the constructed runs.

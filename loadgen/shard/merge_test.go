@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/shard"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")

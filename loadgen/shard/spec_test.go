@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

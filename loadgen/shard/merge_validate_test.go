@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/field"
-	"github.com/loadcurve/loadcurve/shard"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 )
 
 // TestMergeSettingsValidate: a merge without its directory is refused, naming the input; with

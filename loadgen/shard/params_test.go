@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/param"
-	"github.com/loadcurve/loadcurve/shard"
 )
 
 func TestSettingsParams(t *testing.T) {

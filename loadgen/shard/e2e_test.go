@@ -14,10 +14,10 @@ import (
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/loadgen"
+	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/shard"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 
