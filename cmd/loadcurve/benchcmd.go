@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loadcurve/loadcurve/bench"
+	"github.com/loadcurve/loadcurve/internal/bench"
 )
 
 // benchCommand is `loadcurve bench`: the client-fidelity benchmark of docs/PERFORMANCE.md. It

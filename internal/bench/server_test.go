@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/bench"
+	"github.com/loadcurve/loadcurve/internal/bench"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/workloads"

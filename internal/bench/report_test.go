@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/bench"
+	"github.com/loadcurve/loadcurve/internal/bench"
 )
 
 // rateRun is a measurement at a rate: role, repeat, schedule and server figures.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/bench"
+	"github.com/loadcurve/loadcurve/internal/bench"
 )
 
 // TestRunEndToEnd runs the whole benchmark at a tiny scale with real child processes (this test

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/bench"
+	"github.com/loadcurve/loadcurve/internal/bench"
 )
 
 // childEnv makes the test binary act as a benchmark child: the runner re-executes it with the

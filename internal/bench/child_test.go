@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/bench"
+	"github.com/loadcurve/loadcurve/internal/bench"
 	"github.com/loadcurve/loadcurve/measure/records"
 )
 

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/bench"
 	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/bench"
 )
 
 func TestParseRates(t *testing.T) {
