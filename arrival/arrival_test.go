@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")

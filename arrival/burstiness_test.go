@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // One type owns burstiness: its parsing, validity, default and text. Equal values read back as

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Names of a tier's bounds in a SizeError's explanation, as package sweep names them (its

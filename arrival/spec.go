@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Spec describes an arrival process. The zero value is not valid: at least

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // CheckWithin refuses a tier d long (d > 0) of a steady spec at rate inf: every request is

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 func TestCheckWithin(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Documented defaults of [Params].

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/loadgen/internal/fakesse"
 	"github.com/loadcurve/loadcurve/measure/records"

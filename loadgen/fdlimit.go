@@ -3,7 +3,7 @@ package loadgen
 import (
 	"fmt"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // FDReserve is the file descriptors kept for everything but the streams: the records and

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/loadgen/internal/fakesse"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/workloads"

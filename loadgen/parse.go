@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // headerForm is the shape every --header error asks for.

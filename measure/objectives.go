@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/measure/records"
 )
 

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Kind is the type of value a Param takes.

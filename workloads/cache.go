@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // CachePolicy says how a run treats the deployment's prefix (KV) cache. Cold and warm numbers

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Think is the request's think time (ThinkMS) as a duration.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -3,7 +3,7 @@ package workloads_test
 import (
 	"testing"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/workloads"
 )

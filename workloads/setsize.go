@@ -1,6 +1,6 @@
 package workloads
 
-import "github.com/loadcurve/loadcurve/field"
+import "github.com/loadcurve/loadcurve/internal/field"
 
 // FieldSetRequests names the number of requests of a request set made on its own (SetRequests).
 const FieldSetRequests = "requests in the set"

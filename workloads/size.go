@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Bounds of one request set, checked before anything is allocated (a set of 10⁸ requests of

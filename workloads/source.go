@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Source builds each tier's request set from one --workload spec. Generated workloads

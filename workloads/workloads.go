@@ -47,7 +47,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Message is one chat message.

@@ -1,6 +1,6 @@
 package compare
 
-import "github.com/loadcurve/loadcurve/field"
+import "github.com/loadcurve/loadcurve/internal/field"
 
 // Names of the options Validate and CostsOf refuse (field.Error names).
 const (

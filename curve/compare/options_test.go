@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/curve/compare"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 func TestOptionsValidate(t *testing.T) {

@@ -1,6 +1,6 @@
 package compare
 
-import "github.com/loadcurve/loadcurve/field"
+import "github.com/loadcurve/loadcurve/internal/field"
 
 // notComparable is Results' refusal of results measured differently: a field sentence naming
 // the input that compares them anyway (FieldForce), which counts the differences as shown

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // DefaultHoursPerPeriod is the period used when [Params].HoursPerPeriod is 0:

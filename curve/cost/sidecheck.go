@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // CheckFigures returns every problem of the side's option o (Option.Validate), each a field

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/curve/cost"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // TestCheckFigures: every bad figure of a side's option is a field sentence on the side's

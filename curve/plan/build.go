@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loadcurve/loadcurve/curve/result"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Input is one sweep result a plan reads: the deployment's side (Sides), the directory it was

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Deployment is one replica of a deployment as measured at its operating point, and priced.

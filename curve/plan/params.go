@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/param"
 )
 

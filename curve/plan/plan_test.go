@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve/plan"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // A Rebuild is the embedded deployment a result measured, built again for a rehearsal: the

@@ -7,7 +7,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/curve/result"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/param"
 )

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // The inputs a ForecastSource names in its field errors.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve/plan"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // TestForecastSourceRead: one forecast is read from the one source given; none, two, or a

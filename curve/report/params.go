@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/param"
 )
 

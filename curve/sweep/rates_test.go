@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/curve/sweep"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 func TestParseRates(t *testing.T) {

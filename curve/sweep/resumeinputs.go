@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Names of the inputs that say which sweep a resume continues and where a sweep writes.

@@ -1,7 +1,7 @@
 package sweep
 
 import (
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/curve/sweep"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // TestValidateRefusesAWindowThatLeavesNothing: a fixed steady-state window as long as a tier whose

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // BaseOptions is what a benchmark starts from before the caller's settings: QuickOptions when

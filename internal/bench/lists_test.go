@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/internal/bench"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 func TestParseRates(t *testing.T) {

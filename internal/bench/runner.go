@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Role names in the report.

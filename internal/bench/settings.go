@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/param"
 )
 

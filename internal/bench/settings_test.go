@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
 	"github.com/loadcurve/loadcurve/internal/bench"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/param"
 )
 

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/arrival"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/workloads"

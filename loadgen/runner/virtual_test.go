@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve/result"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/loadgen/sim"

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/loadcurve/loadcurve/curve/result"
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/measure/records"
 )
 

@@ -1,6 +1,6 @@
 package shard
 
-import "github.com/loadcurve/loadcurve/field"
+import "github.com/loadcurve/loadcurve/internal/field"
 
 // Validate returns what is wrong with the settings: a merge writes a directory, which must be
 // named (Out).

@@ -3,7 +3,7 @@ package shard
 import (
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/param"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

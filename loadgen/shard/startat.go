@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Limits on the start time, relative to the clock of the machine that reads it.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 // Config holds every tunable of the simulated deployment. The zero value is

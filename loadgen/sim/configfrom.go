@@ -1,6 +1,6 @@
 package sim
 
-import "github.com/loadcurve/loadcurve/field"
+import "github.com/loadcurve/loadcurve/internal/field"
 
 // FieldProfile names the profile in ConfigFrom's errors; the parameters are named as in Params.
 const FieldProfile = "profile"

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/param"
 )

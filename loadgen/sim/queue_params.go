@@ -3,7 +3,7 @@ package sim
 import (
 	"fmt"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	decl "github.com/loadcurve/loadcurve/param"
 )
 

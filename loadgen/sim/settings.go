@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 	decl "github.com/loadcurve/loadcurve/param" // sim has a param type of its own
 )
 

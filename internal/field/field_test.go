@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/field"
+	"github.com/loadcurve/loadcurve/internal/field"
 )
 
 func TestErrorNamesItsFieldOnce(t *testing.T) {
