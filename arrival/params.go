@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 )
 
 // Names of a tier's length, as its errors name them: the same inputs as package sweep's

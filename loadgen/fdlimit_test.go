@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/internal/field"
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/param"
 )
 
 func TestStreamsWithin(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/loadgen"
-	"github.com/loadcurve/loadcurve/param"
 )
 
 func applied(t *testing.T, ps []param.Param, given map[string][]string) {

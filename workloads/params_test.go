@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -3,7 +3,7 @@ package workloads
 import (
 	"fmt"
 
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 )
 
 // Names of the settings of a request set made on its own besides its size (FieldSetRequests).

@@ -7,9 +7,9 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/curve/sweep"
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
-	"github.com/loadcurve/loadcurve/param"
 )
 
 // rehearse tries every plan on the embedded deployment (plan.Rehearse: the planned replicas,

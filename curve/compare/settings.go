@@ -1,6 +1,6 @@
 package compare
 
-import "github.com/loadcurve/loadcurve/param"
+import "github.com/loadcurve/loadcurve/internal/param"
 
 // Names of the settings that have no rule of their own to report; they are the words a user
 // knows them by.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/compare"
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 )
 
 // TestSettingsOptions: a cost not given is none, and a cost given as 0 is a cost; the

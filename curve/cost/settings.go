@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 )
 
 // Names of the settings besides an option's figures. A side's settings are named with the

@@ -6,7 +6,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/cost"
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 )
 
 func TestSideField(t *testing.T) {

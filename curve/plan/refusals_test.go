@@ -8,8 +8,8 @@ import (
 	"github.com/loadcurve/loadcurve/curve/plan"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/internal/field"
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/param"
 )
 
 // asFlag writes an input as a command line would: --NAME.

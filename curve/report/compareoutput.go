@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 )
 
 // FieldPlotFormats names the setting of the files written of every plot (PlotFormats).

@@ -6,7 +6,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/report"
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 )
 
 // TestCompareOutputParams: what is not given is a table, no files, and every plot format;

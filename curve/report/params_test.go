@@ -5,7 +5,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/report"
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 )
 
 // TestOutputParams: what is not given is a table, no files, and every plot as SVG and PNG when

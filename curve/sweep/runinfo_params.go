@@ -2,8 +2,8 @@ package sweep
 
 import (
 	"github.com/loadcurve/loadcurve/internal/field"
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/param"
 )
 
 // Names of what a run is called and carries along.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 )
 
 func TestRunNamingParamsKeepEveryPairWhole(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/param"
 )
 
 func TestSettingsOrDefaults(t *testing.T) {

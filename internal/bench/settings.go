@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 )
 
 // The settings of a benchmark that are not options of the run itself, as their errors name them.

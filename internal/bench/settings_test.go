@@ -11,7 +11,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/internal/bench"
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 )
 
 // TestSettingsOptions: the settings start from the full or the quick run, the user's values go

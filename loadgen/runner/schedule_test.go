@@ -6,8 +6,8 @@ import (
 
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/internal/field"
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/loadgen/runner"
-	"github.com/loadcurve/loadcurve/param"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/loadcurve/loadcurve/internal/field"
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/param"
 )
 
 // Names of a merge's settings besides its output directory (FieldOut).

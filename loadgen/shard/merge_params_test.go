@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/internal/field"
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/measure"
-	"github.com/loadcurve/loadcurve/param"
 )
 
 // TestMergeSettingsParams: what is not given keeps the checks' defaults, what is given is read,

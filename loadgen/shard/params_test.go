@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/internal/field"
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/loadgen/shard"
-	"github.com/loadcurve/loadcurve/param"
 )
 
 func TestSettingsParams(t *testing.T) {

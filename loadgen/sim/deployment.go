@@ -3,7 +3,7 @@ package sim
 import (
 	"net/http"
 
-	decl "github.com/loadcurve/loadcurve/param"
+	decl "github.com/loadcurve/loadcurve/internal/param"
 )
 
 // Deployment is the server a Settings picks, configured: the exact M/D/c queue (Queue, for

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/loadcurve/loadcurve/internal/field"
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
-	"github.com/loadcurve/loadcurve/param"
 )
 
 // TestSettingsConfigure: the settings configure the server their model picks, the queue from

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loadcurve/loadcurve/internal/field"
-	decl "github.com/loadcurve/loadcurve/param"
+	decl "github.com/loadcurve/loadcurve/internal/param"
 )
 
 // FieldModelName names the served model's name, the batching server's tunable and the queue's.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/internal/field"
+	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
-	"github.com/loadcurve/loadcurve/param"
 )
 
 // queueSlack is the upper-bound allowance of the queue's wall-clock tests

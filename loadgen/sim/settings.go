@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/loadcurve/loadcurve/internal/field"
-	decl "github.com/loadcurve/loadcurve/param" // sim has a param type of its own
+	decl "github.com/loadcurve/loadcurve/internal/param" // sim has a param type of its own
 )
 
 // Names of a simulated deployment's settings besides its tunables (named as in Params), as a

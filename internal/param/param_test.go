@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/param"
+	"github.com/loadcurve/loadcurve/internal/param"
 )
 
 type config struct {
