@@ -17,8 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/loadcurve/loadcurve/internal/field"
+	"github.com/loadcurve/loadcurve/internal/redact"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/internal/redact"
 )
 
 // GET /models is read with bounds: a server may answer an endless list, or a million models.

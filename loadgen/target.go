@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/internal/field"
-	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/internal/redact"
 )
 
 // Target is the deployment under test and how to talk to it.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/curve/result"
-	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/internal/redact"
 )
 
 // scenarioFlag is --config: a scenario file holding flag values for the command.

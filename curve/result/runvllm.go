@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/internal/redact"
 	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
-	"github.com/loadcurve/loadcurve/redact"
 )
 
 // What vLLM's benchmark client (`vllm bench serve`, vllm/benchmarks/serve.py) writes into its

@@ -26,13 +26,13 @@ import (
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/internal/field"
+	"github.com/loadcurve/loadcurve/internal/redact"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/loadgen/shard"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/measure/records"
 	"github.com/loadcurve/loadcurve/measure/servermetrics"
 	"github.com/loadcurve/loadcurve/measure/timeseries"
-	"github.com/loadcurve/loadcurve/redact"
 	"github.com/loadcurve/loadcurve/workloads"
 )
 

@@ -1,6 +1,6 @@
 package records
 
-import "github.com/loadcurve/loadcurve/redact"
+import "github.com/loadcurve/loadcurve/internal/redact"
 
 // cleanText makes the texts a records file carries fit for a terminal and a file: a file written
 // by hand, by an older version, or holding a server's words is read without its control

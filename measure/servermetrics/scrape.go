@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/internal/redact"
 )
 
 // DefaultTimeout bounds one scrape: connection, request and body.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
-	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/internal/redact"
 	"github.com/loadcurve/loadcurve/scenario"
 )
 

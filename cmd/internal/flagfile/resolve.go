@@ -11,7 +11,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/curve/result"
-	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/internal/redact"
 	"github.com/loadcurve/loadcurve/scenario"
 )
 

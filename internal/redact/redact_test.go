@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/internal/redact"
 )
 
 func TestRedact(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/redact"
+	"github.com/loadcurve/loadcurve/internal/redact"
 )
 
 func TestFromSettings(t *testing.T) {
