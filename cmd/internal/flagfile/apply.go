@@ -18,7 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
-	"github.com/loadcurve/loadcurve/scenario"
+	"github.com/loadcurve/loadcurve/internal/scenario"
 )
 
 // MaxProblems bounds the problems of a file that Apply shows (300,000 bad keys once printed

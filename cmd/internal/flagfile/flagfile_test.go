@@ -15,7 +15,7 @@ import (
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/cmd/internal/flagfile"
 	"github.com/loadcurve/loadcurve/internal/redact"
-	"github.com/loadcurve/loadcurve/scenario"
+	"github.com/loadcurve/loadcurve/internal/scenario"
 )
 
 // list is a repeatable flag's value kept whole, as a command's would be.

@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
-	"github.com/loadcurve/loadcurve/scenario"
+	"github.com/loadcurve/loadcurve/internal/scenario"
 )
 
 // Recorded is a scenario file that a command wrote (Resolve), read back for a command with the

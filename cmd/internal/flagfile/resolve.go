@@ -12,7 +12,7 @@ import (
 	"github.com/loadcurve/loadcurve/cmd/internal/clihelp"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/internal/redact"
-	"github.com/loadcurve/loadcurve/scenario"
+	"github.com/loadcurve/loadcurve/internal/scenario"
 )
 
 // Resolution says which of a command's flags Resolve writes, and how.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadcurve/loadcurve/scenario"
+	"github.com/loadcurve/loadcurve/internal/scenario"
 )
 
 // TestParse: each entry with its line, nulls as unset, lists as values; what a plain decoder
