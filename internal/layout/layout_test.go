@@ -1,7 +1,10 @@
 package layout_test
 
 import (
+	"fmt"
 	"go/build"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -51,6 +54,39 @@ func links(t *testing.T, pkg string) []string {
 	return out
 }
 
+// TopLevel are the only folders at the module's root that may hold Go packages: the pipeline
+// (schedule → request set → client → records → curve), the command line, support code, and the
+// scripts and deployment files beside them (issue 38). docs/ holds no package.
+var TopLevel = []string{"arrival", "workloads", "loadgen", "measure", "curve", "cmd", "internal", "scripts", "deploy"}
+
+// TestTopLevel: every package of the module lives under one of TopLevel, so the root shows the
+// pipeline and nothing else.
+func TestTopLevel(t *testing.T) {
+	dir := root(t)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || slices.Contains(TopLevel, e.Name()) {
+			continue
+		}
+		err := filepath.WalkDir(filepath.Join(dir, e.Name()), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(path, ".go") {
+				rel, _ := filepath.Rel(dir, path)
+				return fmt.Errorf("%s is a Go file outside the top level's folders %v", rel, TopLevel)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // TestBoundaries: the packages of pure functions over records link nothing that serves HTTP
 // or drives load, and the queueing mathematics imports nothing of the project, so that the
 // shadow queue, the measurement and the curve are what they say; plan describes a rehearsal,
@@ -62,12 +98,13 @@ func TestBoundaries(t *testing.T) {
 		forbidden []string // nil: no project package at all
 	}{
 		{"internal/queueing", nil},
-		{"curve/shadow", []string{"loadgen/sim", "loadgen/runner", "loadgen"}},
-		{"measure", []string{"loadgen/sim", "loadgen/runner", "loadgen"}},
-		{"curve", []string{"loadgen/sim", "loadgen/runner", "loadgen"}},
-		{"curve/plan", []string{"loadgen/sim", "loadgen/runner", "loadgen"}},                   // plan describes; the command executes
-		{"curve/compare", []string{"curve/sweep", "loadgen/sim", "loadgen/runner", "loadgen"}}, // it reads results through package result
-		{"curve/result", []string{"curve/sweep", "loadgen/sim", "loadgen/runner", "loadgen"}},  // it owns a result, not its making
+		{"curve/shadow", []string{"loadgen"}},
+		{"measure", []string{"loadgen"}},
+		{"curve", []string{"loadgen"}},
+		{"curve/plan", []string{"loadgen"}},                   // plan describes; the command executes
+		{"curve/compare", []string{"curve/sweep", "loadgen"}}, // it reads results through package result
+		{"curve/report", []string{"curve/sweep", "loadgen"}},  // so does the report
+		{"curve/result", []string{"curve/sweep", "loadgen"}},  // it owns a result, not its making
 	} {
 		got := links(t, tc.pkg)
 		if tc.forbidden == nil {
@@ -77,8 +114,10 @@ func TestBoundaries(t *testing.T) {
 			continue
 		}
 		for _, f := range tc.forbidden {
-			if slices.Contains(got, f) {
-				t.Errorf("%s links %s (all it links: %v)", tc.pkg, f, got)
+			for _, p := range got {
+				if p == f || strings.HasPrefix(p, f+"/") {
+					t.Errorf("%s links %s, which is %s (all it links: %v)", tc.pkg, p, f, got)
+				}
 			}
 		}
 	}
