@@ -10,13 +10,6 @@ import (
 	"github.com/loadcurve/loadcurve/measure/records"
 )
 
-// The metrics with statistics, in the order of their JSON keys (vLLM's order first).
-var statNames = [...]string{"ttft", "tpot", "itl", "e2el", "client_queue_time", "e2el_including_client_queue", "schedule_lag", "ttfa", "answer_itl"}
-
-func (s *Summary) stats() [len(statNames)]*Stats {
-	return [...]*Stats{&s.TTFT, &s.TPOT, &s.ITL, &s.E2EL, &s.ClientQueueTime, &s.E2ELIncludingClientQueue, &s.ScheduleLag, &s.TTFA, &s.AnswerITL}
-}
-
 // summaryHead holds the keys of summary.json that come before the statistics, in vLLM's order.
 // Keys that vLLM's --save-result also writes have vLLM's name and formula: duration, completed,
 // failed, total_input_tokens, total_output_tokens, request_throughput, request_goodput (null
@@ -193,8 +186,8 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	}
 	b := make([]byte, 0, len(hb)+len(tb)+2048)
 	b = append(b, hb[:len(hb)-1]...) // without its '}'
-	for i, st := range s.stats() {
-		name := statNames[i]
+	for _, m := range Metrics {
+		name, st := m.Key, m.Stats(&s)
 		if !s.Reports(name) {
 			continue
 		}
@@ -319,8 +312,8 @@ func (st *steadyJSON) steady() *Steady {
 // readStats reads the statistics of every metric the summary reports from m: count, mean,
 // median, standard deviation and its percentiles.
 func (s *Summary) readStats(m map[string]json.RawMessage) error {
-	for i, st := range s.stats() {
-		name := statNames[i]
+	for _, metric := range Metrics {
+		name, st := metric.Key, metric.Stats(s)
 		if !s.Reports(name) {
 			continue
 		}

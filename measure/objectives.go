@@ -13,21 +13,6 @@ import (
 	"github.com/loadcurve/loadcurve/measure/records"
 )
 
-// Objectives are per-request latency objectives. A zero field means no objective on that
-// metric.
-type Objectives struct {
-	TTFT                     time.Duration
-	TPOT                     time.Duration
-	E2EL                     time.Duration
-	ClientQueueTime          time.Duration
-	E2ELIncludingClientQueue time.Duration
-	// TTFA is the time to the first answer token (TTFT for a response without reasoning);
-	// AnswerITL the mean gap between a response's answer chunks (undefined with fewer than two
-	// answer chunks, which meets it, as for TPOT).
-	TTFA      time.Duration
-	AnswerITL time.Duration
-}
-
 // Names of the inputs of a measurement, as its errors name them (field.Error).
 const (
 	FieldObjectives        = "objectives"
@@ -35,54 +20,36 @@ const (
 	FieldPercentileMetrics = "percentile metrics"
 )
 
-// objectiveKeys lists the objectives' keys (vLLM's goodput keys and loadcurve's) in their
-// canonical order: the one list of them.
-var objectiveKeys = [...]string{"ttft", "tpot", "e2el", "client_queue_time", "e2el_including_client_queue", "ttfa", "answer_itl"}
-
-var allowedKeys = strings.Join(objectiveKeys[:], ", ")
+// allowedKeys lists the objectives' keys (vLLM's goodput keys and loadcurve's) in their
+// canonical order, Metrics' order.
+var allowedKeys = strings.Join(metricKeys(objectiveMetrics), ", ")
 
 // ObjectiveKeys returns the objectives' keys in their canonical order.
-func ObjectiveKeys() []string { return objectiveKeys[:len(objectiveKeys):len(objectiveKeys)] }
+func ObjectiveKeys() []string { return metricKeys(objectiveMetrics) }
 
 // IsObjectiveKey reports whether key names an objective.
-func IsObjectiveKey(key string) bool { return slices.Contains(objectiveKeys[:], key) }
+func IsObjectiveKey(key string) bool {
+	m, ok := MetricOf(key)
+	return ok && m.Objective != nil
+}
 
 // Each calls f with every objective set, key and value, in the canonical order.
 func (o Objectives) Each(f func(key string, d time.Duration)) {
-	for i, k := range objectiveKeys {
-		if d := *o.field(i); d > 0 {
-			f(k, d)
+	for _, m := range objectiveMetrics {
+		if d := m.ObjectiveOf(o); d > 0 {
+			f(m.Key, d)
 		}
 	}
 }
 
-func (o *Objectives) field(i int) *time.Duration {
-	switch i {
-	case 0:
-		return &o.TTFT
-	case 1:
-		return &o.TPOT
-	case 2:
-		return &o.E2EL
-	case 3:
-		return &o.ClientQueueTime
-	case 4:
-		return &o.E2ELIncludingClientQueue
-	case 5:
-		return &o.TTFA
-	default:
-		return &o.AnswerITL
-	}
-}
-
 // ParseGoodput parses objectives (FieldObjectives) in vLLM's --goodput syntax: each argument is "KEY:MS", and
-// one argument may also hold several pairs separated by spaces or commas. KEY is one of ttft,
-// tpot, e2el, client_queue_time, e2el_including_client_queue, ttfa, answer_itl; MS is a number of milliseconds
+// one argument may also hold several pairs separated by spaces or commas. KEY is the key of one
+// of the Metrics that can be an objective (ObjectiveKeys); MS is a number of milliseconds
 // greater than zero, kept to the nanosecond. A key given twice is an error (vLLM silently keeps
 // the last one). No arguments give no objectives.
 func ParseGoodput(args []string) (Objectives, error) {
 	var o Objectives
-	var seen [len(objectiveKeys)]bool
+	seen := make([]bool, len(objectiveMetrics))
 	for _, arg := range args {
 		tokens := strings.FieldsFunc(arg, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 		if len(tokens) == 0 {
@@ -94,10 +61,10 @@ func ParseGoodput(args []string) (Objectives, error) {
 				return Objectives{}, err
 			}
 			if seen[i] {
-				return Objectives{}, goodputError(tok, "objective "+objectiveKeys[i]+" is given twice")
+				return Objectives{}, goodputError(tok, "objective "+objectiveMetrics[i].Key+" is given twice")
 			}
 			seen[i] = true
-			*o.field(i) = d
+			*objectiveMetrics[i].Objective(&o) = d
 		}
 	}
 	return o, nil
@@ -115,7 +82,7 @@ func parseObjective(tok string) (int, time.Duration, error) {
 	case val == "":
 		return 0, 0, goodputError(tok, "missing value in milliseconds")
 	}
-	idx := slices.Index(objectiveKeys[:], key)
+	idx := slices.IndexFunc(objectiveMetrics, func(m Metric) bool { return m.Key == key })
 	if idx < 0 {
 		return 0, 0, goodputError(tok, fmt.Sprintf("unknown key %q", key))
 	}
@@ -141,8 +108,8 @@ func goodputError(tok, why string) error {
 	return field.Errorf(FieldObjectives, "%q: %s (want KEY:MS with KEY one of %s)", tok, why, allowedKeys)
 }
 
-// String returns the canonical form, e.g. "ttft:500 tpot:50": keys in the order ttft, tpot,
-// e2el, client_queue_time, e2el_including_client_queue, ttfa, answer_itl, values in milliseconds with the fewest
+// String returns the canonical form, e.g. "ttft:500 tpot:50": keys in their canonical order
+// (ObjectiveKeys), values in milliseconds with the fewest
 // digits that give back the same nanoseconds. Equal objectives give equal strings, and
 // ParseGoodput gives the objectives back. No objectives give "".
 func (o Objectives) String() string {
@@ -168,39 +135,13 @@ func (o Objectives) IsZero() bool { return o == Objectives{} }
 // other metric that is undefined for r (for example TTFT of a request that never produced
 // output) does not meet its objective.
 func (o Objectives) Met(r *records.Record) bool {
-	if o.TTFT > 0 {
-		if v, ok := r.TTFT(); !ok || v > o.TTFT {
-			return false
+	for _, m := range objectiveMetrics {
+		d := m.ObjectiveOf(o)
+		if d <= 0 {
+			continue
 		}
-	}
-	if o.TPOT > 0 {
-		v, ok := tpotMS(r)
-		if ok && v > float64(o.TPOT)/1e6 || !ok && CutShort(r) {
-			return false
-		}
-	}
-	if o.E2EL > 0 {
-		if v, ok := r.E2EL(); !ok || v > o.E2EL {
-			return false
-		}
-	}
-	if o.ClientQueueTime > 0 {
-		if v, ok := r.ClientQueueTime(); !ok || v > o.ClientQueueTime {
-			return false
-		}
-	}
-	if o.E2ELIncludingClientQueue > 0 {
-		if v, ok := r.E2ELIncludingClientQueue(); !ok || v > o.E2ELIncludingClientQueue {
-			return false
-		}
-	}
-	if o.TTFA > 0 {
-		if v, ok := r.TTFA(); !ok || v > o.TTFA {
-			return false
-		}
-	}
-	if o.AnswerITL > 0 {
-		if v, ok := meanAnswerGap(r); ok && v > float64(o.AnswerITL) {
+		v, ok := m.Value(r)
+		if ok && v > float64(d) || !ok && (m.UndefinedMeets == nil || !m.UndefinedMeets(r)) {
 			return false
 		}
 	}
@@ -208,7 +149,7 @@ func (o Objectives) Met(r *records.Record) bool {
 }
 
 // meanAnswerGap is the mean of a response's answer gaps in nanoseconds, undefined without one.
-func meanAnswerGap(r *records.Record) (float64, bool) {
+func meanAnswerGap(r *records.Record) (ns float64, ok bool) {
 	gaps := r.AnswerGaps()
 	if len(gaps) == 0 || r.Outcome != records.OK {
 		return 0, false
@@ -239,35 +180,16 @@ func (o Objectives) Slack(r *records.Record) float32 {
 		return MaxSlack
 	}
 	worst := 0.0
-	ratio := func(v, obj time.Duration, ok bool) {
-		switch {
-		case obj <= 0:
-		case !ok:
-			worst = MaxSlack
-		default:
-			worst = max(worst, float64(v)/float64(obj))
+	for _, m := range objectiveMetrics {
+		d := m.ObjectiveOf(o)
+		if d <= 0 {
+			continue
 		}
-	}
-	v, ok := r.TTFT()
-	ratio(v, o.TTFT, ok)
-	if o.TPOT > 0 {
-		if ms, ok := tpotMS(r); ok {
-			worst = max(worst, ms*1e6/float64(o.TPOT))
-		} else if CutShort(r) {
+		switch v, ok := m.Value(r); {
+		case ok:
+			worst = max(worst, v/float64(d))
+		case m.UndefinedMeets == nil || !m.UndefinedMeets(r):
 			worst = MaxSlack
-		}
-	}
-	v, ok = r.E2EL()
-	ratio(v, o.E2EL, ok)
-	v, ok = r.ClientQueueTime()
-	ratio(v, o.ClientQueueTime, ok)
-	v, ok = r.E2ELIncludingClientQueue()
-	ratio(v, o.E2ELIncludingClientQueue, ok)
-	v, ok = r.TTFA()
-	ratio(v, o.TTFA, ok)
-	if o.AnswerITL > 0 {
-		if gap, ok := meanAnswerGap(r); ok {
-			worst = max(worst, gap/float64(o.AnswerITL))
 		}
 	}
 	return float32(min(worst, MaxSlack))

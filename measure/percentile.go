@@ -197,13 +197,14 @@ func neumaier(sum, c, x float64) (float64, float64) {
 
 // MetricNames returns the names of the metrics with statistics, in the order of the summary's
 // JSON keys: vLLM's ttft, tpot, itl and e2el, then loadcurve's.
-func MetricNames() []string { return slices.Clone(statNames[:]) }
+func MetricNames() []string { return metricKeys(Metrics[:]) }
 
 // ParsePercentileMetrics parses the metrics to report (FieldPercentileMetrics): comma-separated metric names (MetricNames),
 // e.g. vLLM's "ttft,tpot,itl,e2el". The summary reports statistics for these only, in the
 // summary's own order.
 func ParsePercentileMetrics(s string) ([]string, error) {
-	want := "comma-separated names among " + strings.Join(statNames[:], ",")
+	names := MetricNames()
+	want := "comma-separated names among " + strings.Join(names, ",")
 	if strings.TrimSpace(s) == "" {
 		return nil, field.Errorf(FieldPercentileMetrics, "empty (want %s)", want)
 	}
@@ -211,7 +212,7 @@ func ParsePercentileMetrics(s string) ([]string, error) {
 	for _, it := range strings.Split(s, ",") {
 		it = strings.TrimSpace(it)
 		switch {
-		case !slices.Contains(statNames[:], it):
+		case !slices.Contains(names, it):
 			return nil, field.Errorf(FieldPercentileMetrics, "%q: unknown metric %q (want %s)", s, it, want)
 		case slices.Contains(picked, it):
 			return nil, field.Errorf(FieldPercentileMetrics, "%q: %q is given twice", s, it)
@@ -219,7 +220,7 @@ func ParsePercentileMetrics(s string) ([]string, error) {
 		picked = append(picked, it)
 	}
 	var out []string // in the summary's order
-	for _, n := range statNames {
+	for _, n := range names {
 		if slices.Contains(picked, n) {
 			out = append(out, n)
 		}
@@ -235,7 +236,7 @@ func (s *Summary) Reports(metric string) bool {
 	if s.Metrics != nil {
 		return slices.Contains(s.Metrics, metric)
 	}
-	if metric == "ttfa" || metric == "answer_itl" {
+	if m, ok := MetricOf(metric); ok && m.Answer {
 		return s.ReasoningResponses > 0
 	}
 	return true

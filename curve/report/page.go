@@ -449,14 +449,11 @@ func latencyTable(r *result.Result) (Table, bool) {
 		t.Align = append(t.Align, true)
 	}
 	t.Align[0] = false
-	for _, m := range []struct {
-		key, name string
-		st        measure.Stats
-	}{
-		{"ttft", "TTFT", s.TTFT}, {"tpot", "TPOT", s.TPOT}, {"itl", "ITL", s.ITL}, {"e2el", "E2EL", s.E2EL},
-		{"client_queue_time", "client queue time", s.ClientQueueTime}, {"e2el_including_client_queue", "E2EL incl. client queue", s.E2ELIncludingClientQueue},
-		{"schedule_lag", "schedule lag (the client's own)", s.ScheduleLag}, {"ttfa", "time to first answer token", s.TTFA},
-	} {
+	for _, metric := range measure.Metrics {
+		m := struct {
+			key, name string
+			st        measure.Stats
+		}{metric.Key, metric.Label, *metric.Stats(&s)}
 		if !s.Reports(m.key) || m.st.Count == 0 {
 			continue
 		}

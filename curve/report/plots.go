@@ -23,6 +23,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/curve/result"
+	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
 )
 
@@ -110,24 +111,10 @@ type Curve struct {
 	TargetShare float64
 }
 
-// knownMetrics are the latency metrics in the order their plots are written,
-// with the names people read.
-var knownMetrics = []struct{ key, name string }{
-	{"ttft", "TTFT"},
-	{"tpot", "TPOT"},
-	{"itl", "ITL"},
-	{"e2el", "E2EL"},
-	{"e2el_including_client_queue", "E2EL incl. client queue"},
-	{"client_queue_time", "client queue time"},
-	{"schedule_lag", "schedule lag"},
-}
-
-// metricName is the display name of a latency metric key.
+// metricName is the display name of a latency metric key (measure.Metrics' label).
 func metricName(key string) string {
-	for _, m := range knownMetrics {
-		if m.key == key {
-			return m.name
-		}
+	if m, ok := measure.MetricOf(key); ok {
+		return m.Label
 	}
 	return key
 }
@@ -664,10 +651,10 @@ func Metrics(c Curve) []string {
 		}
 	}
 	var out, rest []string
-	for _, m := range knownMetrics {
-		if seen[m.key] {
-			out = append(out, m.key)
-			delete(seen, m.key)
+	for _, m := range measure.Metrics {
+		if seen[m.Key] {
+			out = append(out, m.Key)
+			delete(seen, m.Key)
 		}
 	}
 	for m := range seen {

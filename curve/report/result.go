@@ -641,10 +641,9 @@ func SeriesOf(r *result.Result, name string) CurveSeries {
 		}
 		s := tr.Summary
 		lat := map[string]map[string]float64{}
-		for metric, st := range map[string]measure.Stats{"ttft": s.TTFT, "tpot": s.TPOT, "itl": s.ITL, "e2el": s.E2EL,
-			"e2el_including_client_queue": s.E2ELIncludingClientQueue} {
-			if s.Reports(metric) {
-				lat[metric] = st.Percentiles
+		for _, m := range measure.Metrics {
+			if m.OnCurve && s.Reports(m.Key) {
+				lat[m.Key] = m.Stats(&s).Percentiles
 			}
 		}
 		cs.Points = append(cs.Points, CurvePoint{Rate: v.Rate, NominalRate: v.NominalRate,
@@ -658,16 +657,7 @@ func SeriesOf(r *result.Result, name string) CurveSeries {
 // objectiveMap maps each objective's metric to its value in ms.
 func objectiveMap(o measure.Objectives) map[string]float64 {
 	m := map[string]float64{}
-	add := func(k string, d time.Duration) {
-		if d > 0 {
-			m[k] = float64(d) / 1e6
-		}
-	}
-	add("ttft", o.TTFT)
-	add("tpot", o.TPOT)
-	add("e2el", o.E2EL)
-	add("client_queue_time", o.ClientQueueTime)
-	add("e2el_including_client_queue", o.E2ELIncludingClientQueue)
+	o.Each(func(k string, d time.Duration) { m[k] = float64(d) / 1e6 })
 	return m
 }
 
@@ -891,20 +881,11 @@ func (t runText) throughputs(s measure.Summary) {
 
 // latencies writes each latency metric the run reports: mean, median and percentiles.
 func (t runText) latencies(s measure.Summary) {
-	for _, m := range []struct {
-		name, title, abbr string
-		st                measure.Stats
-	}{
-		{"ttft", "Time to First Token", "TTFT", s.TTFT},
-		{"tpot", "Time per Output Token (excl. 1st token)", "TPOT", s.TPOT},
-		{"itl", "Inter-token Latency", "ITL", s.ITL},
-		{"e2el", "End-to-end Latency", "E2EL", s.E2EL},
-		{"client_queue_time", "Client Queue Time (from planned arrival)", "client queue", s.ClientQueueTime},
-		{"e2el_including_client_queue", "E2EL including Client Queue", "E2EL+queue", s.E2ELIncludingClientQueue},
-		{"schedule_lag", "Schedule Lag (client's own lateness)", "lag", s.ScheduleLag},
-		{"ttfa", "Time to First Answer Token (after reasoning)", "TTFA", s.TTFA},
-		{"answer_itl", "Inter-token Latency of the Answer", "answer ITL", s.AnswerITL},
-	} {
+	for _, metric := range measure.Metrics {
+		m := struct {
+			name, title, abbr string
+			st                measure.Stats
+		}{metric.Key, metric.Title, metric.Abbr, *metric.Stats(&s)}
 		if !s.Reports(m.name) {
 			continue
 		}

@@ -29,10 +29,21 @@ var VLLMIdentityKeys = []string{"date", "endpoint_type", "backend", "label", "mo
 // VLLMMetrics are the metrics vLLM reports statistics for, in its order (its
 // --percentile-metrics); VLLMDefaultMetrics and VLLMDefaultPercentiles are its defaults.
 var (
-	VLLMMetrics            = []string{"ttft", "tpot", "itl", "e2el", "client_queue_time", "e2el_including_client_queue"}
-	VLLMDefaultMetrics     = []string{"ttft", "tpot", "itl"}
+	VLLMMetrics            = vllmMetrics(func(m measure.Metric) bool { return m.VLLM })
+	VLLMDefaultMetrics     = vllmMetrics(func(m measure.Metric) bool { return m.VLLMDefault })
 	VLLMDefaultPercentiles = []float64{99}
 )
+
+// vllmMetrics are the keys of measure.Metrics that keep, in the table's order.
+func vllmMetrics(keep func(measure.Metric) bool) []string {
+	var out []string
+	for _, m := range measure.Metrics {
+		if keep(m) {
+			out = append(out, m.Key)
+		}
+	}
+	return out
+}
 
 // VLLMBackend is vLLM's --backend name for loadcurve's --endpoint: what vLLM writes under
 // "backend" and "endpoint_type" (openai-chat, openai, openai-embeddings); "" for a kind vLLM's
@@ -293,20 +304,19 @@ func (w *orderedJSON) vllmStatistics(s *measure.Summary, o VLLMOptions) error {
 	if ps == nil {
 		ps = VLLMDefaultPercentiles
 	}
-	stats := map[string]*measure.Stats{"ttft": &s.TTFT, "tpot": &s.TPOT, "itl": &s.ITL, "e2el": &s.E2EL,
-		"client_queue_time": &s.ClientQueueTime, "e2el_including_client_queue": &s.E2ELIncludingClientQueue}
-	for _, name := range VLLMMetrics {
+	for _, m := range measure.Metrics {
+		name := m.Key
 		switch {
-		case !slices.Contains(metrics, name):
+		case !m.VLLM || !slices.Contains(metrics, name):
 			continue
-		case (name == "client_queue_time" || name == "e2el_including_client_queue") && s.MaxConcurrency == 0:
+		case m.UnderCapOnly && s.MaxConcurrency == 0:
 			continue // vLLM measures the client's queue only under a concurrency cap
 		case name == "e2el_including_client_queue" && math.IsInf(s.NominalRate, 1):
 			continue
 		case !s.Reports(name):
 			return fmt.Errorf("the summary has no statistics of %s (--percentile-metrics)", name)
 		}
-		st := stats[name]
+		st := m.Stats(s)
 		w.pyFloat("mean_"+name+"_ms", st.Mean)
 		w.pyFloat("median_"+name+"_ms", st.Median)
 		w.pyFloat("std_"+name+"_ms", st.Std)
