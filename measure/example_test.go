@@ -13,11 +13,11 @@ func ExampleParseGoodput() {
 		return
 	}
 	fmt.Println(o)
-	_, err = measure.ParseGoodput([]string{"itl:50"})
+	_, err = measure.ParseGoodput([]string{"latency:50"})
 	fmt.Println(err)
 	// Output:
 	// ttft:500 tpot:50 e2el:20000
-	// objectives: "itl:50": unknown key "itl" (want KEY:MS with KEY one of ttft, tpot, e2el, client_queue_time, e2el_including_client_queue, ttfa, answer_itl)
+	// objectives: "latency:50": unknown key "latency" (want KEY:MS with KEY one of ttft, tpot, e2el, client_queue_time, e2el_including_client_queue, ttfa, answer_itl)
 }
 
 func ExamplePercentile() {
