@@ -276,13 +276,10 @@ func span(from, to time.Duration) (time.Duration, bool) {
 // AppendJSON appends the record as one JSON object (no newline). Times are seconds with nanosecond
 // digits, ITL gaps milliseconds with nanosecond digits, so decoding restores them exactly.
 func (r *Record) AppendJSON(b []byte) []byte {
-	b = append(b, `{"id":`...)
-	b = strconv.AppendInt(b, int64(r.ID), 10)
-	b = append(b, `,"tier":`...)
-	b = strconv.AppendInt(b, int64(r.Tier), 10)
+	b = appendInt(b, `{"id":`, r.ID)
+	b = appendInt(b, `,"tier":`, r.Tier)
 	if r.Shard != 0 {
-		b = append(b, `,"shard":`...)
-		b = strconv.AppendInt(b, int64(r.Shard), 10)
+		b = appendInt(b, `,"shard":`, r.Shard)
 	}
 	b = append(b, `,"outcome":"`...)
 	b = append(b, r.Outcome.String()...)
@@ -297,44 +294,33 @@ func (r *Record) AppendJSON(b []byte) []byte {
 	b = appendSeconds(b, `,"first_read_s":`, r.FirstRead)
 	b = appendSeconds(b, `,"last_s":`, r.Last)
 	b = appendSeconds(b, `,"end_s":`, r.End)
-	b = append(b, `,"chunks":`...)
-	b = strconv.AppendInt(b, int64(r.Chunks), 10)
+	b = appendInt(b, `,"chunks":`, r.Chunks)
 	b = appendGaps(append(b, `,"itl_ms":`...), r.ITL)
-	b = append(b, `,"input_tokens":`...)
-	b = strconv.AppendInt(b, int64(r.InputTokens), 10)
+	b = appendInt(b, `,"input_tokens":`, r.InputTokens)
 	if r.InputTokensSource != "" {
-		b = append(b, `,"input_tokens_source":`...)
-		b = strconv.AppendQuote(b, r.InputTokensSource)
+		b = strconv.AppendQuote(append(b, `,"input_tokens_source":`...), r.InputTokensSource)
 	}
 	if r.RequestedInputTokens > 0 && r.RequestedInputTokens != r.InputTokens {
-		b = append(b, `,"requested_input_tokens":`...)
-		b = strconv.AppendInt(b, int64(r.RequestedInputTokens), 10)
+		b = appendInt(b, `,"requested_input_tokens":`, r.RequestedInputTokens)
 	}
-	b = append(b, `,"output_tokens":`...)
-	b = strconv.AppendInt(b, int64(r.OutputTokens), 10)
+	b = appendInt(b, `,"output_tokens":`, r.OutputTokens)
 	if r.OutputTokensSource != "" {
-		b = append(b, `,"output_tokens_source":`...)
-		b = strconv.AppendQuote(b, r.OutputTokensSource)
+		b = strconv.AppendQuote(append(b, `,"output_tokens_source":`...), r.OutputTokensSource)
 	}
 	if r.UsageRejected != "" {
-		b = append(b, `,"usage_rejected":`...)
-		b = appendJSONString(b, BoundText(r.UsageRejected, MaxNoteLen))
+		b = appendJSONString(append(b, `,"usage_rejected":`...), BoundText(r.UsageRejected, MaxNoteLen))
 	}
 	if r.MaxTokens > 0 {
-		b = append(b, `,"max_tokens":`...)
-		b = strconv.AppendInt(b, int64(r.MaxTokens), 10)
+		b = appendInt(b, `,"max_tokens":`, r.MaxTokens)
 	}
 	if r.FinishReason != "" {
-		b = append(b, `,"finish_reason":`...)
-		b = appendJSONString(b, BoundText(r.FinishReason, MaxFinishReasonLen))
+		b = appendJSONString(append(b, `,"finish_reason":`...), BoundText(r.FinishReason, MaxFinishReasonLen))
 	}
 	if r.HTTPStatus != 0 {
-		b = append(b, `,"http_status":`...)
-		b = strconv.AppendInt(b, int64(r.HTTPStatus), 10)
+		b = appendInt(b, `,"http_status":`, r.HTTPStatus)
 	}
 	if r.Error != "" {
-		b = append(b, `,"error":`...)
-		b = appendJSONString(b, r.Error)
+		b = appendJSONString(append(b, `,"error":`...), r.Error)
 	}
 	switch r.Quality {
 	case QualityPass:
@@ -343,39 +329,35 @@ func (r *Record) AppendJSON(b []byte) []byte {
 		b = append(b, `,"quality_ok":false`...)
 	}
 	if r.Attempts > 1 {
-		b = append(b, `,"attempts":`...)
-		b = strconv.AppendInt(b, int64(r.Attempts), 10)
+		b = appendInt(b, `,"attempts":`, r.Attempts)
 	}
 	if r.Session != 0 {
-		b = append(b, `,"session":`...)
-		b = strconv.AppendInt(b, int64(r.Session), 10)
-		b = append(b, `,"turn":`...)
-		b = strconv.AppendInt(b, int64(r.Turn), 10)
+		b = appendInt(b, `,"session":`, r.Session)
+		b = appendInt(b, `,"turn":`, r.Turn)
 		if r.SessionID != "" {
-			b = append(b, `,"session_id":`...)
-			b = appendJSONString(b, BoundText(r.SessionID, MaxNoteLen))
+			b = appendJSONString(append(b, `,"session_id":`...), BoundText(r.SessionID, MaxNoteLen))
 		}
 	}
 	// The answer's moments only where they differ from the output's: a response with reasoning.
 	if r.ReasoningChunks > 0 {
 		b = appendSeconds(b, `,"first_answer_s":`, r.FirstAnswer)
-		b = append(b, `,"reasoning_chunks":`...)
-		b = strconv.AppendInt(b, int64(r.ReasoningChunks), 10)
+		b = appendInt(b, `,"reasoning_chunks":`, r.ReasoningChunks)
 		b = appendGaps(append(b, `,"answer_itl_ms":`...), r.AnswerITL)
 	}
 	if r.ReasoningTokensSource != "" {
-		b = append(b, `,"reasoning_tokens":`...)
-		b = strconv.AppendInt(b, int64(r.ReasoningTokens), 10)
-		b = append(b, `,"reasoning_tokens_source":`...)
-		b = strconv.AppendQuote(b, r.ReasoningTokensSource)
+		b = appendInt(b, `,"reasoning_tokens":`, r.ReasoningTokens)
+		b = strconv.AppendQuote(append(b, `,"reasoning_tokens_source":`...), r.ReasoningTokensSource)
 	}
 	if r.CachedTokensSource != "" {
-		b = append(b, `,"cached_tokens":`...)
-		b = strconv.AppendInt(b, int64(r.CachedTokens), 10)
-		b = append(b, `,"cached_tokens_source":`...)
-		b = strconv.AppendQuote(b, r.CachedTokensSource)
+		b = appendInt(b, `,"cached_tokens":`, r.CachedTokens)
+		b = strconv.AppendQuote(append(b, `,"cached_tokens_source":`...), r.CachedTokensSource)
 	}
 	return append(b, '}')
+}
+
+// appendInt appends key and v.
+func appendInt(b []byte, key string, v int) []byte {
+	return strconv.AppendInt(append(b, key...), int64(v), 10)
 }
 
 // appendGaps appends gaps as a JSON array of milliseconds with nanosecond digits.
