@@ -250,8 +250,7 @@ func (e *engine) drain() {
 // plan preempts if needed, schedules the running sequences, admits waiting
 // ones, and returns the step's modelled duration.
 func (e *engine) plan() time.Duration {
-	cfg := &e.cfg
-	k := cfg.TokensPerChunk
+	k := e.cfg.TokensPerChunk
 	e.batch = e.batch[:0]
 
 	// Decode growth: each decoder needs KV for the tokens it yields now.
@@ -265,9 +264,26 @@ func (e *engine) plan() time.Duration {
 			}
 		}
 	}
-	for need > cfg.KVCacheTokens-e.kvHeld && len(e.running) > 1 {
-		// Preempt the newest sequence (recompute): its KV is freed and it
-		// goes back to the front of the queue; tokens already streamed stay.
+	e.preemptFor(need)
+	budget := e.scheduleRunning(e.cfg.MaxBatchedTokens)
+	e.admit(budget)
+	d := e.stepTime()
+
+	n := int64(len(e.running))
+	if n > e.peakRunning.Load() {
+		e.peakRunning.Store(n)
+	}
+	if kv := int64(e.kvHeld); kv > e.peakKV.Load() {
+		e.peakKV.Store(kv)
+	}
+	return d
+}
+
+// preemptFor preempts the newest running sequences (recompute) until the decoders' growth need
+// fits the KV left, or one sequence is left: its KV is freed and it goes back to the front of
+// the queue; tokens already streamed stay.
+func (e *engine) preemptFor(need int) {
+	for need > e.cfg.KVCacheTokens-e.kvHeld && len(e.running) > 1 {
 		v := e.running[len(e.running)-1]
 		e.running[len(e.running)-1] = nil
 		e.running = e.running[:len(e.running)-1]
@@ -281,8 +297,12 @@ func (e *engine) plan() time.Duration {
 		e.waiting.pushFront(v)
 		e.preemptions.Add(1)
 	}
+}
 
-	budget := cfg.MaxBatchedTokens
+// scheduleRunning puts the running sequences in the batch, decoders first (one token of the
+// budget each, their KV grown), then prefill chunks from what the budget leaves; it returns the
+// budget left.
+func (e *engine) scheduleRunning(budget int) int {
 	for _, s := range e.running {
 		if s.decoding {
 			if w := s.promptLen + s.generated + s.sched; w > s.held {
@@ -302,9 +322,14 @@ func (e *engine) plan() time.Duration {
 			}
 		}
 	}
+	return budget
+}
 
-	// Admission, FIFO with head-of-line blocking, while token budget,
-	// sequence slots and KV allow.
+// admit admits waiting sequences, FIFO with head-of-line blocking, while token budget, sequence
+// slots and KV allow, each with the prefix the cache holds already computed.
+func (e *engine) admit(budget int) {
+	cfg := &e.cfg
+	k := cfg.TokensPerChunk
 	for budget > 0 && len(e.running) < cfg.MaxNumSeqs && e.waiting.len() > 0 {
 		s := e.waiting.front()
 		ctx := s.promptLen + s.generated
@@ -336,7 +361,12 @@ func (e *engine) plan() time.Duration {
 		e.running = append(e.running, s)
 		e.batch = append(e.batch, s)
 	}
+}
 
+// stepTime is the planned batch's step time: a base, a cost per sequence and per token of KV
+// attended, and the prefill tokens at the prefill rate.
+func (e *engine) stepTime() time.Duration {
+	cfg := &e.cfg
 	kv, prefill := 0, 0
 	for _, s := range e.batch {
 		if s.decoding {
@@ -346,18 +376,9 @@ func (e *engine) plan() time.Duration {
 			prefill += s.sched
 		}
 	}
-	d := cfg.StepBase + time.Duration(len(e.batch))*cfg.StepPerSeq +
+	return cfg.StepBase + time.Duration(len(e.batch))*cfg.StepPerSeq +
 		time.Duration(kv)*cfg.StepPerKVToken +
 		time.Duration(float64(prefill)/cfg.PrefillRate*float64(time.Second))
-
-	n := int64(len(e.running))
-	if n > e.peakRunning.Load() {
-		e.peakRunning.Store(n)
-	}
-	if kv := int64(e.kvHeld); kv > e.peakKV.Load() {
-		e.peakKV.Store(kv)
-	}
-	return d
 }
 
 // apply ends the planned step at time now: decoders gain their tokens,
