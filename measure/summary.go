@@ -343,6 +343,45 @@ func (a *Accumulator) Add(r *records.Record) {
 		a.outcomes[r.Outcome]++
 	}
 	s.RawOutputTokens += a.opts.Unit.Tokens(r)
+	a.addIssued(r)
+	if r.Outcome != records.OK {
+		a.addFailed(r)
+		return
+	}
+
+	s.Completed++
+	s.TotalInputTokens += r.InputTokens
+	if r.RequestedInputTokens > 0 {
+		s.TotalRequestedInputTokens += r.RequestedInputTokens
+	} else {
+		s.TotalRequestedInputTokens += r.InputTokens
+	}
+	s.TotalOutputTokens += r.OutputTokens
+	a.addLatencies(r)
+	a.addTokenDetails(r)
+
+	if CutShort(r) {
+		s.CutShort++
+	}
+	qualityFailed := r.Quality == records.QualityFail
+	if qualityFailed {
+		s.QualityFailures++
+	}
+	if !a.opts.Objectives.Met(r) {
+		s.LatencyFailures++
+		return
+	}
+	s.GoodRequests++
+	if !qualityFailed {
+		s.CompliantRequests++
+		s.CompliantOutputTokens += a.opts.Unit.Tokens(r)
+	}
+}
+
+// addIssued counts what an issued request of the window says of its token counts' sources, and
+// keeps its schedule lag and client queue time, whatever its outcome.
+func (a *Accumulator) addIssued(r *records.Record) {
+	s := &a.s
 	switch r.OutputTokensSource {
 	case records.SourceChunks:
 		s.OutputTokensFromChunks++
@@ -359,25 +398,23 @@ func (a *Accumulator) Add(r *records.Record) {
 	if v, ok := r.ClientQueueTime(); ok {
 		a.cq = append(a.cq, v)
 	}
-	if r.Outcome != records.OK {
-		s.Failed++
-		if r.Outcome == records.StreamError && strings.HasPrefix(r.Error, records.ClientResourcesPrefix) {
-			a.clientResources++
-		}
-		if r.Outcome == records.Timeout && strings.HasPrefix(r.Error, records.StallPrefix) {
-			s.Stalls++
-		}
-		return
-	}
+}
 
-	s.Completed++
-	s.TotalInputTokens += r.InputTokens
-	if r.RequestedInputTokens > 0 {
-		s.TotalRequestedInputTokens += r.RequestedInputTokens
-	} else {
-		s.TotalRequestedInputTokens += r.InputTokens
+// addFailed counts a failed request of the window: a failure, and whether the client's own
+// resources or a stalled stream failed it.
+func (a *Accumulator) addFailed(r *records.Record) {
+	a.s.Failed++
+	if r.Outcome == records.StreamError && strings.HasPrefix(r.Error, records.ClientResourcesPrefix) {
+		a.clientResources++
 	}
-	s.TotalOutputTokens += r.OutputTokens
+	if r.Outcome == records.Timeout && strings.HasPrefix(r.Error, records.StallPrefix) {
+		a.s.Stalls++
+	}
+}
+
+// addLatencies keeps an ok request's latencies, a response with reasoning apart (its answer's
+// moments differ from its output's).
+func (a *Accumulator) addLatencies(r *records.Record) {
 	if v, ok := tpotMS(r); ok {
 		a.tpot = append(a.tpot, v)
 	}
@@ -396,6 +433,17 @@ func (a *Accumulator) Add(r *records.Record) {
 		}
 		a.itl = append(a.itl, r.ITL...)
 	}
+	if v, ok := r.E2EL(); ok {
+		a.e2el = append(a.e2el, v)
+	}
+	if v, ok := r.E2ELIncludingClientQueue(); ok {
+		a.e2elCQ = append(a.e2elCQ, v)
+	}
+}
+
+// addTokenDetails counts an ok request's reasoning and cached tokens.
+func (a *Accumulator) addTokenDetails(r *records.Record) {
+	s := &a.s
 	if r.ReasoningChunks > 0 || r.ReasoningTokens > 0 {
 		s.ReasoningResponses++
 	}
@@ -407,29 +455,6 @@ func (a *Accumulator) Add(r *records.Record) {
 		s.CachedReported++
 		s.CachedPromptTokens += r.CachedTokens
 		a.cachedOfBase += r.InputTokens
-	}
-	if v, ok := r.E2EL(); ok {
-		a.e2el = append(a.e2el, v)
-	}
-	if v, ok := r.E2ELIncludingClientQueue(); ok {
-		a.e2elCQ = append(a.e2elCQ, v)
-	}
-
-	if CutShort(r) {
-		s.CutShort++
-	}
-	qualityFailed := r.Quality == records.QualityFail
-	if qualityFailed {
-		s.QualityFailures++
-	}
-	if !a.opts.Objectives.Met(r) {
-		s.LatencyFailures++
-		return
-	}
-	s.GoodRequests++
-	if !qualityFailed {
-		s.CompliantRequests++
-		s.CompliantOutputTokens += a.opts.Unit.Tokens(r)
 	}
 }
 
