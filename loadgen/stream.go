@@ -206,18 +206,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
 		rec.End = time.Since(t0)
-		if rctx.Err() != nil {
-			rec.Outcome, rec.Error = c.ctxFailure(rctx, rec)
-			return res
-		}
-		rec.Outcome = records.StreamError
-		if isLocalResourceError(err) {
-			rec.Error = c.clean(records.ClientResourcesPrefix + describeTransportError(err) +
-				" (this client's limit, not the server's failure: raise the limit, or cap --max-concurrency)")
-		} else {
-			rec.Error = c.clean("no response: " + describeTransportError(err))
-		}
-		res.transport = err
+		res.transport = c.noResponse(rctx, rec, err)
 		return res
 	}
 	defer resp.Body.Close()
@@ -231,18 +220,7 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	h := held{b: c.held} // what the request holds beyond its fixed buffers
 	defer h.release()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		res.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-		// A short read (cut, or the client's memory for bodies held by others) still has the status.
-		b, _ := h.readHeld(resp.Body, maxErrorBody-1, "an error body")
-		rec.End = time.Since(t0)
-		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-			res.serverMsg = c.clean(redirectMessage(resp))
-		} else {
-			res.serverMsg = c.clean(serverMessage(b))
-		}
-		h.drop(b)
-		rec.Outcome = records.HTTPError
-		rec.Error = c.clean((&statusError{resp.StatusCode, res.serverMsg}).Error())
+		c.statusFailure(resp, &h, t0, rec, &res)
 		return res
 	}
 	sk, ok := c.kind.(streamKind)
@@ -250,6 +228,15 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		c.readDocument(rctx, resp.Body, &h, t0, req, rec, maxPromptTokens(len(body)))
 		return res
 	}
+	c.readStream(rctx, cancel, resp, &h, sk, clock, t0, req, rec, len(body), sentMax, &res)
+	return res
+}
+
+// readStream reads a 2xx response's event stream into rec (its moments, chunks, usage, finish
+// reason, quality) and, for a session's turn, the reply into res; within the client's budget h
+// and the stream's own limits. cancel ends the request when a finished stream's body does not.
+func (c *Client) readStream(rctx context.Context, cancel context.CancelFunc, resp *http.Response, h *held, sk streamKind,
+	clock socketClock, t0 time.Time, req *workloads.Request, rec *records.Record, bodyLen, sentMax int, res *doResult) {
 	pr := readerPool.Get().(*pooledReader)
 	pr.ends = lineEndings{r: resp.Body, left: c.target.maxResponseBytes()}
 	br := pr.br
@@ -260,20 +247,12 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		readerPool.Put(pr)
 	}()
 	if isJSONMediaType(resp.Header.Get("Content-Type")) && !startsAsEventStream(br) {
-		b, _ := h.readHeld(br, maxErrorBody-1, "a JSON answer")
-		rec.End = time.Since(t0)
-		rec.Outcome = records.StreamError
-		msg := "the server answered with a JSON document, not an event stream (does it support \"stream\": true?)"
-		if m := serverMessage(b); m != "" && bytes.Contains(b, []byte(`"error"`)) {
-			msg += ": " + m
-		}
-		h.drop(b)
-		rec.Error = c.clean(msg)
-		return res
+		c.documentNotStream(br, h, t0, rec)
+		return
 	}
 
 	st := streamState{kind: sk, rec: rec, t0: t0, clock: clock, floor: max(rec.Sent, rec.Written), needText: req.Expect.NeedsText() || req.Session != 0, maxChunks: maxChunksFor(sentMax), maxTokens: sentMax,
-		maxPrompt: maxPromptTokens(len(body)), held: held{b: c.held}}
+		maxPrompt: maxPromptTokens(bodyLen), held: held{b: c.held}}
 	defer st.held.release()
 	if sentMax > 1 {
 		rec.ITL = make([]time.Duration, 0, min(sentMax-1, itlPreallocCap))
@@ -288,29 +267,8 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 		stop.Stop()
 	}
 
-	switch {
-	case done:
-		// [DONE] came: ok (a quality failure is recorded below)
-	case readErr != nil && rctx.Err() != nil:
-		rec.Outcome, rec.Error = c.ctxFailure(rctx, rec)
-	case readErr == nil:
-		// read stopped on a malformed or error-carrying event: outcome and text already set
-	case errors.Is(readErr, errHeldFull) || errors.As(readErr, new(*lineTooLongError)):
-		// A line (or an event) the stream cannot be let hold: the server's, as a broken stream.
-		rec.Outcome = records.StreamError
-		rec.Error = fmt.Sprintf("stream cut after %d output chunks: %v", rec.Chunks, readErr)
-	case errors.Is(readErr, errResponseCap):
-		rec.Outcome = records.StreamError
-		rec.Error = fmt.Sprintf("response cut at %s (--max-response-mib) after %d output chunks: the server does not stop", sizeText(c.target.maxResponseBytes()), rec.Chunks)
-	case errors.Is(readErr, io.EOF):
-		rec.Outcome = records.StreamError
-		rec.Error = fmt.Sprintf("stream ended without %s after %d output chunks", sk.lastEvent(), rec.Chunks)
-		if why := notAnEventStream(resp.Header); why != "" && rec.Chunks == 0 {
-			rec.Error += ": " + why
-		}
-	default:
-		rec.Outcome = records.StreamError
-		rec.Error = "stream broken: " + describeTransportError(readErr)
+	if !done {
+		c.streamEnd(rctx, rec, readErr, sk, resp.Header)
 	}
 	if rec.Error != "" {
 		rec.Error = c.clean(rec.Error)
@@ -326,7 +284,83 @@ func (c *Client) do(ctx context.Context, t0 time.Time, req *workloads.Request, r
 	if req.Session != 0 {
 		res.reply = st.text.String()
 	}
-	return res
+}
+
+// noResponse records a request that got no response: the context's failure when it ended
+// (--timeout, an interruption), else a transport failure (the client's own resources named as
+// such). It returns the transport error.
+func (c *Client) noResponse(rctx context.Context, rec *records.Record, err error) error {
+	if rctx.Err() != nil {
+		rec.Outcome, rec.Error = c.ctxFailure(rctx, rec)
+		return nil
+	}
+	rec.Outcome = records.StreamError
+	if isLocalResourceError(err) {
+		rec.Error = c.clean(records.ClientResourcesPrefix + describeTransportError(err) +
+			" (this client's limit, not the server's failure: raise the limit, or cap --max-concurrency)")
+	} else {
+		rec.Error = c.clean("no response: " + describeTransportError(err))
+	}
+	return err
+}
+
+// statusFailure records a response whose status is not 2xx: its Retry-After, the server's
+// message (from its body, read within the client's budget h, or where a redirect points).
+func (c *Client) statusFailure(resp *http.Response, h *held, t0 time.Time, rec *records.Record, res *doResult) {
+	res.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	// A short read (cut, or the client's memory for bodies held by others) still has the status.
+	b, _ := h.readHeld(resp.Body, maxErrorBody-1, "an error body")
+	rec.End = time.Since(t0)
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		res.serverMsg = c.clean(redirectMessage(resp))
+	} else {
+		res.serverMsg = c.clean(serverMessage(b))
+	}
+	h.drop(b)
+	rec.Outcome = records.HTTPError
+	rec.Error = c.clean((&statusError{resp.StatusCode, res.serverMsg}).Error())
+}
+
+// documentNotStream records a 2xx answer that is a JSON document where an event stream was
+// asked for: a broken stream, with the server's error message when the document carries one.
+func (c *Client) documentNotStream(br io.Reader, h *held, t0 time.Time, rec *records.Record) {
+	b, _ := h.readHeld(br, maxErrorBody-1, "a JSON answer")
+	rec.End = time.Since(t0)
+	rec.Outcome = records.StreamError
+	msg := "the server answered with a JSON document, not an event stream (does it support \"stream\": true?)"
+	if m := serverMessage(b); m != "" && bytes.Contains(b, []byte(`"error"`)) {
+		msg += ": " + m
+	}
+	h.drop(b)
+	rec.Error = c.clean(msg)
+}
+
+// streamEnd records why a stream that did not reach its last event ended: the context's failure
+// (--timeout, an interruption), a line or response too large to hold, the body's end, or a
+// broken connection. readErr nil means the reading stopped on a malformed or error-carrying
+// event, whose outcome and text are already set.
+func (c *Client) streamEnd(rctx context.Context, rec *records.Record, readErr error, sk streamKind, header http.Header) {
+	switch {
+	case readErr != nil && rctx.Err() != nil:
+		rec.Outcome, rec.Error = c.ctxFailure(rctx, rec)
+	case readErr == nil:
+	case errors.Is(readErr, errHeldFull) || errors.As(readErr, new(*lineTooLongError)):
+		// A line (or an event) the stream cannot be let hold: the server's, as a broken stream.
+		rec.Outcome = records.StreamError
+		rec.Error = fmt.Sprintf("stream cut after %d output chunks: %v", rec.Chunks, readErr)
+	case errors.Is(readErr, errResponseCap):
+		rec.Outcome = records.StreamError
+		rec.Error = fmt.Sprintf("response cut at %s (--max-response-mib) after %d output chunks: the server does not stop", sizeText(c.target.maxResponseBytes()), rec.Chunks)
+	case errors.Is(readErr, io.EOF):
+		rec.Outcome = records.StreamError
+		rec.Error = fmt.Sprintf("stream ended without %s after %d output chunks", sk.lastEvent(), rec.Chunks)
+		if why := notAnEventStream(header); why != "" && rec.Chunks == 0 {
+			rec.Error += ": " + why
+		}
+	default:
+		rec.Outcome = records.StreamError
+		rec.Error = "stream broken: " + describeTransportError(readErr)
+	}
 }
 
 // readDocument fills rec from a documentKind's 2xx answer, body: the whole answer is read
