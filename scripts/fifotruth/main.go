@@ -44,6 +44,7 @@ import (
 
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/internal/queueing"
+	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
 )
 
@@ -222,109 +223,123 @@ type tierTruth struct {
 }
 
 func joinTiers(l *serverLog, f *records.File, cf result.CurveFile, objective time.Duration) []tierTruth {
-	obj := objective.Seconds()
-	prefix := f.Header.RequestIDPrefix
 	var out []tierTruth
 	for _, s := range cf.Tiers {
-		if s.Steady == nil {
-			continue
+		if s.Steady != nil {
+			out = append(out, joinTier(l, f, cf, s, objective))
 		}
-		t := tierTruth{Tier: s.Tier, Role: s.Role, Nominal: s.NominalRate, Rate: s.Steady.RealisedRate}
-		if c := s.Steady.Controlled; c != nil {
-			t.Judged = c.Share
-		} else {
-			t.Judged = s.Steady.CompliantShare
-		}
-		for _, tr := range cf.Analysis.Points {
-			if tr.Tier == s.Tier {
-				t.Verdict = string(tr.Verdict)
-			}
-		}
-		recs := f.TierRecords(s.Tier)
-		var d1, d2 []float64 // server − client clock, each way, plus the delay
-		type pair struct{ c, s float64 }
-		var fw, rt []pair
-		var handler []float64
-		clientOK, readOK, serverOK := 0, 0, 0
-		var waits, lates []float64 // of the joined requests the server streamed: wait + first token, lateness
-		for i := range recs {
-			r := &recs[i]
-			p := r.Planned.Seconds()
-			if p < s.Steady.Start || p > s.Steady.End || r.Sent == records.Unset {
-				continue
-			}
-			t.Window++
-			ok := r.Outcome == records.OK && r.First != records.Unset
-			read := r.First
-			if r.FirstRead != records.Unset {
-				read = r.FirstRead
-			}
-			if ok && (r.First-r.Sent).Seconds() <= obj {
-				clientOK++
-			}
-			if ok && (read-r.Sent).Seconds() <= obj {
-				readOK++
-			}
-			if r.Dispatched != records.Unset {
-				t.Lag = append(t.Lag, (r.Dispatched - r.Planned).Seconds())
-			}
-			written := r.Sent
-			if r.Written != records.Unset {
-				written = r.Written
-				t.Send = append(t.Send, (r.Written - r.Sent).Seconds())
-			}
-			sv := l.ByID[prefix+strconv.Itoa(r.Tier)+"-"+strconv.Itoa(r.ID)]
-			if sv == nil {
-				continue
-			}
-			t.Joined++
-			sOK := sv.OK() && sv.TTFT() <= obj
-			if sv.OK() && sv.Start != nil && sv.FirstDue != nil {
-				waits = append(waits, *sv.FirstDue-sv.Arrival)
-				lates = append(lates, sv.Sent()-*sv.FirstDue+sv.Arrival-sv.From())
-			}
-			if sOK {
-				serverOK++
-			}
-			if sOK && !(ok && (r.First-r.Sent).Seconds() <= obj) {
-				t.Flipped++
-			}
-			// The request's last bytes reached the server's socket (or its queue, without the
-			// socket's stamp) after the client began writing them: the smallest such delay is the
-			// clocks' offset, nearly. (Its handler may start before: a body in two writes is read
-			// after the first.)
-			to := sv.Arrival
-			if sv.RX != nil {
-				to = *sv.RX
-				handler = append(handler, sv.Received-*sv.RX)
-			}
-			d1 = append(d1, to-written.Seconds())
-			fw = append(fw, pair{written.Seconds(), to})
-			if sv.OK() && ok {
-				t.Added = append(t.Added, (r.First-r.Sent).Seconds()-sv.TTFT())
-				t.AddedRead = append(t.AddedRead, (read-r.Sent).Seconds()-sv.TTFT())
-				t.Read = append(t.Read, (read - r.First).Seconds())
-				d2 = append(d2, r.First.Seconds()-sv.Sent())
-				rt = append(rt, pair{r.First.Seconds(), sv.Sent()})
-			}
-		}
-		if len(d1) > 0 && len(d2) > 0 {
-			theta := (minOf(d1) - minOf(d2)) / 2 // server clock − client clock
-			for _, p := range fw {
-				t.ToServer = append(t.ToServer, p.s-theta-p.c)
-			}
-			for _, p := range rt {
-				t.Back = append(t.Back, p.c-(p.s-theta))
-			}
-		}
-		t.ToHandler = handler
-		t.Shuffled = shuffledShare(waits, lates, obj)
-		t.ClientShare = ratio(clientOK, t.Window)
-		t.ReadShare = ratio(readOK, t.Window)
-		t.ServerShare = ratio(serverOK, t.Joined)
-		out = append(out, t)
 	}
 	return out
+}
+
+// joinTier joins tier s's requests in its steady-state window to the server's log by request id.
+func joinTier(l *serverLog, f *records.File, cf result.CurveFile, s measure.Summary, objective time.Duration) tierTruth {
+	obj := objective.Seconds()
+	prefix := f.Header.RequestIDPrefix
+	t := tierTruth{Tier: s.Tier, Role: s.Role, Nominal: s.NominalRate, Rate: s.Steady.RealisedRate}
+	if c := s.Steady.Controlled; c != nil {
+		t.Judged = c.Share
+	} else {
+		t.Judged = s.Steady.CompliantShare
+	}
+	for _, tr := range cf.Analysis.Points {
+		if tr.Tier == s.Tier {
+			t.Verdict = string(tr.Verdict)
+		}
+	}
+	recs := f.TierRecords(s.Tier)
+	var d1, d2 []float64 // server − client clock, each way, plus the delay
+	var fw, rt []pair
+	var handler []float64
+	clientOK, readOK, serverOK := 0, 0, 0
+	var waits, lates []float64 // of the joined requests the server streamed: wait + first token, lateness
+	for i := range recs {
+		r := &recs[i]
+		p := r.Planned.Seconds()
+		if p < s.Steady.Start || p > s.Steady.End || r.Sent == records.Unset {
+			continue
+		}
+		t.Window++
+		ok := r.Outcome == records.OK && r.First != records.Unset
+		read := r.First
+		if r.FirstRead != records.Unset {
+			read = r.FirstRead
+		}
+		if ok && (r.First-r.Sent).Seconds() <= obj {
+			clientOK++
+		}
+		if ok && (read-r.Sent).Seconds() <= obj {
+			readOK++
+		}
+		if r.Dispatched != records.Unset {
+			t.Lag = append(t.Lag, (r.Dispatched - r.Planned).Seconds())
+		}
+		written := r.Sent
+		if r.Written != records.Unset {
+			written = r.Written
+			t.Send = append(t.Send, (r.Written - r.Sent).Seconds())
+		}
+		sv := l.ByID[prefix+strconv.Itoa(r.Tier)+"-"+strconv.Itoa(r.ID)]
+		if sv == nil {
+			continue
+		}
+		t.Joined++
+		sOK := sv.OK() && sv.TTFT() <= obj
+		if sv.OK() && sv.Start != nil && sv.FirstDue != nil {
+			waits = append(waits, *sv.FirstDue-sv.Arrival)
+			lates = append(lates, sv.Sent()-*sv.FirstDue+sv.Arrival-sv.From())
+		}
+		if sOK {
+			serverOK++
+		}
+		if sOK && !(ok && (r.First-r.Sent).Seconds() <= obj) {
+			t.Flipped++
+		}
+		// The request's last bytes reached the server's socket (or its queue, without the
+		// socket's stamp) after the client began writing them: the smallest such delay is the
+		// clocks' offset, nearly. (Its handler may start before: a body in two writes is read
+		// after the first.)
+		to := sv.Arrival
+		if sv.RX != nil {
+			to = *sv.RX
+			handler = append(handler, sv.Received-*sv.RX)
+		}
+		d1 = append(d1, to-written.Seconds())
+		fw = append(fw, pair{written.Seconds(), to})
+		if sv.OK() && ok {
+			t.Added = append(t.Added, (r.First-r.Sent).Seconds()-sv.TTFT())
+			t.AddedRead = append(t.AddedRead, (read-r.Sent).Seconds()-sv.TTFT())
+			t.Read = append(t.Read, (read - r.First).Seconds())
+			d2 = append(d2, r.First.Seconds()-sv.Sent())
+			rt = append(rt, pair{r.First.Seconds(), sv.Sent()})
+		}
+	}
+	t.oneWay(d1, d2, fw, rt)
+	t.ToHandler = handler
+	t.Shuffled = shuffledShare(waits, lates, obj)
+	t.ClientShare = ratio(clientOK, t.Window)
+	t.ReadShare = ratio(readOK, t.Window)
+	t.ServerShare = ratio(serverOK, t.Joined)
+	return t
+}
+
+// pair is one request's moment on the client's clock (c) and on the server's (s).
+type pair struct{ c, s float64 }
+
+// oneWay splits the delays each way between the clocks: d1 (server − client, client to server)
+// and d2 (client − server, back) share the clocks' offset, which their minima estimate (NTP's
+// rule), and fw and rt become the one-way delays of each request.
+func (t *tierTruth) oneWay(d1, d2 []float64, fw, rt []pair) {
+	if len(d1) == 0 || len(d2) == 0 {
+		return
+	}
+	theta := (minOf(d1) - minOf(d2)) / 2 // server clock − client clock
+	for _, p := range fw {
+		t.ToServer = append(t.ToServer, p.s-theta-p.c)
+	}
+	for _, p := range rt {
+		t.Back = append(t.Back, p.c-(p.s-theta))
+	}
 }
 
 func printTiers(w io.Writer, tiers []tierTruth, tr truth) {
