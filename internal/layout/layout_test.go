@@ -2,7 +2,10 @@ package layout_test
 
 import (
 	"fmt"
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -84,6 +87,49 @@ func TestTopLevel(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// MaxFunctionLines is the longest a non-test function may be, from its func keyword to its
+// closing brace (issue 38): a longer one is several jobs in one.
+const MaxFunctionLines = 100
+
+// TestFunctionLength: no non-test function of the module is longer than MaxFunctionLines.
+func TestFunctionLength(t *testing.T) {
+	dir := root(t)
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != dir && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			if n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1; n > MaxFunctionLines {
+				rel, _ := filepath.Rel(dir, path)
+				t.Errorf("%s: %s is %d lines, more than %d", rel, fn.Name.Name, n, MaxFunctionLines)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
