@@ -81,35 +81,14 @@ func parseChunk(b []byte, ci *chunkInfo) error {
 }
 
 func (s *jscan) choices(ci *chunkInfo) error {
-	switch s.peek() {
-	case 'n':
-		return s.literal("null")
-	case '[':
-	default:
-		return s.fail("choices to be an array")
-	}
-	return s.array(func() error {
+	return s.arrayOrNull("choices to be an array", func() error {
 		ci.choices = true
-		switch s.peek() {
-		case 'n':
-			return s.literal("null")
-		case '{':
-		default:
-			return s.fail("a choice object")
-		}
-		return s.object(func(key []byte) error {
+		return s.objectOrNull("a choice object", func(key []byte) error {
 			switch string(key) {
 			case "text":
 				return s.output(ci, true)
 			case "delta":
-				switch s.peek() {
-				case 'n':
-					return s.literal("null")
-				case '{':
-				default:
-					return s.fail("delta to be an object")
-				}
-				return s.object(func(key []byte) error {
+				return s.objectOrNull("delta to be an object", func(key []byte) error {
 					switch string(key) {
 					case "content", "tool_calls":
 						return s.output(ci, true)
@@ -136,6 +115,30 @@ func (s *jscan) choices(ci *chunkInfo) error {
 			return err
 		})
 	})
+}
+
+// objectOrNull reads null, or an object whose members member reads; anything else fails, saying
+// it wanted want ("usage to be an object").
+func (s *jscan) objectOrNull(want string, member func(key []byte) error) error {
+	switch s.peek() {
+	case 'n':
+		return s.literal("null")
+	case '{':
+		return s.object(member)
+	}
+	return s.fail(want)
+}
+
+// arrayOrNull reads null, or an array whose elements elem reads; anything else fails, saying it
+// wanted want.
+func (s *jscan) arrayOrNull(want string, elem func() error) error {
+	switch s.peek() {
+	case 'n':
+		return s.literal("null")
+	case '[':
+		return s.array(elem)
+	}
+	return s.fail(want)
 }
 
 // output reads a value that is output when not empty: answer output, or reasoning.
@@ -165,15 +168,10 @@ var (
 // usage reads a usage object (or null) whose members k names: the two counts, the cached
 // prompt tokens and the reasoning tokens in their details.
 func (s *jscan) usage(ci *chunkInfo, k usageKeys) error {
-	switch s.peek() {
-	case 'n':
-		return s.literal("null")
-	case '{':
-	default:
-		return s.fail("usage to be an object")
+	if s.peek() == '{' {
+		ci.usageSet = true
 	}
-	ci.usageSet = true
-	return s.object(func(key []byte) error {
+	return s.objectOrNull("usage to be an object", func(key []byte) error {
 		switch string(key) {
 		case k.prompt:
 			return s.count("usage.", key, &ci.prompt, &ci.promptOK, &ci.usageBad)
@@ -191,14 +189,7 @@ func (s *jscan) usage(ci *chunkInfo, k usageKeys) error {
 
 // details reads a usage details object (or null), keeping its member want, a count.
 func (s *jscan) details(ci *chunkInfo, want string, dst *int, ok *bool) error {
-	switch s.peek() {
-	case 'n':
-		return s.literal("null")
-	case '{':
-	default:
-		return s.fail("usage details to be an object")
-	}
-	return s.object(func(key []byte) error {
+	return s.objectOrNull("usage details to be an object", func(key []byte) error {
 		if string(key) != want {
 			_, err := s.value()
 			return err

@@ -131,14 +131,7 @@ func (responsesKind) parseEvent(payload []byte, ci *chunkInfo) error {
 // response reads a Responses event's "response" object: its usage into ci, its error (a failed
 // response) and the reason it is incomplete.
 func (s *jscan) response(ci *chunkInfo, incomplete *[]byte) error {
-	switch s.peek() {
-	case 'n':
-		return s.literal("null")
-	case '{':
-	default:
-		return s.fail("response to be an object")
-	}
-	return s.object(func(key []byte) error {
+	return s.objectOrNull("response to be an object", func(key []byte) error {
 		switch string(key) {
 		case "usage":
 			return s.usage(ci, responsesUsage)
