@@ -181,6 +181,12 @@ func TestPlannerNext(t *testing.T) {
 		{name: "the lightest is the rate asked for, not the realised one", done: []planTier{{rate: 5, realised: 5.2, requests: 2000, ok: 1000}}, want: fixed(0.4 * 5), ok: true},
 		{name: "two tiers fail: 40 % of the lightest", done: []planTier{planFails(5), planFails(2)}, want: fixed(0.8), ok: true},
 		{name: "a lightest tier that never settled misses too", done: []planTier{planUnstable(5)}, want: fixed(2), ok: true},
+		// A tier that misses by a lot, its share not controlled, on enough misses to place the
+		// capacity: below where they put it (miss rate ∝ rate^8), not 40 % of its rate.
+		{name: "a clear miss on 120 misses: below where they put the capacity", done: []planTier{{rate: 5, requests: 2000, ok: 1880}},
+			want: fixed(5 * math.Pow(0.01/0.06, 1.0/8) * (1 - sweep.EndReach*0.1)), ok: true, whyHas: "its misses put the capacity"},
+		{name: "a clear miss on 6 misses: 40 % of it", done: []planTier{{rate: 5, requests: 100, ok: 94}}, want: fixed(2), ok: true},
+		{name: "below the target, not with confidence: 40 % of it", done: []planTier{{rate: 5, requests: 2000, ok: 1975}}, want: fixed(2), ok: true},
 		{name: "40 % of 0.3 is 0.12, above 1 % of saturation", done: []planTier{planFails(5), planFails(0.3)}, want: fixed(0.4 * 0.3), ok: true},
 		{name: "40 % of 0.2 is below 1 % of saturation: stop", done: []planTier{planFails(5), planFails(0.2)}, ok: false, whyHas: "1 %"},
 
