@@ -103,6 +103,11 @@ var Metrics = [...]Metric{
 		UndefinedMeets: func(*records.Record) bool { return true }},
 }
 
+// meetsUndefined reports whether r, for which the metric is undefined, meets its objective.
+func (m Metric) meetsUndefined(r *records.Record) bool {
+	return m.UndefinedMeets != nil && m.UndefinedMeets(r)
+}
+
 // MetricOf is the metric named key; false when no metric has that key.
 func MetricOf(key string) (Metric, bool) {
 	for _, m := range Metrics {

@@ -141,7 +141,7 @@ func (o Objectives) Met(r *records.Record) bool {
 			continue
 		}
 		v, ok := m.Value(r)
-		if ok && v > float64(d) || !ok && (m.UndefinedMeets == nil || !m.UndefinedMeets(r)) {
+		if ok && v > float64(d) || !ok && !m.meetsUndefined(r) {
 			return false
 		}
 	}
@@ -188,7 +188,7 @@ func (o Objectives) Slack(r *records.Record) float32 {
 		switch v, ok := m.Value(r); {
 		case ok:
 			worst = max(worst, v/float64(d))
-		case m.UndefinedMeets == nil || !m.UndefinedMeets(r):
+		case !m.meetsUndefined(r):
 			worst = MaxSlack
 		}
 	}
