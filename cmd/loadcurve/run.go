@@ -9,7 +9,6 @@ import (
 	"github.com/loadcurve/loadcurve/arrival"
 	"github.com/loadcurve/loadcurve/cmd/internal/cliparam"
 	"github.com/loadcurve/loadcurve/cmd/internal/vllm"
-	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/loadgen/runner"
 	"github.com/loadcurve/loadcurve/measure/records"
@@ -23,7 +22,7 @@ func runCommand() *cli.Command {
 		Description: "Sends --num-requests requests (or those planned within --duration) on a seeded arrival schedule,\n" +
 			"streams every response and prints TTFT, TPOT, ITL, E2EL, client queue time, goodput and compliant\n" +
 			"throughput, and the tier's steady state judged against --target-share. Compliance = success AND every\n" +
-			"--goodput objective met (default, as for sweep: " + sweep.DefaultObjectives + " for a real target, the embedded\n" +
+			"--goodput objective met (default, as for sweep: " + sweep.DefaultObjectives.String() + " for a real target, the embedded\n" +
 			"deployment's own without --base-url). Without --base-url it starts the embedded simulated deployment.",
 		Flags: vllm.WithFlags("run", cliparam.Concat([]cli.Flag{helpAll()}, targetFlags(), loadFlags("4", 200), clientFlags(), shardFlags(), sourceFlags(), objectiveFlags(), outputFlags(), runInfoFlags(),
 			[]cli.Flag{boundedMemoryFlag("summarise on the fly and keep no records in memory, for long runs")},
@@ -38,11 +37,8 @@ func runAction(c *cli.Context) error {
 	n, d, e := loadCount(c)
 	errs = append(errs, e...)
 	// The objectives a sweep of this target would judge by, when none are given.
-	whose, err := applyDefaultObjectives(c)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	lc, e := readLoadCommand(c, result.DefaultSettings())
+	base, whose := loadSettings(c)
+	lc, e := readLoadCommand(c, base)
 	errs = append(errs, e...)
 	if err := spec.CheckWithin(d); err != nil {
 		errs = append(errs, err)

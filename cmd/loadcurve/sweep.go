@@ -17,13 +17,13 @@ import (
 	"github.com/loadcurve/loadcurve/internal/param"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/loadgen/runner"
-	"github.com/loadcurve/loadcurve/loadgen/sim"
+	"github.com/loadcurve/loadcurve/measure"
 	"github.com/loadcurve/loadcurve/measure/records"
 )
 
 // defaultObjectives are the objectives of a sweep that gives none, for its target, and whose
-// they are (runner.DefaultObjectives); read before the settings, which take them.
-func defaultObjectives(c *cli.Context) (string, string) {
+// they are (runner.DefaultObjectives).
+func defaultObjectives(c *cli.Context) (measure.Objectives, string) {
 	o := runner.Options{Target: loadgen.Target{BaseURL: c.String("base-url")}}
 	if o.Target.BaseURL == "" && simOptions(c, "sim-", &o) != nil {
 		return sweep.DefaultObjectives, "the default" // refused with the sim's flags
@@ -31,15 +31,22 @@ func defaultObjectives(c *cli.Context) (string, string) {
 	return runner.DefaultObjectives(o)
 }
 
-// applyDefaultObjectives sets --goodput to the default objectives for the target when it was
-// not given (defaultObjectives: the embedded deployment's own, or DefaultObjectives for a real
-// target), the one rule of run and sweep, and returns whose they are ("" when given).
-func applyDefaultObjectives(c *cli.Context) (string, error) {
-	if c.IsSet("goodput") {
-		return "", nil
+// embeddedObjectives are the embedded deployment's objectives at its default profile, as help
+// text says them.
+func embeddedObjectives() string {
+	o, _ := runner.DefaultObjectives(runner.Options{})
+	return o.String()
+}
+
+// loadSettings are the settings run and sweep start from, before their flags: the defaults,
+// judging by the objectives a sweep of the target would judge by when --goodput is not given
+// (defaultObjectives), the one rule of run and sweep; whose is whose they are ("" when given).
+func loadSettings(c *cli.Context) (s result.Settings, whose string) {
+	s = result.DefaultSettings()
+	if !c.IsSet("goodput") {
+		s.Measure.Objectives, whose = defaultObjectives(c)
 	}
-	objs, whose := defaultObjectives(c)
-	return whose, c.Set("goodput", objs)
+	return s, whose
 }
 
 func sweepFlags() []cli.Flag {
@@ -65,8 +72,8 @@ func sweepCommand() *cli.Command {
 			"tier runs until its verdict against --target-share is decided at --confidence (or its cap), in steady state\n" +
 			"(warm-up and drain left out), and the capacity is where the monotone fit of the compliant share against the\n" +
 			"realised rate crosses the target. The operating point (capacity less --headroom) is then verified by a tier\n" +
-			"run at it. Compliance = success AND every --goodput objective met (default: " + sweep.DefaultObjectives + " for a real target,\n" +
-			"the embedded deployment's own without --base-url: " + sim.ProfileObjectives(sim.ProfileDefault) + " for its default profile).",
+			"run at it. Compliance = success AND every --goodput objective met (default: " + sweep.DefaultObjectives.String() + " for a real target,\n" +
+			"the embedded deployment's own without --base-url: " + embeddedObjectives() + " for its default profile).",
 		Flags: sweepFlags(),
 		Before: func(c *cli.Context) error {
 			if err := applyScenario(c); err != nil {
@@ -103,11 +110,8 @@ func readSweep(c *cli.Context) (sweepInput, []error) {
 	ps := in.cfg.Params()
 	errs := bind.Apply(c, ps[:1], true) // the rates: their errors come first
 	errs = append(errs, bind.Apply(c, in.spec.Params()[1:2], false)...)
-	whose, gerr := applyDefaultObjectives(c)
-	if gerr != nil {
-		errs = append(errs, gerr)
-	}
-	lc, e := readLoadCommand(c, result.DefaultSettings())
+	base, whose := loadSettings(c)
+	lc, e := readLoadCommand(c, base)
 	in.whose, in.lc, errs = whose, lc, append(errs, e...)
 	errs = append(errs, bind.Apply(c, ps[1:], true)...)
 	cfg := &in.cfg

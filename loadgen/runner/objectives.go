@@ -13,14 +13,19 @@ import (
 // is given none, and whose they are, in words: a real deployment's (Target.BaseURL) are
 // sweep.DefaultObjectives; the embedded M/D/c queue's (Queue) its service time plus its first
 // token; the embedded engine's, those of its profile (SimLabel, sim.ProfileObjectives).
-func DefaultObjectives(opts Options) (objectives, whose string) {
+func DefaultObjectives(opts Options) (objectives measure.Objectives, whose string) {
 	switch {
 	case opts.Target.BaseURL != "":
 		return sweep.DefaultObjectives, "the default for a real target"
 	case opts.Queue != nil:
-		return opts.Queue.Objectives(), "the embedded queue's: its service time plus its first token"
+		return simObjectives(opts.Queue.Objectives()), "the embedded queue's: its service time plus its first token"
 	}
-	return sim.ProfileObjectives(opts.SimLabel), "the embedded deployment's own"
+	return simObjectives(sim.ProfileObjectives(opts.SimLabel)), "the embedded deployment's own"
+}
+
+// simObjectives are an embedded deployment's own objectives as the sweep judges them.
+func simObjectives(o sim.Objectives) measure.Objectives {
+	return measure.Objectives{TTFT: o.TTFT, TPOT: o.TPOT}
 }
 
 // ExactCapacityNote is, for a sweep of the embedded M/D/c queue judged by a TTFT objective alone

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/internal/queueing"
 	"github.com/loadcurve/loadcurve/loadgen"
 	"github.com/loadcurve/loadcurve/loadgen/runner"
@@ -19,17 +18,20 @@ func TestDefaultObjectives(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		opts      runner.Options
-		want      string
+		want      string // in --goodput syntax
 		whoseHead string
 	}{
-		{"a real target", runner.Options{Target: loadgen.Target{BaseURL: "http://x"}, Queue: &q}, sweep.DefaultObjectives, "the default for a real target"},
+		{"a real target", runner.Options{Target: loadgen.Target{BaseURL: "http://x"}, Queue: &q}, "ttft:2000 tpot:100", "the default for a real target"},
 		{"the queue: service plus first token", runner.Options{Queue: &q}, "ttft:425", "the embedded queue's"},
-		{"the engine's profile", runner.Options{SimLabel: sim.ProfileLatency}, sim.ProfileObjectives(sim.ProfileLatency), "the embedded deployment's own"},
-		{"the engine's default profile", runner.Options{}, sim.ProfileObjectives(sim.ProfileDefault), "the embedded deployment's own"},
+		{"the engine's profile", runner.Options{SimLabel: sim.ProfileLatency}, "ttft:1000 tpot:10", "the embedded deployment's own"},
+		{"the engine's default profile", runner.Options{}, "ttft:100 tpot:0.75", "the embedded deployment's own"},
 	} {
 		got, whose := runner.DefaultObjectives(tc.opts)
-		if got != tc.want || !strings.HasPrefix(whose, tc.whoseHead) {
-			t.Errorf("%s: DefaultObjectives = %q, %q; want %q, %q…", tc.name, got, whose, tc.want, tc.whoseHead)
+		if want, err := measure.ParseGoodput([]string{tc.want}); err != nil || got != want {
+			t.Errorf("%s: DefaultObjectives = %v, want %s (%v)", tc.name, got, tc.want, err)
+		}
+		if !strings.HasPrefix(whose, tc.whoseHead) {
+			t.Errorf("%s: whose = %q, want %q…", tc.name, whose, tc.whoseHead)
 		}
 	}
 }

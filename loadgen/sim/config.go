@@ -361,22 +361,25 @@ func mediumProfile() Config {
 	return c
 }
 
-// ProfileObjectives are the latency objectives a profile's imagined deployment is held to, in
-// --goodput syntax: what a sweep of the embedded deployment uses when none are given. The default
-// profile's bind before its raw throughput saturates (TPOT grows with the batch), so its curve
-// shows compliant output falling while raw output still rises.
-func ProfileObjectives(name string) string {
+// ProfileObjectives are the latency objectives a profile's imagined deployment is held to:
+// what a sweep of the embedded deployment uses when none are given (zero for an unknown
+// profile). The default profile's bind before its raw throughput saturates (TPOT grows with the
+// batch), so its curve shows compliant output falling while raw output still rises.
+func ProfileObjectives(name string) Objectives {
+	ms := func(ttft, tpot float64) Objectives {
+		return Objectives{TTFT: time.Duration(ttft * float64(time.Millisecond)), TPOT: time.Duration(tpot * float64(time.Millisecond))}
+	}
 	switch name {
 	case "", ProfileDefault:
-		return "ttft:100 tpot:0.75"
+		return ms(100, 0.75)
 	case ProfileLatency:
-		return "ttft:1000 tpot:10"
+		return ms(1000, 10)
 	case ProfileMedium:
-		return "ttft:1000 tpot:20"
+		return ms(1000, 20)
 	case ProfileThroughput:
-		return "ttft:2000 tpot:25"
+		return ms(2000, 25)
 	}
-	return ""
+	return Objectives{}
 }
 
 // Profile returns the named profile ("" means "default"). See the package

@@ -5,28 +5,39 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/loadgen/sim"
-	"github.com/loadcurve/loadcurve/measure"
 )
 
 // TestQueueObjectives: the queue's default objective is a TTFT of its service time plus its
-// first token, in milliseconds, in a form --goodput reads.
+// first token, and nothing else.
 func TestQueueObjectives(t *testing.T) {
 	for _, tc := range []struct {
 		service, first time.Duration
-		want           string
+		want           time.Duration
 	}{
-		{40 * time.Millisecond, 10 * time.Millisecond, "ttft:50"},
-		{1500 * time.Microsecond, 0, "ttft:1.5"},
-		{2 * time.Second, 2 * time.Second, "ttft:4000"},
+		{40 * time.Millisecond, 10 * time.Millisecond, 50 * time.Millisecond},
+		{1500 * time.Microsecond, 0, 1500 * time.Microsecond},
+		{2 * time.Second, 2 * time.Second, 4 * time.Second},
 	} {
 		q := sim.DefaultQueueConfig()
 		q.Service, q.FirstToken = tc.service, tc.first
-		got := q.Objectives()
-		if got != tc.want {
-			t.Errorf("service %v, first token %v: %q, want %q", tc.service, tc.first, got, tc.want)
+		if got := q.Objectives(); got != (sim.Objectives{TTFT: tc.want}) {
+			t.Errorf("service %v, first token %v: %+v, want a TTFT of %v alone", tc.service, tc.first, got, tc.want)
 		}
-		if _, err := measure.ParseGoodput([]string{got}); err != nil {
-			t.Errorf("%q does not parse as objectives: %v", got, err)
+	}
+}
+
+// TestProfileObjectives: every profile has objectives on both TTFT and TPOT (its curve has a
+// knee to find), the default profile's are the README's, and an unknown profile has none.
+func TestProfileObjectives(t *testing.T) {
+	for _, name := range []string{"", sim.ProfileDefault, sim.ProfileLatency, sim.ProfileMedium, sim.ProfileThroughput} {
+		if o := sim.ProfileObjectives(name); o.TTFT <= 0 || o.TPOT <= 0 {
+			t.Errorf("profile %q: %+v, want both objectives", name, o)
 		}
+	}
+	if got, want := sim.ProfileObjectives(sim.ProfileDefault), (sim.Objectives{TTFT: 100 * time.Millisecond, TPOT: 750 * time.Microsecond}); got != want {
+		t.Errorf("default profile: %+v, want %+v", got, want)
+	}
+	if got := sim.ProfileObjectives("no-such-profile"); got != (sim.Objectives{}) {
+		t.Errorf("an unknown profile: %+v, want none", got)
 	}
 }
