@@ -184,56 +184,36 @@ type param struct {
 	set         func(*Config, string) error
 }
 
-func intParam(name, usage string, f func(*Config) *int) param {
+// typedParam is a tunable of type T held at f(c): written by format, read by parse, whose
+// error says what it wants.
+func typedParam[T any](name, usage string, f func(*Config) *T, format func(T) string, parse func(string) (T, error), want string) param {
 	return param{name, usage,
-		func(c *Config) string { return strconv.Itoa(*f(c)) },
+		func(c *Config) string { return format(*f(c)) },
 		func(c *Config, v string) error {
-			n, err := strconv.Atoi(v)
+			x, err := parse(v)
 			if err != nil {
-				return fmt.Errorf("want an integer: %w", err)
-			}
-			*f(c) = n
-			return nil
-		}}
-}
-
-func durParam(name, usage string, f func(*Config) *time.Duration) param {
-	return param{name, usage,
-		func(c *Config) string { return f(c).String() },
-		func(c *Config, v string) error {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				return fmt.Errorf("want a duration such as 12ms or 150us: %w", err)
-			}
-			*f(c) = d
-			return nil
-		}}
-}
-
-func boolParam(name, usage string, f func(*Config) *bool) param {
-	return param{name, usage,
-		func(c *Config) string { return strconv.FormatBool(*f(c)) },
-		func(c *Config, v string) error {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return fmt.Errorf("want true or false: %w", err)
-			}
-			*f(c) = b
-			return nil
-		}}
-}
-
-func floatParam(name, usage string, f func(*Config) *float64) param {
-	return param{name, usage,
-		func(c *Config) string { return strconv.FormatFloat(*f(c), 'g', -1, 64) },
-		func(c *Config, v string) error {
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return fmt.Errorf("want a number: %w", err)
+				return fmt.Errorf("want %s: %w", want, err)
 			}
 			*f(c) = x
 			return nil
 		}}
+}
+
+func intParam(name, usage string, f func(*Config) *int) param {
+	return typedParam(name, usage, f, strconv.Itoa, strconv.Atoi, "an integer")
+}
+
+func durParam(name, usage string, f func(*Config) *time.Duration) param {
+	return typedParam(name, usage, f, time.Duration.String, time.ParseDuration, "a duration such as 12ms or 150us")
+}
+
+func boolParam(name, usage string, f func(*Config) *bool) param {
+	return typedParam(name, usage, f, strconv.FormatBool, strconv.ParseBool, "true or false")
+}
+
+func floatParam(name, usage string, f func(*Config) *float64) param {
+	return typedParam(name, usage, f, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) },
+		func(v string) (float64, error) { return strconv.ParseFloat(v, 64) }, "a number")
 }
 
 var params = []param{
