@@ -45,7 +45,7 @@ func parseChunk(b []byte, ci *chunkInfo) error {
 	if s.peek() != '{' {
 		return s.fail("a JSON object")
 	}
-	err := s.object(func(key []byte) error {
+	return s.document(func(key []byte) error {
 		switch string(key) {
 		case "choices":
 			return s.choices(ci)
@@ -70,14 +70,6 @@ func parseChunk(b []byte, ci *chunkInfo) error {
 		_, err := s.value()
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	s.ws()
-	if s.i != len(s.b) {
-		return s.fail("the end of the data after the JSON object")
-	}
-	return nil
 }
 
 func (s *jscan) choices(ci *chunkInfo) error {
@@ -233,6 +225,19 @@ type jscan struct {
 	b     []byte
 	i     int
 	depth int
+}
+
+// document reads the whole data as one JSON object, member by member (object), and nothing but
+// white space after it.
+func (s *jscan) document(member func(key []byte) error) error {
+	if err := s.object(member); err != nil {
+		return err
+	}
+	s.ws()
+	if s.i != len(s.b) {
+		return s.fail("the end of the data after the JSON object")
+	}
+	return nil
 }
 
 func (s *jscan) fail(want string) error {

@@ -39,7 +39,7 @@ func (embeddingsKind) readDocument(body []byte, d *document) error {
 	}
 	var ci chunkInfo
 	var data bool
-	err := s.object(func(key []byte) error {
+	err := s.document(func(key []byte) error {
 		switch string(key) {
 		case "data":
 			if s.peek() != '[' {
@@ -65,10 +65,6 @@ func (embeddingsKind) readDocument(body []byte, d *document) error {
 	})
 	if err != nil {
 		return err
-	}
-	s.ws()
-	if s.i != len(s.b) {
-		return s.fail("the end of the data after the JSON object")
 	}
 	switch {
 	case ci.isError:

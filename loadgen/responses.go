@@ -72,7 +72,7 @@ func (responsesKind) parseEvent(payload []byte, ci *chunkInfo) error {
 	var typ, incomplete []byte
 	var deltaSet bool
 	var deltaBytes int
-	err := s.object(func(key []byte) error {
+	err := s.document(func(key []byte) error {
 		switch string(key) {
 		case "type":
 			raw, err := s.str()
@@ -94,10 +94,6 @@ func (responsesKind) parseEvent(payload []byte, ci *chunkInfo) error {
 	})
 	if err != nil {
 		return err
-	}
-	s.ws()
-	if s.i != len(s.b) {
-		return s.fail("the end of the data after the JSON object")
 	}
 	if typ == nil {
 		return s.fail(`an event with a "type"`)
