@@ -84,7 +84,7 @@ func readLoadCommand(c *cli.Context, base result.Settings) (*loadCommand, []erro
 	// A secret typed into --label or --metadata is hidden by the session, so in every output.
 	lc.target = runner.Options{Target: t, Workload: lc.source, MaxConcurrency: client.MaxConcurrency, Retries: client.Retries,
 		RateLimit: client.RateLimit, Label: naming.Label, Metadata: metadata, ServerMetrics: c.String("server-metrics"), Shard: spec, StartAt: startAt,
-		Seed: c.Int64("seed"), Version: version}
+		Seed: c.Int64("seed"), Version: version, Name: bind.Flag}
 	if t.BaseURL == "" {
 		if err := simOptions(c, "sim-", &lc.target); err != nil {
 			errs = append(errs, err)

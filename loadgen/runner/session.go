@@ -76,6 +76,9 @@ type Options struct {
 	Warmups int
 	// Log receives messages for the user (warnings, notes); nil drops them.
 	Log func(format string, a ...any)
+	// Name is how the user gives the input a message refers to, by its field name
+	// (loadgen.FieldBaseURL: "--base-url" on the command line); nil writes the field's own name.
+	Name func(field string) string
 	// Version is the tool's version, for the header.
 	Version string
 
@@ -178,10 +181,10 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		if opts.SimReplicas > 1 {
 			what = fmt.Sprintf("%d replicas of %s behind a %s balancer", opts.SimReplicas, opts.SimLabel, cmpOr(opts.SimBalance, sim.BalanceRoundRobin))
 		}
-		s.logf("no --base-url: started the embedded simulated deployment (%s, a model, not a measurement) at %s", what, url)
+		s.logf("no %s: started the embedded simulated deployment (%s, a model, not a measurement) at %s", s.name(loadgen.FieldBaseURL), what, url)
 	}
 	if t.Insecure {
-		s.logf("WARNING: --insecure: TLS certificates are NOT verified")
+		s.logf("WARNING: %s: TLS certificates are NOT verified", s.name(loadgen.FieldInsecure))
 	}
 	var err error
 	if s.client, err = loadgen.NewClient(t, opts.MaxConcurrency); err != nil {
@@ -261,7 +264,7 @@ func (s *Session) openVirtual() (*Session, error) {
 	}
 	var target string
 	target, s.opts.Target.Model = virtualTarget(s.opts)
-	s.logf("no --base-url: serving the embedded %s (%s) on the virtual clock: a model of its steady state, not a measurement", what, s.opts.SimLabel)
+	s.logf("no %s: serving the embedded %s (%s) on the virtual clock: a model of its steady state, not a measurement", s.name(loadgen.FieldBaseURL), what, s.opts.SimLabel)
 	var err error
 	s.Header, err = s.header(target, true)
 	return s, err
@@ -387,6 +390,14 @@ func MeasuredSim(h records.Header) (Measured, error) {
 	return m, nil
 }
 
+// name is how the user gives the input called field (Options.Name).
+func (s *Session) name(field string) string {
+	if s.opts.Name == nil {
+		return field
+	}
+	return s.opts.Name(field)
+}
+
 func (s *Session) logf(format string, a ...any) {
 	if s.opts.Log != nil {
 		s.opts.Log(format, a...)
@@ -409,9 +420,9 @@ func (s *Session) openScraper(ctx context.Context) *servermetrics.Scraper {
 	sc.Hide(s.Secrets())
 	if _, err := sc.Scrape(ctx); err != nil {
 		if flag != "" {
-			s.logf("WARNING: --server-metrics %s: %v; continuing without server-side metrics", loadgen.SanitizeURL(url), err)
+			s.logf("WARNING: %s %s: %v; continuing without server-side metrics", s.name(loadgen.FieldServerMetrics), loadgen.SanitizeURL(url), err)
 		} else {
-			s.logf("the target exposes no Prometheus metrics at %s (%v): no server-side metrics (set --server-metrics URL)", loadgen.SanitizeURL(url), err)
+			s.logf("the target exposes no Prometheus metrics at %s (%v): no server-side metrics (give their URL with %s)", loadgen.SanitizeURL(url), err, s.name(loadgen.FieldServerMetrics))
 		}
 		return nil
 	}
@@ -621,7 +632,7 @@ func (s *Session) prepareTier(ctx context.Context, id records.Tier, p sweep.Plan
 			return field.Errorf(shard.FieldStartAt, "%w", err)
 		}
 		if late > 10*time.Millisecond {
-			s.logf("WARNING: tier %d started %v after its --start-at time", id.Tier, late.Round(time.Millisecond))
+			s.logf("WARNING: tier %d started %v after its %s", id.Tier, late.Round(time.Millisecond), s.name(shard.FieldStartAt))
 		}
 	}
 	return nil

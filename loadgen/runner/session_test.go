@@ -495,3 +495,35 @@ func TestFingerprintIsTheTiersBeforeSending(t *testing.T) {
 		t.Errorf("another seed: %q (%v), want another fingerprint than %q", other, err, want)
 	}
 }
+
+// TestMessagesNameInputsAsTheUserGivesThem: the session's notes name an input by its field
+// (loadgen.FieldInsecure, FieldServerMetrics) and leave the spelling to Options.Name, so the
+// command line's user reads its flags and a library's caller the fields' own words.
+func TestMessagesNameInputsAsTheUserGivesThem(t *testing.T) {
+	_, url := startServer(t, 0)
+	for _, tc := range []struct {
+		name func(string) string
+		want []string
+	}{
+		{nil, []string{"WARNING: insecure TLS: TLS certificates are NOT verified", "WARNING: server metrics http://"}},
+		{func(f string) string {
+			return map[string]string{loadgen.FieldInsecure: "--insecure", loadgen.FieldServerMetrics: "--server-metrics"}[f]
+		},
+			[]string{"WARNING: --insecure: TLS certificates are NOT verified", "WARNING: --server-metrics http://"}},
+	} {
+		var said []string
+		open(t, url, url+"/no-metrics-here", "", func(o *runner.Options) {
+			o.Target.Insecure, o.Name = true, tc.name
+			o.Log = func(format string, a ...any) { said = append(said, fmt.Sprintf(format, a...)) }
+		})
+		for _, w := range tc.want {
+			found := false
+			for _, s := range said {
+				found = found || strings.HasPrefix(s, w)
+			}
+			if !found {
+				t.Errorf("no note begins %q; the session said:\n%s", w, strings.Join(said, "\n"))
+			}
+		}
+	}
+}
