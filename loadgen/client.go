@@ -331,8 +331,8 @@ func (c *Client) PreflightRetrying(ctx context.Context, req workloads.Request, r
 	case res.transport != nil:
 		return c.unreachable(base, res.transport)
 	case res.status == http.StatusUnauthorized || res.status == http.StatusForbidden:
-		return fmt.Errorf("%w (HTTP %d from %s): check --api-key or OPENAI_API_KEY%s",
-			ErrUnauthorized, res.status, base, suffix(res.serverMsg))
+		return field.Sentencef(FieldAPIKey, "%w (HTTP %d from %s): check %v or OPENAI_API_KEY%s",
+			ErrUnauthorized, res.status, base, field.Ref(FieldAPIKey), suffix(res.serverMsg))
 	case res.status == http.StatusNotFound || res.status == http.StatusBadRequest || res.status == http.StatusUnprocessableEntity:
 		return c.explainNotFound(ctx, base, res)
 	case res.status >= 300 || res.status < 200:
@@ -363,16 +363,16 @@ func (c *Client) unreachable(base string, err error) error {
 	var recErr tls.RecordHeaderError
 	switch {
 	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"): // net/http's own text
-		return fmt.Errorf("%w: cannot reach %s: the server does not speak TLS — use http:// in --base-url", ErrUnreachable, base)
+		return field.Sentencef(FieldBaseURL, "%w: cannot reach %s: the server does not speak TLS — use http:// in %v", ErrUnreachable, base, field.Ref(FieldBaseURL))
 	case isConnRefused(err):
 		return fmt.Errorf("%w: cannot reach %s: connection refused — is the server running?", ErrUnreachable, base)
 	case errors.As(err, &dnsErr):
-		return fmt.Errorf("%w: cannot reach %s: cannot resolve host %q — check --base-url", ErrUnreachable, base, dnsErr.Name)
+		return field.Sentencef(FieldBaseURL, "%w: cannot reach %s: cannot resolve host %q — check %v", ErrUnreachable, base, dnsErr.Name, field.Ref(FieldBaseURL))
 	case errors.As(err, &tlsErr):
-		return fmt.Errorf("%w: cannot reach %s: TLS certificate not trusted (%s) — for a self-signed certificate, skip verification with --insecure",
-			ErrUnreachable, base, c.clean(tlsErr.Err.Error()))
+		return field.Sentencef(FieldInsecure, "%w: cannot reach %s: TLS certificate not trusted (%s) — for a self-signed certificate, skip verification with %v",
+			ErrUnreachable, base, c.clean(tlsErr.Err.Error()), field.Ref(FieldInsecure))
 	case errors.As(err, &recErr):
-		return fmt.Errorf("%w: cannot reach %s: the server does not speak TLS — use http:// in --base-url", ErrUnreachable, base)
+		return field.Sentencef(FieldBaseURL, "%w: cannot reach %s: the server does not speak TLS — use http:// in %v", ErrUnreachable, base, field.Ref(FieldBaseURL))
 	}
 	return fmt.Errorf("%w: cannot reach %s: %s", ErrUnreachable, base, c.clean(describeTransportError(err)))
 }
@@ -382,7 +382,7 @@ func (c *Client) explainNotFound(ctx context.Context, base string, res doResult)
 	list, err := c.listModels(ctx)
 	if err != nil {
 		if modelsStatus(err) == http.StatusNotFound && res.status == http.StatusNotFound {
-			return fmt.Errorf("HTTP 404 from %s and from %s/models: is --base-url right? It usually ends in /v1", c.endpointForMessages(), base)
+			return field.Sentencef(FieldBaseURL, "HTTP 404 from %s and from %s/models: is %v right? It usually ends in /v1", c.endpointForMessages(), base, field.Ref(FieldBaseURL))
 		}
 		return fmt.Errorf("preflight request to %s failed: HTTP %d%s (and listing models failed too: %w)",
 			c.endpointForMessages(), res.status, suffix(res.serverMsg), err)
@@ -392,8 +392,8 @@ func (c *Client) explainNotFound(ctx context.Context, base string, res doResult)
 			c.secrets.Clean(c.model, modelShownLen), base, c.shown(list))
 	}
 	if res.status == http.StatusNotFound {
-		return fmt.Errorf("HTTP 404 from %s although model %q is served: does the server support --endpoint %s?%s",
-			c.endpointForMessages(), c.model, c.target.Endpoint, suffix(res.serverMsg))
+		return field.Sentencef(FieldEndpoint, "HTTP 404 from %s although model %q is served: does the server support %v %s?%s",
+			c.endpointForMessages(), c.model, field.Ref(FieldEndpoint), c.target.Endpoint, suffix(res.serverMsg))
 	}
 	return fmt.Errorf("preflight request to %s rejected: HTTP %d%s", c.endpointForMessages(), res.status, suffix(res.serverMsg))
 }

@@ -309,8 +309,8 @@ func TestPreflight(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if want := strings.ReplaceAll(tc.want, "URL", base); err.Error() != want {
-				t.Errorf("error\n got %q\nwant %q", err, want)
+			if want := strings.ReplaceAll(tc.want, "URL", base); flagged(err) != want {
+				t.Errorf("error\n got %q\nwant %q", flagged(err), want)
 			}
 			if tc.is != nil && !errors.Is(err, tc.is) {
 				t.Errorf("error is not %v", tc.is)
@@ -441,7 +441,7 @@ func TestResolveModelErrors(t *testing.T) {
 	}{
 		{"refused", refused, loadgen.ErrUnreachable, "choose a model: target unreachable: cannot reach " + refused + ": connection refused — is the server running?"},
 		{"401", unauthorized.URL, loadgen.ErrUnauthorized, "choose a model: unauthorised (HTTP 401 from GET " + unauthorized.URL + "/models): check --api-key or OPENAI_API_KEY (server said: no key)"},
-		{"no models", empty.URL, nil, "choose a model: GET " + empty.URL + "/models lists no models; pass --model"},
+		{"no models", empty.URL, nil, "choose a model: GET " + empty.URL + "/models lists no models; give --model"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -451,7 +451,7 @@ func TestResolveModelErrors(t *testing.T) {
 			}
 			defer c.Close()
 			_, err = c.ResolveModel(context.Background())
-			if err == nil || err.Error() != tc.want || (tc.is != nil && !errors.Is(err, tc.is)) {
+			if err == nil || flagged(err) != tc.want || (tc.is != nil && !errors.Is(err, tc.is)) {
 				t.Errorf("error\n got %v\nwant %s", err, tc.want)
 			}
 		})

@@ -105,11 +105,11 @@ func (c *Client) listModels(ctx context.Context) (modelList, error) {
 	case err != nil && len(l.ids) > 0:
 		l.cut = "the rest of the list is not valid JSON"
 	case lim.N <= 0:
-		return l, fmt.Errorf("GET %s/models: the answer is larger than %d MiB and lists no model in them; pass --model",
-			strings.TrimRight(SanitizeURL(c.target.BaseURL), "/"), MaxModelsBytes>>20)
+		return l, field.Sentencef(FieldModel, "GET %s/models: the answer is larger than %d MiB and lists no model in them; give %v",
+			strings.TrimRight(SanitizeURL(c.target.BaseURL), "/"), MaxModelsBytes>>20, field.Ref(FieldModel))
 	case err != nil:
-		return l, fmt.Errorf("GET %s/models: not a model list ({\"data\":[{\"id\":…}]}): %s; pass --model",
-			strings.TrimRight(SanitizeURL(c.target.BaseURL), "/"), c.clean(err.Error()))
+		return l, field.Sentencef(FieldModel, "GET %s/models: not a model list ({\"data\":[{\"id\":…}]}): %s; give %v",
+			strings.TrimRight(SanitizeURL(c.target.BaseURL), "/"), c.clean(err.Error()), field.Ref(FieldModel))
 	}
 	return l, nil
 }
@@ -184,10 +184,10 @@ func (c *Client) describeModelsError(se *statusError) error {
 	base := strings.TrimRight(SanitizeURL(c.target.BaseURL), "/")
 	where := "GET " + base + "/models"
 	if se.status == http.StatusUnauthorized || se.status == http.StatusForbidden {
-		return fmt.Errorf("%w (HTTP %d from %s): check --api-key or OPENAI_API_KEY%s", ErrUnauthorized, se.status, where, suffix(se.msg))
+		return field.Sentencef(FieldAPIKey, "%w (HTTP %d from %s): check %v or OPENAI_API_KEY%s", ErrUnauthorized, se.status, where, field.Ref(FieldAPIKey), suffix(se.msg))
 	}
 	if se.status == http.StatusNotFound && !strings.HasSuffix(base, "/v1") {
-		return fmt.Errorf("%s: %w: is --base-url right? It usually ends in /v1 (%s/v1)", where, se, base)
+		return field.Sentencef(FieldBaseURL, "%s: %w: is %v right? It usually ends in /v1 (%s/v1)", where, se, field.Ref(FieldBaseURL), base)
 	}
 	return fmt.Errorf("%s: %w", where, se)
 }
@@ -199,7 +199,7 @@ func (c *Client) describeModelsError(se *statusError) error {
 func (c *Client) chooseModel(l modelList) (string, error) {
 	base := strings.TrimRight(SanitizeURL(c.target.BaseURL), "/")
 	if len(l.ids) == 0 {
-		return "", fmt.Errorf("GET %s/models lists no models; pass --model", base)
+		return "", field.Sentencef(FieldModel, "GET %s/models lists no models; give %v", base, field.Ref(FieldModel))
 	}
 	id := l.ids[0]
 	why := ""
@@ -207,7 +207,7 @@ func (c *Client) chooseModel(l modelList) (string, error) {
 	case id == "":
 		why = "is empty"
 	case c.secrets.Contains(id) || c.secrets.Contains(redact.StripControl(id)):
-		why = "holds a secret of this run (the API key, a --header value or the --base-url's credentials): the server echoes it"
+		why = "holds a secret of this run (the API key, a header's value or the base URL's credentials): the server echoes it"
 	case !utf8.ValidString(id):
 		why = "is not valid UTF-8"
 	case redact.StripControl(id) != id:
@@ -216,8 +216,8 @@ func (c *Client) chooseModel(l modelList) (string, error) {
 		why = fmt.Sprintf("is %d bytes long, more than %d", len(id), MaxModelIDLen)
 	}
 	if why != "" {
-		return "", fmt.Errorf("GET %s/models: refusing the first model id listed, %q, as the model's name: it %s; pass --model",
-			base, c.secrets.Clean(id, modelShownLen), why)
+		return "", field.Sentencef(FieldModel, "GET %s/models: refusing the first model id listed, %q, as the model's name: it %s; give %v",
+			base, c.secrets.Clean(id, modelShownLen), why, field.Ref(FieldModel))
 	}
 	return id, nil
 }

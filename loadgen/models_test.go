@@ -74,8 +74,8 @@ func TestModelIDsAreNotTrusted(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ResolveModel took %q", m)
 			}
-			msg := err.Error()
-			if !strings.Contains(msg, tt.why) || !strings.Contains(msg, "pass --model") {
+			msg := flagged(err)
+			if !strings.Contains(msg, tt.why) || !strings.Contains(msg, "give --model") {
 				t.Errorf("error %q does not say %q and --model", msg, tt.why)
 			}
 			if strings.Contains(strings.ToLower(msg), strings.ToLower(modelsKey[5:13])) || strings.ContainsAny(msg, "\x1b\n") {

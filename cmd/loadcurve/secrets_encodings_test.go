@@ -355,7 +355,7 @@ func TestSecretsEchoedEverywhere(t *testing.T) {
 		msrv := hostileServer(t, model)
 		mu, _ := url.Parse(msrv.URL)
 		step(name, exitFailure, "run", "--base-url", "http://"+mu.Host+"/v1", "--api-key", encKey, "--num-requests", "1", "--out", dir(name))
-		if !strings.Contains(texts[name+" stderr"], "pass --model") || strings.ContainsAny(texts[name+" stderr"], "\x1b") {
+		if !strings.Contains(texts[name+" stderr"], "give --model") || strings.ContainsAny(texts[name+" stderr"], "\x1b") {
 			t.Errorf("%s: %s", name, texts[name+" stderr"])
 		}
 	}
