@@ -285,6 +285,11 @@ type Confirmation struct {
 	ConfidenceReached float64 `json:"confidence_reached"`
 	// Pooled lists the confirmation tiers measured at this point when there were several.
 	Pooled []int `json:"pooled_tiers,omitempty"`
+	// RequestsToDecide, for a confirmation that did not decide, is how many requests in the
+	// window at this point would decide it, if they showed the share and the clustering this one
+	// did (its window's requests per effective request): what "a longer budget" means. 0 when it
+	// decided or its share is not above the target.
+	RequestsToDecide float64 `json:"requests_to_decide,omitempty"`
 }
 
 // Analysis is the load curve judged: per-tier verdicts and the monotone fit, plateau, knee,
@@ -858,6 +863,9 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 			RawOutputThroughput: v.RawOutputThroughput, CompliantOutputThroughput: v.CompliantOutputThroughput, Reason: v.Reason,
 			AtThisPoint: math.Abs(v.NominalRate/op.Rate-1) <= 0.005, Pooled: members[s.Tier],
 			ConfidenceReached: confidenceReached(v.Share, v.EffectiveRequests, a.Params.TargetShare)}
+		if v.Verdict == VerdictUncertain && v.EffectiveRequests > 0 {
+			cf.RequestsToDecide = effectiveToDecide(v.Share, a.Params.TargetShare, a.Params.Confidence) * float64(v.Requests) / v.EffectiveRequests
+		}
 		op.Confirmation = cf
 		if cf.Verdict == VerdictMeets && cf.NominalRate >= op.Rate*(1-0.005) {
 			heavierConfirm = cf
@@ -962,8 +970,12 @@ func verification(op *OperatingPoint, heavy float64, heavyName string, p Params,
 		if cf.ConfidenceReached > 0 {
 			reached = fmt.Sprintf(", meeting it at %s confidence, short of %s", pct(cf.ConfidenceReached), pct(p.Confidence))
 		}
-		return fmt.Sprintf("not verified yet: confirmation tier %d was %s compliant, interval [%s, %s] on %.0f effective requests%s: a longer confirmation would decide",
-			cf.Tier, pct(cf.Share), pct(cf.ShareLo), pct(cf.ShareHi), cf.EffectiveRequests, reached)
+		more := ""
+		if cf.RequestsToDecide > 0 {
+			more = fmt.Sprintf(" (about %.0f requests there, at the share and the clustering it showed)", math.Ceil(cf.RequestsToDecide/100)*100)
+		}
+		return fmt.Sprintf("not verified yet: confirmation tier %d was %s compliant, interval [%s, %s] on %.0f effective requests%s: a longer confirmation would decide%s",
+			cf.Tier, pct(cf.Share), pct(cf.ShareLo), pct(cf.ShareHi), cf.EffectiveRequests, reached, more)
 	}
 	return fmt.Sprintf("NOT verified: confirmation tier %d %s: %s", cf.Tier, cf.Verdict, cf.Reason)
 }
@@ -1039,6 +1051,31 @@ func confidenceReached(share, n, target float64) float64 {
 		}
 	}
 	return lo
+}
+
+// effectiveToDecide is the smallest effective sample on which share, above target, has the
+// lower end of its Wilson interval at confidence at the target (0 when share is not above it):
+// z²·q/(1 − q) for a share of 1.
+func effectiveToDecide(share, target, confidence float64) float64 {
+	if !(share > target) {
+		return 0
+	}
+	meets := func(n float64) bool { lo, _ := WilsonN(share, n, confidence); return lo >= target }
+	hi := 1.0
+	for !meets(hi) {
+		if hi *= 2; hi > 1e12 {
+			return 0
+		}
+	}
+	lo := hi / 2
+	for hi-lo > 0.5 && hi/lo-1 > 1e-4 {
+		if mid := (lo + hi) / 2; meets(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
 // Figures are steady-state throughputs at one arrival rate.

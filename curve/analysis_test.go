@@ -475,3 +475,40 @@ func TestAPoolSetLowerEndVerifiesInItsOwnName(t *testing.T) {
 		t.Errorf("verification %q, want it to begin %q", op.Verification, want)
 	}
 }
+
+// TestUndecidedConfirmationSaysWhatWouldDecide: a confirmation with no miss that did not decide
+// says how many requests there would, at the clustering it showed: a share of 1 clears a 99 %
+// target at 95 % confidence once its effective sample reaches z²·q/(1 − q) = 380.3 (the Wilson
+// bound), so 4,984 requests that count as 87 need 380.3 · 4984/87 ≈ 21,787. One that decided
+// needs none.
+func TestUndecidedConfirmationSaysWhatWouldDecide(t *testing.T) {
+	base := saturating()
+	op := curve.Analyze(base, curve.DefaultParams()).OperatingPoint.Rate
+	for _, tc := range []struct {
+		name string
+		conf tier
+		want float64
+	}{
+		{"no miss, clustered", tier{n: 7, rate: op, requests: 4984, ok: 4984, f: 4984.0 / 87, role: records.RoleConfirm}, 1.959964 * 1.959964 * 0.99 / 0.01 * 4984 / 87},
+		{"decided", tier{n: 7, rate: op, requests: 4000, ok: 4000, role: records.RoleConfirm}, 0},
+		{"below the target", tier{n: 7, rate: op, requests: 4000, ok: 3950, f: 40, role: records.RoleConfirm}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := curve.Analyze(append(base, tc.conf.summary()), curve.DefaultParams())
+			cf := a.OperatingPoint.Confirmation
+			if got := cf.RequestsToDecide; math.Abs(got-tc.want) > 0.001*tc.want+1e-9 {
+				t.Errorf("requests to decide %.1f, want %.1f (verdict %s, %.1f effective)", got, tc.want, cf.Verdict, cf.EffectiveRequests)
+			}
+		})
+	}
+	// Above the target but not at 1: the figure is where the interval's lower end reaches it.
+	c := tier{n: 7, rate: op, requests: 3000, ok: 2985, f: 10, role: records.RoleConfirm}
+	cf := curve.Analyze(append(base, c.summary()), curve.DefaultParams()).OperatingPoint.Confirmation
+	n := cf.RequestsToDecide * cf.EffectiveRequests / 3000 // effective
+	if lo, _ := curve.WilsonN(0.995, n, 0.95); lo < 0.99 {
+		t.Errorf("%.0f effective requests do not decide: lower end %.5f", n, lo)
+	}
+	if lo, _ := curve.WilsonN(0.995, 0.999*n, 0.95); lo >= 0.99 {
+		t.Errorf("%.0f effective requests are more than it takes: %.0f decide too (lower end %.5f)", n, 0.999*n, lo)
+	}
+}

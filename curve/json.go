@@ -87,6 +87,7 @@ type confirmationJSON struct {
 	Reason                    string         `json:"reason"`
 	ConfidenceReached         measure.Number `json:"confidence_reached"`
 	Pooled                    []int          `json:"pooled_tiers,omitempty"`
+	RequestsToDecide          measure.Number `json:"requests_to_decide,omitempty"`
 }
 
 // MarshalJSON implements json.Marshaler.
@@ -95,7 +96,7 @@ func (c Confirmation) MarshalJSON() ([]byte, error) {
 		Rate: measure.Number(c.Rate), Share: measure.Number(c.Share), ShareLo: measure.Number(c.ShareLo), ShareHi: measure.Number(c.ShareHi),
 		EffectiveRequests: measure.Number(c.EffectiveRequests), Verdict: c.Verdict, RequestThroughput: measure.Number(c.RequestThroughput),
 		RawOutputThroughput: measure.Number(c.RawOutputThroughput), CompliantOutputThroughput: measure.Number(c.CompliantOutputThroughput),
-		Reason: c.Reason, ConfidenceReached: measure.Number(c.ConfidenceReached), Pooled: c.Pooled})
+		Reason: c.Reason, ConfidenceReached: measure.Number(c.ConfidenceReached), Pooled: c.Pooled, RequestsToDecide: measure.Number(c.RequestsToDecide)})
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -107,6 +108,7 @@ func (c *Confirmation) UnmarshalJSON(b []byte) error {
 	*c = Confirmation{Tier: j.Tier, NominalRate: float64(j.NominalRate), AtThisPoint: j.AtThisPoint, Rate: float64(j.Rate),
 		Share: float64(j.Share), ShareLo: float64(j.ShareLo), ShareHi: float64(j.ShareHi), EffectiveRequests: float64(j.EffectiveRequests),
 		Verdict: j.Verdict, RequestThroughput: float64(j.RequestThroughput), RawOutputThroughput: float64(j.RawOutputThroughput),
-		CompliantOutputThroughput: float64(j.CompliantOutputThroughput), Reason: j.Reason, ConfidenceReached: float64(j.ConfidenceReached), Pooled: j.Pooled}
+		CompliantOutputThroughput: float64(j.CompliantOutputThroughput), Reason: j.Reason, ConfidenceReached: float64(j.ConfidenceReached), Pooled: j.Pooled,
+		RequestsToDecide: float64(j.RequestsToDecide)}
 	return nil
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/curve/result"
@@ -189,5 +190,46 @@ func TestOperatingLineNamesThePoolThatVerified(t *testing.T) {
 	op.Confirmation = &curve.Confirmation{Tier: 9, NominalRate: 68.5, AtThisPoint: true, Share: 1, ShareLo: 0.98, ShareHi: 1, Verdict: curve.VerdictUncertain}
 	if got := tierVerdict(a, records.Tier{Tier: 9, Role: records.RoleConfirm}); !strings.HasSuffix(got, "; the operating point is verified by the heavier tiers 3+8, 6, pooled") {
 		t.Errorf("the confirmation's verdict reads %q", got)
+	}
+}
+
+// TestOperatingLineSaysHowMuchWouldDecide: an operating point left unverified by a confirmation
+// that did not decide says how many requests there, and how long at its rate, would decide it
+// at the share and clustering it showed; without that figure, only that more would.
+func TestOperatingLineSaysHowMuchWouldDecide(t *testing.T) {
+	c := &curve.Capacity{Rate: 6.94, Method: curve.CapacityInterpolated, Low: 0}
+	cf := &curve.Confirmation{Tier: 9, NominalRate: 5.55, AtThisPoint: true, Rate: 5.54, Share: 1, ShareLo: 0.9576, ShareHi: 1,
+		EffectiveRequests: 87, Verdict: curve.VerdictUncertain, RequestsToDecide: 21787}
+	op := &curve.OperatingPoint{Rate: 5.55, Confirmation: cf}
+	a := curve.Analysis{Params: curve.DefaultParams(), Capacity: c, OperatingPoint: op}
+	want := "about 22,000 requests there (1h06 at 5.54 req/s; a longer --budget, or loadcurve run at this rate for that long) would decide"
+	if line := operatingLine(a, op, "req/s"); !strings.Contains(line, want) {
+		t.Errorf("%q lacks %q", line, want)
+	}
+	cf.RequestsToDecide = 0
+	if line := operatingLine(a, op, "req/s"); !strings.Contains(line, "; more requests (a longer --budget) would decide") {
+		t.Errorf("without the figure: %q", line)
+	}
+}
+
+func TestMinutes(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{{10 * time.Second, "1 min"}, {7 * time.Minute, "7 min"}, {time.Hour, "1h00"}, {66 * time.Minute, "1h06"}, {150 * time.Minute, "2h30"}} {
+		if got := minutes(tc.d); got != tc.want {
+			t.Errorf("minutes(%v) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}
+
+func TestAbout(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{{21787.4, "22,000"}, {380.3, "380"}, {1234567, "1,200,000"}, {9.6, "10"}, {99.5, "100"}, {0.4, "0"}} {
+		if got := about(tc.x); got != tc.want {
+			t.Errorf("about(%v) = %q, want %q", tc.x, got, tc.want)
+		}
 	}
 }

@@ -373,12 +373,49 @@ func operatingLine(a curve.Analysis, op *curve.OperatingPoint, u string) string 
 		if cf.ConfidenceReached > 0 {
 			reached = fmt.Sprintf(" it meets it at %s confidence, short of %s;", pctText(cf.ConfidenceReached), pctText(p.Confidence))
 		}
-		line += fmt.Sprintf(", NOT verified yet: tier %d there was %s compliant [%s, %s] over %s effective requests;%s more requests (a longer --budget) would decide. It delivered %s.",
-			cf.Tier, pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi), FormatFloat(cf.EffectiveRequests, 0), reached, delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
+		line += fmt.Sprintf(", NOT verified yet: tier %d there was %s compliant [%s, %s] over %s effective requests;%s %s would decide. It delivered %s.",
+			cf.Tier, pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi), FormatFloat(cf.EffectiveRequests, 0), reached, toDecide(cf, u), delivers(cf.RawOutputThroughput, cf.CompliantOutputThroughput))
 	default:
 		line += fmt.Sprintf(", NOT verified: tier %d there %s (%s compliant [%s, %s]).", cf.Tier, verdictPhrase(cf.Verdict), pctText(cf.Share), pctText(cf.ShareLo), pctText(cf.ShareHi))
 	}
 	return line
+}
+
+// toDecide says how much more load would decide an undecided confirmation: "more requests (a
+// longer --budget)", with how many and for how long when its share and clustering say so.
+func toDecide(cf *curve.Confirmation, unit string) string {
+	if !(cf.RequestsToDecide > 0) || !(cf.Rate > 0) {
+		return "more requests (a longer --budget)"
+	}
+	d := time.Duration(cf.RequestsToDecide / cf.Rate * float64(time.Second)).Round(time.Minute)
+	return fmt.Sprintf("at the share and the clustering it showed, about %s requests there (%s at %s %s; a longer --budget, or loadcurve run at this rate for that long)",
+		about(cf.RequestsToDecide), minutes(d), fmtRate(cf.Rate), unit)
+}
+
+// minutes writes a duration in whole minutes: "7 min", "1h06".
+func minutes(d time.Duration) string {
+	m := max(1, int(d.Round(time.Minute)/time.Minute))
+	if m < 60 {
+		return fmt.Sprintf("%d min", m)
+	}
+	return fmt.Sprintf("%dh%02d", m/60, m%60)
+}
+
+// about writes a count to two significant digits, in thousands: 21,787.4 as 22,000.
+func about(x float64) string {
+	if !(x >= 1) || math.IsInf(x, 0) {
+		return FormatFloat(x, 0)
+	}
+	scale := math.Pow(10, math.Floor(math.Log10(x))-1)
+	digits := strconv.FormatFloat(math.Max(1, math.Round(x/scale))*scale, 'f', 0, 64)
+	var b strings.Builder
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // tiersOf names the tier of the curve's point that is tier, with the tiers pooled with it:
