@@ -464,16 +464,17 @@ const MinEstimateMisses = 10
 
 // missedBy is where the capacity lies below the tier at rate (nominal), which missed the target:
 // crossingFrom's estimate from its controlled share, or, without a credited control, from its
-// plain share when that is below the target with confidence on at least MinEstimateMisses
-// effective misses. A first tier that misses by a lot then sends the search to where its misses
-// put the capacity, not to 40 % of its rate (an M/G/8 queue over HTTP: from 13.5 req/s at
-// 93.7 % to 5.4 req/s, then 10.8, where the truth was 11.5).
+// plain share when that is below the target on at least MinEstimateMisses effective misses
+// (with confidence or not: a tier that has not decided still places the capacity better than 40
+// % of its rate does). A first tier that misses then sends the search to where its misses put the
+// capacity (an M/G/8 queue over HTTP: from 13.5 req/s at 93.7 % to 5.4 req/s, then 10.8, where
+// the truth was 11.5; from 12.9 req/s at 97.9 %, not below 99 % with confidence, to 5.2).
 func missedBy(a curve.Analysis, rate, q float64) (float64, bool) {
 	if est, ok := crossingFrom(a, rate, q); ok {
 		return est, true
 	}
 	for _, v := range a.Points {
-		if v.NominalRate != rate || !v.Stable || !(v.Share > 0.5 && v.Share < q) || !(v.ShareHi < q) ||
+		if v.NominalRate != rate || !v.Stable || !(v.Share > 0.5 && v.Share < q) ||
 			v.EffectiveRequests*(1-v.Share) < MinEstimateMisses {
 			continue
 		}

@@ -186,7 +186,11 @@ func TestPlannerNext(t *testing.T) {
 		{name: "a clear miss on 120 misses: below where they put the capacity", done: []planTier{{rate: 5, requests: 2000, ok: 1880}},
 			want: fixed(5 * math.Pow(0.01/0.06, 1.0/8) * (1 - sweep.EndReach*0.1)), ok: true, whyHas: "its misses put the capacity"},
 		{name: "a clear miss on 6 misses: 40 % of it", done: []planTier{{rate: 5, requests: 100, ok: 94}}, want: fixed(2), ok: true},
-		{name: "below the target, not with confidence: 40 % of it", done: []planTier{{rate: 5, requests: 2000, ok: 1975}}, want: fixed(2), ok: true},
+		// Below the target but not with confidence (98.75 % of 2,000, upper end above 99 %): its
+		// 25 misses still place the capacity better than 40 % of its rate does (an M/G/8 queue over
+		// HTTP: 97.9 % at 12.9 req/s sent the search to 5.2, where the truth was near 11.5).
+		{name: "below the target, not with confidence, on 25 misses: below where they put the capacity", done: []planTier{{rate: 5, requests: 2000, ok: 1975}},
+			want: fixed(5 * math.Pow(0.01/0.0125, 1.0/8) * (1 - sweep.EndReach*0.1)), ok: true, whyHas: "its misses put the capacity"},
 		{name: "40 % of 0.3 is 0.12, above 1 % of saturation", done: []planTier{planFails(5), planFails(0.3)}, want: fixed(0.4 * 0.3), ok: true},
 		{name: "40 % of 0.2 is below 1 % of saturation: stop", done: []planTier{planFails(5), planFails(0.2)}, ok: false, whyHas: "1 %"},
 
