@@ -202,7 +202,7 @@ func TestOperatingLineSaysHowMuchWouldDecide(t *testing.T) {
 		EffectiveRequests: 87, Verdict: curve.VerdictUncertain, RequestsToDecide: 21787}
 	op := &curve.OperatingPoint{Rate: 5.55, Confirmation: cf}
 	a := curve.Analysis{Params: curve.DefaultParams(), Capacity: c, OperatingPoint: op}
-	want := "about 22,000 requests there (1h06 at 5.54 req/s; a longer --budget, or loadcurve run at this rate for that long) would decide"
+	want := "about 22,000 requests there (1h06 at 5.54 req/s: a longer --budget with a longer --max-tier-duration, whose triple bounds a confirmation, or loadcurve run at this rate for that long) would decide"
 	if line := operatingLine(a, op, "req/s"); !strings.Contains(line, want) {
 		t.Errorf("%q lacks %q", line, want)
 	}

@@ -388,7 +388,7 @@ func toDecide(cf *curve.Confirmation, unit string) string {
 		return "more requests (a longer --budget)"
 	}
 	d := time.Duration(cf.RequestsToDecide / cf.Rate * float64(time.Second)).Round(time.Minute)
-	return fmt.Sprintf("at the share and the clustering it showed, about %s requests there (%s at %s %s; a longer --budget, or loadcurve run at this rate for that long)",
+	return fmt.Sprintf("at the share and the clustering it showed, about %s requests there (%s at %s %s: a longer --budget with a longer --max-tier-duration, whose triple bounds a confirmation, or loadcurve run at this rate for that long)",
 		about(cf.RequestsToDecide), minutes(d), fmtRate(cf.Rate), unit)
 }
 
