@@ -730,17 +730,22 @@ func PoolSteady(parts ...*Steady) *Steady {
 			notes = append(notes, s.Note)
 		}
 	}
-	// The pool is controlled when every part was: its share weighted by each part's effective
-	// sample, which add up.
+	// The pool is controlled when any part was: its share weighted by each part's effective
+	// sample, which add up, a controlled part counting with its controlled share and sample and
+	// any other with its own (independent estimates of one share, each weighted by the inverse of
+	// its variance). Requiring every part to be controlled dropped the control of 18,000
+	// requests because a 30-second tier beside them had none, and the pool then read weaker
+	// than each of its controlled tiers.
 	var ceff, cshare, peff float64
-	controlled := true
+	controlled := false
 	for _, s := range parts {
-		if s.Controlled == nil {
-			controlled = false
-			break
+		share, eff := s.CompliantShare, s.EffectiveRequests
+		if s.Controlled != nil {
+			controlled = true
+			share, eff = s.Controlled.Share, s.Controlled.EffectiveRequests
 		}
-		ceff += s.Controlled.EffectiveRequests
-		cshare += s.Controlled.EffectiveRequests * s.Controlled.Share
+		ceff += eff
+		cshare += eff * share
 		peff += s.EffectiveRequests
 	}
 	p.Controlled, p.ControlNote = nil, ""

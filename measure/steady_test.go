@@ -441,3 +441,28 @@ func steadyMedian(xs []float64) float64 {
 	slices.Sort(c)
 	return c[len(c)/2]
 }
+
+// TestPoolSteadyKeepsTheControlOfItsControlledParts: a pool with one controlled part and one
+// not is controlled, each part counting with the share and effective sample its verdict used
+// (the controlled ones', the plain ones'), so the pool is at least as sure as its surest part;
+// a pool of plain parts is plain. The README's first command pooled two controlled tiers of
+// 18,000 requests with a 30-second plain one and read "not yet enough requests" where each
+// controlled tier alone met the target.
+func TestPoolSteadyKeepsTheControlOfItsControlledParts(t *testing.T) {
+	plain := &measure.Steady{Start: 0, End: 30, Requests: 2400, Compliant: 2400, CompliantShare: 1, EffectiveRequests: 200}
+	ctrl := &measure.Steady{Start: 0, End: 150, Requests: 12000, Compliant: 11957, CompliantShare: 11957.0 / 12000, EffectiveRequests: 400,
+		Controlled: &measure.Controlled{Share: 0.998, EffectiveRequests: 1600, Gain: 4}}
+	p := measure.PoolSteady(plain, ctrl)
+	if p.Controlled == nil {
+		t.Fatal("a pool with a controlled part is not controlled")
+	}
+	if want := (200*1 + 1600*0.998) / 1800; math.Abs(p.Controlled.Share-want) > 1e-12 || p.Controlled.EffectiveRequests != 1800 {
+		t.Errorf("pooled control %+v, want share %.6f on 1800 effective requests", p.Controlled, want)
+	}
+	if p.Controlled.EffectiveRequests < ctrl.Controlled.EffectiveRequests {
+		t.Errorf("the pool rests on %.0f effective requests, fewer than its controlled part's %.0f", p.Controlled.EffectiveRequests, ctrl.Controlled.EffectiveRequests)
+	}
+	if q := measure.PoolSteady(plain, plain); q.Controlled != nil {
+		t.Errorf("a pool of plain parts is controlled: %+v", q.Controlled)
+	}
+}
