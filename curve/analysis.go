@@ -863,8 +863,10 @@ func (a *Analysis) operatingPoint(axis []*PointVerdict, confirm []measure.Summar
 			RawOutputThroughput: v.RawOutputThroughput, CompliantOutputThroughput: v.CompliantOutputThroughput, Reason: v.Reason,
 			AtThisPoint: math.Abs(v.NominalRate/op.Rate-1) <= 0.005, Pooled: members[s.Tier],
 			ConfidenceReached: confidenceReached(v.Share, v.EffectiveRequests, a.Params.TargetShare)}
-		if v.Verdict == VerdictUncertain && v.EffectiveRequests > 0 {
-			cf.RequestsToDecide = effectiveToDecide(v.Share, a.Params.TargetShare, a.Params.Confidence) * float64(v.Requests) / v.EffectiveRequests
+		if v.Verdict == VerdictUncertain && v.EffectiveRequests > 0 && v.Share > a.Params.TargetShare {
+			if n, err := NeededEffective(v.Share, a.Params.TargetShare, a.Params.Confidence); err == nil {
+				cf.RequestsToDecide = n * float64(v.Requests) / v.EffectiveRequests
+			}
 		}
 		op.Confirmation = cf
 		if cf.Verdict == VerdictMeets && cf.NominalRate >= op.Rate*(1-0.005) {
@@ -972,7 +974,7 @@ func verification(op *OperatingPoint, heavy float64, heavyName string, p Params,
 		}
 		more := ""
 		if cf.RequestsToDecide > 0 {
-			more = fmt.Sprintf(" (about %.0f requests there, at the share and the clustering it showed)", math.Ceil(cf.RequestsToDecide/100)*100)
+			more = fmt.Sprintf(" (about %.0f requests there, at the share and the clustering it showed)", TwoDigits(cf.RequestsToDecide))
 		}
 		return fmt.Sprintf("not verified yet: confirmation tier %d was %s compliant, interval [%s, %s] on %.0f effective requests%s: a longer confirmation would decide%s",
 			cf.Tier, pct(cf.Share), pct(cf.ShareLo), pct(cf.ShareHi), cf.EffectiveRequests, reached, more)
@@ -1053,29 +1055,14 @@ func confidenceReached(share, n, target float64) float64 {
 	return lo
 }
 
-// effectiveToDecide is the smallest effective sample on which share, above target, has the
-// lower end of its Wilson interval at confidence at the target (0 when share is not above it):
-// z²·q/(1 − q) for a share of 1.
-func effectiveToDecide(share, target, confidence float64) float64 {
-	if !(share > target) {
-		return 0
+// TwoDigits is x rounded to two significant digits (21,826 to 22,000), as the answer states a
+// count it can only estimate.
+func TwoDigits(x float64) float64 {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return x
 	}
-	meets := func(n float64) bool { lo, _ := WilsonN(share, n, confidence); return lo >= target }
-	hi := 1.0
-	for !meets(hi) {
-		if hi *= 2; hi > 1e12 {
-			return 0
-		}
-	}
-	lo := hi / 2
-	for hi-lo > 0.5 && hi/lo-1 > 1e-4 {
-		if mid := (lo + hi) / 2; meets(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
+	scale := math.Pow(10, math.Floor(math.Log10(x))-1)
+	return math.Round(x/scale) * scale
 }
 
 // Figures are steady-state throughputs at one arrival rate.

@@ -479,8 +479,8 @@ func TestAPoolSetLowerEndVerifiesInItsOwnName(t *testing.T) {
 // TestUndecidedConfirmationSaysWhatWouldDecide: a confirmation with no miss that did not decide
 // says how many requests there would, at the clustering it showed: a share of 1 clears a 99 %
 // target at 95 % confidence once its effective sample reaches z²·q/(1 − q) = 380.3 (the Wilson
-// bound), so 4,984 requests that count as 87 need 380.3 · 4984/87 ≈ 21,787. One that decided
-// needs none.
+// bound; NeededEffective's whole 381), so 4,984 requests that count as 87 need 381 · 4984/87 ≈
+// 21,827. One that decided needs none.
 func TestUndecidedConfirmationSaysWhatWouldDecide(t *testing.T) {
 	base := saturating()
 	op := curve.Analyze(base, curve.DefaultParams()).OperatingPoint.Rate
@@ -489,7 +489,7 @@ func TestUndecidedConfirmationSaysWhatWouldDecide(t *testing.T) {
 		conf tier
 		want float64
 	}{
-		{"no miss, clustered", tier{n: 7, rate: op, requests: 4984, ok: 4984, f: 4984.0 / 87, role: records.RoleConfirm}, 1.959964 * 1.959964 * 0.99 / 0.01 * 4984 / 87},
+		{"no miss, clustered", tier{n: 7, rate: op, requests: 4984, ok: 4984, f: 4984.0 / 87, role: records.RoleConfirm}, math.Ceil(1.959964*1.959964*0.99/0.01) * 4984 / 87},
 		{"decided", tier{n: 7, rate: op, requests: 4000, ok: 4000, role: records.RoleConfirm}, 0},
 		{"below the target", tier{n: 7, rate: op, requests: 4000, ok: 3950, f: 40, role: records.RoleConfirm}, 0},
 	} {

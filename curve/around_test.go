@@ -73,7 +73,7 @@ func TestVerificationSaysWhy(t *testing.T) {
 		{"not yet", OperatingPoint{Confirmation: cf(VerdictUncertain, 0.999, true)},
 			[]string{"not verified yet: confirmation tier 7 was 99.9 % compliant", "at 80 % confidence, short of 95 %", "a longer confirmation would decide"}},
 		{"not yet, with what would decide", OperatingPoint{Confirmation: func() *Confirmation { c := cf(VerdictUncertain, 1, true); c.RequestsToDecide = 21787; return c }()},
-			[]string{"a longer confirmation would decide (about 21800 requests there, at the share and the clustering it showed)"}},
+			[]string{"a longer confirmation would decide (about 22000 requests there, at the share and the clustering it showed)"}},
 		{"it failed", OperatingPoint{Confirmation: cf(VerdictFails, 0.9, true)}, []string{"NOT verified: confirmation tier 7 fails: its reason"}},
 		{"not judged", OperatingPoint{Confirmation: cf(VerdictExcluded, 1, true)}, []string{"NOT verified: confirmation tier 7 excluded: its reason"}},
 	}

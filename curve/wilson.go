@@ -78,10 +78,11 @@ func WilsonN(share, n, confidence float64) (lo, hi float64) {
 // NeededEffective is the smallest effective sample size at which the Wilson interval of a share
 // measured exactly at share excludes target at confidence: its lower end reaches the target
 // when share > target, its upper end falls below it when share < target. It is the size a tier
-// must reach to decide, when its share comes out as expected.
+// must reach to decide, when its share comes out as expected; for a share of 1 (no miss) it is
+// ⌈z²·q/(1 − q)⌉.
 func NeededEffective(share, target, confidence float64) (float64, error) {
-	if share == target || !(share > 0 && share < 1) || !(target > 0 && target < 1) {
-		return 0, errors.New("no sample size separates a share equal to the target (or of 0 or 1)")
+	if share == target || !(share >= 0 && share <= 1) || !(target > 0 && target < 1) {
+		return 0, errors.New("no sample size separates a share equal to the target (or outside [0, 1])")
 	}
 	decides := func(n float64) bool {
 		lo, hi := WilsonN(share, n, confidence)

@@ -79,3 +79,38 @@ func TestWilsonPanics(t *testing.T) {
 		}()
 	}
 }
+
+// TestNeededEffective: the sample at which a share's Wilson interval excludes the target, for a
+// share of 1 ⌈z²·q/(1 − q)⌉ (381 for 99 % at 95 %) and, by symmetry, for a share of 0 ⌈z²·(1 −
+// q)/q⌉; a share equal to the target, or outside [0, 1], has none.
+func TestNeededEffective(t *testing.T) {
+	z2 := 1.959964 * 1.959964
+	for _, tc := range []struct {
+		share, target, want float64
+	}{
+		{1, 0.99, math.Ceil(z2 * 0.99 / 0.01)},
+		{0, 0.01, math.Ceil(z2 * 0.99 / 0.01)},
+		{1, 0.5, math.Ceil(z2)},
+	} {
+		got, err := curve.NeededEffective(tc.share, tc.target, 0.95)
+		if err != nil || got != tc.want {
+			t.Errorf("NeededEffective(%v, %v) = %v, %v; want %v", tc.share, tc.target, got, err, tc.want)
+		}
+	}
+	for _, share := range []float64{0.99, -0.1, 1.1} {
+		if n, err := curve.NeededEffective(share, 0.99, 0.95); err == nil {
+			t.Errorf("NeededEffective(%v, 0.99) = %v, want an error", share, n)
+		}
+	}
+	// Between: the size decides and one request fewer does not.
+	n, err := curve.NeededEffective(0.995, 0.99, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo, _ := curve.WilsonN(0.995, n, 0.95); lo < 0.99 {
+		t.Errorf("%v effective requests do not decide (lower end %v)", n, lo)
+	}
+	if lo, _ := curve.WilsonN(0.995, n-1, 0.95); lo >= 0.99 {
+		t.Errorf("%v effective requests decide already (lower end %v)", n-1, lo)
+	}
+}

@@ -387,7 +387,7 @@ func toDecide(cf *curve.Confirmation, unit string) string {
 	if !(cf.RequestsToDecide > 0) || !(cf.Rate > 0) {
 		return "more requests (a longer --budget)"
 	}
-	d := time.Duration(cf.RequestsToDecide / cf.Rate * float64(time.Second)).Round(time.Minute)
+	d := time.Duration(cf.RequestsToDecide / cf.Rate * float64(time.Second))
 	return fmt.Sprintf("at the share and the clustering it showed, about %s requests there (%s at %s %s: a longer --budget with a longer --max-tier-duration, whose triple bounds a confirmation, or loadcurve run at this rate for that long)",
 		about(cf.RequestsToDecide), minutes(d), fmtRate(cf.Rate), unit)
 }
@@ -401,13 +401,13 @@ func minutes(d time.Duration) string {
 	return fmt.Sprintf("%dh%02d", m/60, m%60)
 }
 
-// about writes a count to two significant digits, in thousands: 21,787.4 as 22,000.
+// about writes a count to two significant digits (curve.TwoDigits), in thousands: 21,787.4 as
+// 22,000.
 func about(x float64) string {
 	if !(x >= 1) || math.IsInf(x, 0) {
 		return FormatFloat(x, 0)
 	}
-	scale := math.Pow(10, math.Floor(math.Log10(x))-1)
-	digits := strconv.FormatFloat(math.Max(1, math.Round(x/scale))*scale, 'f', 0, 64)
+	digits := strconv.FormatFloat(curve.TwoDigits(x), 'f', 0, 64)
 	var b strings.Builder
 	for i, c := range digits {
 		if i > 0 && (len(digits)-i)%3 == 0 {
