@@ -331,8 +331,7 @@ func (c *Client) PreflightRetrying(ctx context.Context, req workloads.Request, r
 	case res.transport != nil:
 		return c.unreachable(base, res.transport)
 	case res.status == http.StatusUnauthorized || res.status == http.StatusForbidden:
-		return field.Sentencef(FieldAPIKey, "%w (HTTP %d from %s): check %v or OPENAI_API_KEY%s",
-			ErrUnauthorized, res.status, base, field.Ref(FieldAPIKey), suffix(res.serverMsg))
+		return unauthorized(res.status, base, res.serverMsg)
 	case res.status == http.StatusNotFound || res.status == http.StatusBadRequest || res.status == http.StatusUnprocessableEntity:
 		return c.explainNotFound(ctx, base, res)
 	case res.status >= 300 || res.status < 200:
@@ -344,6 +343,17 @@ func (c *Client) PreflightRetrying(ctx context.Context, req workloads.Request, r
 			ErrNoOutput, c.endpointForMessages())
 	}
 	return nil
+}
+
+// unauthorized is the error of an answer refusing the run's credentials (401, 403) from where.
+func unauthorized(status int, where, serverMsg string) error {
+	return field.Sentencef(FieldAPIKey, "%w (HTTP %d from %s): check %v or OPENAI_API_KEY%s",
+		ErrUnauthorized, status, where, field.Ref(FieldAPIKey), suffix(serverMsg))
+}
+
+// notTLS is the error of an https base URL whose server answers in plain HTTP.
+func notTLS(base string) error {
+	return field.Sentencef(FieldBaseURL, "%w: cannot reach %s: the server does not speak TLS — use http:// in %v", ErrUnreachable, base, field.Ref(FieldBaseURL))
 }
 
 func suffix(msg string) string {
@@ -363,7 +373,7 @@ func (c *Client) unreachable(base string, err error) error {
 	var recErr tls.RecordHeaderError
 	switch {
 	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"): // net/http's own text
-		return field.Sentencef(FieldBaseURL, "%w: cannot reach %s: the server does not speak TLS — use http:// in %v", ErrUnreachable, base, field.Ref(FieldBaseURL))
+		return notTLS(base)
 	case isConnRefused(err):
 		return fmt.Errorf("%w: cannot reach %s: connection refused — is the server running?", ErrUnreachable, base)
 	case errors.As(err, &dnsErr):
@@ -372,7 +382,7 @@ func (c *Client) unreachable(base string, err error) error {
 		return field.Sentencef(FieldInsecure, "%w: cannot reach %s: TLS certificate not trusted (%s) — for a self-signed certificate, skip verification with %v",
 			ErrUnreachable, base, c.clean(tlsErr.Err.Error()), field.Ref(FieldInsecure))
 	case errors.As(err, &recErr):
-		return field.Sentencef(FieldBaseURL, "%w: cannot reach %s: the server does not speak TLS — use http:// in %v", ErrUnreachable, base, field.Ref(FieldBaseURL))
+		return notTLS(base)
 	}
 	return fmt.Errorf("%w: cannot reach %s: %s", ErrUnreachable, base, c.clean(describeTransportError(err)))
 }

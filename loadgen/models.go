@@ -184,7 +184,7 @@ func (c *Client) describeModelsError(se *statusError) error {
 	base := strings.TrimRight(SanitizeURL(c.target.BaseURL), "/")
 	where := "GET " + base + "/models"
 	if se.status == http.StatusUnauthorized || se.status == http.StatusForbidden {
-		return field.Sentencef(FieldAPIKey, "%w (HTTP %d from %s): check %v or OPENAI_API_KEY%s", ErrUnauthorized, se.status, where, field.Ref(FieldAPIKey), suffix(se.msg))
+		return unauthorized(se.status, where, se.msg)
 	}
 	if se.status == http.StatusNotFound && !strings.HasSuffix(base, "/v1") {
 		return field.Sentencef(FieldBaseURL, "%s: %w: is %v right? It usually ends in /v1 (%s/v1)", where, se, field.Ref(FieldBaseURL), base)
