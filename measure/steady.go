@@ -736,7 +736,7 @@ func PoolSteady(parts ...*Steady) *Steady {
 	// its variance). Requiring every part to be controlled dropped the control of 18,000
 	// requests because a 30-second tier beside them had none, and the pool then read weaker
 	// than each of its controlled tiers.
-	var ceff, cshare, peff float64
+	var ceff, cshare float64
 	controlled := false
 	for _, s := range parts {
 		share, eff := s.CompliantShare, s.EffectiveRequests
@@ -746,11 +746,10 @@ func PoolSteady(parts ...*Steady) *Steady {
 		}
 		ceff += eff
 		cshare += eff * share
-		peff += s.EffectiveRequests
 	}
 	p.Controlled, p.ControlNote = nil, ""
 	if controlled && ceff > 0 {
-		p.Controlled = &Controlled{Share: cshare / ceff, EffectiveRequests: ceff, Gain: ceff / peff}
+		p.Controlled = &Controlled{Share: cshare / ceff, EffectiveRequests: ceff, Gain: ceff / p.EffectiveRequests}
 	}
 	p.RealisedRate = ratio(float64(p.Arrivals), length)
 	p.RequestThroughput = ratio(completions, length)
