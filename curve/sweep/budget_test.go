@@ -1,6 +1,7 @@
 package sweep_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loadcurve/loadcurve/curve"
+	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/curve/sweep"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/loadgen/virtual"
@@ -176,4 +178,66 @@ func TestProgressSaysTierOfAtMostAndTheBudget(t *testing.T) {
 			t.Errorf("tier %d's status does not say how long it may still run: %q", i, st)
 		}
 	}
+}
+
+// TestTheSearchGoesOnAfterAConfirmationThatDecidedEarly: a search stopped by its share of the
+// budget keeps back what a confirmation that verifies on its own may need; when the
+// confirmation verified the operating point in a fraction of that, the search goes on with the
+// rest (keeping back what that confirmation took, its drain included), and the operating point
+// is confirmed again when it moved. On the 8-slot, 320 ms queue with a 20-minute budget (seed 2)
+// the sweep runs a search tier after the confirmation, says so, stays within the budget, and
+// ends with the operating point verified at a confirmation of its own rate, below the truth
+// inside an interval that holds it; with the default hour, whose search certifies the capacity,
+// it does not go on.
+func TestTheSearchGoesOnAfterAConfirmationThatDecidedEarly(t *testing.T) {
+	q := queues[0]
+	for _, tt := range []struct {
+		budget time.Duration
+		goesOn bool
+	}{{20 * time.Minute, true}, {0, false}} {
+		t.Run(fmt.Sprint(tt.budget), func(t *testing.T) {
+			cfg := sweepFor(q, 2)
+			cfg.Budget = tt.budget
+			res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: q.Queue}}).Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			said := strings.Join(res.BudgetNotes, "\n")
+			var roles []string
+			searchAfter := false
+			for i, tr := range res.Tiers {
+				roles = append(roles, string(tr.Tier.Role))
+				if tr.Tier.Role == records.RoleTier && i > 0 && slicesContainRole(res.Tiers[:i], records.RoleConfirm) {
+					searchAfter = true
+				}
+			}
+			if notes := strings.Contains(said, "the search goes on"); notes != tt.goesOn || searchAfter != tt.goesOn {
+				t.Fatalf("goes on: said %v, search tiers after a confirmation %v, want %v (tiers %v):\n%s", notes, searchAfter, tt.goesOn, roles, said)
+			}
+			budget := cmp.Or(tt.budget, sweep.DefaultBudget)
+			if spent := time.Duration(res.TargetSeconds * float64(time.Second)); spent > budget {
+				t.Errorf("%v of load for a budget of %v", spent, budget)
+			}
+			op := res.Analysis.OperatingPoint
+			if op == nil || !op.Verified() || op.Confirmation == nil || !op.Confirmation.AtThisPoint {
+				t.Fatalf("the operating point is not verified at a confirmation of its own: %+v", op)
+			}
+			truth, err := q.Capacity(cfg.Settings.Params.TargetShare)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := res.Analysis.Capacity; c == nil || !(op.Rate < truth) || c.Low > truth || (c.High != nil && *c.High < truth) {
+				t.Errorf("capacity %v, operating point %.4g against the true capacity %.4g", c, op.Rate, truth)
+			}
+		})
+	}
+}
+
+func slicesContainRole(ts []result.TierResult, role records.Role) bool {
+	for _, t := range ts {
+		if t.Tier.Role == role {
+			return true
+		}
+	}
+	return false
 }

@@ -136,6 +136,10 @@ type exec struct {
 	// budget changed, said as it happened (Result.BudgetNotes).
 	exhausted bool
 	notes     []string
+	// saturation is the probed saturation rate the search started from; searchBudgetSpent says
+	// whether the search last stopped because its share of the budget was spent (searchOn).
+	saturation        float64
+	searchBudgetSpent bool
 }
 
 // unit names the sweep's rates (its axis's unit).
@@ -173,17 +177,66 @@ func (e *exec) decide(ctx context.Context) error {
 	if e.confirmedHere() {
 		return nil
 	}
+	if err := e.confirmJudged(ctx); err != nil || ctx.Err() != nil {
+		return err
+	}
+	if more, err := e.searchOn(ctx); err != nil || !more || ctx.Err() != nil || e.confirmedHere() {
+		return err
+	}
+	return e.confirmJudged(ctx)
+}
+
+// confirmJudged runs the confirmation, and once more when the analysis could not judge it (the
+// client could not carry it, say): such a tier tells nothing about the operating point.
+func (e *exec) confirmJudged(ctx context.Context) error {
 	if err := e.confirm(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
-	// A confirmation the analysis could not judge (the client could not carry it, say) tells
-	// nothing about the operating point: once more.
 	if op := curve.Analyze(e.summaries(), e.cfg.Settings.Params).OperatingPoint; op != nil && op.Confirmation != nil &&
 		op.Confirmation.AtThisPoint && op.Confirmation.Verdict == curve.VerdictExcluded && !op.Verified() {
 		e.logf("the confirmation could not be judged: once more")
 		return e.confirm(ctx)
 	}
 	return nil
+}
+
+// searchOn gives the search what the budget still holds after a confirmation that decided
+// early. The search keeps back what a confirmation that verifies on its own may need, and stops
+// when its share is spent; a confirmation that then verified the operating point in a fraction
+// of that leaves the rest unused, while the capacity may rest on one short tier. When the
+// search stopped for its budget, the capacity is not certified and the operating point is
+// verified, the search goes on within the budget less twice what that confirmation took (its
+// drain included, and at least a measuring confirmation's): room to confirm again should the
+// operating point move. more reports whether any tier ran; the caller then confirms the
+// operating point again unless a confirmation at it already verifies it.
+func (e *exec) searchOn(ctx context.Context) (more bool, err error) {
+	left, bounded := e.budgetLeft()
+	if !bounded || !e.searchBudgetSpent || e.exhausted || e.axis() == curve.AxisUsers {
+		return false, nil
+	}
+	a := curve.Analyze(e.summaries(), e.cfg.Settings.Params)
+	op := a.OperatingPoint
+	last := e.tiers[len(e.tiers)-1].Summary
+	if op == nil || !op.Verified() || Certified(a.Capacity, e.cfg.Precision) || last.Role != records.RoleConfirm || !(last.Duration > 0) {
+		return false, nil
+	}
+	took := time.Duration(last.Duration * float64(time.Second))
+	again := took + e.cfg.Drain
+	if light, ok := e.lightConfirmation(a); ok {
+		again = max(again, light+e.leastGrace())
+	}
+	pl := e.planner()
+	pl.Budget = e.cfg.Budget - again
+	if _, ok := pl.Next(e.summaries(), e.spent()); !ok {
+		return false, nil // nothing the search would place fits
+	}
+	e.budgetNote("the confirmation decided after %v of load, and the budget (%v) leaves %v: the search goes on with it, keeping %v back to confirm again should the operating point move",
+		took.Round(time.Second), e.cfg.Budget, left.Round(time.Second), again.Round(time.Second))
+	n := len(e.tiers)
+	if err := e.searchWithin(ctx, pl, false); err != nil {
+		return false, err
+	}
+	return len(e.tiers) > n, nil
 }
 
 // confirmedHere reports whether the operating point of the tiers so far already has what it
@@ -291,16 +344,32 @@ func (e *exec) search(ctx context.Context) error {
 		return err
 	}
 	e.calibrateShadow()
-	cfg := e.cfg
-	pl := Planner{Saturation: sat, Params: cfg.Settings.Params, Precision: cfg.Precision, MaxTiers: cfg.MaxTiers, Axis: e.axis(),
-		MinTier: cfg.MinTierDuration, MaxTier: cfg.MaxTierDuration}
+	e.saturation = sat
+	pl := e.planner()
 	if left, bounded := e.budgetLeft(); bounded {
-		pl.Budget = cfg.Budget - e.searchReserve(left, sat)
+		pl.Budget = e.cfg.Budget - e.searchReserve(left, sat)
 		if e.exhausted {
 			return nil
 		}
 	}
-	released := false
+	return e.searchWithin(ctx, pl, true)
+}
+
+// planner is the search's Planner, its budget unbounded (the caller bounds it).
+func (e *exec) planner() Planner {
+	cfg := e.cfg
+	return Planner{Saturation: e.saturation, Params: cfg.Settings.Params, Precision: cfg.Precision, MaxTiers: cfg.MaxTiers, Axis: e.axis(),
+		MinTier: cfg.MinTierDuration, MaxTier: cfg.MaxTierDuration}
+}
+
+// searchWithin runs the tiers pl places until it stops. With mayRelease, a search whose share
+// is spent while its tiers already verify the operating point takes, once, what the
+// confirmation's reserve holds beyond a measuring confirmation. searchBudgetSpent says whether
+// it stopped for its budget.
+func (e *exec) searchWithin(ctx context.Context, pl Planner, mayRelease bool) error {
+	cfg := e.cfg
+	e.searchBudgetSpent = false
+	released := !mayRelease
 	for ctx.Err() == nil {
 		step, ok := pl.Next(e.summaries(), e.spent())
 		if !ok && step.Budget && !released && pl.Budget > 0 {
@@ -318,6 +387,7 @@ func (e *exec) search(ctx context.Context) error {
 		}
 		if !ok {
 			if step.Budget {
+				e.searchBudgetSpent = true
 				e.budgetNote("the search stopped: %s", step.Why)
 			}
 			e.detailf("search done: %s", step.Why)
@@ -330,6 +400,7 @@ func (e *exec) search(ctx context.Context) error {
 		if pl.Budget > 0 {
 			fitted, _, ok := e.fit(pl.Budget-e.spent(), cap, cfg.MinTierDuration)
 			if !ok {
+				e.searchBudgetSpent = true
 				e.budgetNote("the search stopped: its share of the budget is spent (%v of load so far; what is left is kept for the confirmation)", e.spent().Round(time.Second))
 				return nil
 			}

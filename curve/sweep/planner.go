@@ -133,6 +133,9 @@ func (pl Planner) Next(done []measure.Summary, spent time.Duration) (step Step, 
 		step, ok, tooShort = pl.standIn(a, slots, search, spent)
 		short = short || tooShort
 	}
+	if !ok && !short {
+		step, ok, short = pl.closeIn(a, search, spent)
+	}
 	switch {
 	case ok:
 		return step, true
@@ -254,6 +257,56 @@ func (pl Planner) standIn(a curve.Analysis, slots [3]planSlot, search []measure.
 	}
 	return Step{}, false, false
 }
+
+// closeIn: both ends decided, and yet the interval is wider than certified, with every end's
+// own rate tried (the ends at their slots' far edges, or the estimate moved since they ran).
+// One tier at the rate that certifies the interval against the other end (closeInMargin inside
+// it, and at least 2 % from every tier that ran, toward the estimate, but no nearer to it than
+// Precision/2), the end farther from the estimate first (the sooner decided), once each. short
+// is set when the budget leaves too little for it.
+func (pl Planner) closeIn(a curve.Analysis, search []measure.Summary, spent time.Duration) (step Step, ok, short bool) {
+	c := a.Capacity
+	if c == nil || !(c.Low > 0) || c.High == nil || Certified(c, pl.Precision) {
+		return Step{}, false, false
+	}
+	e, p := planEstimate(a), pl.Precision
+	span := (1 + p) / (1 - p)
+	type end struct {
+		at  float64
+		why string
+	}
+	low, high := *c.High/span*(1+closeInMargin), c.Low*span/(1+closeInMargin)
+	for _, s := range search {
+		// One step past the tiers within 2 %, toward the estimate: a second call finds the tier
+		// this one placed there, and places none.
+		if math.Abs(s.NominalRate/low-1) < 0.02 {
+			low = math.Max(low, s.NominalRate*1.021)
+		}
+		if math.Abs(s.NominalRate/high-1) < 0.02 {
+			high = math.Min(high, s.NominalRate/1.021)
+		}
+	}
+	var ends []end
+	if low > c.Low && low <= e*(1-p/2) && !tried(search, low) {
+		ends = append(ends, end{low, fmt.Sprintf("below the estimate %.3g %s, where a tier that meets the target certifies the interval against its upper end %.3g %[2]s", e, pl.unit(), *c.High)})
+	}
+	if high < *c.High && high >= e*(1+p/2) && !tried(search, high) {
+		ends = append(ends, end{high, fmt.Sprintf("above the estimate %.3g %s, where a tier that misses the target certifies the interval against its lower end %.3g %[2]s", e, pl.unit(), c.Low)})
+	}
+	slices.SortFunc(ends, func(x, y end) int { return cmp.Compare(math.Abs(math.Log(y.at/e)), math.Abs(math.Log(x.at/e))) })
+	for _, en := range ends {
+		capacity, fits := pl.endCap(a, en.at, spent)
+		if !fits {
+			return Step{}, false, true
+		}
+		return Step{Rate: en.at, Cap: capacity, Why: en.why}, true, false
+	}
+	return Step{}, false, false
+}
+
+// closeInMargin is how far inside the certifying rate closeIn places its tier: a realised
+// rate scatters about its nominal one.
+const closeInMargin = 0.01
 
 // endCap is the cap of a tier that shows an end of the capacity interval at rate: what its
 // verdict needs when its share is what the curve expects there (the miss rate 1 − q at the

@@ -410,3 +410,39 @@ func TestPlannerAboveFirstWhenTheEstimateRestsOnNoMiss(t *testing.T) {
 		})
 	}
 }
+
+// TestPlannerClosesInOnACertifyingRate: both ends decided, each within 2 % of its own slot's
+// rate (so standIn has nothing to place), and yet the interval is wider than (1 + p)/(1 − p)
+// (the ends at their slots' far edges): the search places one tier where meeting the target
+// certifies the interval against its upper end (1 % inside that rate), the end farther from the
+// estimate, instead of stopping with budget left. Once that tier meets, the capacity is
+// certified; if it does not decide, the same end is not placed again.
+func TestPlannerClosesInOnACertifyingRate(t *testing.T) {
+	pl := planDefault()
+	pl.MaxTiers = 12
+	p := pl.Precision
+	done := planSummaries(
+		planTier{rate: 6.0, requests: 3000, ok: 3000},  // meets, within 2 % of the lower slot's rate
+		planTier{rate: 6.7, requests: 3000, ok: 2972},  // about the target: the estimate
+		planTier{rate: 7.45, requests: 3000, ok: 2900}, // fails, within 2 % of the upper slot's rate
+	)
+	e := planEstimate(t, done)
+	a := curve.Analyze(done, pl.Params)
+	lowAt, highAt := e*(1-sweep.EndReach*p), e*(1+sweep.EndReach*p)
+	if sweep.Certified(a.Capacity, p) || math.Abs(6.0/lowAt-1) >= 0.02 || math.Abs(7.45/highAt-1) >= 0.02 {
+		t.Fatalf("the construction does not hold: capacity %s, estimate %.4g, slots at %.4g and %.4g", a.Capacity, e, lowAt, highAt)
+	}
+	step, ok := pl.Next(done, 0)
+	want := 7.45 * (1 - p) / (1 + p) * 1.01
+	if !ok || math.Abs(step.Rate/want-1) > 1e-9 || !strings.Contains(step.Why, "certifies the interval against its upper end") {
+		t.Fatalf("Next = %+v, %v; want a tier at %.4g where meeting certifies", step, ok, want)
+	}
+	met := append(slices.Clone(done), planTier{rate: step.Rate, requests: 3000, ok: 3000}.summary(len(done)))
+	if c := curve.Analyze(met, pl.Params).Capacity; !sweep.Certified(c, p) {
+		t.Errorf("a meeting tier at %.4g leaves %s uncertified", step.Rate, c)
+	}
+	undecided := append(slices.Clone(done), planTier{rate: step.Rate, requests: 300, ok: 299}.summary(len(done)))
+	if next, ok := pl.Next(undecided, 0); ok && math.Abs(next.Rate/step.Rate-1) < 0.03 {
+		t.Errorf("the same end placed again: %+v after an undecided tier at %.4g", next, step.Rate)
+	}
+}
