@@ -161,7 +161,7 @@ func (e *exec) detailf(format string, a ...any) {
 // decide runs one repetition: its tiers, then the confirmation of its operating point.
 func (e *exec) decide(ctx context.Context) error {
 	var err error
-	e.exhausted = false
+	e.exhausted, e.searchBudgetSpent = false, false
 	if sch := e.cfg.Schedule; sch != nil {
 		rate := 0.0 // a ramp or a replay has no one nominal rate
 		if sp, ok := sch.(arrival.Spec); ok && sp.Ramp == arrival.RampNone {
@@ -205,9 +205,10 @@ func (e *exec) confirmJudged(ctx context.Context) error {
 // when its share is spent; a confirmation that then verified the operating point in a fraction
 // of that leaves the rest unused, while the capacity may rest on one short tier. When the
 // search stopped for its budget, the capacity is not certified and the operating point is
-// verified, the search goes on within the budget less twice what that confirmation took (its
-// drain included, and at least a measuring confirmation's): room to confirm again should the
-// operating point move. more reports whether any tier ran; the caller then confirms the
+// verified, the search goes on within the budget less what that confirmation took (its drain
+// included, and at least a measuring confirmation's): room to confirm again should the
+// operating point move, at about the same cost. Nothing is said or run when the search would
+// place no tier in that. more reports whether any tier ran; the caller then confirms the
 // operating point again unless a confirmation at it already verifies it.
 func (e *exec) searchOn(ctx context.Context) (more bool, err error) {
 	left, bounded := e.budgetLeft()
@@ -230,7 +231,7 @@ func (e *exec) searchOn(ctx context.Context) (more bool, err error) {
 	if _, ok := pl.Next(e.summaries(), e.spent()); !ok {
 		return false, nil // nothing the search would place fits
 	}
-	e.budgetNote("the confirmation decided after %v of load, and the budget (%v) leaves %v: the search goes on with it, keeping %v back to confirm again should the operating point move",
+	e.budgetNote("the operating point is verified after %v of confirmation, and the budget (%v) leaves %v: the search goes on with it, keeping %v back to confirm again should the operating point move",
 		took.Round(time.Second), e.cfg.Budget, left.Round(time.Second), again.Round(time.Second))
 	n := len(e.tiers)
 	if err := e.searchWithin(ctx, pl, false); err != nil {
