@@ -185,7 +185,9 @@ func TestPlannerNext(t *testing.T) {
 		// capacity: below where they put it (miss rate ∝ rate^8), not 40 % of its rate.
 		{name: "a clear miss on 120 misses: below where they put the capacity", done: []planTier{{rate: 5, requests: 2000, ok: 1880}},
 			want: fixed(5 * math.Pow(0.01/0.06, 1.0/8) * (1 - sweep.EndReach*0.1)), ok: true, whyHas: "its misses put the capacity"},
-		{name: "a clear miss on 6 misses: 40 % of it", done: []planTier{{rate: 5, requests: 100, ok: 94}}, want: fixed(2), ok: true},
+		{name: "a clear miss on 6 misses: below where they put the capacity", done: []planTier{{rate: 5, requests: 100, ok: 94}},
+			want: fixed(5 * math.Pow(0.01/0.06, 1.0/8) * (1 - sweep.EndReach*0.1)), ok: true, whyHas: "its misses put the capacity"},
+		{name: "a miss on 2 misses: 40 % of it", done: []planTier{{rate: 5, requests: 100, ok: 98}}, want: fixed(2), ok: true},
 		// Below the target but not with confidence (98.75 % of 2,000, upper end above 99 %): its
 		// 25 misses still place the capacity better than 40 % of its rate does (an M/G/8 queue over
 		// HTTP: 97.9 % at 12.9 req/s sent the search to 5.2, where the truth was near 11.5).
