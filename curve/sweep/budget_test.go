@@ -14,6 +14,7 @@ import (
 	"github.com/loadcurve/loadcurve/curve"
 	"github.com/loadcurve/loadcurve/curve/result"
 	"github.com/loadcurve/loadcurve/curve/sweep"
+	"github.com/loadcurve/loadcurve/curve/sweep/sweeptest"
 	"github.com/loadcurve/loadcurve/loadgen/sim"
 	"github.com/loadcurve/loadcurve/loadgen/virtual"
 	"github.com/loadcurve/loadcurve/measure/records"
@@ -188,15 +189,26 @@ func TestProgressSaysTierOfAtMostAndTheBudget(t *testing.T) {
 // the sweep runs a search tier after the confirmation, says so, stays within the budget, and
 // ends with the operating point verified at a confirmation of its own rate, below the truth
 // inside an interval that holds it; with the default hour, whose search certifies the capacity,
-// it does not go on.
+// it does not go on. On the 16-slot queue (seed 16) the tier it went on with moved the
+// operating point, and a second confirmation verified it at its new rate.
 func TestTheSearchGoesOnAfterAConfirmationThatDecidedEarly(t *testing.T) {
-	q := queues[0]
 	for _, tt := range []struct {
+		q      sweeptest.DecisionQueue
+		seed   int64
 		budget time.Duration
 		goesOn bool
-	}{{20 * time.Minute, true}, {0, false}} {
-		t.Run(fmt.Sprint(tt.budget), func(t *testing.T) {
-			cfg := sweepFor(q, 2)
+		// confirms is how many confirmations run: two when the operating point moved.
+		confirms int
+	}{
+		{queues[0], 2, 20 * time.Minute, true, 1},
+		{queues[0], 2, 0, false, 1},
+		// 16 slots of 2 s, seed 16: the tier the search went on with moved the estimate, and
+		// the operating point was confirmed again at its new rate.
+		{queues[4], 16, 20 * time.Minute, true, 2},
+	} {
+		q := tt.q
+		t.Run(fmt.Sprintf("%s seed %d budget %v", q.Name, tt.seed, tt.budget), func(t *testing.T) {
+			cfg := sweepFor(q, tt.seed)
 			cfg.Budget = tt.budget
 			res, err := (&sweep.Executor{Config: cfg, Runner: &virtual.QueueRunner{Config: q.Queue}}).Run(context.Background())
 			if err != nil {
@@ -213,6 +225,9 @@ func TestTheSearchGoesOnAfterAConfirmationThatDecidedEarly(t *testing.T) {
 			}
 			if notes := strings.Contains(said, "the search goes on"); notes != tt.goesOn || searchAfter != tt.goesOn {
 				t.Fatalf("goes on: said %v, search tiers after a confirmation %v, want %v (tiers %v):\n%s", notes, searchAfter, tt.goesOn, roles, said)
+			}
+			if n := strings.Count(strings.Join(roles, " "), string(records.RoleConfirm)); n != tt.confirms {
+				t.Errorf("%d confirmations, want %d (tiers %v)", n, tt.confirms, roles)
 			}
 			budget := cmp.Or(tt.budget, sweep.DefaultBudget)
 			if spent := time.Duration(res.TargetSeconds * float64(time.Second)); spent > budget {
