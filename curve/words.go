@@ -49,3 +49,12 @@ func (v PointVerdict) Words(target float64) string {
 func pctWords(v float64) string {
 	return strconv.FormatFloat(math.Round(10000*v)/100, 'f', -1, 64) + " %"
 }
+
+// Count writes a whole number with thousands separated ("7,364"), as the answers write counts.
+func Count(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

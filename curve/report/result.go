@@ -404,18 +404,10 @@ func minutes(d time.Duration) string {
 // about writes a count to two significant digits (curve.TwoDigits), in thousands: 21,787.4 as
 // 22,000.
 func about(x float64) string {
-	if !(x >= 1) || math.IsInf(x, 0) {
+	if !(x >= 1) || x > math.MaxInt64/2 { // beyond an int: as it is
 		return FormatFloat(x, 0)
 	}
-	digits := strconv.FormatFloat(curve.TwoDigits(x), 'f', 0, 64)
-	var b strings.Builder
-	for i, c := range digits {
-		if i > 0 && (len(digits)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	return curve.Count(int(math.RoundToEven(curve.TwoDigits(x))))
 }
 
 // tiersOf names the tier of the curve's point that is tier, with the tiers pooled with it:

@@ -855,7 +855,7 @@ func shortTierLine(t result.TierResult, stop *stopRule, p curve.Params, overload
 	name := fmt.Sprintf("%s %d", roleLabel(t.Tier.Role), t.Tier.Tier)
 	at := " " + curve.LevelText(s, rateText)
 	if curve.AxisOf(s).Open() && math.IsInf(s.NominalRate, 1) {
-		return fmt.Sprintf("%s: a burst of %s requests at once: %s req/s completed", name, count(s.Planned), fmtRate(s.RequestThroughput))
+		return fmt.Sprintf("%s: a burst of %s requests at once: %s req/s completed", name, curve.Count(s.Planned), fmtRate(s.RequestThroughput))
 	}
 	st := s.Steady
 	if st == nil {
@@ -896,7 +896,7 @@ func shortTierLine(t result.TierResult, stop *stopRule, p curve.Params, overload
 	}
 	if s.Stalls > 0 {
 		// The server's failure, not the run's: said where the tier is, not only in its files.
-		ended += fmt.Sprintf("; %s requests stalled (the server sent nothing on them until the drain deadline: timeouts)", count(s.Stalls))
+		ended += fmt.Sprintf("; %s requests stalled (the server sent nothing on them until the drain deadline: timeouts)", curve.Count(s.Stalls))
 	}
 	if c := st.Client; c != nil && c.Notable() {
 		ended += "; " + c.Text() // what the client's own delays may have added, said with the verdict
@@ -904,21 +904,12 @@ func shortTierLine(t result.TierResult, stop *stopRule, p curve.Params, overload
 	if b := measure.BusyText(s.CPU); b != "" {
 		ended += "; " + b
 	}
-	return fmt.Sprintf("%s%s: %s requests, %s: %s%s", name, at, count(st.Requests), share, verdict, ended)
+	return fmt.Sprintf("%s%s: %s requests, %s: %s%s", name, at, curve.Count(st.Requests), share, verdict, ended)
 }
 
 // pctShort writes a share as a percentage with two decimals at most ("99.92 %", "100 %").
 func pctShort(v float64) string {
 	return strconv.FormatFloat(math.Round(10000*v)/100, 'f', -1, 64) + " %"
-}
-
-// count writes a whole number with thousands separated ("7,364").
-func count(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // durationText writes seconds as "9 s", "1m45s".
