@@ -277,13 +277,14 @@ func (pl Planner) closeIn(a curve.Analysis, search []measure.Summary, spent time
 	}
 	low, high := *c.High/span*(1+closeInMargin), c.Low*span/(1+closeInMargin)
 	for _, s := range search {
-		// One step past the tiers within 2 %, toward the estimate: a second call finds the tier
-		// this one placed there, and places none.
-		if math.Abs(s.NominalRate/low-1) < 0.02 {
-			low = math.Max(low, s.NominalRate*1.021)
+		// One step past the tiers within sameRate, toward the estimate (a little beyond it, so
+		// that it is not tried): a second call finds the tier this one placed there, and places
+		// none.
+		if math.Abs(s.NominalRate/low-1) < sameRate {
+			low = math.Max(low, s.NominalRate*(1+sameRate+0.001))
 		}
-		if math.Abs(s.NominalRate/high-1) < 0.02 {
-			high = math.Min(high, s.NominalRate/1.021)
+		if math.Abs(s.NominalRate/high-1) < sameRate {
+			high = math.Min(high, s.NominalRate/(1+sameRate+0.001))
 		}
 	}
 	var ends []end
@@ -391,10 +392,14 @@ func tierName(v curve.PointVerdict) string {
 	return fmt.Sprintf("tier %d (%.3g", v.Tier, v.Rate)
 }
 
-// tried reports whether a tier ran within 2 % of rate.
+// sameRate is how close two rates are to count as one (tried): the search never runs a tier
+// within it of another.
+const sameRate = 0.02
+
+// tried reports whether a tier ran within sameRate of rate.
 func tried(search []measure.Summary, rate float64) bool {
 	for _, s := range search {
-		if math.Abs(s.NominalRate/rate-1) < 0.02 {
+		if math.Abs(s.NominalRate/rate-1) < sameRate {
 			return true
 		}
 	}

@@ -24,7 +24,8 @@ func (e *exec) label(role records.Role, idx int, level string) string {
 
 // mostTiers is the most tiers the sweep can run, counting from its first, when tier idx of role
 // starts: those that ran, this one, and the most that can follow it in this repetition (the
-// probes left, MaxTiers of a search or the listed tiers left, the confirmations) and in every repetition after it.
+// probes left, MaxTiers of a search or the listed tiers left, the confirmations) and in every
+// repetition after it.
 func (e *exec) mostTiers(role records.Role, idx int) int {
 	c := e.cfg
 	confirms := 0
